@@ -1,0 +1,246 @@
+//! The one finding model every engine produces and every renderer reads.
+
+use crate::catalog::Code;
+use serde::Serialize;
+
+/// How bad a finding is. Ordered: `Error` is the most severe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// The family a finding belongs to; it decides the verdict's wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum IssueClass {
+    /// The server could not be installed, started or kept running.
+    InstallRuntime,
+    /// The bytes on stdout break the stdio transport.
+    StdioTransport,
+    /// The messages break JSON-RPC or the MCP lifecycle.
+    McpProtocol,
+}
+
+impl IssueClass {
+    pub const ALL: [IssueClass; 3] = [
+        IssueClass::InstallRuntime,
+        IssueClass::StdioTransport,
+        IssueClass::McpProtocol,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueClass::InstallRuntime => "installRuntime",
+            IssueClass::StdioTransport => "stdioTransport",
+            IssueClass::McpProtocol => "mcpProtocol",
+        }
+    }
+}
+
+/// Where a finding is: a place in a file, a place in the protocol, or both.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Location {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+    /// 1-based line of the server's stdout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout_line: Option<u64>,
+    /// The request involved, as `METHOD` or `METHOD#ID`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    /// A logical path such as `tools/echo/inputSchema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logical: Option<String>,
+}
+
+impl Location {
+    pub fn stdout_line(line: u64) -> Self {
+        Self {
+            stdout_line: Some(line),
+            ..Self::default()
+        }
+    }
+
+    pub fn request(method: &str) -> Self {
+        Self {
+            request: Some(method.to_string()),
+            ..Self::default()
+        }
+    }
+
+    pub fn logical(path: impl Into<String>) -> Self {
+        Self {
+            logical: Some(path.into()),
+            ..Self::default()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// A short human rendering: `stdout line 3`, `tools/list`, `tools/echo/inputSchema`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(f) = &self.file {
+            parts.push(match (self.line, self.column) {
+                (Some(l), Some(c)) => format!("{f}:{l}:{c}"),
+                (Some(l), None) => format!("{f}:{l}"),
+                _ => f.clone(),
+            });
+        }
+        if let Some(r) = &self.request {
+            parts.push(r.clone());
+        }
+        if let Some(p) = &self.logical {
+            parts.push(p.clone());
+        }
+        if let Some(l) = self.stdout_line {
+            parts.push(format!("stdout line {l}"));
+        }
+        parts.join(", ")
+    }
+}
+
+/// One thing wrong, as an engine saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub code: Code,
+    pub severity: Severity,
+    /// What happened and where, for a person.
+    pub message: String,
+    /// A finer-grained reason within the code, where one exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail_code: Option<&'static str>,
+    #[serde(skip_serializing_if = "Location::is_empty")]
+    pub location: Location,
+    /// A bounded, escaped excerpt of the offending input (secrets redacted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+    /// How to fix this instance; the catalog's help covers the general case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Finding {
+    /// A finding at the code's default severity.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            severity: code.meta().severity,
+            message: message.into(),
+            detail_code: None,
+            location: Location::default(),
+            evidence: None,
+            fix: None,
+        }
+    }
+
+    pub fn class(&self) -> IssueClass {
+        self.code.meta().class
+    }
+
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    pub fn detail(mut self, detail: &'static str) -> Self {
+        self.detail_code = Some(detail);
+        self
+    }
+
+    pub fn at(mut self, location: Location) -> Self {
+        self.location = location;
+        self
+    }
+
+    pub fn evidence(mut self, text: &str) -> Self {
+        self.evidence = Some(excerpt(text, EVIDENCE_CHARS));
+        self
+    }
+
+    pub fn fix(mut self, fix: impl Into<String>) -> Self {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+/// Characters of untrusted input kept as evidence.
+pub const EVIDENCE_CHARS: usize = 200;
+
+/// Bounds untrusted text and makes control characters visible, so it cannot
+/// forge lines, colours or terminal commands wherever it is printed.
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count == max_chars {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || is_bidi_control(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+/// Findings in a stable order: most severe first, then by code, then by place.
+pub fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.location.stdout_line.cmp(&b.location.stdout_line))
+            .then_with(|| a.code.as_str().cmp(b.code.as_str()))
+            .then_with(|| a.location.describe().cmp(&b.location.describe()))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpt_bounds_and_neutralises_control_characters() {
+        assert_eq!(excerpt("a\nb\x1b[31m", 100), "a\\nb\\u{1b}[31m");
+        assert_eq!(excerpt("abcdef", 3), "abc…");
+        assert_eq!(excerpt("x\u{202e}y", 10), "x\\u{202e}y");
+    }
+
+    #[test]
+    fn locations_describe_themselves() {
+        let mut l = Location::request("tools/list");
+        l.stdout_line = Some(4);
+        assert_eq!(l.describe(), "tools/list, stdout line 4");
+        assert!(Location::default().is_empty());
+    }
+}

@@ -1,0 +1,188 @@
+//! The initialize handshake: is the result one a client can use?
+
+use super::{Check, CheckContext};
+use crate::catalog::Code;
+use crate::finding::{excerpt, Finding, Location};
+use crate::protocol::versions;
+use crate::session::transcript::Outcome;
+use serde_json::Value;
+
+pub struct Initialize;
+
+/// Capabilities whose value the schema defines as an object, with their boolean flags.
+const KNOWN_CAPABILITIES: &[(&str, &[&str])] = &[
+    ("tools", &["listChanged"]),
+    ("prompts", &["listChanged"]),
+    ("resources", &["subscribe", "listChanged"]),
+    ("logging", &[]),
+    ("completions", &[]),
+    ("experimental", &[]),
+    ("tasks", &[]),
+];
+
+impl Check for Initialize {
+    fn name(&self) -> &'static str {
+        "initialize"
+    }
+
+    fn codes(&self) -> &'static [Code] {
+        &[
+            Code::InitializeError,
+            Code::InitializeInvalidResult,
+            Code::InitializeMissingProtocolVersion,
+            Code::InitializeInvalidProtocolVersion,
+            Code::InitializeMissingCapabilities,
+            Code::InitializeInvalidCapabilities,
+            Code::InitializeMissingServerInfo,
+            Code::InitializeInvalidServerInfo,
+        ]
+    }
+
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Vec<Finding>) {
+        let Some(init) = cx.transcript.initialize() else {
+            return;
+        };
+        let mut location = Location::request("initialize");
+        location.stdout_line = init.answer_line;
+        let at = |f: Finding| f.at(location.clone());
+        let result = match &init.outcome {
+            Outcome::Error(e) => {
+                out.push(at(Finding::new(
+                    Code::InitializeError,
+                    format!(
+                        "initialize was answered with error {}: {}",
+                        e.code,
+                        excerpt(&e.message, 200)
+                    ),
+                )));
+                return;
+            }
+            Outcome::Result(Value::Object(r)) => r,
+            Outcome::Result(other) => {
+                out.push(at(Finding::new(
+                    Code::InitializeInvalidResult,
+                    format!(
+                        "The initialize result is {}, not an object.",
+                        json_kind(other)
+                    ),
+                )));
+                return;
+            }
+            _ => return,
+        };
+        match result.get("protocolVersion") {
+            None => out.push(at(Finding::new(
+                Code::InitializeMissingProtocolVersion,
+                "The initialize result has no protocolVersion.",
+            ))),
+            Some(Value::String(v)) if versions::is_known(v) => {}
+            Some(Value::String(v)) => {
+                let detail = if versions::looks_like_version(v) {
+                    "unknown-version"
+                } else {
+                    "not-a-version"
+                };
+                out.push(at(Finding::new(
+                    Code::InitializeInvalidProtocolVersion,
+                    format!(
+                        "The server negotiated protocolVersion {:?}, which is not a published MCP revision (known: {}).",
+                        excerpt(v, 40),
+                        versions::KNOWN_VERSIONS.join(", ")
+                    ),
+                ))
+                .detail(detail));
+            }
+            Some(other) => out.push(
+                at(Finding::new(
+                    Code::InitializeInvalidProtocolVersion,
+                    format!("protocolVersion is {}, not a string.", json_kind(other)),
+                ))
+                .detail("not-a-string"),
+            ),
+        }
+        match result.get("capabilities") {
+            None => out.push(at(Finding::new(
+                Code::InitializeMissingCapabilities,
+                "The initialize result has no capabilities.",
+            ))),
+            Some(Value::Object(caps)) => {
+                for problem in capability_problems(caps) {
+                    out.push(at(Finding::new(
+                        Code::InitializeInvalidCapabilities,
+                        problem,
+                    )));
+                }
+            }
+            Some(other) => out.push(at(Finding::new(
+                Code::InitializeInvalidCapabilities,
+                format!("capabilities is {}, not an object.", json_kind(other)),
+            ))),
+        }
+        match result.get("serverInfo") {
+            None => out.push(at(Finding::new(
+                Code::InitializeMissingServerInfo,
+                "The initialize result has no serverInfo.",
+            ))),
+            Some(Value::Object(info)) => {
+                let name_ok = info.get("name").is_some_and(Value::is_string);
+                let version_ok = info.get("version").is_some_and(Value::is_string);
+                if !name_ok || !version_ok {
+                    let missing: Vec<&str> = [("name", name_ok), ("version", version_ok)]
+                        .iter()
+                        .filter(|(_, ok)| !ok)
+                        .map(|(k, _)| *k)
+                        .collect();
+                    out.push(at(Finding::new(
+                        Code::InitializeInvalidServerInfo,
+                        format!(
+                            "serverInfo lacks a string {}.",
+                            missing.join(" and a string ")
+                        ),
+                    )));
+                }
+            }
+            Some(other) => out.push(at(Finding::new(
+                Code::InitializeInvalidServerInfo,
+                format!("serverInfo is {}, not an object.", json_kind(other)),
+            ))),
+        }
+    }
+}
+
+fn capability_problems(caps: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (name, flags) in KNOWN_CAPABILITIES {
+        let Some(value) = caps.get(*name) else {
+            continue;
+        };
+        let Some(obj) = value.as_object() else {
+            problems.push(format!(
+                "capabilities.{name} is {}, not an object.",
+                json_kind(value)
+            ));
+            continue;
+        };
+        for flag in *flags {
+            if let Some(v) = obj.get(*flag) {
+                if !v.is_boolean() {
+                    problems.push(format!(
+                        "capabilities.{name}.{flag} is {}, not a boolean.",
+                        json_kind(v)
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,55 @@
+//! The guard's checks: each reads the session transcript and reports findings.
+//! Adding a check = one file + one line in `registry()`.
+
+mod capabilities;
+mod initialize;
+mod json_rpc;
+mod runtime;
+mod stdio;
+mod tool_schema;
+
+use crate::catalog::Code;
+use crate::finding::Finding;
+use crate::session::transcript::Transcript;
+
+pub use tool_schema::ToolSchemaSummary;
+
+/// What a check can read.
+pub struct CheckContext<'a> {
+    pub transcript: &'a Transcript,
+}
+
+/// One check: a name for the report, the codes it may emit, and the inspection itself.
+pub trait Check {
+    /// Stable name used in the JSON report's `checks` object.
+    fn name(&self) -> &'static str;
+    fn codes(&self) -> &'static [Code];
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Vec<Finding>);
+}
+
+/// Every check, in report order.
+pub fn registry() -> Vec<Box<dyn Check>> {
+    vec![
+        Box::new(runtime::Runtime),
+        Box::new(stdio::StdioTransport),
+        Box::new(json_rpc::JsonRpc),
+        Box::new(initialize::Initialize),
+        Box::new(capabilities::Capabilities),
+        Box::new(tool_schema::ToolSchemas),
+    ]
+}
+
+/// Lists stdout line numbers for a message: "1, 4, 9 and 3 more".
+pub(crate) fn line_list(lines: &[u64]) -> String {
+    const SHOWN: usize = 8;
+    let shown: Vec<String> = lines.iter().take(SHOWN).map(u64::to_string).collect();
+    let mut text = shown.join(", ");
+    if lines.len() > SHOWN {
+        text.push_str(&format!(" and {} more", lines.len() - SHOWN));
+    }
+    text
+}
+
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

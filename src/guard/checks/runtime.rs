@@ -1,0 +1,210 @@
+//! Process and runtime: could the server start, answer, stay up and stop?
+
+use super::{Check, CheckContext};
+use crate::catalog::Code;
+use crate::finding::{excerpt, Finding, Location};
+use crate::process::{ExitKind, ShutdownPath};
+use crate::session::transcript::{Outcome, Phase, Purpose, Transcript};
+
+pub struct Runtime;
+
+impl Check for Runtime {
+    fn name(&self) -> &'static str {
+        "process"
+    }
+
+    fn codes(&self) -> &'static [Code] {
+        &[
+            Code::SpawnFailed,
+            Code::ServerExited,
+            Code::InitializeTimeout,
+            Code::OperationTimeout,
+            Code::OperationMissingResponse,
+            Code::OperationError,
+            Code::ServerCrashed,
+            Code::ShutdownSlow,
+            Code::StderrOutputLimitExceeded,
+        ]
+    }
+
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Vec<Finding>) {
+        let t = cx.transcript;
+        if let Some(e) = &t.process.spawn_error {
+            out.push(
+                Finding::new(Code::SpawnFailed, e.to_string())
+                    .detail("spawn-error")
+                    .fix(e.hint),
+            );
+            return;
+        }
+        initialize_outcome(t, out);
+        explicit_requests(t, out);
+        crash(t, out);
+        shutdown(t, out);
+        let stderr = &t.process.stderr;
+        if stderr.limit_exceeded {
+            out.push(Finding::new(
+                Code::StderrOutputLimitExceeded,
+                format!(
+                    "The server wrote {} bytes to stderr during a short session, past the limit (--max-stderr-bytes).",
+                    stderr.total_bytes
+                ),
+            ));
+        }
+    }
+}
+
+fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
+    let Some(init) = t.initialize() else { return };
+    let location = Location::request("initialize");
+    match &init.outcome {
+        Outcome::Timeout => {
+            let mut f = Finding::new(
+                Code::InitializeTimeout,
+                format!(
+                    "The server did not answer initialize within {} ms.",
+                    t.timeout_ms
+                ),
+            )
+            .at(location);
+            if let Some(tail) = stderr_tail(t) {
+                f = f.evidence(&tail);
+            }
+            out.push(f);
+        }
+        Outcome::NoResponse | Outcome::SendFailed(_) if !t.process.killed_for_limit => {
+            out.push(exited_before_initialize(t).at(location));
+        }
+        _ => {}
+    }
+}
+
+fn exited_before_initialize(t: &Transcript) -> Finding {
+    let (detail, what) = match t.process.exit {
+        Some(ExitKind::Code(0)) => ("clean-exit", "exited cleanly (code 0)".to_string()),
+        Some(ExitKind::Code(c)) => ("nonzero-exit", format!("exited with code {c}")),
+        Some(k @ ExitKind::Signal(_)) => ("signal", format!("was killed by {}", k.describe())),
+        None => ("stdout-closed", "closed its stdout".to_string()),
+    };
+    let mut f = Finding::new(
+        Code::ServerExited,
+        format!("The server {what} before answering initialize."),
+    )
+    .detail(detail);
+    if let Some(tail) = stderr_tail(t) {
+        f = f.evidence(&tail);
+    }
+    f
+}
+
+fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
+    for e in t
+        .exchanges
+        .iter()
+        .filter(|e| e.purpose == Purpose::Explicit)
+    {
+        let location = Location::request(&e.method);
+        match &e.outcome {
+            Outcome::Timeout => out.push(
+                Finding::new(
+                    Code::OperationTimeout,
+                    format!(
+                        "`{}` (id {}) was not answered within {} ms.",
+                        e.method, e.id, t.timeout_ms
+                    ),
+                )
+                .at(location),
+            ),
+            Outcome::NoResponse | Outcome::SendFailed(_) if !t.process.killed_for_limit => out
+                .push(
+                    Finding::new(
+                        Code::OperationMissingResponse,
+                        format!(
+                            "The server's stdout closed before `{}` (id {}) was answered.",
+                            e.method, e.id
+                        ),
+                    )
+                    .at(location),
+                ),
+            Outcome::Error(err) => out.push(
+                Finding::new(
+                    Code::OperationError,
+                    format!(
+                        "`{}` (id {}) was answered with error {}: {}",
+                        e.method,
+                        e.id,
+                        err.code,
+                        excerpt(&err.message, 200)
+                    ),
+                )
+                .at(location),
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn crash(t: &Transcript, out: &mut Vec<Finding>) {
+    let Some(phase) = t.process.exited_in else {
+        return;
+    };
+    if phase < Phase::Operations || t.process.killed_for_limit {
+        return;
+    }
+    let how = match t.process.exit {
+        Some(k) => k.describe(),
+        None => "an unknown status".into(),
+    };
+    let mut f = Finding::new(
+        Code::ServerCrashed,
+        format!(
+            "The server exited with {how} {} at {} ms, while the client still needed it.",
+            phase.describe(),
+            t.process.exited_ms.unwrap_or(0)
+        ),
+    )
+    .detail(match t.process.exit {
+        Some(ExitKind::Signal(_)) => "signal",
+        Some(ExitKind::Code(0)) => "clean-exit",
+        _ => "nonzero-exit",
+    });
+    if let Some(tail) = stderr_tail(t) {
+        f = f.evidence(&tail);
+    }
+    out.push(f);
+}
+
+fn shutdown(t: &Transcript, out: &mut Vec<Finding>) {
+    if t.process.killed_for_limit {
+        return;
+    }
+    let Some(report) = &t.process.shutdown else {
+        return;
+    };
+    let (detail, what) = match report.path {
+        ShutdownPath::Terminated => ("needed-sigterm", "it exited only on SIGTERM"),
+        ShutdownPath::Killed => (
+            "needed-sigkill",
+            "it ignored SIGTERM and had to be killed with SIGKILL",
+        ),
+        ShutdownPath::AlreadyExited | ShutdownPath::StdinClosed => return,
+    };
+    out.push(
+        Finding::new(
+            Code::ShutdownSlow,
+            format!("The server did not exit after its stdin was closed; {what}."),
+        )
+        .detail(detail),
+    );
+}
+
+/// The last few lines of stderr, which usually say why a server stopped.
+fn stderr_tail(t: &Transcript) -> Option<String> {
+    let text = t.process.stderr.tail_text();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let start = lines.len().saturating_sub(3);
+    Some(format!("stderr: {}", lines[start..].join(" | ")))
+}

@@ -1,0 +1,12 @@
+//! mcpcheck: tells whether an MCP server is safe to hand to a client.
+//!
+//! Data flows one way: inputs → engines → findings → renderers.
+
+pub mod catalog;
+pub mod cli;
+pub mod finding;
+pub mod guard;
+pub mod process;
+pub mod protocol;
+pub mod report;
+pub mod session;

@@ -1,0 +1,527 @@
+//! The child process: its own process group, bounded readers, deadlines, SIGTERM then SIGKILL.
+//!
+//! Nothing above this module touches a raw pid.
+
+use crate::protocol::framing::{LineEvent, LineSplitter, RawLine};
+use nix::errno::Errno;
+use nix::sys::signal::{killpg, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+/// How to launch a server.
+#[derive(Debug, Clone)]
+pub struct ServerCommand {
+    pub program: String,
+    pub args: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    /// Added to (or overriding) the inherited environment.
+    pub env: Vec<(String, String)>,
+}
+
+/// Bounds on what the guard reads from a server.
+#[derive(Debug, Clone, Copy)]
+pub struct StdioLimits {
+    pub max_stdout_line_bytes: usize,
+    pub max_stdout_bytes: u64,
+    pub max_stderr_bytes: u64,
+}
+
+impl Default for StdioLimits {
+    fn default() -> Self {
+        Self {
+            max_stdout_line_bytes: 262_144,
+            max_stdout_bytes: 1_048_576,
+            max_stderr_bytes: 1_048_576,
+        }
+    }
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "value")]
+pub enum ExitKind {
+    Code(i32),
+    Signal(i32),
+}
+
+impl ExitKind {
+    fn from_status(status: ExitStatus) -> Self {
+        match (status.code(), status.signal()) {
+            (Some(code), _) => ExitKind::Code(code),
+            (None, Some(sig)) => ExitKind::Signal(sig),
+            (None, None) => ExitKind::Code(-1),
+        }
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            ExitKind::Code(c) => format!("exit code {c}"),
+            ExitKind::Signal(s) => format!("signal {} ({})", s, signal_name(s)),
+        }
+    }
+}
+
+pub fn signal_name(sig: i32) -> &'static str {
+    Signal::try_from(sig)
+        .map(|s| s.as_str())
+        .unwrap_or("unknown")
+}
+
+/// One event from the server's stdout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StdoutEvent {
+    Line(RawLine),
+    LineTooLarge { number: u64, bytes_seen: usize },
+    OutputLimitExceeded { limit: u64 },
+    Eof,
+    ReadError(String),
+}
+
+/// What a running server did next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProcessEvent {
+    Stdout(StdoutEvent),
+    Exited(ExitKind),
+}
+
+/// Reads stdout in chunks and frames it, holding at most one line's worth of bytes.
+struct StdoutStream {
+    pipe: ChildStdout,
+    splitter: LineSplitter,
+    queue: VecDeque<StdoutEvent>,
+    buf: Vec<u8>,
+    total: u64,
+    max_total: u64,
+    done: bool,
+}
+
+impl StdoutStream {
+    /// Cancel-safe: state changes only after a read completes.
+    async fn next_event(&mut self) -> StdoutEvent {
+        loop {
+            if let Some(e) = self.queue.pop_front() {
+                return e;
+            }
+            if self.done {
+                return StdoutEvent::Eof;
+            }
+            match self.pipe.read(&mut self.buf).await {
+                Ok(0) => {
+                    self.done = true;
+                    return StdoutEvent::Eof;
+                }
+                Ok(n) => self.accept(n),
+                Err(e) => {
+                    self.done = true;
+                    return StdoutEvent::ReadError(e.to_string());
+                }
+            }
+        }
+    }
+
+    fn accept(&mut self, n: usize) {
+        let room = self.max_total.saturating_sub(self.total);
+        let take = (n as u64).min(room) as usize;
+        self.total += n as u64;
+        let mut events = Vec::new();
+        self.splitter.feed(&self.buf[..take], &mut events);
+        self.queue.extend(events.into_iter().map(|e| match e {
+            LineEvent::Line(l) => StdoutEvent::Line(l),
+            LineEvent::TooLarge { number, bytes_seen } => {
+                StdoutEvent::LineTooLarge { number, bytes_seen }
+            }
+        }));
+        if self.splitter.has_overflowed() {
+            self.done = true;
+        } else if take < n {
+            self.queue.push_back(StdoutEvent::OutputLimitExceeded {
+                limit: self.max_total,
+            });
+            self.done = true;
+        }
+    }
+}
+
+/// What was read from stderr: counted in full, only the tail kept.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StderrCapture {
+    pub total_bytes: u64,
+    pub lines: u64,
+    pub limit_exceeded: bool,
+    #[serde(skip)]
+    pub tail: VecDeque<u8>,
+}
+
+/// Bytes of stderr kept for the report.
+const STDERR_TAIL_BYTES: usize = 16 * 1024;
+
+impl StderrCapture {
+    fn record(&mut self, chunk: &[u8], max_total: u64) {
+        self.total_bytes += chunk.len() as u64;
+        self.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+        self.limit_exceeded |= self.total_bytes > max_total;
+        let keep = chunk.len().min(STDERR_TAIL_BYTES);
+        self.tail.extend(&chunk[chunk.len() - keep..]);
+        let excess = self.tail.len().saturating_sub(STDERR_TAIL_BYTES);
+        self.tail.drain(..excess);
+    }
+
+    pub fn tail_text(&self) -> String {
+        let bytes: Vec<u8> = self.tail.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+/// Why a spawn failed, for the person reading the report.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("could not start `{program}`: {reason}")]
+pub struct SpawnError {
+    pub program: String,
+    pub reason: String,
+    pub hint: &'static str,
+}
+
+/// What the guard did to end the process, and what it took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ShutdownPath {
+    /// The process had already exited when shutdown began.
+    AlreadyExited,
+    /// It exited after its stdin was closed, within the grace period.
+    StdinClosed,
+    /// It needed SIGTERM.
+    Terminated,
+    /// It needed SIGKILL.
+    Killed,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShutdownReport {
+    pub path: ShutdownPath,
+    pub exit: Option<ExitKind>,
+    /// Processes of the group still alive after the leader was gone, that the guard killed.
+    pub killed_leftover_group: bool,
+}
+
+/// A running server in its own process group.
+pub struct ServerProcess {
+    child: Child,
+    pgid: Pid,
+    stdin: Option<ChildStdin>,
+    stdout: StdoutStream,
+    stderr_capture: Arc<Mutex<StderrCapture>>,
+    stderr_task: Option<JoinHandle<()>>,
+    exit: Option<ExitKind>,
+    pub started: Instant,
+}
+
+/// Makes this process the reaper of orphaned descendants, so no zombie outlives a run.
+pub fn become_subreaper() {
+    // Best effort: without it orphans go to init, which reaps them too.
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+}
+
+impl ServerProcess {
+    pub fn spawn(cmd: &ServerCommand, limits: StdioLimits) -> Result<Self, SpawnError> {
+        let mut command = Command::new(&cmd.program);
+        command
+            .args(&cmd.args)
+            .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &cmd.cwd {
+            command.current_dir(dir);
+        }
+        let mut child = command.spawn().map_err(|e| spawn_error(&cmd.program, &e))?;
+        let pid = child.id().ok_or_else(|| SpawnError {
+            program: cmd.program.clone(),
+            reason: "the process exited before its pid could be read".into(),
+            hint: "run the command by hand to see why it stops at once",
+        })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(SpawnError {
+                program: cmd.program.clone(),
+                reason: "its standard streams could not be piped".into(),
+                hint: "this is a bug in mcpcheck; please report it",
+            });
+        };
+        let stderr_capture = Arc::new(Mutex::new(StderrCapture::default()));
+        let stderr_task = tokio::spawn(drain_stderr(
+            stderr,
+            Arc::clone(&stderr_capture),
+            limits.max_stderr_bytes,
+        ));
+        Ok(Self {
+            child,
+            pgid: Pid::from_raw(pid as i32),
+            stdin: Some(stdin),
+            stdout: StdoutStream {
+                pipe: stdout,
+                splitter: LineSplitter::new(limits.max_stdout_line_bytes),
+                queue: VecDeque::new(),
+                buf: vec![0; 64 * 1024],
+                total: 0,
+                max_total: limits.max_stdout_bytes,
+                done: false,
+            },
+            stderr_capture,
+            stderr_task: Some(stderr_task),
+            exit: None,
+            started: Instant::now(),
+        })
+    }
+
+    /// Writes one framed message to the server's stdin. An error means the server stopped reading.
+    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), String> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err("stdin is already closed".into());
+        };
+        let write = async {
+            stdin.write_all(bytes).await?;
+            stdin.flush().await
+        };
+        match tokio::time::timeout_at(deadline.into(), write).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("the server did not read its stdin in time".into()),
+        }
+    }
+
+    /// The next stdout event or the process's exit (reported once). Cancel-safe, so it can
+    /// sit in a `select!` beside a deadline.
+    pub async fn next_event(&mut self) -> ProcessEvent {
+        let exited = self.exit.is_some();
+        let status = tokio::select! {
+            biased;
+            event = self.stdout.next_event() => return ProcessEvent::Stdout(event),
+            status = self.child.wait(), if !exited => status,
+        };
+        let exit = status.map_or(ExitKind::Code(-1), ExitKind::from_status);
+        self.exit = Some(exit);
+        ProcessEvent::Exited(exit)
+    }
+
+    /// Waits for the process to exit. Cancel-safe.
+    pub async fn wait_exit(&mut self) -> ExitKind {
+        if let Some(exit) = self.exit {
+            return exit;
+        }
+        let exit = match self.child.wait().await {
+            Ok(status) => ExitKind::from_status(status),
+            Err(_) => ExitKind::Code(-1),
+        };
+        self.exit = Some(exit);
+        exit
+    }
+
+    /// The exit, if the process has ended.
+    pub fn poll_exit(&mut self) -> Option<ExitKind> {
+        if self.exit.is_none() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.exit = Some(ExitKind::from_status(status));
+            }
+        }
+        self.exit
+    }
+
+    pub fn stdout_bytes(&self) -> u64 {
+        self.stdout.total
+    }
+
+    /// Bytes after the last newline, if any.
+    pub fn unterminated_stdout(&self) -> Option<RawLine> {
+        self.stdout.splitter.unterminated()
+    }
+
+    pub fn stderr(&self) -> StderrCapture {
+        self.stderr_capture
+            .lock()
+            .map(|c| c.clone())
+            .unwrap_or_default()
+    }
+
+    /// Ends the process the way a client should: close stdin, wait, SIGTERM, wait, SIGKILL.
+    /// Whatever the leader did, every process left in its group is killed and reaped.
+    pub async fn shutdown(&mut self, grace: Duration, term_grace: Duration) -> ShutdownReport {
+        let path = if self.poll_exit().is_some() {
+            ShutdownPath::AlreadyExited
+        } else {
+            self.stdin = None;
+            if self.wait_exit_within(grace).await {
+                ShutdownPath::StdinClosed
+            } else {
+                let _ = killpg(self.pgid, Signal::SIGTERM);
+                if self.wait_exit_within(term_grace).await {
+                    ShutdownPath::Terminated
+                } else {
+                    let _ = killpg(self.pgid, Signal::SIGKILL);
+                    // SIGKILL cannot be ignored; the bound only guards against a kernel stall.
+                    self.wait_exit_within(Duration::from_secs(5)).await;
+                    ShutdownPath::Killed
+                }
+            }
+        };
+        self.stdin = None;
+        let killed_leftover_group = self.kill_group().await;
+        self.finish_stderr().await;
+        ShutdownReport {
+            path,
+            exit: self.exit,
+            killed_leftover_group,
+        }
+    }
+
+    /// Ends the process at once (a limit was hit); no grace.
+    pub async fn kill_now(&mut self) -> ShutdownReport {
+        let already = self.poll_exit().is_some();
+        self.stdin = None;
+        let _ = killpg(self.pgid, Signal::SIGKILL);
+        self.wait_exit_within(Duration::from_secs(5)).await;
+        self.kill_group().await;
+        self.finish_stderr().await;
+        ShutdownReport {
+            path: if already {
+                ShutdownPath::AlreadyExited
+            } else {
+                ShutdownPath::Killed
+            },
+            exit: self.exit,
+            killed_leftover_group: false,
+        }
+    }
+
+    async fn wait_exit_within(&mut self, limit: Duration) -> bool {
+        tokio::time::timeout(limit, self.wait_exit()).await.is_ok()
+    }
+
+    /// Kills what is left of the group and reaps any member re-parented to us.
+    async fn kill_group(&mut self) -> bool {
+        let alive = killpg(self.pgid, None::<Signal>).is_ok();
+        if alive {
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+        }
+        let deadline = Instant::now() + Duration::from_secs(2);
+        // The leader was reaped by `wait_exit`; waiting on the group now cannot steal its status.
+        while Instant::now() < deadline {
+            match waitpid(
+                Pid::from_raw(-self.pgid.as_raw()),
+                Some(WaitPidFlag::WNOHANG),
+            ) {
+                Ok(WaitStatus::StillAlive) => {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                Ok(_) => continue,
+                Err(Errno::ECHILD) => {
+                    // No child of ours left in the group; others belong to init.
+                    if killpg(self.pgid, None::<Signal>).is_err() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                Err(_) => break,
+            }
+        }
+        alive
+    }
+
+    /// Lets the stderr reader catch up, then stops it (a grandchild may hold the pipe open).
+    async fn finish_stderr(&mut self) {
+        if let Some(task) = self.stderr_task.take() {
+            let abort = task.abort_handle();
+            if tokio::time::timeout(Duration::from_millis(200), task)
+                .await
+                .is_err()
+            {
+                abort.abort();
+            }
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        // Last line of defence (an early return, a panic): never leave the group running.
+        if self.exit.is_none() || killpg(self.pgid, None::<Signal>).is_ok() {
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+        }
+        if let Some(task) = self.stderr_task.take() {
+            task.abort();
+        }
+    }
+}
+
+async fn drain_stderr(
+    mut pipe: tokio::process::ChildStderr,
+    capture: Arc<Mutex<StderrCapture>>,
+    max_total: u64,
+) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                if let Ok(mut c) = capture.lock() {
+                    c.record(&buf[..n], max_total);
+                }
+            }
+        }
+    }
+}
+
+fn spawn_error(program: &str, e: &std::io::Error) -> SpawnError {
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            "check that the command is installed and on PATH, or give its full path"
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            "check that the file is executable (chmod +x) and not a directory"
+        }
+        _ => "run the command by hand to see why it cannot start",
+    };
+    SpawnError {
+        program: program.to_string(),
+        reason: e.to_string(),
+        hint,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_capture_counts_everything_and_keeps_the_tail() {
+        let mut c = StderrCapture::default();
+        let chunk = vec![b'a'; STDERR_TAIL_BYTES];
+        c.record(&chunk, 100);
+        c.record(b"end\n", 100);
+        assert_eq!(c.total_bytes, STDERR_TAIL_BYTES as u64 + 4);
+        assert_eq!(c.lines, 1);
+        assert!(c.limit_exceeded);
+        assert_eq!(c.tail.len(), STDERR_TAIL_BYTES);
+        assert!(c.tail_text().ends_with("aend\n"));
+    }
+
+    #[test]
+    fn exit_kinds_read_well() {
+        assert_eq!(ExitKind::Code(3).describe(), "exit code 3");
+        assert_eq!(ExitKind::Signal(11).describe(), "signal 11 (SIGSEGV)");
+    }
+}

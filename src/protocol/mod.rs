@@ -1,0 +1,5 @@
+//! The wire: JSON-RPC framing and message types, and MCP revisions. No knowledge of checks.
+
+pub mod framing;
+pub mod jsonrpc;
+pub mod versions;

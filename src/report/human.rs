@@ -1,0 +1,152 @@
+//! Human output: a headline, what happened, then each finding with its fix.
+
+use super::{plural, redact_argv, Status, Verdict};
+use crate::finding::{excerpt, Severity};
+use crate::guard::GuardRun;
+use crate::protocol::jsonrpc::LineContent;
+use crate::session::transcript::{Outcome, Purpose};
+use serde_json::Value;
+use std::fmt::Write;
+
+/// ANSI styling, on only for a terminal without NO_COLOR.
+#[derive(Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+pub fn render(run: &GuardRun, style: Style) -> String {
+    let verdict = Verdict::of(&run.findings);
+    let t = &run.transcript;
+    let mut out = String::new();
+    let headline = match verdict.status {
+        Status::Pass => style.paint("1;32", "PASS"),
+        Status::Warning => style.paint("1;33", "WARN"),
+        Status::NeedsInspection => style.paint("1;35", "INSPECT"),
+        Status::Fail => style.paint("1;31", "FAIL"),
+    };
+    let argv: Vec<String> = std::iter::once(run.command.program.clone())
+        .chain(run.command.args.iter().cloned())
+        .collect();
+    let _ = writeln!(
+        out,
+        "{headline}  mcpcheck guard: {}",
+        excerpt(&redact_argv(&argv).join(" "), 300)
+    );
+
+    let init = t.initialize_result();
+    let negotiated = init.and_then(|r| r.get("protocolVersion")).map(|v| {
+        excerpt(
+            &v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            40,
+        )
+    });
+    let server = init.and_then(|r| r.get("serverInfo")).map(|i| {
+        let field = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+        excerpt(&format!("{} {}", field("name"), field("version")), 100)
+    });
+    let _ = writeln!(
+        out,
+        "  protocol: {} (requested {}){}",
+        negotiated.as_deref().unwrap_or("not negotiated"),
+        run.plan.protocol,
+        server
+            .map(|s| format!(" · server: {s}"))
+            .unwrap_or_default()
+    );
+    let invalid = t
+        .frames
+        .iter()
+        .filter(|f| !matches!(f.content, LineContent::Single { .. }))
+        .count();
+    let stderr = &t.process.stderr;
+    let _ = writeln!(
+        out,
+        "  stdout: {} ({} invalid) · stderr: {} ({} bytes) · {} ms",
+        plural(t.frames.len(), "frame"),
+        invalid,
+        plural(stderr.lines as usize, "line"),
+        stderr.total_bytes,
+        t.duration_ms
+    );
+    if !t.exchanges.is_empty() {
+        let _ = writeln!(out, "  requests:");
+        for e in &t.exchanges {
+            let latency = e
+                .answered_ms
+                .map(|a| format!("{} ms", a.saturating_sub(e.sent_ms)))
+                .unwrap_or_default();
+            let extra = match (&e.outcome, &e.purpose) {
+                (Outcome::Error(err), _) => format!(" {} {}", err.code, excerpt(&err.message, 80)),
+                (Outcome::Result(r), Purpose::ListProbe { list, .. }) => r
+                    .get(list.items_key())
+                    .and_then(Value::as_array)
+                    .map(|a| format!(" {}", plural(a.len(), "item")))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "    {:<26} {:<12} {:>8}{extra}",
+                excerpt(&e.method, 26),
+                e.outcome.label(),
+                latency
+            );
+        }
+    }
+    if t.list(crate::session::transcript::ListKind::Tools)
+        .is_some()
+    {
+        let _ = writeln!(
+            out,
+            "  tool schemas: {}/{} valid",
+            run.tool_schema.valid, run.tool_schema.total
+        );
+    }
+    if !run.findings.is_empty() {
+        out.push('\n');
+    }
+    for f in &run.findings {
+        let sev = match f.severity {
+            Severity::Error => style.paint("31", "error"),
+            Severity::Warning => style.paint("33", "warning"),
+            Severity::Note => style.paint("36", "note"),
+        };
+        let place = f.location.describe();
+        let _ = writeln!(
+            out,
+            "{sev}[{}]{}",
+            style.paint("1", f.code.as_str()),
+            if place.is_empty() {
+                String::new()
+            } else {
+                format!(" {place}")
+            }
+        );
+        let _ = writeln!(out, "  {}", f.message);
+        if let Some(ev) = &f.evidence {
+            let _ = writeln!(out, "  evidence: {ev}");
+        }
+        let _ = writeln!(
+            out,
+            "  fix: {}",
+            f.fix.as_deref().unwrap_or(f.code.meta().help)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{}, {}",
+        plural(verdict.errors, "error"),
+        plural(verdict.warnings, "warning")
+    );
+    out
+}

@@ -1,0 +1,265 @@
+//! The JSON report: a stable machine contract (`schemaVersion: 1`), documented in the README.
+
+use super::{redact_argv, Status, Verdict};
+use crate::finding::{excerpt, IssueClass, Severity};
+use crate::guard::GuardRun;
+use crate::process::{ExitKind, ShutdownPath};
+use crate::protocol::jsonrpc::LineContent;
+use crate::session::advertises;
+use crate::session::transcript::{ListKind, Outcome, Phase, Purpose};
+use serde_json::{json, Map, Value};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+pub fn render(run: &GuardRun) -> Value {
+    let verdict = Verdict::of(&run.findings);
+    let t = &run.transcript;
+    let init_result = t.initialize_result();
+    let negotiated = init_result
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .map(|v| excerpt(v, 40));
+    let capabilities = init_result
+        .and_then(|r| r.get("capabilities"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let capability_keys: Vec<String> = capabilities
+        .as_object()
+        .map(|o| o.keys().map(|k| excerpt(k, 64)).collect())
+        .unwrap_or_default();
+    let argv: Vec<String> = std::iter::once(run.command.program.clone())
+        .chain(run.command.args.iter().cloned())
+        .collect();
+    let argv = redact_argv(&argv);
+    let cwd = run
+        .command
+        .cwd
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|p| p.display().to_string())
+        });
+    json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "ok": verdict.ok(),
+        "summary": summary(&verdict),
+        "command": argv,
+        "protocol": run.plan.protocol,
+        "negotiatedProtocol": negotiated,
+        "initialized": t.initialized(),
+        "serverInfo": server_info(init_result),
+        "operations": operations(run),
+        "capabilityKeys": capability_keys,
+        "capabilityChecks": capability_checks(run, &capabilities),
+        "toolSchema": run.tool_schema,
+        "checks": checks(run),
+        "issueClasses": issue_classes(run),
+        "stdout": stdout_facts(run),
+        "stderr": t.process.stderr,
+        "process": process(run),
+        "fingerprint": {
+            "guardVersion": env!("CARGO_PKG_VERSION"),
+            "argv": argv,
+            "cwd": cwd,
+            "env": run.command.env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect::<Vec<_>>(),
+            "platform": format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+            "timings": {
+                "timeoutMs": run.plan.timeout.as_millis() as u64,
+                "settleMs": run.plan.settle.as_millis() as u64,
+                "shutdownGraceMs": run.plan.shutdown_grace.as_millis() as u64,
+            },
+            "limits": {
+                "maxStdoutLineBytes": run.plan.limits.max_stdout_line_bytes,
+                "maxStdoutBytes": run.plan.limits.max_stdout_bytes,
+                "maxStderrBytes": run.plan.limits.max_stderr_bytes,
+            },
+        },
+        "issues": run.findings.iter().map(|f| {
+            let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
+            v["class"] = json!(f.class().as_str());
+            v
+        }).collect::<Vec<_>>(),
+        "durationMs": t.duration_ms,
+    })
+}
+
+fn summary(verdict: &Verdict<'_>) -> Value {
+    let color = match verdict.status {
+        Status::Pass => "brightgreen",
+        Status::Warning => "yellow",
+        Status::NeedsInspection => "orange",
+        Status::Fail => "red",
+    };
+    json!({
+        "status": verdict.status.as_str(),
+        "issueClass": verdict.primary.map(|p| p.class().as_str()),
+        "primaryIssueCode": verdict.primary.map(|p| p.code.as_str()),
+        "issueCounts": {
+            "error": verdict.errors,
+            "warning": verdict.warnings,
+            "note": verdict.notes,
+            "total": verdict.errors + verdict.warnings + verdict.notes,
+        },
+        "badge": {"label": "mcp stdio", "message": verdict.status.as_str().replace('_', " "), "color": color},
+        "display": verdict.display(),
+    })
+}
+
+fn server_info(init: Option<&Value>) -> Value {
+    let Some(info) = init.and_then(|r| r.get("serverInfo")) else {
+        return Value::Null;
+    };
+    let field = |k: &str| info.get(k).and_then(Value::as_str).map(|s| excerpt(s, 128));
+    json!({"name": field("name"), "version": field("version")})
+}
+
+fn operations(run: &GuardRun) -> Vec<Value> {
+    run.transcript
+        .exchanges
+        .iter()
+        .map(|e| {
+            let (purpose, page) = match &e.purpose {
+                Purpose::Initialize => ("initialize", None),
+                Purpose::ListProbe { page, .. } => ("listProbe", Some(*page)),
+                Purpose::Explicit => ("explicit", None),
+            };
+            let mut op = json!({
+                "method": e.method,
+                "id": e.id.to_json(),
+                "purpose": purpose,
+                "outcome": e.outcome.label(),
+                "latencyMs": e.answered_ms.map(|a| a.saturating_sub(e.sent_ms)),
+                "stdoutLine": e.answer_line,
+            });
+            if let Some(p) = page {
+                op["page"] = json!(p);
+            }
+            match &e.outcome {
+                Outcome::Error(err) => {
+                    op["error"] = json!({"code": err.code, "message": excerpt(&err.message, 200)})
+                }
+                Outcome::Malformed(problem) => op["envelopeProblem"] = json!(problem.detail_code()),
+                Outcome::SendFailed(reason) => op["sendError"] = json!(reason),
+                _ => {}
+            }
+            op
+        })
+        .collect()
+}
+
+fn capability_checks(run: &GuardRun, capabilities: &Value) -> Value {
+    let mut out = Map::new();
+    for list in ListKind::ALL {
+        let advertised = advertises(capabilities, list.capability());
+        let probe = run.transcript.list(list);
+        let codes: Vec<&str> = run
+            .findings
+            .iter()
+            .filter(|f| f.location.request.as_deref() == Some(list.method()))
+            .filter(|f| f.code.as_str().starts_with("capability-"))
+            .map(|f| f.code.as_str())
+            .collect();
+        let status = match (advertised, probe) {
+            (false, _) | (true, None) => "skipped",
+            (true, Some(_)) if codes.is_empty() => "pass",
+            _ => "fail",
+        };
+        out.insert(
+            list.method().to_string(),
+            json!({
+                "capability": list.capability(),
+                "advertised": advertised,
+                "status": status,
+                "pages": probe.map(|p| p.exchanges.len()),
+                "items": probe.map(|p| p.items.len()),
+                "issueCodes": codes,
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
+fn checks(run: &GuardRun) -> Value {
+    let mut out = Map::new();
+    for check in &run.checks {
+        let worst = check.findings.iter().map(|f| f.severity).max();
+        let status = match worst {
+            None => "pass",
+            Some(Severity::Error) => "fail",
+            Some(_) => "warning",
+        };
+        let mut codes: Vec<&str> = check.findings.iter().map(|f| f.code.as_str()).collect();
+        codes.dedup();
+        out.insert(
+            check.name.to_string(),
+            json!({"status": status, "issueCodes": codes}),
+        );
+    }
+    Value::Object(out)
+}
+
+fn issue_classes(run: &GuardRun) -> Value {
+    let mut out = Map::new();
+    for class in IssueClass::ALL {
+        let count = |s: Severity| {
+            run.findings
+                .iter()
+                .filter(|f| f.class() == class && f.severity == s)
+                .count()
+        };
+        out.insert(
+            class.as_str().to_string(),
+            json!({"errors": count(Severity::Error), "warnings": count(Severity::Warning)}),
+        );
+    }
+    Value::Object(out)
+}
+
+fn stdout_facts(run: &GuardRun) -> Value {
+    let t = &run.transcript;
+    let invalid = t
+        .frames
+        .iter()
+        .filter(|f| !matches!(f.content, LineContent::Single { .. }) || f.had_carriage_return)
+        .count();
+    json!({
+        "frames": t.frames.len(),
+        "invalidFrames": invalid,
+        "bytes": t.process.stdout_bytes,
+        "serverRequests": t.server_requests,
+    })
+}
+
+fn process(run: &GuardRun) -> Value {
+    let p = &run.transcript.process;
+    let path = p.shutdown.as_ref().map(|s| s.path);
+    let outcome = if p.spawn_error.is_some() {
+        "spawn-failed"
+    } else if p.killed_for_limit {
+        "killed-for-limit"
+    } else {
+        match (p.exited_in, path) {
+            (Some(phase), _) if phase < Phase::Operations => "exited-early",
+            (Some(_), _) => "crashed",
+            (None, Some(ShutdownPath::Terminated)) => "terminated",
+            (None, Some(ShutdownPath::Killed)) => "killed",
+            _ => "exited-on-stdin-close",
+        }
+    };
+    let timed_out = run
+        .transcript
+        .exchanges
+        .iter()
+        .any(|e| e.outcome == Outcome::Timeout);
+    json!({
+        "outcome": outcome,
+        "phase": p.exited_in.unwrap_or(Phase::Shutdown),
+        "exitCode": match p.exit { Some(ExitKind::Code(c)) => Some(c), _ => None },
+        "signal": match p.exit { Some(ExitKind::Signal(s)) => Some(s), _ => None },
+        "timedOut": timed_out,
+        "killedByGuard": p.killed_for_limit || matches!(path, Some(ShutdownPath::Terminated | ShutdownPath::Killed)),
+        "spawnError": p.spawn_error.as_ref().map(|e| e.to_string()),
+    })
+}

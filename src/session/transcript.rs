@@ -1,0 +1,290 @@
+//! What a session saw and did: every stdout frame, every request and its outcome.
+//! Engines read this; they never talk to the process themselves.
+
+use crate::process::{ExitKind, ShutdownReport, StderrCapture};
+use crate::protocol::jsonrpc::{EnvelopeProblem, ErrorObject, LineContent, RequestId};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Where in its life the session was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Phase {
+    Spawn,
+    Initialize,
+    Operations,
+    Settle,
+    Shutdown,
+}
+
+impl Phase {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Phase::Spawn => "before initialize was sent",
+            Phase::Initialize => "during initialize",
+            Phase::Operations => "after initialize",
+            Phase::Settle => "while the guard waited for late output",
+            Phase::Shutdown => "during shutdown",
+        }
+    }
+}
+
+/// Why a request was sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Purpose {
+    Initialize,
+    /// One page of a list probe for an advertised capability.
+    ListProbe {
+        list: ListKind,
+        page: usize,
+    },
+    /// Asked for on the command line.
+    Explicit,
+}
+
+/// The list methods a client probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    ResourceTemplates,
+}
+
+impl ListKind {
+    pub const ALL: [ListKind; 4] = [
+        ListKind::Tools,
+        ListKind::Prompts,
+        ListKind::Resources,
+        ListKind::ResourceTemplates,
+    ];
+
+    pub fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools/list",
+            ListKind::Prompts => "prompts/list",
+            ListKind::Resources => "resources/list",
+            ListKind::ResourceTemplates => "resources/templates/list",
+        }
+    }
+
+    /// The capability that advertises this list.
+    pub fn capability(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources | ListKind::ResourceTemplates => "resources",
+        }
+    }
+
+    /// The member of the result that holds the items.
+    pub fn items_key(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources => "resources",
+            ListKind::ResourceTemplates => "resourceTemplates",
+        }
+    }
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Pending,
+    Result(Value),
+    Error(ErrorObject),
+    /// The answer matched by id but was not a valid response envelope.
+    Malformed(EnvelopeProblem),
+    Timeout,
+    /// The server's stdout ended (exit, closed pipe or a limit) before the answer came.
+    NoResponse,
+    SendFailed(String),
+}
+
+impl Outcome {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Pending => "pending",
+            Outcome::Result(_) => "result",
+            Outcome::Error(_) => "error",
+            Outcome::Malformed(_) => "malformed",
+            Outcome::Timeout => "timeout",
+            Outcome::NoResponse => "no-response",
+            Outcome::SendFailed(_) => "send-failed",
+        }
+    }
+}
+
+/// One request the guard sent.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    pub id: RequestId,
+    pub method: String,
+    pub params: Option<Value>,
+    pub purpose: Purpose,
+    pub sent_ms: u64,
+    pub outcome: Outcome,
+    pub answered_ms: Option<u64>,
+    /// The stdout line that answered it.
+    pub answer_line: Option<u64>,
+    /// The answer's id had another JSON type ("1" for 1).
+    pub id_type_mismatch: bool,
+}
+
+/// What the session made of a frame that was a message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Disposition {
+    /// Not a message, or nothing to match.
+    None,
+    Answered {
+        exchange: usize,
+    },
+    /// A second answer to a request already answered.
+    Duplicate {
+        exchange: usize,
+    },
+    /// An answer that came after the guard stopped waiting.
+    Late {
+        exchange: usize,
+    },
+    /// An answer to an id the guard never sent.
+    UnknownId,
+    /// A null- or missing-id response after the guard sent only notifications to match it.
+    NotificationReply {
+        notification: String,
+    },
+    /// A null- or missing-id response the guard cannot attribute to anything.
+    Unattributed,
+    ServerRequest {
+        answered_with_error: bool,
+    },
+    ServerNotification,
+}
+
+/// One line of stdout.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub line: u64,
+    pub at_ms: u64,
+    pub bytes: usize,
+    pub had_carriage_return: bool,
+    pub phase: Phase,
+    pub content: LineContent,
+    /// One per message on the line (a batch has several).
+    pub dispositions: Vec<Disposition>,
+}
+
+/// A request the server sent to the client, and how the guard answered it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerRequest {
+    pub line: u64,
+    pub method: String,
+    pub answered_with_error: bool,
+}
+
+/// The probe of one advertised list, across its pages.
+#[derive(Debug, Clone)]
+pub struct ListProbe {
+    pub list: ListKind,
+    pub exchanges: Vec<usize>,
+    /// Every item of every page that answered with an array.
+    pub items: Vec<Value>,
+    pub paging_problem: Option<PagingProblem>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PagingProblem {
+    /// `nextCursor` repeated one already followed.
+    CursorLoop { cursor: String },
+    /// More pages than the guard follows.
+    PageCap { pages: usize },
+    /// `nextCursor` was present but not a string.
+    CursorNotString,
+}
+
+/// Why the stdout stream stopped being read before shutdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StreamEnd {
+    /// The server closed stdout (usually by exiting).
+    Closed,
+    LineTooLarge {
+        line: u64,
+        bytes_seen: usize,
+    },
+    OutputLimit {
+        limit: u64,
+    },
+    ReadError,
+}
+
+/// Everything about the process, for the report.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessRecord {
+    pub spawn_error: Option<crate::process::SpawnError>,
+    pub exit: Option<ExitKind>,
+    /// When the exit was noticed, if it was not caused by the guard's shutdown.
+    pub exited_in: Option<Phase>,
+    pub exited_ms: Option<u64>,
+    pub shutdown: Option<ShutdownReport>,
+    pub killed_for_limit: bool,
+    pub stderr: StderrCapture,
+    pub stdout_bytes: u64,
+}
+
+/// The record of one session.
+#[derive(Debug, Clone, Default)]
+pub struct Transcript {
+    pub protocol_requested: String,
+    /// The wait the session allowed each request.
+    pub timeout_ms: u64,
+    pub frames: Vec<Frame>,
+    pub exchanges: Vec<Exchange>,
+    pub notifications_sent: Vec<String>,
+    pub server_requests: Vec<ServerRequest>,
+    pub lists: Vec<ListProbe>,
+    /// Bytes after the last newline when the session ended.
+    pub unterminated: Option<UnterminatedOutput>,
+    pub stream_end: Option<StreamEnd>,
+    pub process: ProcessRecord,
+    pub duration_ms: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct UnterminatedOutput {
+    pub line: u64,
+    pub bytes: usize,
+    /// The bytes parse as a JSON value: a message that lacked only its newline.
+    pub is_json: bool,
+}
+
+impl Transcript {
+    pub fn initialize(&self) -> Option<&Exchange> {
+        self.exchanges
+            .iter()
+            .find(|e| e.purpose == Purpose::Initialize)
+    }
+
+    /// The initialize result, when the server answered with one.
+    pub fn initialize_result(&self) -> Option<&Value> {
+        match &self.initialize()?.outcome {
+            Outcome::Result(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn initialized(&self) -> bool {
+        self.notifications_sent
+            .iter()
+            .any(|m| m == "notifications/initialized")
+    }
+
+    pub fn list(&self, kind: ListKind) -> Option<&ListProbe> {
+        self.lists.iter().find(|l| l.list == kind)
+    }
+}
