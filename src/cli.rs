@@ -22,7 +22,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Launch a stdio MCP server, drive a real session and validate every byte of stdout.
-    Guard(GuardArgs),
+    Guard(Box<GuardArgs>),
     /// Explain a finding code: what it means and how to fix it.
     Explain {
         /// The code, for example stdout-non-json.

@@ -48,7 +48,7 @@ fn clap_error(e: clap::Error) -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, UsageError> {
     match cli.command {
-        Command::Guard(args) => guard(args),
+        Command::Guard(args) => guard(*args),
         Command::Explain { code } => {
             let Some(code) = catalog::Code::from_name(&code) else {
                 return Err(UsageError(format!(
@@ -89,6 +89,19 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
 fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
     let command = args.server_command()?;
     let plan = args.session_plan()?;
+    if let Some(path) = &args.output {
+        // Fail before the server runs, not after.
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(UsageError(format!(
+                "--output {}: the directory does not exist; create it or choose another path",
+                path.display()
+            )));
+        }
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

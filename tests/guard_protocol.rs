@@ -1,0 +1,333 @@
+//! MCP lifecycle faults: initialize, capability honesty and tool schemas.
+
+mod common;
+use common::*;
+
+fn expect(name: &str, options: &[&str], status: &str, findings: &[(&str, &str)]) -> GuardResult {
+    let r = guard_fixture(name, options);
+    assert_eq!(
+        r.issues(),
+        pairs(findings),
+        "{name}: {:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.status(), status, "{name}");
+    let has_error = findings.iter().any(|(_, s)| *s == "error");
+    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
+    r
+}
+
+#[test]
+fn initialize_error() {
+    let r = expect(
+        "initialize_error",
+        &[],
+        "fail",
+        &[("initialize-error", "error")],
+    );
+    assert!(r.issue("initialize-error")["message"]
+        .as_str()
+        .expect("message")
+        .contains("-32603: boom"));
+    assert_eq!(r.json["initialized"], false);
+}
+
+#[test]
+fn initialize_result_not_an_object() {
+    expect(
+        "initialize_result_not_object",
+        &[],
+        "fail",
+        &[("initialize-invalid-result", "error")],
+    );
+}
+
+#[test]
+fn missing_protocol_version() {
+    expect(
+        "missing_protocol_version",
+        &[],
+        "fail",
+        &[("initialize-missing-protocol-version", "error")],
+    );
+}
+
+#[test]
+fn protocol_version_that_does_not_exist() {
+    let r = expect(
+        "bogus_protocol_version",
+        &[],
+        "fail",
+        &[("initialize-invalid-protocol-version", "error")],
+    );
+    assert_eq!(
+        r.issue("initialize-invalid-protocol-version")["detailCode"],
+        "unknown-version"
+    );
+    assert_eq!(r.json["negotiatedProtocol"], "2099-01-01");
+}
+
+#[test]
+fn older_real_version_is_accepted() {
+    // Asked for 2024-11-05, the fixture answers with it: a legitimate negotiation.
+    let r = expect("clean", &["--protocol", "2024-11-05"], "pass", &[]);
+    assert_eq!(r.json["negotiatedProtocol"], "2024-11-05");
+}
+
+#[test]
+fn missing_capabilities() {
+    expect(
+        "missing_capabilities",
+        &[],
+        "fail",
+        &[("initialize-missing-capabilities", "error")],
+    );
+}
+
+#[test]
+fn capabilities_not_an_object() {
+    let r = expect(
+        "capabilities_not_object",
+        &[],
+        "fail",
+        &[("initialize-invalid-capabilities", "error")],
+    );
+    // Nothing is probed when nothing valid is advertised.
+    assert_eq!(r.json["operations"].as_array().expect("ops").len(), 1);
+}
+
+#[test]
+fn missing_server_info_is_a_warning() {
+    expect(
+        "missing_server_info",
+        &[],
+        "warning",
+        &[("initialize-missing-server-info", "warning")],
+    );
+}
+
+#[test]
+fn server_info_without_name_is_a_warning() {
+    expect(
+        "server_info_without_name",
+        &[],
+        "warning",
+        &[("initialize-invalid-server-info", "warning")],
+    );
+}
+
+#[test]
+fn advertised_prompts_not_implemented() {
+    let r = expect(
+        "prompts_method_not_found",
+        &[],
+        "fail",
+        &[("capability-list-unsupported", "error")],
+    );
+    assert_eq!(
+        r.issue("capability-list-unsupported")["location"]["request"],
+        "prompts/list"
+    );
+    assert_eq!(r.json["capabilityChecks"]["prompts/list"]["status"], "fail");
+    assert_eq!(r.json["capabilityChecks"]["tools/list"]["status"], "pass");
+}
+
+#[test]
+fn list_method_error() {
+    expect(
+        "tools_list_internal_error",
+        &[],
+        "fail",
+        &[("capability-list-error", "error")],
+    );
+}
+
+#[test]
+fn list_method_never_answers() {
+    let r = expect(
+        "tools_list_never_answers",
+        &["--timeout", "1500"],
+        "fail",
+        &[("capability-list-timeout", "error")],
+    );
+    assert_eq!(r.json["process"]["timedOut"], true);
+    // The other lists were still probed after the timeout.
+    assert_eq!(r.json["capabilityChecks"]["prompts/list"]["status"], "pass");
+}
+
+#[test]
+fn crash_while_listing_tools() {
+    let r = expect(
+        "crash_on_tools_list",
+        &[],
+        "needs_inspection",
+        &[
+            ("capability-list-missing-response", "error"),
+            ("server-crashed", "error"),
+        ],
+    );
+    assert_eq!(r.class(), Some("installRuntime"));
+    assert_eq!(r.json["process"]["exitCode"], 1);
+    assert_eq!(r.json["process"]["outcome"], "crashed");
+}
+
+#[test]
+fn tools_that_are_not_an_array() {
+    let r = expect(
+        "tools_not_array",
+        &[],
+        "fail",
+        &[("capability-list-invalid-result", "error")],
+    );
+    assert_eq!(
+        r.issue("capability-list-invalid-result")["detailCode"],
+        "items-not-array"
+    );
+}
+
+#[test]
+fn cursor_that_loops_forever() {
+    let r = expect(
+        "cursor_loop",
+        &[],
+        "fail",
+        &[("capability-list-invalid-result", "error")],
+    );
+    assert_eq!(
+        r.issue("capability-list-invalid-result")["detailCode"],
+        "cursor-loop"
+    );
+}
+
+#[test]
+fn pages_are_followed_to_the_end() {
+    let r = expect("paginated_tools", &[], "pass", &[]);
+    assert_eq!(r.json["capabilityChecks"]["tools/list"]["pages"], 3);
+    assert_eq!(
+        r.json["toolSchema"]["total"].as_u64(),
+        r.json["capabilityChecks"]["tools/list"]["items"].as_u64()
+    );
+}
+
+#[test]
+fn page_cap_stops_a_long_listing() {
+    let r = expect(
+        "paginated_tools",
+        &["--max-list-pages", "2"],
+        "fail",
+        &[("capability-list-invalid-result", "error")],
+    );
+    assert_eq!(
+        r.issue("capability-list-invalid-result")["detailCode"],
+        "page-cap"
+    );
+}
+
+#[test]
+fn duplicate_tool_names() {
+    expect(
+        "duplicate_tool_names",
+        &[],
+        "fail",
+        &[("tool-name-duplicate", "error")],
+    );
+}
+
+#[test]
+fn empty_tool_name_is_an_error() {
+    let r = expect(
+        "empty_tool_name",
+        &[],
+        "fail",
+        &[("tool-name-invalid", "error")],
+    );
+    assert_eq!(r.json["toolSchema"]["invalid"], 1);
+}
+
+#[test]
+fn tool_name_outside_the_guidance_is_a_warning() {
+    let r = expect(
+        "tool_name_with_spaces",
+        &[],
+        "warning",
+        &[("tool-name-invalid", "warning")],
+    );
+    assert_eq!(
+        r.issue("tool-name-invalid")["location"]["logical"],
+        "tools/do stuff!/name"
+    );
+}
+
+#[test]
+fn input_schema_of_type_array() {
+    let r = expect(
+        "input_schema_type_array",
+        &[],
+        "fail",
+        &[("tool-input-schema-invalid", "error")],
+    );
+    assert_eq!(
+        r.issue("tool-input-schema-invalid")["detailCode"],
+        "root-type-not-object"
+    );
+}
+
+#[test]
+fn missing_input_schema() {
+    let r = expect(
+        "missing_input_schema",
+        &[],
+        "fail",
+        &[("tool-input-schema-invalid", "error")],
+    );
+    assert_eq!(
+        r.issue("tool-input-schema-invalid")["detailCode"],
+        "missing"
+    );
+}
+
+#[test]
+fn input_schema_that_fails_the_meta_schema() {
+    let r = expect(
+        "input_schema_not_json_schema",
+        &[],
+        "fail",
+        &[("tool-input-schema-invalid", "error")],
+    );
+    let issue = r.issue("tool-input-schema-invalid");
+    assert_eq!(issue["detailCode"], "meta-schema");
+    assert!(issue["message"]
+        .as_str()
+        .expect("message")
+        .contains("/properties"));
+}
+
+#[test]
+fn required_property_not_defined() {
+    expect(
+        "required_not_in_properties",
+        &[],
+        "fail",
+        &[("tool-input-schema-required-missing", "error")],
+    );
+}
+
+#[test]
+fn output_schema_invalid() {
+    expect(
+        "output_schema_invalid",
+        &[],
+        "fail",
+        &[("tool-output-schema-invalid", "error")],
+    );
+}
+
+#[test]
+fn tool_without_description_is_a_warning() {
+    expect(
+        "tool_without_description",
+        &[],
+        "warning",
+        &[("tool-description-missing", "warning")],
+    );
+}

@@ -1,0 +1,275 @@
+//! Process and runtime faults, and process hygiene: no orphan, no zombie, bounded memory.
+
+mod common;
+use common::*;
+use std::time::Duration;
+
+fn expect(name: &str, options: &[&str], status: &str, findings: &[(&str, &str)]) -> GuardResult {
+    let r = guard_fixture(name, options);
+    assert_eq!(
+        r.issues(),
+        pairs(findings),
+        "{name}: {:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.status(), status, "{name}");
+    let has_error = findings.iter().any(|(_, s)| *s == "error");
+    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
+    r
+}
+
+#[test]
+fn command_that_does_not_exist() {
+    let r = guard(&[], &["/nonexistent/mcp-server-binary"]);
+    assert_eq!(r.issues(), pairs(&[("spawn-failed", "error")]));
+    assert_eq!(r.status(), "needs_inspection");
+    assert_eq!(r.class(), Some("installRuntime"));
+    assert_eq!(r.exit, 1);
+    assert_eq!(r.json["process"]["outcome"], "spawn-failed");
+    assert!(r.json["process"]["spawnError"]
+        .as_str()
+        .expect("spawnError")
+        .contains("/nonexistent/mcp-server-binary"));
+}
+
+#[test]
+fn clean_exit_before_initialize() {
+    let r = expect(
+        "exit_before_initialize_clean",
+        &[],
+        "needs_inspection",
+        &[("server-exited", "error")],
+    );
+    assert_eq!(r.issue("server-exited")["detailCode"], "clean-exit");
+    assert_eq!(r.json["process"]["exitCode"], 0);
+}
+
+#[test]
+fn error_exit_before_initialize_shows_stderr() {
+    let r = expect(
+        "exit_before_initialize_error",
+        &[],
+        "needs_inspection",
+        &[("server-exited", "error")],
+    );
+    let issue = r.issue("server-exited");
+    assert_eq!(issue["detailCode"], "nonzero-exit");
+    assert_eq!(issue["evidence"], "stderr: fatal: missing config");
+    assert_eq!(r.json["process"]["exitCode"], 3);
+}
+
+#[test]
+fn signal_before_initialize() {
+    let r = expect(
+        "segfault_before_initialize",
+        &[],
+        "needs_inspection",
+        &[("server-exited", "error")],
+    );
+    assert_eq!(r.issue("server-exited")["detailCode"], "signal");
+    assert_eq!(r.json["process"]["signal"], 11);
+}
+
+#[test]
+fn initialize_never_answered() {
+    let r = expect(
+        "never_answers_initialize",
+        &["--timeout", "1000"],
+        "needs_inspection",
+        &[("initialize-timeout", "error")],
+    );
+    assert_eq!(r.json["process"]["timedOut"], true);
+}
+
+#[test]
+fn explicit_request_never_answered() {
+    let r = expect(
+        "ping_never_answered",
+        &["--timeout", "1000", "--request", "ping"],
+        "needs_inspection",
+        &[("operation-timeout", "error")],
+    );
+    assert_eq!(r.issue("operation-timeout")["location"]["request"], "ping");
+}
+
+#[test]
+fn crash_on_an_explicit_request() {
+    expect(
+        "crash_on_ping",
+        &["--request", "ping"],
+        "needs_inspection",
+        &[
+            ("operation-missing-response", "error"),
+            ("server-crashed", "error"),
+        ],
+    );
+}
+
+#[test]
+fn explicit_request_answered_with_an_error_is_a_warning() {
+    expect(
+        "ping_error",
+        &["--request", "ping"],
+        "warning",
+        &[("operation-error", "warning")],
+    );
+}
+
+#[test]
+fn explicit_requests_with_params_are_sent_in_order() {
+    let r = expect(
+        "clean",
+        &[
+            "--request",
+            "tools/call",
+            "--params",
+            r#"{"name":"echo","arguments":{"text":"hi"}}"#,
+            "--request",
+            "ping",
+        ],
+        "pass",
+        &[],
+    );
+    let explicit: Vec<(&str, &str)> = r.json["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .filter(|o| o["purpose"] == "explicit")
+        .map(|o| {
+            (
+                o["method"].as_str().expect("m"),
+                o["outcome"].as_str().expect("o"),
+            )
+        })
+        .collect();
+    assert_eq!(explicit, vec![("tools/call", "result"), ("ping", "result")]);
+}
+
+#[test]
+fn crash_after_initialized() {
+    let r = expect(
+        "crash_after_initialized",
+        &[],
+        "needs_inspection",
+        &[("server-crashed", "error")],
+    );
+    assert_eq!(r.json["process"]["outcome"], "crashed");
+}
+
+#[test]
+fn server_that_ignores_stdin_close_needs_sigterm() {
+    let r = expect(
+        "ignores_stdin_close",
+        &["--shutdown-grace", "500"],
+        "warning",
+        &[("shutdown-slow", "warning")],
+    );
+    assert_eq!(r.issue("shutdown-slow")["detailCode"], "needed-sigterm");
+    assert_eq!(r.json["process"]["killedByGuard"], true);
+}
+
+#[test]
+fn server_that_ignores_sigterm_is_killed_and_leaves_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid_file = dir.path().join("pids");
+    let mut cmd = mcpcheck();
+    cmd.env("FIXTURE_PID_FILE", &pid_file);
+    let r = guard_with(
+        cmd,
+        &["--shutdown-grace", "500"],
+        &[python(), &fixture("ignores_sigterm")],
+    );
+    assert_eq!(r.issues(), pairs(&[("shutdown-slow", "warning")]));
+    assert_eq!(r.issue("shutdown-slow")["detailCode"], "needed-sigkill");
+    assert_eq!(r.json["process"]["signal"], 9);
+    assert_eq!(
+        survivors(&pid_file, Duration::from_secs(5)),
+        Vec::<u32>::new()
+    );
+}
+
+#[test]
+fn child_that_outlives_the_server_is_killed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid_file = dir.path().join("pids");
+    let mut cmd = mcpcheck();
+    cmd.env("FIXTURE_PID_FILE", &pid_file);
+    let r = guard_with(cmd, &[], &[python(), &fixture("forks_child")]);
+    assert_eq!(r.issues(), pairs(&[]));
+    assert_eq!(r.exit, 0);
+    let pids = std::fs::read_to_string(&pid_file).expect("pid file");
+    assert_eq!(pids.lines().count(), 2, "server and its child recorded");
+    assert_eq!(
+        survivors(&pid_file, Duration::from_secs(5)),
+        Vec::<u32>::new()
+    );
+}
+
+#[test]
+fn stdout_flood_is_cut_off_with_bounded_memory_and_nothing_left() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid_file = dir.path().join("pids");
+    let mut cmd = mcpcheck();
+    cmd.env("FIXTURE_PID_FILE", &pid_file)
+        .args(["guard", "--json", "--", python(), &fixture("flood_stdout")])
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn mcpcheck");
+    // VmHWM is the peak resident set so far; the last reading before exit is the run's peak.
+    let mut peak_kib = 0u64;
+    while child.try_wait().expect("try_wait").is_none() {
+        if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", child.id())) {
+            if let Some(kib) = status
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+            {
+                peak_kib = peak_kib.max(kib);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let out = child.wait_with_output().expect("output");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
+    let codes: Vec<&str> = json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| i["code"].as_str().expect("code"))
+        .collect();
+    assert_eq!(
+        codes,
+        vec!["stdout-non-json", "stdout-output-limit-exceeded"]
+    );
+    assert!(peak_kib > 0, "peak memory was sampled");
+    // 100 MB were offered; the guard holds at most its 1 MiB budget plus its own footprint.
+    assert!(peak_kib < 64 * 1024, "guard peak RSS {peak_kib} KiB");
+    assert_eq!(
+        survivors(&pid_file, Duration::from_secs(5)),
+        Vec::<u32>::new()
+    );
+}
+
+#[test]
+fn stderr_flood_is_drained_and_reported_as_a_warning() {
+    let r = expect(
+        "stderr_flood",
+        &[],
+        "warning",
+        &[("stderr-output-limit-exceeded", "warning")],
+    );
+    assert_eq!(r.json["stderr"]["totalBytes"], 5 * 1024 * 1024);
+}
+
+#[test]
+fn cwd_is_where_the_server_runs() {
+    let r = guard(
+        &[
+            "--cwd",
+            &repo().join("tests/fixtures/servers").display().to_string(),
+        ],
+        &[python(), "clean.py"],
+    );
+    assert_eq!(r.issues(), pairs(&[]));
+    assert_eq!(r.exit, 0);
+}

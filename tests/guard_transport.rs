@@ -1,0 +1,303 @@
+//! stdio transport and JSON-RPC faults, each reproduced by its own fixture server.
+
+mod common;
+use common::*;
+
+/// Runs a fixture and asserts the exact findings, the verdict and the exit code.
+fn expect(name: &str, options: &[&str], status: &str, findings: &[(&str, &str)]) -> GuardResult {
+    let r = guard_fixture(name, options);
+    assert_eq!(
+        r.issues(),
+        pairs(findings),
+        "{name}: {:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.status(), status, "{name}");
+    let has_error = findings.iter().any(|(_, s)| *s == "error");
+    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
+    assert_eq!(r.json["ok"], !has_error);
+    r
+}
+
+#[test]
+fn clean_server_has_no_finding() {
+    let r = expect("clean", &[], "pass", &[]);
+    assert_eq!(
+        r.json["summary"]["primaryIssueCode"],
+        serde_json::Value::Null
+    );
+    assert_eq!(r.json["negotiatedProtocol"], "2025-11-25");
+    assert_eq!(r.json["initialized"], true);
+    assert_eq!(r.json["toolSchema"]["valid"], 2);
+    assert_eq!(r.json["process"]["outcome"], "exited-on-stdin-close");
+    for check in r.json["checks"].as_object().expect("checks").values() {
+        assert_eq!(check["status"], "pass");
+    }
+}
+
+#[test]
+fn banner_before_initialize_is_non_json_on_line_1() {
+    let r = expect(
+        "banner_before_initialize",
+        &[],
+        "fail",
+        &[("stdout-non-json", "error")],
+    );
+    let issue = r.issue("stdout-non-json");
+    assert_eq!(issue["location"]["stdoutLine"], 1);
+    assert_eq!(issue["evidence"], "Starting fixture server v1");
+    assert_eq!(r.class(), Some("stdioTransport"));
+    assert_eq!(r.json["summary"]["primaryIssueCode"], "stdout-non-json");
+}
+
+#[test]
+fn log_after_initialize_is_non_json_on_line_2() {
+    let r = expect(
+        "log_after_initialize",
+        &[],
+        "fail",
+        &[("stdout-non-json", "error")],
+    );
+    assert_eq!(r.issue("stdout-non-json")["location"]["stdoutLine"], 2);
+}
+
+#[test]
+fn late_stdout_write_is_caught_by_the_settle_window() {
+    let r = expect(
+        "late_stdout_write",
+        &["--settle", "1500"],
+        "fail",
+        &[("stdout-non-json", "error")],
+    );
+    assert_eq!(r.issue("stdout-non-json")["evidence"], "late log line");
+}
+
+#[test]
+fn empty_line_is_a_warning() {
+    let r = expect(
+        "empty_line",
+        &[],
+        "warning",
+        &[("stdout-empty-line", "warning")],
+    );
+    assert_eq!(r.class(), Some("stdioTransport"));
+}
+
+#[test]
+fn content_length_framing_is_named_as_the_cause() {
+    // The client never sees a newline-terminated answer, so initialize also times out.
+    expect(
+        "content_length_framing",
+        &["--timeout", "1500"],
+        "fail",
+        &[
+            ("initialize-timeout", "error"),
+            ("stdout-content-length-framing", "error"),
+        ],
+    );
+}
+
+#[test]
+fn missing_trailing_newline_is_reported_with_the_timeout_it_causes() {
+    let r = expect(
+        "no_trailing_newline",
+        &["--timeout", "1500"],
+        "fail",
+        &[
+            ("initialize-timeout", "error"),
+            ("stdout-without-newline", "error"),
+        ],
+    );
+    assert_eq!(
+        r.issue("stdout-without-newline")["detailCode"],
+        "json-without-newline"
+    );
+    assert_eq!(r.class(), Some("stdioTransport"));
+}
+
+#[test]
+fn huge_line_stops_the_run() {
+    let r = expect(
+        "huge_line",
+        &[],
+        "fail",
+        &[("stdout-line-too-large", "error")],
+    );
+    assert_eq!(
+        r.issue("stdout-line-too-large")["location"]["stdoutLine"],
+        2
+    );
+    assert_eq!(r.json["process"]["outcome"], "killed-for-limit");
+}
+
+#[test]
+fn line_limit_is_configurable() {
+    let r = expect(
+        "clean",
+        &["--max-stdout-line-bytes", "100"],
+        "fail",
+        &[("stdout-line-too-large", "error")],
+    );
+    assert_eq!(
+        r.issue("stdout-line-too-large")["location"]["stdoutLine"],
+        1
+    );
+}
+
+#[test]
+fn flood_stops_at_the_output_limit() {
+    let r = expect(
+        "flood_stdout",
+        &[],
+        "fail",
+        &[
+            ("stdout-non-json", "error"),
+            ("stdout-output-limit-exceeded", "error"),
+        ],
+    );
+    assert_eq!(r.json["process"]["outcome"], "killed-for-limit");
+    assert_eq!(r.json["process"]["killedByGuard"], true);
+    let bytes = r.json["stdout"]["bytes"].as_u64().expect("bytes");
+    assert!(bytes > 1_048_576, "read past the limit: {bytes}");
+}
+
+#[test]
+fn invalid_utf8_is_reported() {
+    let r = expect(
+        "invalid_utf8",
+        &[],
+        "fail",
+        &[("stdout-invalid-utf8", "error")],
+    );
+    assert_eq!(r.issue("stdout-invalid-utf8")["location"]["stdoutLine"], 2);
+}
+
+#[test]
+fn crlf_line_endings_are_a_warning() {
+    expect(
+        "crlf_line_endings",
+        &[],
+        "warning",
+        &[("stdout-carriage-return", "warning")],
+    );
+}
+
+#[test]
+fn wrong_jsonrpc_version() {
+    let r = expect(
+        "wrong_jsonrpc_version",
+        &[],
+        "fail",
+        &[("stdout-invalid-json-rpc", "error")],
+    );
+    assert_eq!(
+        r.issue("stdout-invalid-json-rpc")["detailCode"],
+        "wrong-jsonrpc-version"
+    );
+    assert_eq!(r.class(), Some("mcpProtocol"));
+}
+
+#[test]
+fn result_and_error_together() {
+    let r = expect(
+        "result_and_error",
+        &[],
+        "fail",
+        &[("stdout-invalid-json-rpc", "error")],
+    );
+    assert_eq!(
+        r.issue("stdout-invalid-json-rpc")["detailCode"],
+        "result-and-error"
+    );
+}
+
+#[test]
+fn error_code_that_is_a_string() {
+    let r = expect(
+        "error_code_string",
+        &[],
+        "fail",
+        &[("stdout-invalid-json-rpc", "error")],
+    );
+    assert_eq!(
+        r.issue("stdout-invalid-json-rpc")["detailCode"],
+        "error-code-not-integer"
+    );
+}
+
+#[test]
+fn batch_response_is_reported() {
+    let r = expect(
+        "batch_response",
+        &[],
+        "fail",
+        &[("stdout-invalid-json-rpc", "error")],
+    );
+    assert_eq!(r.issue("stdout-invalid-json-rpc")["detailCode"], "batch");
+    // The batch still answered tools/list, so nothing cascades into a timeout.
+    assert_eq!(r.json["toolSchema"]["total"], 2);
+}
+
+#[test]
+fn json_that_is_not_an_object() {
+    let r = expect(
+        "json_not_object",
+        &[],
+        "fail",
+        &[("stdout-invalid-json-rpc", "error")],
+    );
+    assert_eq!(
+        r.issue("stdout-invalid-json-rpc")["detailCode"],
+        "not-an-object"
+    );
+}
+
+#[test]
+fn response_to_an_unknown_id() {
+    let r = expect(
+        "unknown_response_id",
+        &[],
+        "fail",
+        &[("response-id-mismatch", "error")],
+    );
+    assert_eq!(r.issue("response-id-mismatch")["detailCode"], "unknown-id");
+}
+
+#[test]
+fn string_ids_for_integer_requests() {
+    expect(
+        "string_id",
+        &[],
+        "fail",
+        &[("response-id-type-mismatch", "error")],
+    );
+}
+
+#[test]
+fn reply_to_a_notification() {
+    expect(
+        "replies_to_notification",
+        &[],
+        "fail",
+        &[("notification-response", "error")],
+    );
+}
+
+#[test]
+fn server_requests_are_answered_like_a_real_client() {
+    // The fixture prints plain text on stdout if ping or roots/list is answered wrongly.
+    let r = expect("server_asks_client", &["--settle", "1000"], "pass", &[]);
+    let asked = r.json["stdout"]["serverRequests"]
+        .as_array()
+        .expect("serverRequests");
+    let methods: Vec<(&str, bool)> = asked
+        .iter()
+        .map(|q| {
+            (
+                q["method"].as_str().expect("method"),
+                q["answeredWithError"].as_bool().expect("bool"),
+            )
+        })
+        .collect();
+    assert_eq!(methods, vec![("ping", false), ("roots/list", true)]);
+}
