@@ -3,7 +3,6 @@
 use super::{plural, redact_argv, Status, Verdict};
 use crate::finding::{excerpt, Severity};
 use crate::guard::GuardRun;
-use crate::protocol::jsonrpc::LineContent;
 use crate::session::transcript::{Outcome, Purpose};
 use serde_json::Value;
 use std::fmt::Write;
@@ -31,7 +30,7 @@ pub fn render(run: &GuardRun, style: Style) -> String {
     let headline = match verdict.status {
         Status::Pass => style.paint("1;32", "PASS"),
         Status::Warning => style.paint("1;33", "WARN"),
-        Status::NeedsInspection => style.paint("1;35", "INSPECT"),
+        Status::NeedsInspection => style.paint("1;31", "FAIL (needs inspection)"),
         Status::Fail => style.paint("1;31", "FAIL"),
     };
     let argv: Vec<String> = std::iter::once(run.command.program.clone())
@@ -63,11 +62,7 @@ pub fn render(run: &GuardRun, style: Style) -> String {
             .map(|s| format!(" · server: {s}"))
             .unwrap_or_default()
     );
-    let invalid = t
-        .frames
-        .iter()
-        .filter(|f| !matches!(f.content, LineContent::Single { .. }))
-        .count();
+    let invalid = t.frames.iter().filter(|f| !f.is_valid_message()).count();
     let stderr = &t.process.stderr;
     let _ = writeln!(
         out,

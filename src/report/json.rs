@@ -4,7 +4,6 @@ use super::{redact_argv, Status, Verdict};
 use crate::finding::{excerpt, IssueClass, Severity};
 use crate::guard::GuardRun;
 use crate::process::{ExitKind, ShutdownPath};
-use crate::protocol::jsonrpc::LineContent;
 use crate::session::advertises;
 use crate::session::transcript::{ListKind, Outcome, Phase, Purpose};
 use serde_json::{json, Map, Value};
@@ -219,11 +218,7 @@ fn issue_classes(run: &GuardRun) -> Value {
 
 fn stdout_facts(run: &GuardRun) -> Value {
     let t = &run.transcript;
-    let invalid = t
-        .frames
-        .iter()
-        .filter(|f| !matches!(f.content, LineContent::Single { .. }) || f.had_carriage_return)
-        .count();
+    let invalid = t.frames.iter().filter(|f| !f.is_valid_message()).count();
     json!({
         "frames": t.frames.len(),
         "invalidFrames": invalid,

@@ -26,7 +26,7 @@ impl Status {
         match self {
             Status::Pass => "PASS",
             Status::Warning => "WARN",
-            Status::NeedsInspection => "INSPECT",
+            Status::NeedsInspection => "FAIL (needs inspection)",
             Status::Fail => "FAIL",
         }
     }

@@ -210,7 +210,9 @@ impl Driver<'_> {
                 .and_then(Value::as_array)
                 .cloned();
             cursor = match result.get("nextCursor") {
+                // Clients stop on an empty cursor as on a missing one.
                 None | Some(Value::Null) => None,
+                Some(Value::String(next)) if next.is_empty() => None,
                 Some(Value::String(next)) => Some(next.clone()),
                 Some(_) => {
                     probe.paging_problem = Some(PagingProblem::CursorNotString);

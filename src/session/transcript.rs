@@ -178,6 +178,17 @@ pub struct Frame {
     pub dispositions: Vec<Disposition>,
 }
 
+impl Frame {
+    /// One well-formed JSON-RPC message on a cleanly terminated line.
+    pub fn is_valid_message(&self) -> bool {
+        !self.had_carriage_return
+            && matches!(
+                &self.content,
+                LineContent::Single { message, .. } if !matches!(message, crate::protocol::jsonrpc::Message::Invalid { .. })
+            )
+    }
+}
+
 /// A request the server sent to the client, and how the guard answered it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

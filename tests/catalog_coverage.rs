@@ -1,0 +1,22 @@
+//! Every finding code has an integration test that expects it exactly.
+
+#[test]
+fn every_code_is_expected_by_an_integration_test() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut sources = String::new();
+    for entry in std::fs::read_dir(&dir).expect("tests dir") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("catalog_coverage.rs") {
+            sources.push_str(&std::fs::read_to_string(&path).expect("read test"));
+        }
+    }
+    let missing: Vec<&str> = mcpcheck::catalog::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|code| !sources.contains(&format!("(\"{code}\", \"")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "codes without an exact-findings test: {missing:?}"
+    );
+}
