@@ -210,8 +210,9 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// Invisible characters that can hide or reorder text: bidi controls, zero-width marks, BOM.
 fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}')
 }
 
 /// Findings in a stable order: most severe first, then by code name, then by place.
@@ -234,6 +235,7 @@ mod tests {
         assert_eq!(excerpt("a\nb\x1b[31m", 100), "a\\nb\\u{1b}[31m");
         assert_eq!(excerpt("abcdef", 3), "abc…");
         assert_eq!(excerpt("x\u{202e}y", 10), "x\\u{202e}y");
+        assert_eq!(excerpt("\u{feff}{", 10), "\\u{feff}{");
     }
 
     #[test]

@@ -34,11 +34,20 @@ fn clap_error(e: clap::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let rendered = e.render().to_string();
-    let first = rendered
-        .lines()
-        .find(|l| !l.trim().is_empty())
+    // clap's first line, plus the indented lines that complete it ("...not provided:\n  <CMD>...").
+    let mut lines = rendered.lines().skip_while(|l| l.trim().is_empty());
+    let mut first = lines
+        .next()
         .unwrap_or("invalid arguments")
-        .trim_start_matches("error: ");
+        .trim_start_matches("error: ")
+        .to_string();
+    if first.ends_with(':') {
+        let rest: Vec<&str> = lines
+            .take_while(|l| l.starts_with("  "))
+            .map(str::trim)
+            .collect();
+        first = format!("{first} {}", rest.join(", "));
+    }
     let _ = writeln!(
         std::io::stderr(),
         "mcpcheck: error: {first}; see `mcpcheck --help`"

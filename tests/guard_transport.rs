@@ -46,6 +46,7 @@ fn banner_before_initialize_is_non_json_on_line_1() {
     let issue = r.issue("stdout-non-json");
     assert_eq!(issue["location"]["stdoutLine"], 1);
     assert_eq!(issue["evidence"], "Starting fixture server v1");
+    assert_eq!(issue["detailCode"], "plain-text");
     assert_eq!(r.class(), Some("stdioTransport"));
     assert_eq!(r.json["summary"]["primaryIssueCode"], "stdout-non-json");
 }
@@ -59,6 +60,37 @@ fn log_after_initialize_is_non_json_on_line_2() {
         &[("stdout-non-json", "error")],
     );
     assert_eq!(r.issue("stdout-non-json")["location"]["stdoutLine"], 2);
+}
+
+#[test]
+fn pretty_printed_json_is_named_as_the_cause() {
+    let r = expect(
+        "pretty_printed_json",
+        &["--timeout", "1500"],
+        "fail",
+        &[
+            ("initialize-timeout", "error"),
+            ("stdout-non-json", "error"),
+        ],
+    );
+    let issue = r.issue("stdout-non-json");
+    assert_eq!(issue["detailCode"], "multi-line-json");
+    assert_eq!(issue["evidence"], "{");
+    assert_eq!(r.class(), Some("stdioTransport"));
+}
+
+#[test]
+fn byte_order_mark_is_named_as_the_cause() {
+    let r = expect(
+        "bom_before_json",
+        &["--timeout", "1500"],
+        "fail",
+        &[
+            ("initialize-timeout", "error"),
+            ("stdout-non-json", "error"),
+        ],
+    );
+    assert_eq!(r.issue("stdout-non-json")["detailCode"], "byte-order-mark");
 }
 
 #[test]

@@ -162,8 +162,19 @@ fn capability_checks(run: &GuardRun, capabilities: &Value) -> Value {
             .collect();
         let status = match (advertised, probe) {
             (false, _) | (true, None) => "skipped",
-            (true, Some(_)) if codes.is_empty() => "pass",
-            _ => "fail",
+            (true, Some(_)) if !codes.is_empty() => "fail",
+            // No finding, but an answer was cut off by a limit or a broken envelope.
+            (true, Some(p))
+                if p.exchanges.iter().any(|&i| {
+                    !matches!(
+                        run.transcript.exchanges[i].outcome,
+                        Outcome::Result(_) | Outcome::Error(_)
+                    )
+                }) =>
+            {
+                "incomplete"
+            }
+            _ => "pass",
         };
         out.insert(
             list.method().to_string(),
@@ -190,6 +201,7 @@ fn checks(run: &GuardRun) -> Value {
             Some(_) => "warning",
         };
         let mut codes: Vec<&str> = check.findings.iter().map(|f| f.code.as_str()).collect();
+        codes.sort_unstable();
         codes.dedup();
         out.insert(
             check.name.to_string(),

@@ -392,7 +392,7 @@ impl Driver<'_> {
         let answered_with_error = method != "ping";
         self.t.server_requests.push(ServerRequest {
             line,
-            method,
+            method: crate::finding::excerpt(&method, 128),
             answered_with_error,
         });
         self.pending_replies.push(reply);

@@ -94,19 +94,60 @@ fn non_json(t: &Transcript, lsp_framed: bool, out: &mut Vec<Finding>) {
         return;
     };
     let lines: Vec<u64> = offending.iter().map(|f| f.line).collect();
+    let (detail, cause) = if text.starts_with('\u{feff}') {
+        (
+            "byte-order-mark",
+            " The line starts with a UTF-8 byte-order mark.",
+        )
+    } else if is_pretty_printed(t, first.line) {
+        (
+            "multi-line-json",
+            " The server pretty-prints JSON across lines; write each message on one line.",
+        )
+    } else {
+        ("plain-text", "")
+    };
     out.push(
         Finding::new(
             Code::StdoutNonJson,
             format!(
-                "{} on stdout not JSON (line {}), first {}: a client fails to parse them.",
+                "{} on stdout not JSON (line {}), first {}: a client fails to parse them.{cause}",
                 plural(lines.len(), "line is", "lines are"),
                 line_list(&lines),
                 first.phase.describe()
             ),
         )
+        .detail(detail)
         .at(Location::stdout_line(first.line))
         .evidence(text),
     );
+}
+
+/// Whether the lines from `start` on, joined, form one JSON value: a message split across lines.
+fn is_pretty_printed(t: &Transcript, start: u64) -> bool {
+    const MAX_LINES: usize = 2000;
+    let mut joined = String::new();
+    let frames = t
+        .frames
+        .iter()
+        .skip_while(|f| f.line < start)
+        .take(MAX_LINES);
+    for (i, frame) in frames.enumerate() {
+        let LineContent::NonJson { text } = &frame.content else {
+            return false;
+        };
+        if i == 0 && !text.trim_start().starts_with(['{', '[']) {
+            return false;
+        }
+        joined.push_str(text);
+        joined.push('\n');
+        if text.trim_end().ends_with(['}', ']'])
+            && serde_json::from_str::<serde_json::Value>(&joined).is_ok()
+        {
+            return true;
+        }
+    }
+    false
 }
 
 fn contains_header(text: &str) -> bool {
