@@ -1,8 +1,29 @@
 //! Every finding code with its metadata, in one place. Listings, `explain`, JSON and
 //! (later) SARIF rules and docs are generated from this table so they cannot drift.
 
-use crate::finding::{IssueClass, Severity};
+use crate::finding::{IssueClass, Risk, Severity};
 use serde::{Serialize, Serializer};
+
+/// How often a finding of this code is right when it fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Precision {
+    VeryHigh,
+    High,
+    Medium,
+    Low,
+}
+
+impl Precision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Precision::VeryHigh => "very-high",
+            Precision::High => "high",
+            Precision::Medium => "medium",
+            Precision::Low => "low",
+        }
+    }
+}
 
 /// Metadata of one code.
 #[derive(Debug)]
@@ -13,10 +34,17 @@ pub struct CodeMeta {
     pub severity: Severity,
     /// Why it matters and how to fix it.
     pub help: &'static str,
+    pub precision: Precision,
+    /// Security rules: their default risk and OWASP MCP Top 10 (2025 v0.1) category, e.g. "MCP01".
+    pub risk: Option<Risk>,
+    pub owasp: Option<&'static str>,
 }
 
+/// Builds the code table. Each entry:
+/// `Variant => "code", Class, Severity, "title", "help" [, precision = P] [, risk = R, owasp = "MCPnn"];`
 macro_rules! catalog {
-    ($( $variant:ident => $code:literal, $class:ident, $severity:ident, $title:literal, $help:literal; )+) => {
+    ($( $variant:ident => $code:literal, $class:ident, $severity:ident, $title:literal, $help:literal
+        $(, precision = $precision:ident)? $(, risk = $risk:ident, owasp = $owasp:literal)? ; )+) => {
         /// A stable finding code.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code { $( $variant, )+ }
@@ -30,8 +58,17 @@ macro_rules! catalog {
             class: IssueClass::$class,
             severity: Severity::$severity,
             help: $help,
+            precision: catalog!(@precision $($precision)?),
+            risk: catalog!(@risk $($risk)?),
+            owasp: catalog!(@owasp $($owasp)?),
         }, )+ ];
     };
+    (@precision) => { Precision::VeryHigh };
+    (@precision $p:ident) => { Precision::$p };
+    (@risk) => { None };
+    (@risk $r:ident) => { Some(Risk::$r) };
+    (@owasp) => { None };
+    (@owasp $o:literal) => { Some($o) };
 }
 
 catalog! {

@@ -22,6 +22,49 @@ impl Severity {
     }
 }
 
+/// The risk of a security finding, on the scale security reviewers use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Risk {
+    Info,
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl Risk {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Risk::Info => "info",
+            Risk::Low => "low",
+            Risk::Medium => "medium",
+            Risk::High => "high",
+            Risk::Critical => "critical",
+        }
+    }
+
+    /// The severity a risk maps to in the one finding model.
+    pub fn severity(self) -> Severity {
+        match self {
+            Risk::Info => Severity::Note,
+            Risk::Low | Risk::Medium => Severity::Warning,
+            Risk::High | Risk::Critical => Severity::Error,
+        }
+    }
+
+    /// GitHub's `security-severity` score (0.0–10.0) for SARIF.
+    pub fn score(self) -> f64 {
+        match self {
+            Risk::Info => 1.0,
+            Risk::Low => 3.0,
+            Risk::Medium => 5.5,
+            Risk::High => 8.0,
+            Risk::Critical => 9.5,
+        }
+    }
+}
+
 /// The family a finding belongs to; it decides the verdict's wording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,13 +75,19 @@ pub enum IssueClass {
     StdioTransport,
     /// The messages break JSON-RPC or the MCP lifecycle.
     McpProtocol,
+    /// Source code that would break the stdio channel (found without running it).
+    StaticSource,
+    /// A configuration or advertised surface that puts users at risk.
+    Security,
 }
 
 impl IssueClass {
-    pub const ALL: [IssueClass; 3] = [
+    pub const ALL: [IssueClass; 5] = [
         IssueClass::InstallRuntime,
         IssueClass::StdioTransport,
         IssueClass::McpProtocol,
+        IssueClass::StaticSource,
+        IssueClass::Security,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -46,6 +95,8 @@ impl IssueClass {
             IssueClass::InstallRuntime => "installRuntime",
             IssueClass::StdioTransport => "stdioTransport",
             IssueClass::McpProtocol => "mcpProtocol",
+            IssueClass::StaticSource => "staticSource",
+            IssueClass::Security => "security",
         }
     }
 }
@@ -60,6 +111,11 @@ pub struct Location {
     pub line: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u64>,
+    /// Where the region ends (inclusive line, exclusive column), 1-based.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_column: Option<u64>,
     /// 1-based line of the server's stdout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stdout_line: Option<u64>,
@@ -139,20 +195,58 @@ pub struct Finding {
     /// How to fix this instance; the catalog's help covers the general case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
+    /// A safe textual fix that a tool may apply (carried into SARIF `fixes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<Replacement>,
+    /// Security findings: their risk (the severity follows from it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub risk: Option<Risk>,
+    /// The language of the source a finding points into (source scan).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<&'static str>,
+}
+
+/// A machine-applicable edit in the file of the finding's location.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Replacement {
+    pub description: String,
+    /// 1-based start line and column, end line and exclusive end column of the replaced text.
+    pub start_line: u64,
+    pub start_column: u64,
+    pub end_line: u64,
+    pub end_column: u64,
+    pub text: String,
 }
 
 impl Finding {
     /// A finding at the code's default severity.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
+        let meta = code.meta();
         Self {
             code,
-            severity: code.meta().severity,
+            severity: meta.risk.map_or(meta.severity, Risk::severity),
             message: message.into(),
             detail_code: None,
             location: Location::default(),
             evidence: None,
             fix: None,
+            replacement: None,
+            risk: meta.risk,
+            language: None,
         }
+    }
+
+    /// Sets the risk of a security finding, and the severity that follows from it.
+    pub fn risk(mut self, risk: Risk) -> Self {
+        self.risk = Some(risk);
+        self.severity = risk.severity();
+        self
+    }
+
+    pub fn replacement(mut self, replacement: Replacement) -> Self {
+        self.replacement = Some(replacement);
+        self
     }
 
     pub fn class(&self) -> IssueClass {

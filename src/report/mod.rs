@@ -56,7 +56,9 @@ fn class_rank(class: IssueClass) -> u8 {
     match class {
         IssueClass::StdioTransport => 0,
         IssueClass::McpProtocol => 1,
-        IssueClass::InstallRuntime => 2,
+        IssueClass::Security => 2,
+        IssueClass::StaticSource => 3,
+        IssueClass::InstallRuntime => 4,
     }
 }
 
