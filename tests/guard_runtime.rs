@@ -206,6 +206,22 @@ fn child_that_outlives_the_server_is_killed() {
 }
 
 #[test]
+fn daemon_that_left_the_process_group_is_killed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid_file = dir.path().join("pids");
+    let mut cmd = mcpcheck();
+    cmd.env("FIXTURE_PID_FILE", &pid_file);
+    let r = guard_with(cmd, &[], &[python(), &fixture("daemonizes")]);
+    assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+    let pids = std::fs::read_to_string(&pid_file).expect("pid file");
+    assert_eq!(pids.lines().count(), 2, "server and its daemon recorded");
+    assert_eq!(
+        survivors(&pid_file, Duration::from_secs(5)),
+        Vec::<u32>::new()
+    );
+}
+
+#[test]
 fn stdout_flood_is_cut_off_with_bounded_memory_and_nothing_left() {
     let dir = tempfile::tempdir().expect("tempdir");
     let pid_file = dir.path().join("pids");

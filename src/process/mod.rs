@@ -2,6 +2,8 @@
 //!
 //! Nothing above this module touches a raw pid.
 
+mod tree;
+
 use crate::protocol::framing::{LineEvent, LineSplitter, RawLine};
 use nix::errno::Errno;
 use nix::sys::signal::{killpg, Signal};
@@ -262,6 +264,7 @@ impl ServerProcess {
                 hint: "this is a bug in mcpcheck; please report it",
             });
         };
+        tree::register_leader(pid as i32);
         let stderr_capture = Arc::new(Mutex::new(StderrCapture::default()));
         let stderr_task = tokio::spawn(drain_stderr(
             stderr,
@@ -360,6 +363,7 @@ impl ServerProcess {
     /// Ends the process the way a client should: close stdin, wait, SIGTERM, wait, SIGKILL.
     /// Whatever the leader did, every process left in its group is killed and reaped.
     pub async fn shutdown(&mut self, grace: Duration, term_grace: Duration) -> ShutdownReport {
+        let escaped = tree::escaped_candidates(self.pgid.as_raw());
         let path = if self.poll_exit().is_some() {
             ShutdownPath::AlreadyExited
         } else {
@@ -379,7 +383,7 @@ impl ServerProcess {
             }
         };
         self.stdin = None;
-        let killed_leftover_group = self.kill_group().await;
+        let killed_leftover_group = self.kill_group(escaped).await;
         self.finish_stderr().await;
         ShutdownReport {
             path,
@@ -391,10 +395,11 @@ impl ServerProcess {
     /// Ends the process at once (a limit was hit); no grace.
     pub async fn kill_now(&mut self) -> ShutdownReport {
         let already = self.poll_exit().is_some();
+        let escaped = tree::escaped_candidates(self.pgid.as_raw());
         self.stdin = None;
         let _ = killpg(self.pgid, Signal::SIGKILL);
         self.wait_exit_within(Duration::from_secs(5)).await;
-        self.kill_group().await;
+        self.kill_group(escaped).await;
         self.finish_stderr().await;
         ShutdownReport {
             path: if already {
@@ -411,8 +416,13 @@ impl ServerProcess {
         tokio::time::timeout(limit, self.wait_exit()).await.is_ok()
     }
 
-    /// Kills what is left of the group and reaps any member re-parented to us.
-    async fn kill_group(&mut self) -> bool {
+    /// Kills what is left of the group, and the descendants that left it (`escaped`, taken
+    /// before the leader died, plus orphans re-parented to us since), and reaps them.
+    async fn kill_group(&mut self, mut escaped: Vec<i32>) -> bool {
+        tree::unregister_leader(self.pgid.as_raw());
+        escaped.extend(tree::escaped_candidates(self.pgid.as_raw()));
+        escaped.sort_unstable();
+        escaped.dedup();
         let alive = killpg(self.pgid, None::<Signal>).is_ok();
         if alive {
             let _ = killpg(self.pgid, Signal::SIGKILL);
@@ -438,7 +448,8 @@ impl ServerProcess {
                 Err(_) => break,
             }
         }
-        alive
+        tree::kill_and_reap(&escaped).await;
+        alive || !escaped.is_empty()
     }
 
     /// Lets the stderr reader catch up, then stops it (a grandchild may hold the pipe open).

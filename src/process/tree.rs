@@ -1,0 +1,111 @@
+//! The processes a server left behind outside its process group (daemons that called
+//! `setsid`), found through /proc so they can be killed and reaped too.
+
+use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Leaders of the server groups this process is running, so orphans re-parented to us
+/// can be told apart from them.
+static LEADERS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+pub fn register_leader(pid: i32) {
+    if let Ok(mut l) = LEADERS.lock() {
+        l.insert(pid);
+    }
+}
+
+pub fn unregister_leader(pid: i32) {
+    if let Ok(mut l) = LEADERS.lock() {
+        l.remove(&pid);
+    }
+}
+
+/// (pid, parent pid) of every process, from /proc.
+fn process_table() -> Vec<(i32, i32)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|entry| {
+        let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name may hold spaces and parentheses; fields resume after the last ')'.
+        let rest = stat.rsplit_once(')')?.1;
+        let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+        Some((pid, ppid))
+    })
+    .collect()
+}
+
+/// Every descendant of `leader`, plus orphans already re-parented to this process
+/// (which is a child subreaper) that are not the leader of another running server.
+pub fn escaped_candidates(leader: i32) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let table = process_table();
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    for &(pid, ppid) in &table {
+        children.entry(ppid).or_default().push(pid);
+    }
+    let leaders = LEADERS.lock().map(|l| l.clone()).unwrap_or_default();
+    let mut found = Vec::new();
+    let mut stack = vec![leader];
+    stack.extend(
+        children
+            .get(&me)
+            .into_iter()
+            .flatten()
+            .filter(|p| !leaders.contains(p) && **p != leader),
+    );
+    while let Some(pid) = stack.pop() {
+        if pid != leader {
+            found.push(pid);
+        }
+        if let Some(kids) = children.get(&pid) {
+            stack.extend(kids);
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// Kills the given processes and reaps those that are (or become) our children.
+pub async fn kill_and_reap(pids: &[i32]) {
+    for &pid in pids {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut pending: Vec<i32> = pids.to_vec();
+    while !pending.is_empty() && Instant::now() < deadline {
+        pending.retain(|&pid| {
+            match waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) => true,
+                Ok(_) => false,
+                // Not our child (yet): it goes away on its own once its parent reaps it.
+                Err(_) => kill(Pid::from_raw(pid), None::<Signal>).is_ok(),
+            }
+        });
+        if !pending.is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_process_table_includes_this_process_and_its_parent() {
+        let me = std::process::id() as i32;
+        let table = process_table();
+        let entry = table.iter().find(|(pid, _)| *pid == me).copied();
+        assert_eq!(
+            entry.map(|(_, ppid)| ppid),
+            Some(std::os::unix::process::parent_id() as i32)
+        );
+    }
+}
