@@ -203,6 +203,11 @@ catalog! {
     ToolDescriptionMissing => "tool-description-missing", McpProtocol, Warning,
         "A tool has no description",
         "Models choose tools by their description. Describe what the tool does and when to use it.";
+
+    // Wire schema.
+    WireSchemaInvalid => "wire-schema-invalid", McpProtocol, Warning,
+        "A message does not match the official MCP schema",
+        "Every message is checked against the official JSON schema of the negotiated protocol version. The finding names the JSON pointer of the offending value and the schema definition it breaks; fix the server to send what the schema requires. Clients built on the official SDKs validate the same shapes and reject or mis-handle what does not match.";
 }
 
 impl Code {

@@ -331,3 +331,47 @@ fn tool_without_description_is_a_warning() {
         &[("tool-description-missing", "warning")],
     );
 }
+
+#[test]
+fn wire_schema_names_the_pointer_and_definition() {
+    let r = expect(
+        "prompt_arguments_not_array",
+        &[],
+        "warning",
+        &[("wire-schema-invalid", "warning")],
+    );
+    let issue = r.issue("wire-schema-invalid");
+    assert_eq!(issue["location"]["logical"], "/result/prompts/0/arguments");
+    let message = issue["message"].as_str().expect("message");
+    assert!(
+        message.contains("/result/prompts/0/arguments: {\"name\":\"who\"} is not of type \"array\" (Prompt.arguments)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn wire_schema_covers_server_notifications() {
+    let r = expect(
+        "log_level_invalid",
+        &[],
+        "warning",
+        &[("wire-schema-invalid", "warning")],
+    );
+    let issue = r.issue("wire-schema-invalid");
+    assert_eq!(issue["location"]["logical"], "/params/level");
+    assert!(issue["message"]
+        .as_str()
+        .expect("message")
+        .contains("(LoggingLevel)"));
+}
+
+#[test]
+fn wire_schema_leaves_a_named_fault_to_its_specific_check() {
+    // The tool schema is also invalid on the wire; one fault gets one finding.
+    expect(
+        "input_schema_type_array",
+        &[],
+        "fail",
+        &[("tool-input-schema-invalid", "error")],
+    );
+}

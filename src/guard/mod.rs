@@ -31,12 +31,13 @@ pub struct GuardRun {
 pub async fn run(command: ServerCommand, plan: SessionPlan) -> GuardRun {
     process::become_subreaper();
     let transcript = session::run(&command, &plan).await;
-    let cx = CheckContext {
-        transcript: &transcript,
-    };
     let mut findings = Vec::new();
     let mut results = Vec::new();
     for check in checks::registry() {
+        let cx = CheckContext {
+            transcript: &transcript,
+            prior: &findings,
+        };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
         finding::sort(&mut found);

@@ -2,4 +2,5 @@
 
 pub mod framing;
 pub mod jsonrpc;
+pub mod schema;
 pub mod versions;

@@ -7,6 +7,7 @@ mod json_rpc;
 mod runtime;
 mod stdio;
 mod tool_schema;
+mod wire_schema;
 
 use crate::catalog::Code;
 use crate::finding::Finding;
@@ -17,6 +18,9 @@ pub use tool_schema::ToolSchemaSummary;
 /// What a check can read.
 pub struct CheckContext<'a> {
     pub transcript: &'a Transcript,
+    /// Findings of the checks that ran before, so a general check can leave a fault
+    /// to the specific check that already named it.
+    pub prior: &'a [Finding],
 }
 
 /// One check: a name for the report, the codes it may emit, and the inspection itself.
@@ -36,6 +40,7 @@ pub fn registry() -> Vec<Box<dyn Check>> {
         Box::new(initialize::Initialize),
         Box::new(capabilities::Capabilities),
         Box::new(tool_schema::ToolSchemas),
+        Box::new(wire_schema::WireSchema),
     ]
 }
 

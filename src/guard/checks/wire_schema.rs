@@ -1,0 +1,136 @@
+//! Every message the server sent, validated against the official schema of the negotiated revision.
+
+use super::{Check, CheckContext};
+use crate::catalog::Code;
+use crate::finding::{Finding, Location};
+use crate::protocol::jsonrpc::{LineContent, Message};
+use crate::protocol::schema::{WireSchemas, WireViolation};
+use crate::protocol::versions;
+use crate::session::transcript::{Disposition, Transcript};
+use serde_json::Value;
+
+pub struct WireSchema;
+
+impl Check for WireSchema {
+    fn name(&self) -> &'static str {
+        "wireSchema"
+    }
+
+    fn codes(&self) -> &'static [Code] {
+        &[Code::WireSchemaInvalid]
+    }
+
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Vec<Finding>) {
+        let t = cx.transcript;
+        // Compiled once per run; each definition lazily, on first use.
+        let Some(mut schemas) = WireSchemas::for_version(&schema_version(t)) else {
+            return;
+        };
+        for frame in &t.frames {
+            let messages: Vec<(&Message, &Value)> = match &frame.content {
+                LineContent::Single { message, value } => vec![(message, value)],
+                LineContent::Batch { messages } => messages.iter().map(|(m, v)| (m, v)).collect(),
+                _ => continue,
+            };
+            for ((message, value), disposition) in messages.into_iter().zip(&frame.dispositions) {
+                if already_reported(cx, frame.line, disposition) {
+                    continue;
+                }
+                let (what, violations) = match (message, disposition) {
+                    (
+                        Message::Response { outcome: Ok(_), .. },
+                        Disposition::Answered { exchange },
+                    ) => {
+                        let method = &t.exchanges[*exchange].method;
+                        (
+                            format!("`{method}` result"),
+                            schemas.check_result(method, value),
+                        )
+                    }
+                    (
+                        Message::Response {
+                            outcome: Err(_), ..
+                        },
+                        Disposition::Answered { exchange },
+                    ) => {
+                        let method = &t.exchanges[*exchange].method;
+                        (format!("`{method}` error"), schemas.check_error(value))
+                    }
+                    (Message::Notification { method, .. }, _) => (
+                        format!("notification `{}`", crate::finding::excerpt(method, 80)),
+                        schemas.check_server_message(method, value),
+                    ),
+                    (Message::Request { method, .. }, _) => (
+                        format!("request `{}`", crate::finding::excerpt(method, 80)),
+                        schemas.check_server_message(method, value),
+                    ),
+                    _ => continue,
+                };
+                if let Some(first) = violations.first() {
+                    out.push(finding(
+                        &what,
+                        frame.line,
+                        schemas.version(),
+                        first,
+                        &violations,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// A message a specific check already judged (its line, its request, or for tools/list
+/// the tool definitions) is left to that check: one fault, one finding.
+fn already_reported(cx: &CheckContext<'_>, line: u64, disposition: &Disposition) -> bool {
+    let method = match disposition {
+        Disposition::Answered { exchange } => {
+            Some(cx.transcript.exchanges[*exchange].method.as_str())
+        }
+        _ => None,
+    };
+    cx.prior.iter().any(|f| {
+        f.location.stdout_line == Some(line)
+            || (method.is_some() && f.location.request.as_deref() == method)
+            || (method == Some("tools/list") && f.code.as_str().starts_with("tool-"))
+    })
+}
+
+/// The revision to validate against: the negotiated one when it is real, else the requested one.
+fn schema_version(t: &Transcript) -> String {
+    t.initialize_result()
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .filter(|v| versions::is_known(v))
+        .map_or_else(|| t.protocol_requested.clone(), str::to_string)
+}
+
+fn finding(
+    what: &str,
+    line: u64,
+    version: &str,
+    first: &WireViolation,
+    all: &[WireViolation],
+) -> Finding {
+    let more = if all.len() > 1 {
+        format!(
+            " Also: {}.",
+            all[1..]
+                .iter()
+                .map(WireViolation::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    } else {
+        String::new()
+    };
+    let mut location = Location::stdout_line(line);
+    location.logical = Some(first.pointer.clone());
+    Finding::new(
+        Code::WireSchemaInvalid,
+        format!(
+            "The {what} on stdout line {line} does not match the {version} schema: {first}.{more}"
+        ),
+    )
+    .at(location)
+}
