@@ -204,6 +204,29 @@ catalog! {
         "A tool has no description",
         "Models choose tools by their description. Describe what the tool does and when to use it.";
 
+    // Guard depth: repeat runs, Python buffering, tool calls.
+    RepeatProtocolDrift => "repeat-protocol-drift", McpProtocol, Warning,
+        "Another run negotiated another protocol version",
+        "Runs of the same server with the same client must negotiate the same version. Make version negotiation deterministic.";
+    RepeatCapabilityDrift => "repeat-capability-drift", McpProtocol, Warning,
+        "Another run advertised other capabilities",
+        "Clients cache what a server advertises. Advertise the same capabilities on every start, or announce changes with list_changed notifications.";
+    RepeatToolDrift => "repeat-tool-drift", McpProtocol, Warning,
+        "Another run listed other tools",
+        "Tools that appear, vanish or change between starts confuse clients and can hide a rug pull. Keep the tool list stable, and pin what users approved.";
+    RepeatListShapeDrift => "repeat-list-shape-drift", McpProtocol, Warning,
+        "Another run listed a different number of prompts or resources",
+        "The prompts, resources or templates a server lists should not change between identical starts. Check for start-up races or state leaking between runs.";
+    PythonBufferedStdio => "python-buffered-stdio", StdioTransport, Error,
+        "Python block-buffered stdout: answers are never flushed",
+        "When stdout is a pipe, Python buffers it in blocks, so the answer to initialize sits in the buffer and the client times out. Flush after every message (print(..., flush=True)), or run with python -u or PYTHONUNBUFFERED=1.";
+    ToolCallError => "tool-call-error", McpProtocol, Warning,
+        "A declared-safe tool call returned isError",
+        "A tool call from safeToolCalls returned a result with isError: true. That is a tool-level failure, not a crash; check the recipe's arguments or the tool.";
+    ToolStructuredContentInvalid => "tool-structured-content-invalid", McpProtocol, Error,
+        "A tool result does not match the tool's outputSchema",
+        "A tool that declares an outputSchema must return structuredContent that validates against it. Clients validate it and reject the result otherwise.";
+
     // Wire schema.
     WireSchemaInvalid => "wire-schema-invalid", McpProtocol, Warning,
         "A message does not match the official MCP schema",

@@ -1,12 +1,7 @@
 //! Command-line interface: parse, validate, turn into engine inputs. No engine logic here.
 
-use crate::process::{ServerCommand, StdioLimits};
-use crate::protocol::versions;
-use crate::session::{PlannedRequest, SessionPlan};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde_json::Value;
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -40,53 +35,74 @@ pub enum Format {
 
 #[derive(Debug, Args)]
 pub struct GuardArgs {
+    /// JSON config file (command, env, requests, probes...); flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Depth of checking: custom, smoke, registry, ci or strict.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
     /// Working directory for the server.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
     /// Extra environment variable for the server (repeatable); values never appear in reports.
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
-    /// MCP protocol version to request.
-    #[arg(long, value_name = "VERSION", default_value = versions::DEFAULT_VERSION)]
-    pub protocol: String,
+    /// MCP protocol version to request (2024-11-05 … 2026-07-28), or `auto` [default: 2025-11-25].
+    #[arg(long, value_name = "VERSION")]
+    pub protocol: Option<String>,
+    /// Run one short session per known protocol version plus a bogus one and compare.
+    #[arg(long)]
+    pub protocol_matrix: bool,
     /// Send this request after the list probes (repeatable).
     #[arg(long = "request", value_name = "METHOD")]
     pub requests: Vec<String>,
     /// JSON params for the --request at the same position (repeatable).
     #[arg(long = "params", value_name = "JSON")]
     pub params: Vec<String>,
-    /// How long to wait for initialize and for each request, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 5000)]
-    pub timeout: u64,
+    /// Probe the list methods of advertised capabilities even if the profile does not.
+    #[arg(long, conflicts_with = "no_list_probes")]
+    pub list_probes: bool,
+    /// Do not probe the list methods.
+    #[arg(long)]
+    pub no_list_probes: bool,
+    /// Run the whole session N times (a fresh process each) and compare the runs.
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<u32>,
+    /// Adversarial probes: all, none, or a comma-separated list.
+    #[arg(long, value_name = "all|none|LIST")]
+    pub adversarial_probes: Option<String>,
+    /// How long to wait for initialize and for each request, in milliseconds [default: 5000].
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u64>,
     /// How long to keep listening for late stdout after the last answer, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 300)]
     pub settle: u64,
     /// How long the server has to exit after stdin closes (and again after SIGTERM), in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     pub shutdown_grace: u64,
-    /// Largest stdout line accepted, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 262_144)]
-    pub max_stdout_line_bytes: usize,
-    /// Most stdout accepted over the whole run, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 1_048_576)]
-    pub max_stdout_bytes: u64,
-    /// Stderr beyond this many bytes is reported (stderr is always drained).
-    #[arg(long, value_name = "BYTES", default_value_t = 1_048_576)]
-    pub max_stderr_bytes: u64,
+    /// Largest stdout line accepted, in bytes [default: 262144].
+    #[arg(long, value_name = "BYTES")]
+    pub max_stdout_line_bytes: Option<usize>,
+    /// Most stdout accepted over the whole run, in bytes [default: 1048576].
+    #[arg(long, value_name = "BYTES")]
+    pub max_stdout_bytes: Option<u64>,
+    /// Stderr beyond this many bytes is reported (stderr is always drained) [default: 1048576].
+    #[arg(long, value_name = "BYTES")]
+    pub max_stderr_bytes: Option<u64>,
     /// Most pages followed per list method.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_list_pages: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    /// Output format [default: human, or json under the ci and strict profiles].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Shorthand for --format json.
     #[arg(long)]
     pub json: bool,
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    /// The server command and its arguments, after `--` (or `command` in the config file).
+    #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
 }
 
@@ -94,120 +110,3 @@ pub struct GuardArgs {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
-
-impl GuardArgs {
-    pub fn format(&self) -> Format {
-        if self.json {
-            Format::Json
-        } else {
-            self.format
-        }
-    }
-
-    pub fn server_command(&self) -> Result<ServerCommand, UsageError> {
-        let (program, args) = self
-            .command
-            .split_first()
-            .ok_or_else(|| UsageError("no server command: give it after `--`, for example `mcpcheck guard -- python3 server.py`".into()))?;
-        if program.is_empty() {
-            return Err(UsageError(
-                "the server command is empty: give it after `--`".into(),
-            ));
-        }
-        if let Some(dir) = &self.cwd {
-            if !dir.is_dir() {
-                return Err(UsageError(format!(
-                    "--cwd {}: not a directory; give an existing directory",
-                    dir.display()
-                )));
-            }
-        }
-        let env = self
-            .env
-            .iter()
-            .map(|kv| match kv.split_once('=') {
-                Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-                _ => Err(UsageError(format!(
-                    "--env {:?}: expected KEY=VALUE",
-                    crate::finding::excerpt(kv.split('=').next().unwrap_or(""), 40)
-                ))),
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(ServerCommand {
-            program: program.clone(),
-            args: args.to_vec(),
-            cwd: self.cwd.clone(),
-            env,
-        })
-    }
-
-    pub fn session_plan(&self) -> Result<SessionPlan, UsageError> {
-        if !versions::INITIALIZE_VERSIONS.contains(&self.protocol.as_str()) {
-            return Err(UsageError(format!(
-                "--protocol {:?} is not supported; use one of {}",
-                crate::finding::excerpt(&self.protocol, 40),
-                versions::INITIALIZE_VERSIONS.join(", ")
-            )));
-        }
-        if self.params.len() > self.requests.len() {
-            return Err(UsageError(format!(
-                "{} --params given for {} --request; each --params belongs to the --request at the same position",
-                self.params.len(),
-                self.requests.len()
-            )));
-        }
-        let mut requests = Vec::new();
-        for (i, method) in self.requests.iter().enumerate() {
-            if method.trim().is_empty() {
-                return Err(UsageError(
-                    "--request needs a method name, such as tools/list".into(),
-                ));
-            }
-            let params = match self.params.get(i) {
-                None => None,
-                Some(raw) => match serde_json::from_str::<Value>(raw) {
-                    Ok(v @ (Value::Object(_) | Value::Array(_))) => Some(v),
-                    Ok(_) => {
-                        return Err(UsageError(format!(
-                            "--params for {method}: must be a JSON object or array"
-                        )))
-                    }
-                    Err(e) => {
-                        return Err(UsageError(format!(
-                            "--params for {method}: invalid JSON ({e}); quote it, for example --params '{{\"name\":\"echo\"}}'"
-                        )))
-                    }
-                },
-            };
-            requests.push(PlannedRequest {
-                method: method.clone(),
-                params,
-            });
-        }
-        if self.timeout == 0 {
-            return Err(UsageError("--timeout must be at least 1 ms".into()));
-        }
-        if self.max_stdout_line_bytes == 0 || self.max_stdout_bytes == 0 {
-            return Err(UsageError("stdout limits must be at least 1 byte".into()));
-        }
-        if self.max_list_pages == 0 {
-            return Err(UsageError("--max-list-pages must be at least 1".into()));
-        }
-        Ok(SessionPlan {
-            protocol: self.protocol.clone(),
-            client_name: "mcpcheck".into(),
-            client_version: env!("CARGO_PKG_VERSION").into(),
-            probe_lists: true,
-            requests,
-            timeout: Duration::from_millis(self.timeout),
-            settle: Duration::from_millis(self.settle),
-            shutdown_grace: Duration::from_millis(self.shutdown_grace),
-            max_list_pages: self.max_list_pages,
-            limits: StdioLimits {
-                max_stdout_line_bytes: self.max_stdout_line_bytes,
-                max_stdout_bytes: self.max_stdout_bytes,
-                max_stderr_bytes: self.max_stderr_bytes,
-            },
-        })
-    }
-}

@@ -96,9 +96,8 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
 }
 
 fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
-    let command = args.server_command()?;
-    let plan = args.session_plan()?;
-    if let Some(path) = &args.output {
+    let settings = mcpcheck::guard::options::resolve(&args)?;
+    if let Some(path) = &settings.output {
         // Fail before the server runs, not after.
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
@@ -115,8 +114,10 @@ fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
         .enable_all()
         .build()
         .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
-    let run = runtime.block_on(mcpcheck::guard::run(command, plan));
-    let text = match args.format() {
+    let format = settings.format;
+    let output = settings.output.clone();
+    let run = runtime.block_on(mcpcheck::guard::run(settings));
+    let text = match format {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&report::json::render(&run))
                 .map_err(|e| UsageError(format!("cannot serialise the report: {e}")))?;
@@ -124,12 +125,12 @@ fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
             s
         }
         Format::Human => {
-            let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+            let to_terminal = output.is_none() && std::io::stdout().is_terminal();
             let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             report::human::render(&run, Style { color })
         }
     };
-    match &args.output {
+    match &output {
         Some(path) => std::fs::write(path, text).map_err(|e| {
             UsageError(format!(
                 "--output {}: cannot write ({e}); check the directory exists and is writable",

@@ -1,12 +1,19 @@
-//! The guard engine: run a live session against a stdio server and judge the transcript.
+//! The guard engine: run live sessions against a stdio server and judge their transcripts.
 
 pub mod checks;
+pub mod config;
+mod drift;
+pub mod options;
+pub mod profile;
+mod python;
 
 use crate::catalog::Code;
-use crate::finding::{self, Finding};
+use crate::finding::{self, Finding, Severity};
 use crate::process::{self, ServerCommand};
 use crate::session::{self, transcript::Transcript, SessionPlan};
 use checks::{CheckContext, ToolSchemaSummary};
+pub use drift::RunDrift;
+pub use options::GuardSettings;
 
 /// The outcome of one check, for the report's `checks` object.
 #[derive(Debug, Clone)]
@@ -16,21 +23,78 @@ pub struct CheckResult {
     pub findings: Vec<Finding>,
 }
 
-/// Everything the guard learned about one server.
+/// One session and what the checks made of it.
 #[derive(Debug, Clone)]
-pub struct GuardRun {
-    pub command: ServerCommand,
-    pub plan: SessionPlan,
+pub struct SessionResult {
     pub transcript: Transcript,
     pub checks: Vec<CheckResult>,
     pub findings: Vec<Finding>,
     pub tool_schema: ToolSchemaSummary,
 }
 
-/// Runs the session and every check.
-pub async fn run(command: ServerCommand, plan: SessionPlan) -> GuardRun {
+/// Everything the guard learned about one server.
+#[derive(Debug, Clone)]
+pub struct GuardRun {
+    pub command: ServerCommand,
+    pub plan: SessionPlan,
+    pub settings: GuardSettings,
+    /// Every session, in order; the first is the primary one the report describes.
+    pub runs: Vec<SessionResult>,
+    /// What changed in later runs compared with the first.
+    pub drift: Vec<RunDrift>,
+    /// Every distinct finding of every run, plus drift.
+    pub findings: Vec<Finding>,
+}
+
+impl GuardRun {
+    pub fn primary(&self) -> &SessionResult {
+        &self.runs[0]
+    }
+
+    pub fn transcript(&self) -> &Transcript {
+        &self.primary().transcript
+    }
+}
+
+/// Runs every session the settings ask for, and every check.
+pub async fn run(settings: GuardSettings) -> GuardRun {
     process::become_subreaper();
-    let transcript = session::run(&command, &plan).await;
+    let mut runs = Vec::new();
+    let mut extra = Vec::new();
+    for _ in 0..settings.repeat {
+        let mut result = session_with_checks(&settings.command, &settings).await;
+        if let Some(cause) = python::diagnose_buffering(&settings, &result).await {
+            // The unbuffered rerun answered: judge that run, and name the cause.
+            result = cause.rerun;
+            extra.push(cause.finding);
+        }
+        runs.push(result);
+    }
+    let drift = drift::compare(&runs);
+    extra.extend(drift.iter().flat_map(|d| d.findings.iter().cloned()));
+    let mut findings = distinct(runs.iter().flat_map(|r| r.findings.iter().cloned()));
+    findings.extend(extra);
+    finding::sort(&mut findings);
+    GuardRun {
+        command: settings.command.clone(),
+        plan: settings.plan.clone(),
+        settings,
+        runs,
+        drift,
+        findings,
+    }
+}
+
+/// One session with the settings' plan, judged by every check.
+pub(crate) async fn session_with_checks(
+    command: &ServerCommand,
+    settings: &GuardSettings,
+) -> SessionResult {
+    let transcript = session::run(command, &settings.plan).await;
+    judge(transcript, settings)
+}
+
+pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> SessionResult {
     let mut findings = Vec::new();
     let mut results = Vec::new();
     for check in checks::registry() {
@@ -40,6 +104,14 @@ pub async fn run(command: ServerCommand, plan: SessionPlan) -> GuardRun {
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
+        if settings.wire_schema_errors {
+            for f in found
+                .iter_mut()
+                .filter(|f| f.code == Code::WireSchemaInvalid)
+            {
+                f.severity = Severity::Error;
+            }
+        }
         finding::sort(&mut found);
         findings.extend(found.iter().cloned());
         results.push(CheckResult {
@@ -50,12 +122,24 @@ pub async fn run(command: ServerCommand, plan: SessionPlan) -> GuardRun {
     }
     finding::sort(&mut findings);
     let tool_schema = ToolSchemaSummary::of(&transcript);
-    GuardRun {
-        command,
-        plan,
+    SessionResult {
         transcript,
         checks: results,
         findings,
         tool_schema,
     }
+}
+
+/// Findings without repeats: the same fault seen in several runs is reported once.
+fn distinct(all: impl Iterator<Item = Finding>) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for f in all {
+        if !out
+            .iter()
+            .any(|o| o.code == f.code && o.detail_code == f.detail_code && o.location == f.location)
+        {
+            out.push(f);
+        }
+    }
+    out
 }

@@ -25,7 +25,7 @@ impl Style {
 
 pub fn render(run: &GuardRun, style: Style) -> String {
     let verdict = Verdict::of(&run.findings);
-    let t = &run.transcript;
+    let t = run.transcript();
     let mut out = String::new();
     let headline = match verdict.status {
         Status::Pass => style.paint("1;32", "PASS"),
@@ -104,7 +104,8 @@ pub fn render(run: &GuardRun, style: Style) -> String {
         let _ = writeln!(
             out,
             "  tool schemas: {}/{} valid",
-            run.tool_schema.valid, run.tool_schema.total
+            run.primary().tool_schema.valid,
+            run.primary().tool_schema.total
         );
     }
     if !run.findings.is_empty() {

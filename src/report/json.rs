@@ -1,18 +1,37 @@
 //! The JSON report: a stable machine contract (`schemaVersion: 1`), documented in the README.
 
 use super::{redact_argv, Status, Verdict};
+use crate::finding::Finding;
 use crate::finding::{excerpt, IssueClass, Severity};
-use crate::guard::GuardRun;
+use crate::guard::{GuardRun, SessionResult};
 use crate::process::{ExitKind, ShutdownPath};
 use crate::session::advertises;
+use crate::session::transcript::Transcript;
 use crate::session::transcript::{ListKind, Outcome, Phase, Purpose};
 use serde_json::{json, Map, Value};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// The report: the primary session's facts, every distinct finding of every run, and
+/// (with --repeat) each run in full plus the drift between them.
 pub fn render(run: &GuardRun) -> Value {
-    let verdict = Verdict::of(&run.findings);
-    let t = &run.transcript;
+    let mut doc = session_document(run, run.primary(), &run.findings);
+    doc["profile"] = json!(run.settings.profile.as_str());
+    if run.runs.len() > 1 {
+        doc["runs"] = Value::Array(
+            run.runs
+                .iter()
+                .map(|s| session_document(run, s, &s.findings))
+                .collect(),
+        );
+        doc["drift"] = json!(run.drift);
+    }
+    doc
+}
+
+fn session_document(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> Value {
+    let verdict = Verdict::of(findings);
+    let t = &session.transcript;
     let init_result = t.initialize_result();
     let negotiated = init_result
         .and_then(|r| r.get("protocolVersion"))
@@ -49,15 +68,15 @@ pub fn render(run: &GuardRun) -> Value {
         "negotiatedProtocol": negotiated,
         "initialized": t.initialized(),
         "serverInfo": server_info(init_result),
-        "operations": operations(run),
+        "operations": operations(t),
         "capabilityKeys": capability_keys,
-        "capabilityChecks": capability_checks(run, &capabilities),
-        "toolSchema": run.tool_schema,
-        "checks": checks(run),
-        "issueClasses": issue_classes(run),
-        "stdout": stdout_facts(run),
+        "capabilityChecks": capability_checks(t, findings, &capabilities),
+        "toolSchema": session.tool_schema,
+        "checks": checks(session),
+        "issueClasses": issue_classes(findings),
+        "stdout": stdout_facts(t),
         "stderr": t.process.stderr,
-        "process": process(run),
+        "process": process(t),
         "fingerprint": {
             "guardVersion": env!("CARGO_PKG_VERSION"),
             "argv": argv,
@@ -75,7 +94,7 @@ pub fn render(run: &GuardRun) -> Value {
                 "maxStderrBytes": run.plan.limits.max_stderr_bytes,
             },
         },
-        "issues": run.findings.iter().map(|f| {
+        "issues": findings.iter().map(|f| {
             let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
             v["class"] = json!(f.class().as_str());
             v
@@ -114,9 +133,8 @@ fn server_info(init: Option<&Value>) -> Value {
     json!({"name": field("name"), "version": field("version")})
 }
 
-fn operations(run: &GuardRun) -> Vec<Value> {
-    run.transcript
-        .exchanges
+fn operations(t: &Transcript) -> Vec<Value> {
+    t.exchanges
         .iter()
         .map(|e| {
             let (purpose, page) = match &e.purpose {
@@ -148,13 +166,12 @@ fn operations(run: &GuardRun) -> Vec<Value> {
         .collect()
 }
 
-fn capability_checks(run: &GuardRun, capabilities: &Value) -> Value {
+fn capability_checks(t: &Transcript, findings: &[Finding], capabilities: &Value) -> Value {
     let mut out = Map::new();
     for list in ListKind::ALL {
         let advertised = advertises(capabilities, list.capability());
-        let probe = run.transcript.list(list);
-        let codes: Vec<&str> = run
-            .findings
+        let probe = t.list(list);
+        let codes: Vec<&str> = findings
             .iter()
             .filter(|f| f.location.request.as_deref() == Some(list.method()))
             .filter(|f| f.code.as_str().starts_with("capability-"))
@@ -167,7 +184,7 @@ fn capability_checks(run: &GuardRun, capabilities: &Value) -> Value {
             (true, Some(p))
                 if p.exchanges.iter().any(|&i| {
                     !matches!(
-                        run.transcript.exchanges[i].outcome,
+                        t.exchanges[i].outcome,
                         Outcome::Result(_) | Outcome::Error(_)
                     )
                 }) =>
@@ -191,9 +208,9 @@ fn capability_checks(run: &GuardRun, capabilities: &Value) -> Value {
     Value::Object(out)
 }
 
-fn checks(run: &GuardRun) -> Value {
+fn checks(session: &SessionResult) -> Value {
     let mut out = Map::new();
-    for check in &run.checks {
+    for check in &session.checks {
         let worst = check.findings.iter().map(|f| f.severity).max();
         let status = match worst {
             None => "pass",
@@ -211,11 +228,11 @@ fn checks(run: &GuardRun) -> Value {
     Value::Object(out)
 }
 
-fn issue_classes(run: &GuardRun) -> Value {
+fn issue_classes(findings: &[Finding]) -> Value {
     let mut out = Map::new();
     for class in IssueClass::ALL {
         let count = |s: Severity| {
-            run.findings
+            findings
                 .iter()
                 .filter(|f| f.class() == class && f.severity == s)
                 .count()
@@ -228,8 +245,7 @@ fn issue_classes(run: &GuardRun) -> Value {
     Value::Object(out)
 }
 
-fn stdout_facts(run: &GuardRun) -> Value {
-    let t = &run.transcript;
+fn stdout_facts(t: &Transcript) -> Value {
     let invalid = t.frames.iter().filter(|f| !f.is_valid_message()).count();
     json!({
         "frames": t.frames.len(),
@@ -239,8 +255,8 @@ fn stdout_facts(run: &GuardRun) -> Value {
     })
 }
 
-fn process(run: &GuardRun) -> Value {
-    let p = &run.transcript.process;
+fn process(t: &Transcript) -> Value {
+    let p = &t.process;
     let path = p.shutdown.as_ref().map(|s| s.path);
     let outcome = if p.spawn_error.is_some() {
         "spawn-failed"
@@ -255,11 +271,7 @@ fn process(run: &GuardRun) -> Value {
             _ => "exited-on-stdin-close",
         }
     };
-    let timed_out = run
-        .transcript
-        .exchanges
-        .iter()
-        .any(|e| e.outcome == Outcome::Timeout);
+    let timed_out = t.exchanges.iter().any(|e| e.outcome == Outcome::Timeout);
     json!({
         "outcome": outcome,
         "phase": p.exited_in.unwrap_or(Phase::Shutdown),

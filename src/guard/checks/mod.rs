@@ -6,6 +6,7 @@ mod initialize;
 mod json_rpc;
 mod runtime;
 mod stdio;
+mod tool_calls;
 mod tool_schema;
 mod wire_schema;
 
@@ -40,6 +41,7 @@ pub fn registry() -> Vec<Box<dyn Check>> {
         Box::new(initialize::Initialize),
         Box::new(capabilities::Capabilities),
         Box::new(tool_schema::ToolSchemas),
+        Box::new(tool_calls::ToolCalls),
         Box::new(wire_schema::WireSchema),
     ]
 }

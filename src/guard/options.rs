@@ -1,0 +1,391 @@
+//! Resolves what a guard run does: flags override the config file, which overrides the profile.
+
+use super::config::{self, CommandSpec, PathList, ProbeSelection, RequestSpec, ToolCallSpec};
+use super::profile::Profile;
+use crate::cli::{Format, GuardArgs, UsageError};
+use crate::finding::excerpt;
+use crate::process::{ServerCommand, StdioLimits};
+use crate::protocol::versions;
+use crate::session::{PlannedRequest, SessionPlan};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The adversarial probes, by the names users give them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Probe {
+    InvalidMethod,
+    InvalidParams,
+    Notification,
+    MalformedJson,
+    UnknownCancel,
+    PingBeforeInitialize,
+    BogusVersion,
+    DuplicateId,
+}
+
+impl Probe {
+    pub const ALL: [Probe; 8] = [
+        Probe::InvalidMethod,
+        Probe::InvalidParams,
+        Probe::Notification,
+        Probe::MalformedJson,
+        Probe::UnknownCancel,
+        Probe::PingBeforeInitialize,
+        Probe::BogusVersion,
+        Probe::DuplicateId,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Probe::InvalidMethod => "invalid-method",
+            Probe::InvalidParams => "invalid-params",
+            Probe::Notification => "notification",
+            Probe::MalformedJson => "malformed-json",
+            Probe::UnknownCancel => "unknown-cancel",
+            Probe::PingBeforeInitialize => "ping-before-initialize",
+            Probe::BogusVersion => "bogus-version",
+            Probe::DuplicateId => "duplicate-id",
+        }
+    }
+}
+
+/// A `tools/call` recipe from the config file.
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// Everything a guard run needs, resolved and validated before anything is spawned.
+#[derive(Debug, Clone)]
+pub struct GuardSettings {
+    pub command: ServerCommand,
+    pub plan: SessionPlan,
+    pub profile: Profile,
+    pub repeat: u32,
+    pub protocol_matrix: bool,
+    pub probes: Vec<Probe>,
+    pub safe_tool_calls: Vec<ToolCall>,
+    pub adversarial_tool_calls: Vec<ToolCall>,
+    pub wire_schema_errors: bool,
+    pub fail_on_static: bool,
+    pub scan: Vec<PathBuf>,
+    pub format: Format,
+    pub output: Option<PathBuf>,
+    pub config_file: Option<PathBuf>,
+}
+
+/// Most runs `--repeat` accepts: each is a full session.
+const MAX_REPEAT: u32 = 20;
+
+pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
+    let loaded = args.config.as_deref().map(config::load).transpose()?;
+    let (file, dir) = match &loaded {
+        Some(l) => (Some(&l.config), Some(l.dir.clone())),
+        None => (None, None),
+    };
+    let profile_name = args
+        .profile
+        .clone()
+        .or_else(|| file.and_then(|f| f.profile.clone()));
+    let profile = profile_name
+        .as_deref()
+        .map(Profile::parse)
+        .transpose()?
+        .unwrap_or(Profile::Custom);
+    let defaults = profile.defaults();
+
+    let command = server_command(args, file, dir.as_ref())?;
+    let protocol = args
+        .protocol
+        .clone()
+        .or_else(|| file.and_then(|f| f.protocol.clone()))
+        .unwrap_or_else(|| versions::DEFAULT_VERSION.to_string());
+    if protocol != "auto" && !versions::is_known(&protocol) {
+        return Err(UsageError(format!(
+            "--protocol {:?} is not supported; use one of {} or auto",
+            excerpt(&protocol, 40),
+            versions::KNOWN_VERSIONS.join(", ")
+        )));
+    }
+    let mut requests = cli_requests(args)?;
+    if let Some(f) = file {
+        let from_file = f.request.iter().chain(f.requests.iter().flatten());
+        // Flags come after the file's requests: they add, they do not replace.
+        let mut merged: Vec<PlannedRequest> = from_file.map(planned).collect::<Result<_, _>>()?;
+        merged.append(&mut requests);
+        requests = merged;
+    }
+    let safe_tool_calls = tool_calls(file.and_then(|f| f.safe_tool_calls.as_ref()));
+    let adversarial_tool_calls = tool_calls(file.and_then(|f| f.adversarial_tool_calls.as_ref()));
+    for call in &safe_tool_calls {
+        requests.push(PlannedRequest {
+            method: "tools/call".into(),
+            params: Some(json!({"name": call.name, "arguments": call.arguments})),
+        });
+    }
+    let probes = match args
+        .adversarial_probes
+        .clone()
+        .map(ProbeSelection::Keyword)
+        .or_else(|| file.and_then(|f| f.adversarial_probes.clone()))
+    {
+        Some(selection) => probe_selection(&selection)?,
+        None if defaults.all_probes => Probe::ALL.to_vec(),
+        None => Vec::new(),
+    };
+    let repeat = args
+        .repeat
+        .or_else(|| file.and_then(|f| f.repeat))
+        .unwrap_or(defaults.repeat);
+    if !(1..=MAX_REPEAT).contains(&repeat) {
+        return Err(UsageError(format!(
+            "--repeat {repeat}: give 1 to {MAX_REPEAT} runs"
+        )));
+    }
+    let probe_lists = if args.list_probes {
+        true
+    } else if args.no_list_probes {
+        false
+    } else {
+        defaults.probe_lists
+    };
+    let timeout = args
+        .timeout
+        .or_else(|| file.and_then(|f| f.timeout_ms))
+        .unwrap_or(5000);
+    let limits = StdioLimits {
+        max_stdout_line_bytes: args
+            .max_stdout_line_bytes
+            .or_else(|| file.and_then(|f| f.max_stdout_line_bytes))
+            .unwrap_or(262_144),
+        max_stdout_bytes: args
+            .max_stdout_bytes
+            .or_else(|| file.and_then(|f| f.max_stdout_bytes))
+            .unwrap_or(1_048_576),
+        max_stderr_bytes: args
+            .max_stderr_bytes
+            .or_else(|| file.and_then(|f| f.max_stderr_bytes))
+            .unwrap_or(1_048_576),
+    };
+    if timeout == 0 {
+        return Err(UsageError("--timeout must be at least 1 ms".into()));
+    }
+    if limits.max_stdout_line_bytes == 0 || limits.max_stdout_bytes == 0 {
+        return Err(UsageError("stdout limits must be at least 1 byte".into()));
+    }
+    if args.max_list_pages == 0 {
+        return Err(UsageError("--max-list-pages must be at least 1".into()));
+    }
+    let json_output = args.json || file.and_then(|f| f.json).unwrap_or(defaults.json);
+    let format = args.format.unwrap_or(if json_output {
+        Format::Json
+    } else {
+        Format::Human
+    });
+    let scan = match file.and_then(|f| f.scan.as_ref()) {
+        Some(PathList::One(p)) => vec![relative_to(dir.as_ref(), p)],
+        Some(PathList::Many(ps)) => ps.iter().map(|p| relative_to(dir.as_ref(), p)).collect(),
+        None => Vec::new(),
+    };
+    Ok(GuardSettings {
+        command,
+        plan: SessionPlan {
+            protocol,
+            client_name: "mcpcheck".into(),
+            client_version: env!("CARGO_PKG_VERSION").into(),
+            probe_lists,
+            requests,
+            timeout: Duration::from_millis(timeout),
+            settle: Duration::from_millis(args.settle),
+            shutdown_grace: Duration::from_millis(args.shutdown_grace),
+            max_list_pages: args.max_list_pages,
+            limits,
+        },
+        profile,
+        repeat,
+        protocol_matrix: args.protocol_matrix,
+        probes,
+        safe_tool_calls,
+        adversarial_tool_calls,
+        wire_schema_errors: defaults.wire_schema_errors,
+        fail_on_static: file
+            .and_then(|f| f.fail_on_static)
+            .unwrap_or(defaults.fail_on_static),
+        scan,
+        format,
+        output: args.output.clone(),
+        config_file: loaded.map(|l| l.path),
+    })
+}
+
+fn relative_to(dir: Option<&PathBuf>, path: &std::path::Path) -> PathBuf {
+    match dir {
+        Some(d) if path.is_relative() => d.join(path),
+        _ => path.to_path_buf(),
+    }
+}
+
+fn server_command(
+    args: &GuardArgs,
+    file: Option<&config::GuardConfig>,
+    dir: Option<&PathBuf>,
+) -> Result<ServerCommand, UsageError> {
+    let argv: Vec<String> = if !args.command.is_empty() {
+        args.command.clone()
+    } else {
+        match file.and_then(|f| f.command.as_ref()) {
+            Some(CommandSpec::Argv(v)) => v.clone(),
+            Some(CommandSpec::Program(p)) => std::iter::once(p.clone())
+                .chain(file.and_then(|f| f.args.clone()).unwrap_or_default())
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    let Some((program, rest)) = argv.split_first() else {
+        return Err(UsageError(
+            "no server command: give it after `--` (for example `mcpcheck guard -- python3 server.py`) or as `command` in --config".into(),
+        ));
+    };
+    if program.is_empty() {
+        return Err(UsageError("the server command is empty".into()));
+    }
+    let cwd = args.cwd.clone().or_else(|| {
+        file.and_then(|f| f.cwd.as_ref())
+            .map(|c| relative_to(dir, c))
+    });
+    if let Some(d) = &cwd {
+        if !d.is_dir() {
+            return Err(UsageError(format!(
+                "--cwd {}: not a directory; give an existing directory",
+                d.display()
+            )));
+        }
+    }
+    let mut env: Vec<(String, String)> = file
+        .and_then(|f| f.env.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    for kv in &args.env {
+        match kv.split_once('=') {
+            Some((k, v)) if !k.is_empty() => {
+                env.retain(|(existing, _)| existing != k);
+                env.push((k.to_string(), v.to_string()));
+            }
+            _ => {
+                return Err(UsageError(format!(
+                    "--env {:?}: expected KEY=VALUE",
+                    excerpt(kv.split('=').next().unwrap_or(""), 40)
+                )))
+            }
+        }
+    }
+    Ok(ServerCommand {
+        program: program.clone(),
+        args: rest.to_vec(),
+        cwd,
+        env,
+    })
+}
+
+fn cli_requests(args: &GuardArgs) -> Result<Vec<PlannedRequest>, UsageError> {
+    if args.params.len() > args.requests.len() {
+        return Err(UsageError(format!(
+            "{} --params given for {} --request; each --params belongs to the --request at the same position",
+            args.params.len(),
+            args.requests.len()
+        )));
+    }
+    args.requests
+        .iter()
+        .enumerate()
+        .map(|(i, method)| {
+            if method.trim().is_empty() {
+                return Err(UsageError(
+                    "--request needs a method name, such as tools/list".into(),
+                ));
+            }
+            let params = match args.params.get(i) {
+                None => None,
+                Some(raw) => match serde_json::from_str::<Value>(raw) {
+                    Ok(v @ (Value::Object(_) | Value::Array(_))) => Some(v),
+                    Ok(_) => {
+                        return Err(UsageError(format!(
+                            "--params for {method}: must be a JSON object or array"
+                        )))
+                    }
+                    Err(e) => {
+                        return Err(UsageError(format!(
+                            "--params for {method}: invalid JSON ({e}); quote it, for example --params '{{\"name\":\"echo\"}}'"
+                        )))
+                    }
+                },
+            };
+            Ok(PlannedRequest {
+                method: method.clone(),
+                params,
+            })
+        })
+        .collect()
+}
+
+fn planned(spec: &RequestSpec) -> Result<PlannedRequest, UsageError> {
+    let (method, params) = match spec {
+        RequestSpec::Method(m) => (m.clone(), None),
+        RequestSpec::Full(f) => (f.method.clone(), f.params.clone()),
+    };
+    if method.trim().is_empty() {
+        return Err(UsageError(
+            "config: a request needs a method name, such as tools/list".into(),
+        ));
+    }
+    if matches!(&params, Some(p) if !p.is_object() && !p.is_array()) {
+        return Err(UsageError(format!(
+            "config: params of {method} must be a JSON object or array"
+        )));
+    }
+    Ok(PlannedRequest { method, params })
+}
+
+fn tool_calls(specs: Option<&Vec<ToolCallSpec>>) -> Vec<ToolCall> {
+    specs
+        .into_iter()
+        .flatten()
+        .map(|s| ToolCall {
+            name: s.name.clone(),
+            arguments: if s.arguments.is_null() {
+                json!({})
+            } else {
+                s.arguments.clone()
+            },
+        })
+        .collect()
+}
+
+fn probe_selection(selection: &ProbeSelection) -> Result<Vec<Probe>, UsageError> {
+    let names: Vec<String> = match selection {
+        ProbeSelection::Keyword(k) if k == "all" => return Ok(Probe::ALL.to_vec()),
+        ProbeSelection::Keyword(k) if k == "none" => return Ok(Vec::new()),
+        ProbeSelection::Keyword(k) => k.split(',').map(|s| s.trim().to_string()).collect(),
+        ProbeSelection::List(l) => l.clone(),
+    };
+    let mut probes = Vec::new();
+    for name in names.iter().filter(|n| !n.is_empty()) {
+        let probe = Probe::ALL
+            .iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "unknown adversarial probe {:?}; use all, none or some of {}",
+                    excerpt(name, 40),
+                    Probe::ALL.map(Probe::name).join(", ")
+                ))
+            })?;
+        probes.push(*probe);
+    }
+    probes.sort_unstable();
+    probes.dedup();
+    Ok(probes)
+}

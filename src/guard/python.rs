@@ -1,0 +1,165 @@
+//! Python's block-buffered stdout, diagnosed from behaviour: a Python-launched server that
+//! hangs at initialize is rerun once with PYTHONUNBUFFERED=1; if it then answers, that was it.
+
+use super::{session_with_checks, GuardSettings, SessionResult};
+use crate::catalog::Code;
+use crate::finding::{Finding, Location};
+use crate::process::ServerCommand;
+use crate::session::transcript::Outcome;
+use std::path::{Path, PathBuf};
+
+pub struct BufferingCause {
+    pub rerun: SessionResult,
+    pub finding: Finding,
+}
+
+pub async fn diagnose_buffering(
+    settings: &GuardSettings,
+    result: &SessionResult,
+) -> Option<BufferingCause> {
+    let timed_out = result
+        .transcript
+        .initialize()
+        .is_some_and(|e| e.outcome == Outcome::Timeout);
+    if !timed_out || !launched_through_python(&settings.command) {
+        return None;
+    }
+    let mut command = settings.command.clone();
+    command.env.retain(|(k, _)| k != "PYTHONUNBUFFERED");
+    command.env.push(("PYTHONUNBUFFERED".into(), "1".into()));
+    let rerun = session_with_checks(&command, settings).await;
+    rerun.transcript.initialize_result()?;
+    let finding = Finding::new(
+        Code::PythonBufferedStdio,
+        format!(
+            "The server did not answer initialize within {} ms, but answered when rerun with PYTHONUNBUFFERED=1: its stdout is block-buffered, so answers sit in the buffer while the client waits.",
+            result.transcript.timeout_ms
+        ),
+    )
+    .at(Location::request("initialize"))
+    .fix("Flush after every message (print(..., flush=True) or sys.stdout.flush()), or run Python unbuffered: `python -u` or PYTHONUNBUFFERED=1 in the server's launch environment.");
+    Some(BufferingCause { rerun, finding })
+}
+
+/// Whether the command runs Python: by interpreter name, launcher, or the script's shebang.
+pub fn launched_through_python(cmd: &ServerCommand) -> bool {
+    let base = |s: &str| {
+        Path::new(s)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(s)
+            .to_string()
+    };
+    let program = base(&cmd.program);
+    let first = cmd.args.first().map(String::as_str);
+    if is_python_name(&program) || program == "uvx" {
+        return true;
+    }
+    match (program.as_str(), first) {
+        ("uv", Some("run")) | ("pipx", Some("run")) => return true,
+        ("env", _) => return env_target(&cmd.args).is_some_and(|a| is_python_name(&base(a))),
+        _ => {}
+    }
+    resolve(&cmd.program, cmd.cwd.as_deref())
+        .and_then(|p| shebang(&p))
+        .is_some_and(|line| line.contains("python"))
+}
+
+/// The program `env` runs: the first argument that is not an option, an option's value
+/// (`-u NAME`, `-C DIR`) or an assignment.
+fn env_target(args: &[String]) -> Option<&String> {
+    let mut skip_next = false;
+    for arg in args {
+        if skip_next {
+            skip_next = false;
+        } else if matches!(arg.as_str(), "-u" | "--unset" | "-C" | "--chdir") {
+            skip_next = true;
+        } else if !arg.starts_with('-') && !arg.contains('=') {
+            return Some(arg);
+        }
+    }
+    None
+}
+
+/// `python`, `python3`, `python3.12`, `pythonw`…
+fn is_python_name(name: &str) -> bool {
+    name.strip_prefix("python").is_some_and(|rest| {
+        rest.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == 'w')
+    })
+}
+
+fn resolve(program: &str, cwd: Option<&Path>) -> Option<PathBuf> {
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return Some(match cwd {
+            Some(d) if p.is_relative() => d.join(p),
+            _ => p,
+        });
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// The first line of a script if it starts with `#!` (read at most 256 bytes).
+fn shebang(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut buf = [0u8; 256];
+    let n = std::fs::File::open(path).ok()?.read(&mut buf).ok()?;
+    let head = &buf[..n];
+    if !head.starts_with(b"#!") {
+        return None;
+    }
+    let end = head.iter().position(|&b| b == b'\n').unwrap_or(n);
+    Some(String::from_utf8_lossy(&head[..end]).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(program: &str, args: &[&str]) -> ServerCommand {
+        ServerCommand {
+            program: program.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            cwd: None,
+            env: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn recognises_python_launchers() {
+        assert!(launched_through_python(&cmd("python3", &["s.py"])));
+        assert!(launched_through_python(&cmd(
+            "/usr/bin/python3.11",
+            &["s.py"]
+        )));
+        assert!(launched_through_python(&cmd("uv", &["run", "server"])));
+        assert!(launched_through_python(&cmd("uvx", &["mcp-server-time"])));
+        assert!(launched_through_python(&cmd("pipx", &["run", "x"])));
+        assert!(launched_through_python(&cmd(
+            "env",
+            &["-u", "X", "python", "s.py"]
+        )));
+        assert!(!launched_through_python(&cmd("node", &["s.js"])));
+        assert!(!launched_through_python(&cmd("uv", &["pip", "list"])));
+        assert!(!launched_through_python(&cmd("pythonic-tool", &[])));
+    }
+
+    #[test]
+    fn recognises_a_python_shebang() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let script = dir.path().join("server");
+        std::fs::write(&script, "#!/opt/venv/bin/python3\nprint('x')\n").expect("write");
+        assert!(launched_through_python(&cmd(
+            &script.display().to_string(),
+            &[]
+        )));
+        std::fs::write(&script, "#!/usr/bin/env node\n").expect("write");
+        assert!(!launched_through_python(&cmd(
+            &script.display().to_string(),
+            &[]
+        )));
+    }
+}

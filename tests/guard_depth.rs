@@ -1,0 +1,237 @@
+//! Guard depth: config files, profiles, repeat runs and drift, tool calls, Python buffering.
+
+mod common;
+use common::*;
+
+fn repo_path(rel: &str) -> String {
+    repo().join(rel).display().to_string()
+}
+
+#[test]
+fn config_file_supplies_command_cwd_and_safe_tool_calls() {
+    let r = guard(
+        &[
+            "--config",
+            &repo_path("tests/fixtures/configs/tool_calls.json"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("tool-structured-content-invalid", "error"),
+            ("tool-structured-content-invalid", "error"),
+            ("tool-call-error", "warning"),
+        ]),
+        "{:#}",
+        r.json["issues"]
+    );
+    let logical: Vec<&str> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| i["location"]["logical"].as_str().expect("logical"))
+        .collect();
+    assert_eq!(
+        logical,
+        vec!["tools/bad_sum", "tools/no_structured", "tools/divide"]
+    );
+    assert!(r.issue("tool-structured-content-invalid")["message"]
+        .as_str()
+        .expect("message")
+        .contains("at /sum does not validate"));
+    assert_eq!(r.exit, 1);
+}
+
+fn write_config(dir: &std::path::Path, body: &str) -> String {
+    let path = dir.join("mcpcheck.json");
+    std::fs::write(&path, body).expect("write config");
+    path.display().to_string()
+}
+
+#[test]
+fn config_errors_name_the_key_and_line_before_anything_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write_config(
+        dir.path(),
+        "{\n  \"command\": [\"python3\"],\n  \"timeout\": 5\n}\n",
+    );
+    let out = mcpcheck()
+        .args(["guard", "--config", &path])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("mcpcheck.json:3:"), "{stderr}");
+    assert!(stderr.contains("unknown field `timeout`"), "{stderr}");
+
+    let path = write_config(dir.path(), "{\"repeat\": \"twice\"}");
+    let out = mcpcheck()
+        .args(["guard", "--config", &path])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid type"));
+}
+
+#[test]
+fn config_env_reaches_the_server_and_never_the_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body = serde_json::json!({
+        "command": ["sh", "-c", "test \"$NEEDED_TOKEN\" = s3cr3t-value && exec python3 \"$0\"", fixture("clean")],
+        "env": {"NEEDED_TOKEN": "s3cr3t-value"},
+    });
+    let path = write_config(dir.path(), &body.to_string());
+    let out = mcpcheck()
+        .args(["guard", "--json", "--config", &path])
+        .output()
+        .expect("run");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("s3cr3t-value"), "{text}");
+    assert!(text.contains("NEEDED_TOKEN=[REDACTED]"));
+}
+
+#[test]
+fn flags_override_the_config_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body = serde_json::json!({"command": ["python3", fixture("ping_never_answered")],
+        "timeoutMs": 60000, "request": "ping"});
+    let path = write_config(dir.path(), &body.to_string());
+    // Without the flag the run would wait a minute for the ping.
+    let r = guard(&["--config", &path, "--timeout", "500"], &[]);
+    assert_eq!(r.issues(), pairs(&[("operation-timeout", "error")]));
+    assert_eq!(r.json["fingerprint"]["timings"]["timeoutMs"], 500);
+}
+
+#[test]
+fn smoke_profile_only_initializes() {
+    let r = guard_fixture("tools_not_array", &["--profile", "smoke"]);
+    assert_eq!(r.issues(), pairs(&[]));
+    let methods: Vec<&str> = r.json["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .map(|o| o["method"].as_str().expect("method"))
+        .collect();
+    assert_eq!(methods, vec!["initialize"]);
+    assert_eq!(r.json["profile"], "smoke");
+}
+
+#[test]
+fn smoke_profile_deepened_by_a_flag() {
+    let r = guard_fixture("tools_not_array", &["--profile", "smoke", "--list-probes"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("capability-list-invalid-result", "error")])
+    );
+}
+
+#[test]
+fn registry_profile_runs_twice() {
+    let r = guard_fixture("clean", &["--profile", "registry"]);
+    assert_eq!(r.issues(), pairs(&[]));
+    assert_eq!(r.json["runs"].as_array().map(Vec::len), Some(2));
+    assert_eq!(r.json["drift"], serde_json::json!([]));
+}
+
+#[test]
+fn ci_profile_writes_json_without_being_asked() {
+    let out = mcpcheck()
+        .args([
+            "guard",
+            "--profile",
+            "ci",
+            "--",
+            python(),
+            &fixture("clean"),
+        ])
+        .output()
+        .expect("run");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON by default");
+    assert_eq!(report["profile"], "ci");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn strict_profile_makes_wire_schema_violations_errors() {
+    let r = guard_fixture(
+        "log_level_invalid",
+        &["--profile", "strict", "--adversarial-probes", "none"],
+    );
+    assert_eq!(r.issues(), pairs(&[("wire-schema-invalid", "error")]));
+    assert_eq!(r.exit, 1);
+}
+
+#[test]
+fn unknown_profile_is_a_usage_error() {
+    let out = mcpcheck()
+        .args(["guard", "--profile", "paranoid", "--", "x"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("custom, smoke, registry, ci, strict"));
+}
+
+#[test]
+fn repeat_runs_report_drift_against_the_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = mcpcheck();
+    cmd.env("FIXTURE_STATE_FILE", dir.path().join("starts"));
+    let r = guard_with(
+        cmd,
+        &["--repeat", "2"],
+        &[python(), &fixture("drifting_tools")],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("repeat-capability-drift", "warning"),
+            ("repeat-list-shape-drift", "warning"),
+            ("repeat-protocol-drift", "warning"),
+            ("repeat-tool-drift", "warning"),
+        ]),
+        "{:#}",
+        r.json["issues"]
+    );
+    let drift = &r.json["drift"][0];
+    assert_eq!(drift["run"], 2);
+    assert_eq!(drift["toolsAdded"], serde_json::json!(["exfiltrate"]));
+    assert_eq!(drift["toolsChanged"], serde_json::json!(["echo"]));
+    assert_eq!(drift["toolsRemoved"], serde_json::json!([]));
+    assert_eq!(
+        drift["protocol"],
+        serde_json::json!(["2025-11-25", "2025-06-18"])
+    );
+    assert_eq!(
+        drift["listCounts"]["prompts/list"],
+        serde_json::json!([1, 2])
+    );
+    assert_eq!(r.json["runs"][1]["negotiatedProtocol"], "2025-06-18");
+}
+
+#[test]
+fn python_block_buffering_is_diagnosed_by_rerunning_unbuffered() {
+    let r = guard_fixture("buffered_stdout", &["--timeout", "1500"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("python-buffered-stdio", "error")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.class(), Some("stdioTransport"));
+    // The report describes the run that answered.
+    assert_eq!(r.json["initialized"], true);
+    assert!(r.issue("python-buffered-stdio")["fix"]
+        .as_str()
+        .expect("fix")
+        .contains("flush=True"));
+}
+
+#[test]
+fn a_server_that_flushes_gets_no_buffering_warning_and_no_rerun() {
+    // never_answers_initialize is Python too, but does not answer unbuffered either.
+    let r = guard_fixture("never_answers_initialize", &["--timeout", "800"]);
+    assert_eq!(r.issues(), pairs(&[("initialize-timeout", "error")]));
+}
