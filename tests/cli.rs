@@ -15,7 +15,8 @@ fn usage_error(args: &[&str]) -> String {
 
 #[test]
 fn usage_errors_are_one_line_with_exit_code_2() {
-    assert!(usage_error(&["guard"]).contains("<CMD>"));
+    assert!(usage_error(&["guard"]).contains("no server command"));
+    assert!(usage_error(&["guard", "--protocol"]).contains("--protocol <VERSION>"));
     assert!(usage_error(&["guard", "--bogus", "--", "x"]).contains("--bogus"));
     assert!(usage_error(&["frobnicate"]).contains("frobnicate"));
     assert!(usage_error(&["guard", "--timeout", "soon", "--", "x"]).contains("soon"));
