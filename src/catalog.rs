@@ -167,6 +167,13 @@ catalog! {
         "The initialize serverInfo is malformed",
         "serverInfo must be an object with a string name and a string version.";
 
+    DiscoverError => "discover-error", McpProtocol, Error,
+        "server/discover failed under 2026-07-28",
+        "The 2026-07-28 revision has no initialize: clients call server/discover and send the version in every request's _meta. A server that speaks it must implement server/discover; one that does not support the version must answer -32022 with data.supported.";
+    DiscoverInvalidResult => "discover-invalid-result", McpProtocol, Error,
+        "The server/discover result is unusable",
+        "server/discover must return supportedVersions (listing the version it just served) and a capabilities object, so clients can choose a version and know what to call.";
+
     // Capabilities.
     CapabilityListUnsupported => "capability-list-unsupported", McpProtocol, Error,
         "An advertised list method is not implemented",

@@ -375,3 +375,24 @@ fn wire_schema_leaves_a_named_fault_to_its_specific_check() {
         &[("tool-input-schema-invalid", "error")],
     );
 }
+
+#[test]
+fn discover_result_without_supported_versions() {
+    let r = expect(
+        "discover_without_versions",
+        &["--protocol", "2026-07-28"],
+        "fail",
+        &[("discover-invalid-result", "error")],
+    );
+    assert_eq!(
+        r.issue("discover-invalid-result")["detailCode"],
+        "missing-supported-versions"
+    );
+}
+
+#[test]
+fn auto_falls_back_to_initialize_for_a_legacy_server() {
+    let r = expect("clean", &["--protocol", "auto"], "pass", &[]);
+    assert_eq!(r.json["era"], "legacy");
+    assert_eq!(r.json["negotiatedProtocol"], "2025-11-25");
+}

@@ -136,3 +136,54 @@ fn typescript_sdk_older_protocol_and_tool_call() {
         .clone();
     assert_eq!(call["outcome"], "result");
 }
+
+fn run_with(options: &[&str], server: Vec<String>) -> GuardResult {
+    let mut argv: Vec<&str> = options.to_vec();
+    argv.extend(SLOW_START);
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    guard(&argv, &server)
+}
+
+#[test]
+fn python_sdk_speaks_the_stateless_revision() {
+    let r = run_with(&["--protocol", "2026-07-28"], py("clean"));
+    assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+    assert_eq!(r.json["negotiatedProtocol"], "2026-07-28");
+    assert_eq!(r.json["era"], "modern");
+    let first = &r.json["operations"][0];
+    assert_eq!(first["method"], "server/discover");
+    assert_eq!(r.json["toolSchema"]["valid"], 2);
+}
+
+#[test]
+fn typescript_sdk_does_not_speak_the_stateless_revision() {
+    let r = run_with(&["--protocol", "2026-07-28"], ts("clean"));
+    assert_eq!(
+        r.issues(),
+        pairs(&[("discover-error", "error")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.issue("discover-error")["detailCode"], "method-not-found");
+    assert_eq!(r.json["era"], serde_json::Value::Null);
+}
+
+#[test]
+fn auto_finds_each_server_s_era() {
+    let modern = run_with(&["--protocol", "auto"], py("clean"));
+    assert_eq!(modern.issues(), pairs(&[]), "{:#}", modern.json["issues"]);
+    assert_eq!(modern.json["era"], "modern");
+    assert_eq!(modern.json["negotiatedProtocol"], "2026-07-28");
+
+    let legacy = run_with(&["--protocol", "auto"], ts("clean"));
+    assert_eq!(legacy.issues(), pairs(&[]), "{:#}", legacy.json["issues"]);
+    assert_eq!(legacy.json["era"], "legacy");
+    assert_eq!(legacy.json["negotiatedProtocol"], "2025-11-25");
+    let methods: Vec<&str> = legacy.json["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .map(|o| o["method"].as_str().expect("method"))
+        .collect();
+    assert_eq!(&methods[..2], &["server/discover", "initialize"]);
+}

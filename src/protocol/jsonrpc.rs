@@ -54,6 +54,8 @@ pub struct ErrorObject {
 }
 
 pub const METHOD_NOT_FOUND: i64 = -32601;
+/// 2026-07-28: the request's protocol version is not supported (`data.supported` lists them).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// Why a JSON value is not a valid JSON-RPC 2.0 message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

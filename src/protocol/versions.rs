@@ -12,6 +12,9 @@ pub const KNOWN_VERSIONS: &[&str] = &[
 /// The revision the guard requests unless told otherwise.
 pub const DEFAULT_VERSION: &str = "2025-11-25";
 
+/// The stateless revision: no initialize; `server/discover` and per-request `_meta`.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
 /// Revisions whose session starts with an `initialize` handshake.
 pub const INITIALIZE_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 

@@ -43,11 +43,9 @@ pub fn render(run: &GuardRun, style: Style) -> String {
     );
 
     let init = t.initialize_result();
-    let negotiated = init.and_then(|r| r.get("protocolVersion")).map(|v| {
-        excerpt(
-            &v.as_str().map_or_else(|| v.to_string(), str::to_string),
-            40,
-        )
+    let negotiated = t.session_version().map(|v| excerpt(&v, 40)).or_else(|| {
+        init.and_then(|r| r.get("protocolVersion"))
+            .map(|v| excerpt(&v.to_string(), 40))
     });
     let server = init.and_then(|r| r.get("serverInfo")).map(|i| {
         let field = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
@@ -57,7 +55,17 @@ pub fn render(run: &GuardRun, style: Style) -> String {
         out,
         "  protocol: {} (requested {}){}",
         negotiated.as_deref().unwrap_or("not negotiated"),
-        run.plan.protocol,
+        match t.era {
+            Some(era) if run.plan.protocol == "auto" => format!(
+                "auto: {} server",
+                if era == crate::session::transcript::Era::Modern {
+                    "modern (stateless)"
+                } else {
+                    "legacy (initialize)"
+                }
+            ),
+            _ => run.plan.protocol.clone(),
+        },
         server
             .map(|s| format!(" · server: {s}"))
             .unwrap_or_default()

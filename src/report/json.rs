@@ -33,11 +33,9 @@ fn session_document(run: &GuardRun, session: &SessionResult, findings: &[Finding
     let verdict = Verdict::of(findings);
     let t = &session.transcript;
     let init_result = t.initialize_result();
-    let negotiated = init_result
-        .and_then(|r| r.get("protocolVersion"))
-        .and_then(Value::as_str)
-        .map(|v| excerpt(v, 40));
+    let negotiated = t.session_version().map(|v| excerpt(&v, 40));
     let capabilities = init_result
+        .or_else(|| t.discover().and_then(|d| d.outcome_result()))
         .and_then(|r| r.get("capabilities"))
         .cloned()
         .unwrap_or(Value::Null);
@@ -66,6 +64,7 @@ fn session_document(run: &GuardRun, session: &SessionResult, findings: &[Finding
         "command": argv,
         "protocol": run.plan.protocol,
         "negotiatedProtocol": negotiated,
+        "era": t.era,
         "initialized": t.initialized(),
         "serverInfo": server_info(init_result),
         "operations": operations(t),
@@ -139,6 +138,7 @@ fn operations(t: &Transcript) -> Vec<Value> {
         .map(|e| {
             let (purpose, page) = match &e.purpose {
                 Purpose::Initialize => ("initialize", None),
+                Purpose::Discover => ("discover", None),
                 Purpose::ListProbe { page, .. } => ("listProbe", Some(*page)),
                 Purpose::Explicit => ("explicit", None),
             };

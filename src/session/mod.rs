@@ -10,6 +10,7 @@ use crate::protocol::framing::RawLine;
 use crate::protocol::jsonrpc::{
     self, LineContent, Message, RequestId, ResponseId, METHOD_NOT_FOUND,
 };
+use crate::protocol::versions;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -41,38 +42,20 @@ const EXIT_DRAIN: Duration = Duration::from_millis(250);
 
 /// Runs one session to the end. Never fails: every problem is in the transcript.
 pub async fn run(cmd: &ServerCommand, plan: &SessionPlan) -> Transcript {
-    let started = Instant::now();
-    let mut transcript = Transcript {
-        protocol_requested: plan.protocol.clone(),
-        timeout_ms: plan.timeout.as_millis() as u64,
-        ..Transcript::default()
-    };
-    let process = match ServerProcess::spawn(cmd, plan.limits) {
-        Ok(p) => p,
-        Err(e) => {
-            transcript.process.spawn_error = Some(e);
-            transcript.duration_ms = started.elapsed().as_millis() as u64;
-            return transcript;
+    match Session::start(cmd, plan) {
+        Ok(mut session) => {
+            session.drive().await;
+            session.finish().await
         }
-    };
-    let mut driver = Driver {
-        proc: process,
-        plan,
-        t: transcript,
-        started,
-        next_id: 1,
-        phase: Phase::Spawn,
-        stream_end: None,
-        exited_at: None,
-        pending_replies: Vec::new(),
-    };
-    driver.drive().await;
-    driver.finish().await
+        Err(transcript) => *transcript,
+    }
 }
 
-struct Driver<'a> {
+/// A live client session over one server process. `run` drives the standard session;
+/// engines that need other steps (adversarial probes, the version matrix) drive it themselves.
+pub struct Session {
     proc: ServerProcess,
-    plan: &'a SessionPlan,
+    plan: SessionPlan,
     t: Transcript,
     started: Instant,
     next_id: i64,
@@ -81,6 +64,10 @@ struct Driver<'a> {
     exited_at: Option<Instant>,
     /// Answers to the server's requests, written between pump turns.
     pending_replies: Vec<Vec<u8>>,
+    /// Under 2026-07-28 every request carries its version in `_meta`.
+    modern_version: Option<String>,
+    /// A line that is not JSON was sent: a null-id error is then a fair parse-error answer.
+    sent_malformed: bool,
 }
 
 /// What one turn of the event pump produced.
@@ -91,36 +78,55 @@ enum Pumped {
     Ended,
 }
 
-impl Driver<'_> {
+impl Session {
+    /// Spawns the server. On failure the transcript says why.
+    pub fn start(cmd: &ServerCommand, plan: &SessionPlan) -> Result<Self, Box<Transcript>> {
+        let started = Instant::now();
+        let mut t = Transcript {
+            protocol_requested: plan.protocol.clone(),
+            timeout_ms: plan.timeout.as_millis() as u64,
+            ..Transcript::default()
+        };
+        match ServerProcess::spawn(cmd, plan.limits) {
+            Ok(proc) => Ok(Self {
+                proc,
+                plan: plan.clone(),
+                t,
+                started,
+                next_id: 1,
+                phase: Phase::Spawn,
+                stream_end: None,
+                exited_at: None,
+                pending_replies: Vec::new(),
+                modern_version: None,
+                sent_malformed: false,
+            }),
+            Err(e) => {
+                t.process.spawn_error = Some(e);
+                t.duration_ms = started.elapsed().as_millis() as u64;
+                Err(Box::new(t))
+            }
+        }
+    }
+
     fn now_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
     }
 
+    pub fn transcript(&self) -> &Transcript {
+        &self.t
+    }
+
+    /// Whether stdout is still open and the process has not exited.
+    pub fn alive(&self) -> bool {
+        self.stream_end.is_none() && self.exited_at.is_none()
+    }
+
+    /// The standard session: handshake, list probes, explicit requests.
     async fn drive(&mut self) {
-        self.phase = Phase::Initialize;
-        let params = json!({
-            "protocolVersion": self.plan.protocol,
-            "capabilities": {},
-            "clientInfo": {"name": self.plan.client_name, "version": self.plan.client_version},
-        });
-        let init = self
-            .request("initialize", Some(params), Purpose::Initialize)
-            .await;
-        if !matches!(
-            self.t.exchanges[init].outcome,
-            Outcome::Result(Value::Object(_))
-        ) {
+        let Some(capabilities) = self.handshake().await else {
             return;
-        }
-        let capabilities = self.t.exchanges[init]
-            .outcome_result()
-            .and_then(|r| r.get("capabilities"))
-            .cloned()
-            .unwrap_or(Value::Null);
-        self.phase = Phase::Operations;
-        if !self.notify("notifications/initialized").await {
-            return;
-        }
+        };
         if self.plan.probe_lists {
             for list in ListKind::ALL {
                 if advertises(&capabilities, list.capability()) && self.stream_end.is_none() {
@@ -128,19 +134,155 @@ impl Driver<'_> {
                 }
             }
         }
-        for planned in &self.plan.requests {
+        for planned in self.plan.requests.clone() {
             if self.stream_end.is_some() {
                 break;
             }
-            self.request(&planned.method, planned.params.clone(), Purpose::Explicit)
+            self.request(&planned.method, planned.params, Purpose::Explicit)
                 .await;
         }
     }
 
+    /// Opens the session the way the requested protocol says; returns the server's
+    /// capabilities when the server can be used.
+    pub async fn handshake(&mut self) -> Option<Value> {
+        self.phase = Phase::Initialize;
+        let requested = self.plan.protocol.clone();
+        if requested == "auto" {
+            return self.auto_handshake().await;
+        }
+        if requested == versions::MODERN_VERSION {
+            let capabilities = self.discover(&requested).await;
+            if capabilities.is_some() {
+                self.t.era = Some(Era::Modern);
+            }
+            return capabilities;
+        }
+        self.initialize(&requested).await
+    }
+
+    /// The stdio backward-compatibility rule: try `server/discover`; on any error that is not
+    /// a recognised modern error, fall back to `initialize`.
+    async fn auto_handshake(&mut self) -> Option<Value> {
+        let index = self.discover_exchange(versions::MODERN_VERSION).await;
+        match self.t.exchanges[index].outcome.clone() {
+            Outcome::Result(Value::Object(r)) => {
+                self.t.era = Some(Era::Modern);
+                self.modern_version = Some(versions::MODERN_VERSION.into());
+                self.phase = Phase::Operations;
+                Some(r.get("capabilities").cloned().unwrap_or(Value::Null))
+            }
+            Outcome::Error(e) if e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => {
+                // A modern server without our version: use the newest legacy one it lists.
+                let supported = e.data.as_ref().and_then(|d| d.get("supported"));
+                let legacy = supported
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .filter(|v| versions::INITIALIZE_VERSIONS.contains(v))
+                    .max()
+                    .map(str::to_string);
+                self.t.era = Some(Era::Modern);
+                let version = legacy?;
+                self.initialize(&version).await
+            }
+            _ if self.stream_end.is_some() => None,
+            _ => {
+                self.t.era = Some(Era::Legacy);
+                self.initialize(versions::DEFAULT_VERSION).await
+            }
+        }
+    }
+
+    async fn initialize(&mut self, version: &str) -> Option<Value> {
+        if self.t.era.is_none() {
+            self.t.era = Some(Era::Legacy);
+        }
+        let params = json!({
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": self.plan.client_name, "version": self.plan.client_version},
+        });
+        let init = self
+            .request("initialize", Some(params), Purpose::Initialize)
+            .await;
+        let Outcome::Result(Value::Object(result)) = &self.t.exchanges[init].outcome else {
+            return None;
+        };
+        let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        self.phase = Phase::Operations;
+        if !self.notify("notifications/initialized", None).await {
+            return None;
+        }
+        Some(capabilities)
+    }
+
+    async fn discover_exchange(&mut self, version: &str) -> usize {
+        self.modern_version = Some(version.to_string());
+        let index = self
+            .request("server/discover", None, Purpose::Discover)
+            .await;
+        self.modern_version = None;
+        index
+    }
+
+    async fn discover(&mut self, version: &str) -> Option<Value> {
+        let index = self.discover_exchange(version).await;
+        let Outcome::Result(Value::Object(result)) = &self.t.exchanges[index].outcome else {
+            return None;
+        };
+        let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        self.modern_version = Some(version.to_string());
+        self.phase = Phase::Operations;
+        Some(capabilities)
+    }
+
+    /// Per-request metadata the 2026-07-28 revision requires.
+    fn with_meta(&self, params: Option<Value>) -> Option<Value> {
+        let Some(version) = &self.modern_version else {
+            return params;
+        };
+        let mut params = params.unwrap_or_else(|| json!({}));
+        if let Some(obj) = params.as_object_mut() {
+            obj.insert(
+                "_meta".into(),
+                json!({
+                    "io.modelcontextprotocol/protocolVersion": version,
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {
+                        "name": self.plan.client_name, "version": self.plan.client_version},
+                }),
+            );
+        }
+        Some(params)
+    }
+
     /// Sends a request and waits for its answer, its deadline, or the end of stdout.
-    async fn request(&mut self, method: &str, params: Option<Value>, purpose: Purpose) -> usize {
-        let id = RequestId::Number(self.next_id);
-        self.next_id += 1;
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        purpose: Purpose,
+    ) -> usize {
+        let index = self.send_request(None, method, params, purpose).await;
+        self.await_answer(index).await;
+        index
+    }
+
+    /// Sends a request without waiting (with `id` forced, for the duplicate-id probe).
+    pub async fn send_request(
+        &mut self,
+        id: Option<RequestId>,
+        method: &str,
+        params: Option<Value>,
+        purpose: Purpose,
+    ) -> usize {
+        let id = id.unwrap_or_else(|| {
+            self.next_id += 1;
+            RequestId::Number(self.next_id - 1)
+        });
+        let params = self.with_meta(params);
         let index = self.t.exchanges.len();
         self.t.exchanges.push(Exchange {
             id: id.clone(),
@@ -163,8 +305,13 @@ impl Driver<'_> {
             // The server may have answered or exited already; let the pump find out which.
             self.pump_until_ended(Instant::now() + EXIT_DRAIN).await;
             self.t.exchanges[index].outcome = Outcome::SendFailed(e);
-            return index;
         }
+        index
+    }
+
+    /// Waits for a sent request's answer, its deadline, or the end of stdout.
+    pub async fn await_answer(&mut self, index: usize) {
+        let deadline = Instant::now() + self.plan.timeout;
         while self.t.exchanges[index].outcome == Outcome::Pending {
             self.flush_replies().await;
             match self.pump(deadline).await {
@@ -173,11 +320,36 @@ impl Driver<'_> {
                 Pumped::Ended => self.t.exchanges[index].outcome = Outcome::NoResponse,
             }
         }
-        index
     }
 
-    async fn notify(&mut self, method: &str) -> bool {
-        let bytes = jsonrpc::encode_notification(method, None);
+    /// Writes bytes as they are (a malformed line); false if the server stopped reading.
+    pub async fn send_raw(&mut self, bytes: &[u8]) -> bool {
+        if self.stream_end.is_some() {
+            return false;
+        }
+        self.sent_malformed = true;
+        let deadline = Instant::now() + self.plan.timeout;
+        self.proc.send(bytes, deadline).await.is_ok()
+    }
+
+    /// Keeps reading (and answering the server) for a while.
+    pub async fn listen(&mut self, window: Duration) {
+        let deadline = Instant::now() + window;
+        loop {
+            self.flush_replies().await;
+            match self.pump(deadline).await {
+                Pumped::Progress => {}
+                Pumped::Deadline | Pumped::Ended => break,
+            }
+        }
+    }
+
+    /// Sends a notification; false if the server stopped reading.
+    pub async fn notify(&mut self, method: &str, params: Option<Value>) -> bool {
+        if self.stream_end.is_some() {
+            return false;
+        }
+        let bytes = jsonrpc::encode_notification(method, params.as_ref());
         let deadline = Instant::now() + self.plan.timeout;
         self.t.notifications_sent.push(method.to_string());
         self.proc.send(&bytes, deadline).await.is_ok()
@@ -345,6 +517,9 @@ impl Driver<'_> {
     fn on_response(&mut self, line: u64, id: ResponseId, outcome: Outcome) -> Disposition {
         match id {
             ResponseId::Id(id) => self.match_answer(line, &id, outcome),
+            ResponseId::Null | ResponseId::Missing if self.sent_malformed => {
+                Disposition::ParseErrorReply
+            }
             ResponseId::Null | ResponseId::Missing => match self.t.notifications_sent.last() {
                 Some(n) => Disposition::NotificationReply {
                     notification: n.clone(),
@@ -355,13 +530,22 @@ impl Driver<'_> {
     }
 
     fn match_answer(&mut self, line: u64, id: &RequestId, outcome: Outcome) -> Disposition {
-        let exact = self.t.exchanges.iter().position(|e| &e.id == id);
-        let found = exact.or_else(|| {
-            self.t
-                .exchanges
-                .iter()
-                .position(|e| e.id.loosely_equals(id))
-        });
+        // Prefer a request still waiting: ids may repeat (the duplicate-id probe sends two).
+        let find = |loose: bool| {
+            let matches = |e: &Exchange| {
+                if loose {
+                    e.id.loosely_equals(id)
+                } else {
+                    &e.id == id
+                }
+            };
+            let all = self.t.exchanges.iter();
+            all.clone()
+                .position(|e| matches(e) && e.outcome == Outcome::Pending)
+                .or_else(|| all.clone().position(matches))
+        };
+        let exact = find(false);
+        let found = exact.or_else(|| find(true));
         let Some(index) = found else {
             return Disposition::UnknownId;
         };
@@ -410,7 +594,7 @@ impl Driver<'_> {
     }
 
     /// After the last answer: listen for late output, then shut down.
-    async fn finish(mut self) -> Transcript {
+    pub async fn finish(mut self) -> Transcript {
         self.flush_replies().await;
         if self.stream_end.is_none() && self.t.process.spawn_error.is_none() {
             self.phase = Phase::Settle;

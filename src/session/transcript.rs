@@ -29,11 +29,21 @@ impl Phase {
     }
 }
 
+/// Generations of MCP: with an initialize handshake, or stateless (2026-07-28 and later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Era {
+    Legacy,
+    Modern,
+}
+
 /// Why a request was sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Purpose {
     Initialize,
+    /// `server/discover` (2026-07-28, or the probe of `--protocol auto`).
+    Discover,
     /// One page of a list probe for an advertised capability.
     ListProbe {
         list: ListKind,
@@ -159,6 +169,8 @@ pub enum Disposition {
     },
     /// A null- or missing-id response the guard cannot attribute to anything.
     Unattributed,
+    /// A null- or missing-id error after the guard sent a malformed line: a fair answer.
+    ParseErrorReply,
     ServerRequest {
         answered_with_error: bool,
     },
@@ -252,6 +264,8 @@ pub struct ProcessRecord {
 #[derive(Debug, Clone, Default)]
 pub struct Transcript {
     pub protocol_requested: String,
+    /// Which generation of the protocol the session used.
+    pub era: Option<Era>,
     /// The wait the session allowed each request.
     pub timeout_ms: u64,
     pub frames: Vec<Frame>,
@@ -287,6 +301,37 @@ impl Transcript {
             Outcome::Result(v) => Some(v),
             _ => None,
         }
+    }
+
+    pub fn discover(&self) -> Option<&Exchange> {
+        self.exchanges
+            .iter()
+            .find(|e| e.purpose == Purpose::Discover)
+    }
+
+    /// The exchange the session depended on to open: initialize if it was sent, else discover.
+    pub fn handshake(&self) -> Option<&Exchange> {
+        self.initialize().or_else(|| self.discover())
+    }
+
+    /// The protocol version the session ran under: negotiated by initialize, or the one a
+    /// modern server accepted.
+    pub fn session_version(&self) -> Option<String> {
+        if let Some(init) = self.initialize() {
+            return init
+                .outcome_result()?
+                .get("protocolVersion")?
+                .as_str()
+                .map(str::to_string);
+        }
+        let discover = self.discover()?;
+        discover.outcome_result()?;
+        discover
+            .params
+            .as_ref()?
+            .pointer("/_meta/io.modelcontextprotocol~1protocolVersion")?
+            .as_str()
+            .map(str::to_string)
     }
 
     pub fn initialized(&self) -> bool {

@@ -35,11 +35,14 @@ impl Check for Initialize {
             Code::InitializeInvalidCapabilities,
             Code::InitializeMissingServerInfo,
             Code::InitializeInvalidServerInfo,
+            Code::DiscoverError,
+            Code::DiscoverInvalidResult,
         ]
     }
 
     fn run(&self, cx: &CheckContext<'_>, out: &mut Vec<Finding>) {
         let Some(init) = cx.transcript.initialize() else {
+            discover(cx.transcript, out);
             return;
         };
         let mut location = Location::request("initialize");
@@ -146,6 +149,84 @@ impl Check for Initialize {
                 format!("serverInfo is {}, not an object.", json_kind(other)),
             ))),
         }
+    }
+}
+
+/// A stateless (2026-07-28) session: `server/discover` is required and must say what the
+/// server supports. (Under `auto`, a failed discover is the legacy signal, not a fault.)
+fn discover(t: &crate::session::transcript::Transcript, out: &mut Vec<Finding>) {
+    let Some(d) = t.discover() else { return };
+    let mut location = Location::request("server/discover");
+    location.stdout_line = d.answer_line;
+    let requested = versions::MODERN_VERSION;
+    match &d.outcome {
+        Outcome::Error(e) if t.protocol_requested == requested => {
+            let supported = e
+                .data
+                .as_ref()
+                .and_then(|d| d.get("supported"))
+                .map(|s| excerpt(&s.to_string(), 120));
+            let (detail, what) = match (e.code, supported) {
+                (crate::protocol::jsonrpc::UNSUPPORTED_PROTOCOL_VERSION, Some(list)) => (
+                    "unsupported-version",
+                    format!("the server does not support {requested} (it supports {list})"),
+                ),
+                (crate::protocol::jsonrpc::METHOD_NOT_FOUND, _) => (
+                    "method-not-found",
+                    "the server does not implement server/discover, which 2026-07-28 requires"
+                        .to_string(),
+                ),
+                _ => (
+                    "error",
+                    format!("error {}: {}", e.code, excerpt(&e.message, 200)),
+                ),
+            };
+            out.push(
+                Finding::new(
+                    Code::DiscoverError,
+                    format!("server/discover failed: {what}."),
+                )
+                .detail(detail)
+                .at(location),
+            );
+        }
+        Outcome::Result(result) => {
+            let versions_listed = result.get("supportedVersions").and_then(Value::as_array);
+            let problem = if !result.is_object() {
+                Some((
+                    "not-an-object",
+                    format!("the result is {}", json_kind(result)),
+                ))
+            } else if versions_listed.is_none() {
+                Some((
+                    "missing-supported-versions",
+                    "supportedVersions is missing or not an array".into(),
+                ))
+            } else if !result.get("capabilities").is_some_and(Value::is_object) {
+                Some((
+                    "missing-capabilities",
+                    "capabilities is missing or not an object".into(),
+                ))
+            } else if !versions_listed.is_some_and(|v| v.iter().any(|x| x == requested)) {
+                Some((
+                    "version-not-listed",
+                    format!("it answered a {requested} request but supportedVersions does not list {requested}"),
+                ))
+            } else {
+                None
+            };
+            if let Some((detail, what)) = problem {
+                out.push(
+                    Finding::new(
+                        Code::DiscoverInvalidResult,
+                        format!("The server/discover result is unusable: {what}."),
+                    )
+                    .detail(detail)
+                    .at(location),
+                );
+            }
+        }
+        _ => {}
     }
 }
 

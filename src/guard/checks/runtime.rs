@@ -55,15 +55,15 @@ impl Check for Runtime {
 }
 
 fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
-    let Some(init) = t.initialize() else { return };
-    let location = Location::request("initialize");
+    let Some(init) = t.handshake() else { return };
+    let location = Location::request(&init.method);
     match &init.outcome {
         Outcome::Timeout => {
             let mut f = Finding::new(
                 Code::InitializeTimeout,
                 format!(
-                    "The server did not answer initialize within {} ms.",
-                    t.timeout_ms
+                    "The server did not answer {} within {} ms.",
+                    init.method, t.timeout_ms
                 ),
             )
             .at(location);
@@ -73,13 +73,13 @@ fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
             out.push(f);
         }
         Outcome::NoResponse | Outcome::SendFailed(_) if !t.process.killed_for_limit => {
-            out.push(exited_before_initialize(t).at(location));
+            out.push(exited_before_initialize(t, &init.method).at(location));
         }
         _ => {}
     }
 }
 
-fn exited_before_initialize(t: &Transcript) -> Finding {
+fn exited_before_initialize(t: &Transcript, method: &str) -> Finding {
     let (detail, what) = match t.process.exit {
         Some(ExitKind::Code(0)) => ("clean-exit", "exited cleanly (code 0)".to_string()),
         Some(ExitKind::Code(c)) => ("nonzero-exit", format!("exited with code {c}")),
@@ -88,7 +88,7 @@ fn exited_before_initialize(t: &Transcript) -> Finding {
     };
     let mut f = Finding::new(
         Code::ServerExited,
-        format!("The server {what} before answering initialize."),
+        format!("The server {what} before answering {method}."),
     )
     .detail(detail);
     if let Some(tail) = stderr_tail(t) {

@@ -96,13 +96,13 @@ fn already_reported(cx: &CheckContext<'_>, line: u64, disposition: &Disposition)
     })
 }
 
-/// The revision to validate against: the negotiated one when it is real, else the requested one.
+/// The revision to validate against: the one the session ran under when it is real,
+/// else the requested one, else the default.
 fn schema_version(t: &Transcript) -> String {
-    t.initialize_result()
-        .and_then(|r| r.get("protocolVersion"))
-        .and_then(Value::as_str)
+    t.session_version()
         .filter(|v| versions::is_known(v))
-        .map_or_else(|| t.protocol_requested.clone(), str::to_string)
+        .or_else(|| Some(t.protocol_requested.clone()).filter(|v| versions::is_known(v)))
+        .unwrap_or_else(|| versions::DEFAULT_VERSION.to_string())
 }
 
 fn finding(
