@@ -234,6 +234,44 @@ catalog! {
         "A tool result does not match the tool's outputSchema",
         "A tool that declares an outputSchema must return structuredContent that validates against it. Clients validate it and reject the result otherwise.";
 
+    // Adversarial probes (opt-in).
+    AdversarialInvalidMethodResult => "adversarial-invalid-method-result", McpProtocol, Warning,
+        "An unknown method did not get error -32601",
+        "A request for a method the server does not have must be answered with a JSON-RPC error -32601 (method not found), so clients can tell a missing feature from a failure.";
+    AdversarialInvalidParamsResult => "adversarial-invalid-params-result", McpProtocol, Warning,
+        "Params of the wrong shape were accepted",
+        "A request whose params have the wrong types must get an error (-32602, invalid params, preferred), not a successful result. Validate params against what the method expects.";
+    AdversarialNotificationResult => "adversarial-notification-result", McpProtocol, Error,
+        "An unknown notification was answered",
+        "Notifications never get a reply, even ones the server does not know. Ignore unknown notifications.";
+    AdversarialMalformedJsonResult => "adversarial-malformed-json-result", McpProtocol, Warning,
+        "A malformed line was answered with a result",
+        "A line that is not valid JSON gets a -32700 parse error (with a null id) or is ignored; never a result.";
+    AdversarialUnknownCancelResult => "adversarial-unknown-cancel-result", McpProtocol, Error,
+        "A cancellation for an unknown request was answered",
+        "notifications/cancelled naming an id the server does not know must be ignored: it may refer to a request that already finished.";
+    AdversarialPingBeforeInitializeResult => "adversarial-ping-before-initialize-result", McpProtocol, Note,
+        "What the server does with a ping before initialize",
+        "Reported only. The specification allows ping at any time; servers differ in whether they answer before initialize.";
+    AdversarialBogusVersionResult => "adversarial-bogus-version-result", McpProtocol, Warning,
+        "A request for an unknown protocol version was refused",
+        "When a client asks for a version the server does not support, the server answers initialize with a version it does support and lets the client decide. A structured error is a warning; a crash or hang is an error.";
+    AdversarialDuplicateIdResult => "adversarial-duplicate-id-result", McpProtocol, Note,
+        "What the server does with two requests sharing an id",
+        "Reported only. Clients must not reuse an id while a request is in flight; how a server copes says something about its robustness.";
+    AdversarialToolCallResult => "adversarial-tool-call-result", McpProtocol, Warning,
+        "A tool accepted arguments that do not match its schema",
+        "A tool called with arguments that break its inputSchema must return a tool error (isError: true) or -32602, never succeed silently.";
+    AdversarialProbeCrash => "adversarial-probe-crash", McpProtocol, Error,
+        "Bad input crashed the server",
+        "A server must survive malformed or unexpected input and answer with an error. Catch exceptions per message.";
+    AdversarialProbeTimeout => "adversarial-probe-timeout", McpProtocol, Error,
+        "Bad input left a request unanswered",
+        "After unexpected input the server stopped answering (or never answered the probe). Every request needs an answer, an error at least.";
+    AdversarialProbeInvalidStdout => "adversarial-probe-invalid-stdout", McpProtocol, Error,
+        "Bad input made the server write garbage to stdout",
+        "Error handling printed something that is not JSON-RPC to stdout (a stack trace, a log line). Send diagnostics to stderr.";
+
     // Wire schema.
     WireSchemaInvalid => "wire-schema-invalid", McpProtocol, Warning,
         "A message does not match the official MCP schema",

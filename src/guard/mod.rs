@@ -4,6 +4,7 @@ pub mod checks;
 pub mod config;
 mod drift;
 pub mod options;
+pub mod probes;
 pub mod profile;
 mod python;
 
@@ -42,6 +43,8 @@ pub struct GuardRun {
     pub runs: Vec<SessionResult>,
     /// What changed in later runs compared with the first.
     pub drift: Vec<RunDrift>,
+    /// The adversarial probes that ran, in order.
+    pub probes: Vec<probes::ProbeOutcome>,
     /// Every distinct finding of every run, plus drift.
     pub findings: Vec<Finding>,
 }
@@ -72,6 +75,8 @@ pub async fn run(settings: GuardSettings) -> GuardRun {
     }
     let drift = drift::compare(&runs);
     extra.extend(drift.iter().flat_map(|d| d.findings.iter().cloned()));
+    let probes = probes::run_all(&settings).await;
+    extra.extend(probes.iter().flat_map(|p| p.findings.iter().cloned()));
     let mut findings = distinct(runs.iter().flat_map(|r| r.findings.iter().cloned()));
     findings.extend(extra);
     finding::sort(&mut findings);
@@ -81,6 +86,7 @@ pub async fn run(settings: GuardSettings) -> GuardRun {
         settings,
         runs,
         drift,
+        probes,
         findings,
     }
 }

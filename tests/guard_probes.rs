@@ -1,0 +1,189 @@
+//! Adversarial probes: each fault reproduced by its own fixture, and a clean server that
+//! passes every probe.
+
+mod common;
+use common::*;
+
+fn probe(name: &str, probe: &str, findings: &[(&str, &str)]) -> GuardResult {
+    let r = guard_fixture(name, &["--timeout", "1500", "--adversarial-probes", probe]);
+    assert_eq!(
+        r.issues(),
+        pairs(findings),
+        "{name}: {:#}",
+        r.json["issues"]
+    );
+    let has_error = findings.iter().any(|(_, s)| *s == "error");
+    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
+    for (code, _) in findings {
+        assert_eq!(
+            r.issue(code)["location"]["logical"],
+            format!("probes/{probe}"),
+            "{name}: {code} names its probe"
+        );
+    }
+    r
+}
+
+#[test]
+fn clean_server_passes_every_probe_and_two_are_reported_only() {
+    let r = guard_fixture("clean", &["--adversarial-probes", "all"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("adversarial-duplicate-id-result", "note"),
+            ("adversarial-ping-before-initialize-result", "note"),
+        ])
+    );
+    assert_eq!(r.status(), "pass");
+    assert_eq!(r.exit, 0);
+    let statuses: Vec<(&str, &str)> = r.json["adversarialProbes"]
+        .as_array()
+        .expect("probes")
+        .iter()
+        .map(|p| {
+            (
+                p["probe"].as_str().expect("probe"),
+                p["status"].as_str().expect("status"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            ("invalid-method", "pass"),
+            ("invalid-params", "pass"),
+            ("notification", "pass"),
+            ("malformed-json", "pass"),
+            ("unknown-cancel", "pass"),
+            ("ping-before-initialize", "report"),
+            ("bogus-version", "pass"),
+            ("duplicate-id", "report"),
+        ]
+    );
+}
+
+#[test]
+fn probes_are_opt_in() {
+    let r = guard_fixture("unknown_method_returns_result", &[]);
+    assert_eq!(r.issues(), pairs(&[]));
+    assert_eq!(r.json["adversarialProbes"], serde_json::Value::Null);
+}
+
+#[test]
+fn unknown_method_answered_with_a_result() {
+    probe(
+        "unknown_method_returns_result",
+        "invalid-method",
+        &[("adversarial-invalid-method-result", "warning")],
+    );
+}
+
+#[test]
+fn unknown_method_never_answered() {
+    probe(
+        "ignores_unknown_methods",
+        "invalid-method",
+        &[("adversarial-probe-timeout", "error")],
+    );
+}
+
+#[test]
+fn invalid_params_accepted() {
+    probe(
+        "accepts_invalid_params",
+        "invalid-params",
+        &[("adversarial-invalid-params-result", "warning")],
+    );
+}
+
+#[test]
+fn unknown_notification_answered() {
+    probe(
+        "answers_unknown_notifications",
+        "notification",
+        &[("adversarial-notification-result", "error")],
+    );
+}
+
+#[test]
+fn malformed_json_crashes_the_server() {
+    probe(
+        "crash_on_malformed_json",
+        "malformed-json",
+        &[("adversarial-probe-crash", "error")],
+    );
+}
+
+#[test]
+fn malformed_json_prints_a_traceback_on_stdout() {
+    probe(
+        "traceback_on_malformed_json",
+        "malformed-json",
+        &[("adversarial-probe-invalid-stdout", "error")],
+    );
+}
+
+#[test]
+fn cancellation_of_an_unknown_request_answered() {
+    probe(
+        "answers_unknown_cancel",
+        "unknown-cancel",
+        &[("adversarial-unknown-cancel-result", "error")],
+    );
+}
+
+#[test]
+fn bogus_version_refused_with_an_error_is_a_warning() {
+    probe(
+        "rejects_unknown_version",
+        "bogus-version",
+        &[("adversarial-bogus-version-result", "warning")],
+    );
+}
+
+#[test]
+fn bogus_version_that_crashes_is_an_error() {
+    probe(
+        "crash_on_unknown_version",
+        "bogus-version",
+        &[("adversarial-probe-crash", "error")],
+    );
+}
+
+#[test]
+fn adversarial_tool_call_that_succeeds() {
+    let r = guard(
+        &[
+            "--config",
+            &repo()
+                .join("tests/fixtures/configs/adversarial_tool_call.json")
+                .display()
+                .to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[("adversarial-tool-call-result", "warning")])
+    );
+    assert_eq!(
+        r.issue("adversarial-tool-call-result")["location"]["logical"],
+        "probes/tool-call:echo"
+    );
+}
+
+#[test]
+fn unknown_probe_name_is_a_usage_error() {
+    let out = mcpcheck()
+        .args([
+            "guard",
+            "--adversarial-probes",
+            "invalid-method,fuzz",
+            "--",
+            "x",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"fuzz\""));
+}
