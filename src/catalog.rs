@@ -234,6 +234,17 @@ catalog! {
         "A tool result does not match the tool's outputSchema",
         "A tool that declares an outputSchema must return structuredContent that validates against it. Clients validate it and reject the result otherwise.";
 
+    // Protocol version matrix.
+    ProtocolVersionMismatch => "protocol-version-mismatch", McpProtocol, Error,
+        "A supported version was answered with another one",
+        "When a client asks for a version the server supports, the server must answer with that same version. Answering another one forces clients onto a version they did not choose.";
+    ProtocolBogusVersion => "protocol-bogus-version", McpProtocol, Warning,
+        "An unknown version was not negotiated properly",
+        "Asked for a version it does not know, a server answers initialize with a version it supports (legacy) or -32022 with data.supported (2026-07-28). A structured error is a warning; echoing the unknown version back, crashing or hanging is an error.";
+    ProtocolVersionNotHonoured => "protocol-version-not-honoured", McpProtocol, Error,
+        "The server does not follow the version it negotiated",
+        "A server that negotiates a version must send messages that match that version's schema. Emit the shapes of the version you agreed on.";
+
     // Adversarial probes (opt-in).
     AdversarialInvalidMethodResult => "adversarial-invalid-method-result", McpProtocol, Warning,
         "An unknown method did not get error -32601",

@@ -100,9 +100,9 @@ fn flags_override_the_config_file() {
         "timeoutMs": 60000, "request": "ping"});
     let path = write_config(dir.path(), &body.to_string());
     // Without the flag the run would wait a minute for the ping.
-    let r = guard(&["--config", &path, "--timeout", "500"], &[]);
+    let r = guard(&["--config", &path, "--timeout", "2500"], &[]);
     assert_eq!(r.issues(), pairs(&[("operation-timeout", "error")]));
-    assert_eq!(r.json["fingerprint"]["timings"]["timeoutMs"], 500);
+    assert_eq!(r.json["fingerprint"]["timings"]["timeoutMs"], 2500);
 }
 
 #[test]
@@ -213,7 +213,7 @@ fn repeat_runs_report_drift_against_the_first() {
 
 #[test]
 fn python_block_buffering_is_diagnosed_by_rerunning_unbuffered() {
-    let r = guard_fixture("buffered_stdout", &["--timeout", "1500"]);
+    let r = guard_fixture("buffered_stdout", &["--timeout", "3000"]);
     assert_eq!(
         r.issues(),
         pairs(&[("python-buffered-stdio", "error")]),
@@ -234,4 +234,86 @@ fn a_server_that_flushes_gets_no_buffering_warning_and_no_rerun() {
     // never_answers_initialize is Python too, but does not answer unbuffered either.
     let r = guard_fixture("never_answers_initialize", &["--timeout", "800"]);
     assert_eq!(r.issues(), pairs(&[("initialize-timeout", "error")]));
+}
+
+fn matrix_of(r: &GuardResult) -> Vec<(String, Option<String>)> {
+    r.json["protocolMatrix"]
+        .as_array()
+        .expect("protocolMatrix")
+        .iter()
+        .map(|e| {
+            (
+                e["requested"].as_str().expect("requested").to_string(),
+                e["negotiated"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+fn versions(items: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+    items
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.map(str::to_string)))
+        .collect()
+}
+
+#[test]
+fn protocol_matrix_of_a_correct_legacy_server() {
+    let r = guard_fixture("clean", &["--protocol-matrix"]);
+    assert_eq!(r.issues(), pairs(&[]));
+    assert_eq!(
+        matrix_of(&r),
+        versions(&[
+            ("2024-11-05", Some("2024-11-05")),
+            ("2025-03-26", Some("2025-03-26")),
+            ("2025-06-18", Some("2025-06-18")),
+            ("2025-11-25", Some("2025-11-25")),
+            ("2026-07-28", None),
+            ("1900-01-01", Some("2025-11-25")),
+        ])
+    );
+    assert_eq!(r.json["protocolMatrix"][4]["errorCode"], -32601);
+}
+
+#[test]
+fn protocol_matrix_catches_an_echoed_bogus_version() {
+    let r = guard_fixture("echoes_any_version", &["--protocol-matrix"]);
+    assert_eq!(r.issues(), pairs(&[("protocol-bogus-version", "error")]));
+    assert_eq!(
+        r.issue("protocol-bogus-version")["location"]["logical"],
+        "protocolMatrix/1900-01-01"
+    );
+    assert_eq!(
+        matrix_of(&r)[5],
+        ("1900-01-01".to_string(), Some("1900-01-01".to_string()))
+    );
+}
+
+#[test]
+fn protocol_matrix_warns_on_a_refused_bogus_version() {
+    let r = guard_fixture("rejects_unknown_version", &["--protocol-matrix"]);
+    assert_eq!(r.issues(), pairs(&[("protocol-bogus-version", "warning")]));
+}
+
+#[test]
+fn protocol_matrix_catches_a_supported_version_answered_with_another() {
+    let r = guard_fixture("downgrades_supported_version", &["--protocol-matrix"]);
+    assert_eq!(r.issues(), pairs(&[("protocol-version-mismatch", "error")]));
+    assert_eq!(
+        r.issue("protocol-version-mismatch")["location"]["logical"],
+        "protocolMatrix/2025-06-18"
+    );
+}
+
+#[test]
+fn protocol_matrix_catches_a_version_not_honoured() {
+    let r = guard_fixture("not_honouring_version", &["--protocol-matrix"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("protocol-version-not-honoured", "error")])
+    );
+    assert!(r.issue("protocol-version-not-honoured")["message"]
+        .as_str()
+        .expect("message")
+        .contains("/result/serverInfo: \"version\" is a required property (Implementation)"));
 }

@@ -5,7 +5,7 @@ mod common;
 use common::*;
 
 fn probe(name: &str, probe: &str, findings: &[(&str, &str)]) -> GuardResult {
-    let r = guard_fixture(name, &["--timeout", "1500", "--adversarial-probes", probe]);
+    let r = guard_fixture(name, &["--timeout", "3000", "--adversarial-probes", probe]);
     assert_eq!(
         r.issues(),
         pairs(findings),

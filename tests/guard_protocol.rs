@@ -146,7 +146,7 @@ fn list_method_error() {
 fn list_method_never_answers() {
     let r = expect(
         "tools_list_never_answers",
-        &["--timeout", "1500"],
+        &["--timeout", "3000"],
         "fail",
         &[("capability-list-timeout", "error")],
     );

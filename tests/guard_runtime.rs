@@ -85,7 +85,7 @@ fn initialize_never_answered() {
 fn explicit_request_never_answered() {
     let r = expect(
         "ping_never_answered",
-        &["--timeout", "1000", "--request", "ping"],
+        &["--timeout", "3000", "--request", "ping"],
         "needs_inspection",
         &[("operation-timeout", "error")],
     );

@@ -333,3 +333,8 @@ fn server_requests_are_answered_like_a_real_client() {
         .collect();
     assert_eq!(methods, vec![("ping", false), ("roots/list", true)]);
 }
+
+#[test]
+fn batch_answers_are_tolerated_only_under_2025_03_26() {
+    expect("batch_response", &["--protocol", "2025-03-26"], "pass", &[]);
+}

@@ -3,6 +3,7 @@
 pub mod checks;
 pub mod config;
 mod drift;
+pub mod matrix;
 pub mod options;
 pub mod probes;
 pub mod profile;
@@ -43,6 +44,8 @@ pub struct GuardRun {
     pub runs: Vec<SessionResult>,
     /// What changed in later runs compared with the first.
     pub drift: Vec<RunDrift>,
+    /// `--protocol-matrix`: what the server negotiated for each version.
+    pub matrix: Vec<matrix::MatrixEntry>,
     /// The adversarial probes that ran, in order.
     pub probes: Vec<probes::ProbeOutcome>,
     /// Every distinct finding of every run, plus drift.
@@ -75,6 +78,12 @@ pub async fn run(settings: GuardSettings) -> GuardRun {
     }
     let drift = drift::compare(&runs);
     extra.extend(drift.iter().flat_map(|d| d.findings.iter().cloned()));
+    let mut matrix_entries = Vec::new();
+    if settings.protocol_matrix {
+        let m = matrix::run(&settings).await;
+        matrix_entries = m.entries;
+        extra.extend(m.findings);
+    }
     let probes = probes::run_all(&settings).await;
     extra.extend(probes.iter().flat_map(|p| p.findings.iter().cloned()));
     let mut findings = distinct(runs.iter().flat_map(|r| r.findings.iter().cloned()));
@@ -86,6 +95,7 @@ pub async fn run(settings: GuardSettings) -> GuardRun {
         settings,
         runs,
         drift,
+        matrix: matrix_entries,
         probes,
         findings,
     }

@@ -17,6 +17,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub fn render(run: &GuardRun) -> Value {
     let mut doc = session_document(run, run.primary(), &run.findings);
     doc["profile"] = json!(run.settings.profile.as_str());
+    if !run.matrix.is_empty() {
+        doc["protocolMatrix"] = json!(run.matrix);
+    }
     if !run.probes.is_empty() {
         doc["adversarialProbes"] = json!(run.probes);
     }

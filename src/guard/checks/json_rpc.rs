@@ -44,10 +44,25 @@ impl Check for JsonRpc {
                     problem.describe().to_string(),
                     frame.line,
                 ),
+                // Only 2025-03-26 had batches, and only as answers to a client's batch.
+                LineContent::Batch { messages }
+                    if t.session_version().as_deref() == Some("2025-03-26") =>
+                {
+                    for (m, _) in messages {
+                        if let Message::Invalid { problem, .. } = m {
+                            note(
+                                problem.detail_code(),
+                                problem.describe().to_string(),
+                                frame.line,
+                            );
+                        }
+                    }
+                }
                 LineContent::Batch { messages } => {
                     note(
                         "batch",
-                        "a JSON array (batch) was sent; MCP versions after 2025-03-26 do not allow batches".into(),
+                        "a JSON array (batch) was sent; only the 2025-03-26 revision has batches"
+                            .into(),
                         frame.line,
                     );
                     for (m, _) in messages {
