@@ -187,3 +187,12 @@ fn unknown_probe_name_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("\"fuzz\""));
 }
+
+#[test]
+fn malformed_json_answered_with_a_result() {
+    probe(
+        "answers_malformed_json_with_result",
+        "malformed-json",
+        &[("adversarial-malformed-json-result", "warning")],
+    );
+}

@@ -116,6 +116,48 @@ pub fn render(run: &GuardRun, style: Style) -> String {
             run.primary().tool_schema.total
         );
     }
+    if run.runs.len() > 1 {
+        let drifted: Vec<String> = run.drift.iter().map(|d| d.run.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "  runs: {} ({})",
+            run.runs.len(),
+            if drifted.is_empty() {
+                "no drift".to_string()
+            } else {
+                format!("drift in run {}", drifted.join(", "))
+            }
+        );
+    }
+    if !run.matrix.is_empty() {
+        let _ = writeln!(out, "  protocol matrix:");
+        for e in &run.matrix {
+            let _ = writeln!(
+                out,
+                "    {:<12} {:<16} {:<10} {}",
+                e.requested,
+                e.method,
+                e.outcome,
+                e.negotiated
+                    .as_deref()
+                    .map(|n| format!("→ {n}"))
+                    .or(e.error_code.map(|c| format!("error {c}")))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    if !run.probes.is_empty() {
+        let _ = writeln!(out, "  adversarial probes:");
+        for p in &run.probes {
+            let _ = writeln!(
+                out,
+                "    {:<26} {:<14} {}",
+                excerpt(&p.probe, 26),
+                p.status,
+                excerpt(&p.observed, 100)
+            );
+        }
+    }
     if !run.findings.is_empty() {
         out.push('\n');
     }
