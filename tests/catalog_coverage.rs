@@ -20,3 +20,19 @@ fn every_code_is_expected_by_an_integration_test() {
         "codes without an exact-findings test: {missing:?}"
     );
 }
+
+#[test]
+fn the_readme_lists_every_code() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("README.md");
+    let missing: Vec<&str> = mcpcheck::catalog::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|code| !readme.contains(&format!("| `{code}` |")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "codes missing from the README table: {missing:?}"
+    );
+}

@@ -317,3 +317,26 @@ fn protocol_matrix_catches_a_version_not_honoured() {
         .expect("message")
         .contains("/result/serverInfo: \"version\" is a required property (Implementation)"));
 }
+
+#[test]
+fn strict_profile_runs_twice_with_every_probe() {
+    let out = mcpcheck()
+        .args([
+            "guard",
+            "--profile",
+            "strict",
+            "--",
+            python(),
+            &fixture("clean"),
+        ])
+        .output()
+        .expect("run");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON by default");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(report["runs"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        report["adversarialProbes"].as_array().map(Vec::len),
+        Some(8)
+    );
+    assert_eq!(report["summary"]["status"], "pass");
+}
