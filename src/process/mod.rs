@@ -2,22 +2,22 @@
 //!
 //! Nothing above this module touches a raw pid.
 
+mod group;
 mod tree;
 
+pub use group::GroupLeader;
+
 use crate::protocol::framing::{LineEvent, LineSplitter, RawLine};
-use nix::errno::Errno;
-use nix::sys::signal::{killpg, Signal};
-use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 
 /// How to launch a server.
@@ -217,15 +217,13 @@ pub struct ShutdownReport {
     pub killed_leftover_group: bool,
 }
 
-/// A running server in its own process group.
+/// A running server in its own process group, read through bounded framed streams.
 pub struct ServerProcess {
-    child: Child,
-    pgid: Pid,
+    leader: GroupLeader,
     stdin: Option<ChildStdin>,
     stdout: StdoutStream,
     stderr_capture: Arc<Mutex<StderrCapture>>,
     stderr_task: Option<JoinHandle<()>>,
-    exit: Option<ExitKind>,
     pub started: Instant,
 }
 
@@ -237,34 +235,7 @@ pub fn become_subreaper() {
 
 impl ServerProcess {
     pub fn spawn(cmd: &ServerCommand, limits: StdioLimits) -> Result<Self, SpawnError> {
-        let mut command = Command::new(&cmd.program);
-        command
-            .args(&cmd.args)
-            .envs(cmd.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        if let Some(dir) = &cmd.cwd {
-            command.current_dir(dir);
-        }
-        let mut child = command.spawn().map_err(|e| spawn_error(&cmd.program, &e))?;
-        let pid = child.id().ok_or_else(|| SpawnError {
-            program: cmd.program.clone(),
-            reason: "the process exited before its pid could be read".into(),
-            hint: "run the command by hand to see why it stops at once",
-        })?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(SpawnError {
-                program: cmd.program.clone(),
-                reason: "its standard streams could not be piped".into(),
-                hint: "this is a bug in mcpcheck; please report it",
-            });
-        };
-        tree::register_leader(pid as i32);
+        let (leader, stdin, stdout, stderr) = GroupLeader::spawn(cmd)?;
         let stderr_capture = Arc::new(Mutex::new(StderrCapture::default()));
         let stderr_task = tokio::spawn(drain_stderr(
             stderr,
@@ -272,8 +243,7 @@ impl ServerProcess {
             limits.max_stderr_bytes,
         ));
         Ok(Self {
-            child,
-            pgid: Pid::from_raw(pid as i32),
+            leader,
             stdin: Some(stdin),
             stdout: StdoutStream {
                 pipe: stdout,
@@ -286,7 +256,6 @@ impl ServerProcess {
             },
             stderr_capture,
             stderr_task: Some(stderr_task),
-            exit: None,
             started: Instant::now(),
         })
     }
@@ -310,38 +279,17 @@ impl ServerProcess {
     /// The next stdout event or the process's exit (reported once). Cancel-safe, so it can
     /// sit in a `select!` beside a deadline.
     pub async fn next_event(&mut self) -> ProcessEvent {
-        let exited = self.exit.is_some();
-        let status = tokio::select! {
+        let exited = self.leader.exit().is_some();
+        tokio::select! {
             biased;
-            event = self.stdout.next_event() => return ProcessEvent::Stdout(event),
-            status = self.child.wait(), if !exited => status,
-        };
-        let exit = status.map_or(ExitKind::Code(-1), ExitKind::from_status);
-        self.exit = Some(exit);
-        ProcessEvent::Exited(exit)
+            event = self.stdout.next_event() => ProcessEvent::Stdout(event),
+            exit = self.leader.wait_exit(), if !exited => ProcessEvent::Exited(exit),
+        }
     }
 
     /// Waits for the process to exit. Cancel-safe.
     pub async fn wait_exit(&mut self) -> ExitKind {
-        if let Some(exit) = self.exit {
-            return exit;
-        }
-        let exit = match self.child.wait().await {
-            Ok(status) => ExitKind::from_status(status),
-            Err(_) => ExitKind::Code(-1),
-        };
-        self.exit = Some(exit);
-        exit
-    }
-
-    /// The exit, if the process has ended.
-    pub fn poll_exit(&mut self) -> Option<ExitKind> {
-        if self.exit.is_none() {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                self.exit = Some(ExitKind::from_status(status));
-            }
-        }
-        self.exit
+        self.leader.wait_exit().await
     }
 
     pub fn stdout_bytes(&self) -> u64 {
@@ -363,93 +311,23 @@ impl ServerProcess {
     /// Ends the process the way a client should: close stdin, wait, SIGTERM, wait, SIGKILL.
     /// Whatever the leader did, every process left in its group is killed and reaped.
     pub async fn shutdown(&mut self, grace: Duration, term_grace: Duration) -> ShutdownReport {
-        let escaped = tree::escaped_candidates(self.pgid.as_raw());
-        let path = if self.poll_exit().is_some() {
-            ShutdownPath::AlreadyExited
-        } else {
-            self.stdin = None;
-            if self.wait_exit_within(grace).await {
-                ShutdownPath::StdinClosed
-            } else {
-                let _ = killpg(self.pgid, Signal::SIGTERM);
-                if self.wait_exit_within(term_grace).await {
-                    ShutdownPath::Terminated
-                } else {
-                    let _ = killpg(self.pgid, Signal::SIGKILL);
-                    // SIGKILL cannot be ignored; the bound only guards against a kernel stall.
-                    self.wait_exit_within(Duration::from_secs(5)).await;
-                    ShutdownPath::Killed
-                }
-            }
-        };
+        let escaped = self.leader.escaped_candidates();
+        let already_exited = self.leader.poll_exit().is_some();
         self.stdin = None;
-        let killed_leftover_group = self.kill_group(escaped).await;
+        let report = self
+            .leader
+            .stop(escaped, already_exited, grace, term_grace)
+            .await;
         self.finish_stderr().await;
-        ShutdownReport {
-            path,
-            exit: self.exit,
-            killed_leftover_group,
-        }
+        report
     }
 
     /// Ends the process at once (a limit was hit); no grace.
     pub async fn kill_now(&mut self) -> ShutdownReport {
-        let already = self.poll_exit().is_some();
-        let escaped = tree::escaped_candidates(self.pgid.as_raw());
         self.stdin = None;
-        let _ = killpg(self.pgid, Signal::SIGKILL);
-        self.wait_exit_within(Duration::from_secs(5)).await;
-        self.kill_group(escaped).await;
+        let report = self.leader.kill_now().await;
         self.finish_stderr().await;
-        ShutdownReport {
-            path: if already {
-                ShutdownPath::AlreadyExited
-            } else {
-                ShutdownPath::Killed
-            },
-            exit: self.exit,
-            killed_leftover_group: false,
-        }
-    }
-
-    async fn wait_exit_within(&mut self, limit: Duration) -> bool {
-        tokio::time::timeout(limit, self.wait_exit()).await.is_ok()
-    }
-
-    /// Kills what is left of the group, and the descendants that left it (`escaped`, taken
-    /// before the leader died, plus orphans re-parented to us since), and reaps them.
-    async fn kill_group(&mut self, mut escaped: Vec<i32>) -> bool {
-        tree::unregister_leader(self.pgid.as_raw());
-        escaped.extend(tree::escaped_candidates(self.pgid.as_raw()));
-        escaped.sort_unstable();
-        escaped.dedup();
-        let alive = killpg(self.pgid, None::<Signal>).is_ok();
-        if alive {
-            let _ = killpg(self.pgid, Signal::SIGKILL);
-        }
-        let deadline = Instant::now() + Duration::from_secs(2);
-        // The leader was reaped by `wait_exit`; waiting on the group now cannot steal its status.
-        while Instant::now() < deadline {
-            match waitpid(
-                Pid::from_raw(-self.pgid.as_raw()),
-                Some(WaitPidFlag::WNOHANG),
-            ) {
-                Ok(WaitStatus::StillAlive) => {
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                }
-                Ok(_) => continue,
-                Err(Errno::ECHILD) => {
-                    // No child of ours left in the group; others belong to init.
-                    if killpg(self.pgid, None::<Signal>).is_err() {
-                        break;
-                    }
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                }
-                Err(_) => break,
-            }
-        }
-        tree::kill_and_reap(&escaped).await;
-        alive || !escaped.is_empty()
+        report
     }
 
     /// Lets the stderr reader catch up, then stops it (a grandchild may hold the pipe open).
@@ -468,10 +346,6 @@ impl ServerProcess {
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        // Last line of defence (an early return, a panic): never leave the group running.
-        if self.exit.is_none() || killpg(self.pgid, None::<Signal>).is_ok() {
-            let _ = killpg(self.pgid, Signal::SIGKILL);
-        }
         if let Some(task) = self.stderr_task.take() {
             task.abort();
         }
@@ -493,23 +367,6 @@ async fn drain_stderr(
                 }
             }
         }
-    }
-}
-
-fn spawn_error(program: &str, e: &std::io::Error) -> SpawnError {
-    let hint = match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            "check that the command is installed and on PATH, or give its full path"
-        }
-        std::io::ErrorKind::PermissionDenied => {
-            "check that the file is executable (chmod +x) and not a directory"
-        }
-        _ => "run the command by hand to see why it cannot start",
-    };
-    SpawnError {
-        program: program.to_string(),
-        reason: e.to_string(),
-        hint,
     }
 }
 

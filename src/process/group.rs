@@ -1,0 +1,214 @@
+//! A child process leading its own process group: spawn, wait, signal, stop, and kill and
+//! reap everything it leaves behind. Shared by the guard's sessions and the proxy.
+
+use super::{tree, ExitKind, ServerCommand, ShutdownPath, ShutdownReport, SpawnError};
+use nix::errno::Errno;
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+
+pub struct GroupLeader {
+    child: Child,
+    pgid: Pid,
+    exit: Option<ExitKind>,
+}
+
+impl GroupLeader {
+    /// Starts the command in a new process group with all three streams piped.
+    pub fn spawn(
+        cmd: &ServerCommand,
+    ) -> Result<(Self, ChildStdin, ChildStdout, ChildStderr), SpawnError> {
+        let mut command = Command::new(&cmd.program);
+        command
+            .args(&cmd.args)
+            .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &cmd.cwd {
+            command.current_dir(dir);
+        }
+        let mut child = command.spawn().map_err(|e| spawn_error(&cmd.program, &e))?;
+        let pid = child.id().ok_or_else(|| SpawnError {
+            program: cmd.program.clone(),
+            reason: "the process exited before its pid could be read".into(),
+            hint: "run the command by hand to see why it stops at once",
+        })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(SpawnError {
+                program: cmd.program.clone(),
+                reason: "its standard streams could not be piped".into(),
+                hint: "this is a bug in mcpcheck; please report it",
+            });
+        };
+        tree::register_leader(pid as i32);
+        let leader = Self {
+            child,
+            pgid: Pid::from_raw(pid as i32),
+            exit: None,
+        };
+        Ok((leader, stdin, stdout, stderr))
+    }
+
+    pub fn exit(&self) -> Option<ExitKind> {
+        self.exit
+    }
+
+    /// Waits for the leader to exit. Cancel-safe.
+    pub async fn wait_exit(&mut self) -> ExitKind {
+        if let Some(exit) = self.exit {
+            return exit;
+        }
+        let exit = match self.child.wait().await {
+            Ok(status) => ExitKind::from_status(status),
+            Err(_) => ExitKind::Code(-1),
+        };
+        self.exit = Some(exit);
+        exit
+    }
+
+    /// The exit, if the leader has ended.
+    pub fn poll_exit(&mut self) -> Option<ExitKind> {
+        if self.exit.is_none() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.exit = Some(ExitKind::from_status(status));
+            }
+        }
+        self.exit
+    }
+
+    /// Sends a signal to the leader (the proxy forwards the client's signals this way).
+    pub fn signal(&self, signal: Signal) {
+        if self.exit.is_none() {
+            let _ = kill(self.pgid, signal);
+        }
+    }
+
+    /// Descendants of the leader and orphans re-parented to us, to kill with the group.
+    pub fn escaped_candidates(&self) -> Vec<i32> {
+        tree::escaped_candidates(self.pgid.as_raw())
+    }
+
+    /// After stdin was closed: wait, SIGTERM, wait, SIGKILL; then kill and reap whatever
+    /// the group left behind.
+    pub async fn stop(
+        &mut self,
+        escaped: Vec<i32>,
+        already_exited: bool,
+        grace: Duration,
+        term_grace: Duration,
+    ) -> ShutdownReport {
+        let path = if already_exited {
+            ShutdownPath::AlreadyExited
+        } else if self.wait_exit_within(grace).await {
+            ShutdownPath::StdinClosed
+        } else {
+            let _ = killpg(self.pgid, Signal::SIGTERM);
+            if self.wait_exit_within(term_grace).await {
+                ShutdownPath::Terminated
+            } else {
+                let _ = killpg(self.pgid, Signal::SIGKILL);
+                // SIGKILL cannot be ignored; the bound only guards against a kernel stall.
+                self.wait_exit_within(Duration::from_secs(5)).await;
+                ShutdownPath::Killed
+            }
+        };
+        let killed_leftover_group = self.kill_group(escaped).await;
+        ShutdownReport {
+            path,
+            exit: self.exit,
+            killed_leftover_group,
+        }
+    }
+
+    /// Kills the group at once (a limit was hit); no grace.
+    pub async fn kill_now(&mut self) -> ShutdownReport {
+        let already = self.poll_exit().is_some();
+        let escaped = self.escaped_candidates();
+        let _ = killpg(self.pgid, Signal::SIGKILL);
+        self.wait_exit_within(Duration::from_secs(5)).await;
+        self.kill_group(escaped).await;
+        ShutdownReport {
+            path: if already {
+                ShutdownPath::AlreadyExited
+            } else {
+                ShutdownPath::Killed
+            },
+            exit: self.exit,
+            killed_leftover_group: false,
+        }
+    }
+
+    async fn wait_exit_within(&mut self, limit: Duration) -> bool {
+        tokio::time::timeout(limit, self.wait_exit()).await.is_ok()
+    }
+
+    /// Kills what is left of the group, and the descendants that left it (`escaped`, taken
+    /// before the leader died, plus orphans re-parented to us since), and reaps them.
+    async fn kill_group(&mut self, mut escaped: Vec<i32>) -> bool {
+        tree::unregister_leader(self.pgid.as_raw());
+        escaped.extend(tree::escaped_candidates(self.pgid.as_raw()));
+        escaped.sort_unstable();
+        escaped.dedup();
+        let alive = killpg(self.pgid, None::<Signal>).is_ok();
+        if alive {
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+        }
+        let deadline = Instant::now() + Duration::from_secs(2);
+        // The leader was reaped by `wait_exit`; waiting on the group now cannot steal its status.
+        while Instant::now() < deadline {
+            match waitpid(
+                Pid::from_raw(-self.pgid.as_raw()),
+                Some(WaitPidFlag::WNOHANG),
+            ) {
+                Ok(WaitStatus::StillAlive) => {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                Ok(_) => continue,
+                Err(Errno::ECHILD) => {
+                    // No child of ours left in the group; others belong to init.
+                    if killpg(self.pgid, None::<Signal>).is_err() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                Err(_) => break,
+            }
+        }
+        tree::kill_and_reap(&escaped).await;
+        alive || !escaped.is_empty()
+    }
+}
+
+impl Drop for GroupLeader {
+    fn drop(&mut self) {
+        // Last line of defence (an early return, a panic): never leave the group running.
+        if self.exit.is_none() || killpg(self.pgid, None::<Signal>).is_ok() {
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+        }
+    }
+}
+
+fn spawn_error(program: &str, e: &std::io::Error) -> SpawnError {
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            "check that the command is installed and on PATH, or give its full path"
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            "check that the file is executable (chmod +x) and not a directory"
+        }
+        _ => "run the command by hand to see why it cannot start",
+    };
+    SpawnError {
+        program: program.to_string(),
+        reason: e.to_string(),
+        hint,
+    }
+}
