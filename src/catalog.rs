@@ -283,6 +283,11 @@ catalog! {
         "Bad input made the server write garbage to stdout",
         "Error handling printed something that is not JSON-RPC to stdout (a stack trace, a log line). Send diagnostics to stderr.";
 
+    // Proxy.
+    SessionSurfaceDrift => "session-surface-drift", Security, Warning,
+        "A listing changed during the session",
+        "The server's tools, prompts or resources changed since the first listing of the session. A legitimate update announces itself with list_changed, but a tool whose description or schema changes after the user approved it is a rug pull. Review what changed; pin approved definitions.", precision = Medium, risk = Medium, owasp = "MCP03";
+
     // Wire schema.
     WireSchemaInvalid => "wire-schema-invalid", McpProtocol, Warning,
         "A message does not match the official MCP schema",

@@ -18,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Launch a stdio MCP server, drive a real session and validate every byte of stdout.
     Guard(Box<GuardArgs>),
+    /// Sit between a real client and a stdio server, forwarding every byte and checking a copy.
+    Proxy(ProxyArgs),
     /// Explain a finding code: what it means and how to fix it.
     Explain {
         /// The code, for example stdout-non-json.
@@ -103,6 +105,32 @@ pub struct GuardArgs {
     pub output: Option<PathBuf>,
     /// The server command and its arguments, after `--` (or `command` in the config file).
     #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// Write one JSON Lines record per message (full message, credentials redacted) here,
+    /// instead of a compact line per message on stderr. Created with mode 0600.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// A name for this server in the report.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Format of the --report file.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+    /// Write a session summary (message counts, latency percentiles, findings) here on exit.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// A request unanswered for this long is reported, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    pub timeout: u64,
+    /// How long the server has to exit after the client closes stdin (and again after SIGTERM).
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    pub shutdown_grace: u64,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
 }
 

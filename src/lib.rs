@@ -8,5 +8,6 @@ pub mod finding;
 pub mod guard;
 pub mod process;
 pub mod protocol;
+pub mod proxy;
 pub mod report;
 pub mod session;

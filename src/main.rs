@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use mcpcheck::catalog;
-use mcpcheck::cli::{Cli, Command, Format, GuardArgs, UsageError};
+use mcpcheck::cli::{Cli, Command, Format, GuardArgs, ProxyArgs, UsageError};
 use mcpcheck::report::{self, human::Style, Verdict};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -58,6 +58,7 @@ fn clap_error(e: clap::Error) -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, UsageError> {
     match cli.command {
         Command::Guard(args) => guard(*args),
+        Command::Proxy(args) => proxy(args),
         Command::Explain { code } => {
             let Some(code) = catalog::Code::from_name(&code) else {
                 return Err(UsageError(format!(
@@ -145,6 +146,39 @@ fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
     } else {
         ExitCode::from(1)
     })
+}
+
+fn proxy(args: ProxyArgs) -> Result<ExitCode, UsageError> {
+    let Some((program, rest)) = args.command.split_first() else {
+        return Err(UsageError("no server command: give it after `--`".into()));
+    };
+    if args.format != Format::Json && args.report.is_some() {
+        return Err(UsageError(
+            "--report is written as JSON: use --format json".into(),
+        ));
+    }
+    let options = mcpcheck::proxy::ProxyOptions {
+        command: mcpcheck::process::ServerCommand {
+            program: program.clone(),
+            args: rest.to_vec(),
+            cwd: None,
+            env: Vec::new(),
+        },
+        name: args.name,
+        log: args.log,
+        report: args.report,
+        timeout: std::time::Duration::from_millis(args.timeout.max(1)),
+        shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
+    let outcome = runtime.block_on(mcpcheck::proxy::run(options));
+    // stdin's reader may still sit in a blocking read; the session is over, so leave now
+    // with the server's exit code, as the client expects.
+    let _ = std::io::stdout().flush();
+    std::process::exit(outcome.exit_code)
 }
 
 fn write_stdout(text: &str) -> Result<(), UsageError> {

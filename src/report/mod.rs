@@ -7,7 +7,7 @@ mod redact;
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;
 
-pub use redact::redact_argv;
+pub use redact::{mask_tokens, names_secret, redact_argv};
 
 /// The verdict of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

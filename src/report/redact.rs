@@ -42,13 +42,43 @@ const TOKEN_PREFIXES: &[&str] = &[
     "eyJ",
 ];
 
-fn names_secret(name: &str) -> bool {
+/// Whether a key or option name suggests it holds a credential.
+pub fn names_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     SECRET_WORDS.iter().any(|w| lower.contains(w))
 }
 
 fn looks_like_token(value: &str) -> bool {
     value.len() >= 16 && TOKEN_PREFIXES.iter().any(|p| value.starts_with(p))
+}
+
+/// Replaces provider tokens inside free text; `None` when there is none.
+pub fn mask_tokens(text: &str) -> Option<String> {
+    let is_token_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if !text
+        .split(|c: char| !is_token_char(c))
+        .any(looks_like_token)
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once('\0')) {
+        if is_token_char(c) {
+            word.push(c);
+            continue;
+        }
+        if looks_like_token(&word) {
+            out.push_str(MASK);
+        } else {
+            out.push_str(&word);
+        }
+        word.clear();
+        if c != '\0' {
+            out.push(c);
+        }
+    }
+    Some(out)
 }
 
 /// Masks `--token X`, `--token=X`, `API_KEY=X` and bare provider tokens.

@@ -1,0 +1,276 @@
+//! `mcpcheck proxy`: sits between a real client and a stdio server for a whole session,
+//! forwarding every byte unchanged and checking a copy of the traffic as it happens.
+
+mod log;
+mod observer;
+
+use crate::catalog::Code;
+use crate::finding::Finding;
+use crate::process::{ExitKind, GroupLeader, ServerCommand};
+use log::RecordLog;
+use nix::sys::signal::Signal;
+use observer::{Direction, Observer};
+use serde_json::json;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::signal::unix::{signal, SignalKind};
+
+pub struct ProxyOptions {
+    pub command: ServerCommand,
+    pub name: Option<String>,
+    pub log: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+    pub timeout: Duration,
+    pub shutdown_grace: Duration,
+}
+
+/// What the session produced, for the renderers.
+pub struct ProxyOutcome {
+    pub exit_code: i32,
+    pub findings: Vec<Finding>,
+    pub summary: serde_json::Value,
+}
+
+/// Shared between the two forwarding directions and the timer.
+struct Shared {
+    observer: Mutex<Observer>,
+    log: Option<RecordLog>,
+}
+
+impl Shared {
+    /// Observes forwarded bytes: records to the log (or one compact stderr line each),
+    /// findings to stderr as they happen. Never to stdout: that belongs to the client.
+    fn observe(&self, dir: Direction, bytes: &[u8]) {
+        let Ok(mut observer) = self.observer.lock() else {
+            return;
+        };
+        let (records, findings) = observer.feed(dir, bytes);
+        drop(observer);
+        let mut err = std::io::stderr().lock();
+        for r in records {
+            match &self.log {
+                Some(log) => log.record(r.value),
+                None => {
+                    let _ = writeln!(err, "{}", r.compact);
+                }
+            }
+        }
+        emit(&mut err, &findings);
+    }
+}
+
+fn emit(err: &mut impl std::io::Write, findings: &[Finding]) {
+    for f in findings {
+        let _ = writeln!(
+            err,
+            "mcpcheck: {}[{}] {}",
+            f.severity.as_str(),
+            f.code,
+            f.message
+        );
+    }
+}
+
+/// Runs the proxied session to its end and returns the exit code to pass on.
+pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
+    crate::process::become_subreaper();
+    let (mut leader, server_in, server_out, server_err) = match GroupLeader::spawn(&opts.command) {
+        Ok(parts) => parts,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "mcpcheck: {e}; {}", e.hint);
+            return ProxyOutcome {
+                exit_code: 127,
+                findings: vec![Finding::new(Code::SpawnFailed, e.to_string()).fix(e.hint)],
+                summary: json!({"messages": 0}),
+            };
+        }
+    };
+    let shared = Arc::new(Shared {
+        observer: Mutex::new(Observer::new(opts.timeout)),
+        log: opts.log.clone().map(RecordLog::start),
+    });
+
+    let (client_closed_tx, mut client_closed) = tokio::sync::oneshot::channel::<()>();
+    let to_server = tokio::spawn(pump(
+        tokio::io::stdin(),
+        server_in,
+        Some(Arc::clone(&shared)),
+        Direction::ClientToServer,
+        Some(client_closed_tx),
+    ));
+    let to_client = tokio::spawn(pump(
+        server_out,
+        tokio::io::stdout(),
+        Some(Arc::clone(&shared)),
+        Direction::ServerToClient,
+        None,
+    ));
+    let stderr_pass = tokio::spawn(pump(
+        server_err,
+        tokio::io::stderr(),
+        None,
+        Direction::ServerToClient,
+        None,
+    ));
+    let timer_shared = Arc::clone(&shared);
+    let timer = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        loop {
+            tick.tick().await;
+            let late = match timer_shared.observer.lock() {
+                Ok(mut o) => o.check_timeouts(),
+                Err(_) => return,
+            };
+            emit(&mut std::io::stderr().lock(), &late);
+        }
+    });
+
+    let (Ok(mut sigint), Ok(mut sigterm), Ok(mut sighup)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return finish(
+            leader,
+            shared,
+            opts,
+            to_client,
+            &[to_server, stderr_pass, timer],
+        )
+        .await;
+    };
+    loop {
+        tokio::select! {
+            _ = leader.wait_exit() => break,
+            _ = sigint.recv() => leader.signal(Signal::SIGINT),
+            _ = sigterm.recv() => leader.signal(Signal::SIGTERM),
+            _ = sighup.recv() => leader.signal(Signal::SIGHUP),
+            _ = &mut client_closed => {
+                // The client closed our stdin, and so the server's: shut down as the spec says.
+                let escaped = leader.escaped_candidates();
+                leader.stop(escaped, false, opts.shutdown_grace, opts.shutdown_grace).await;
+                break;
+            }
+        }
+    }
+    finish(
+        leader,
+        shared,
+        opts,
+        to_client,
+        &[to_server, stderr_pass, timer],
+    )
+    .await
+}
+
+async fn finish(
+    mut leader: GroupLeader,
+    shared: Arc<Shared>,
+    opts: ProxyOptions,
+    to_client: tokio::task::JoinHandle<()>,
+    others: &[tokio::task::JoinHandle<()>],
+) -> ProxyOutcome {
+    let exit = leader.wait_exit().await;
+    // Whatever the server wrote before exiting still reaches the client, unless a leftover
+    // child holds the pipe open; then it is cut after a moment.
+    let abort = to_client.abort_handle();
+    if tokio::time::timeout(Duration::from_millis(500), to_client)
+        .await
+        .is_err()
+    {
+        abort.abort();
+    }
+    let escaped = leader.escaped_candidates();
+    leader
+        .stop(escaped, true, Duration::ZERO, Duration::ZERO)
+        .await;
+    for task in others {
+        task.abort();
+    }
+    let (findings, mut summary) = match shared.observer.lock() {
+        Ok(mut o) => {
+            let tail = o.finish();
+            emit(&mut std::io::stderr().lock(), &tail);
+            (o.findings().to_vec(), o.summary())
+        }
+        Err(_) => (Vec::new(), json!({})),
+    };
+    let dropped = match Arc::try_unwrap(shared) {
+        Ok(Shared { log: Some(log), .. }) => log.close(Duration::from_secs(1)),
+        Ok(_) => 0,
+        // A forwarding task still holds a reference: its log stays open until exit.
+        Err(s) => s.log.as_ref().map_or(0, RecordLog::dropped),
+    };
+    let exit_code = match exit {
+        ExitKind::Code(c) => c,
+        ExitKind::Signal(s) => 128 + s,
+    };
+    summary["logRecordsDropped"] = json!(dropped);
+    summary["exitCode"] = json!(exit_code);
+    if let Some(name) = &opts.name {
+        summary["name"] = json!(crate::finding::excerpt(name, 128));
+    }
+    if let Some(path) = &opts.report {
+        let doc = json!({
+            "schemaVersion": 1,
+            "session": summary,
+            "issues": findings.iter().map(|f| {
+                let mut v = serde_json::to_value(f).unwrap_or_default();
+                v["class"] = json!(f.class().as_str());
+                v
+            }).collect::<Vec<_>>(),
+        });
+        if let Err(e) = std::fs::write(path, format!("{doc:#}\n")) {
+            let _ = writeln!(
+                std::io::stderr(),
+                "mcpcheck: cannot write the report to {}: {e}",
+                path.display()
+            );
+        }
+    }
+    ProxyOutcome {
+        exit_code,
+        findings,
+        summary,
+    }
+}
+
+/// Copies one stream to another unchanged, chunk by chunk, flushing each; observes a copy.
+async fn pump<R, W>(
+    mut from: R,
+    mut to: W,
+    observer: Option<Arc<Shared>>,
+    dir: Direction,
+    on_eof: Option<tokio::sync::oneshot::Sender<()>>,
+) where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut writable = true;
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if writable {
+            let wrote = async {
+                to.write_all(&buf[..n]).await?;
+                to.flush().await
+            };
+            // A reader that went away is the other side's business; keep observing.
+            writable = wrote.await.is_ok();
+        }
+        if let Some(shared) = &observer {
+            shared.observe(dir, &buf[..n]);
+        }
+    }
+    let _ = to.shutdown().await;
+    drop(to);
+    if let Some(tx) = on_eof {
+        let _ = tx.send(());
+    }
+}

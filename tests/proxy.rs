@@ -1,0 +1,355 @@
+//! `mcpcheck proxy` between a real SDK client and real servers: transparent, byte for byte,
+//! and checking the traffic as it happens.
+
+mod common;
+use common::*;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mcpcheck")
+}
+
+fn ts_dir() -> std::path::PathBuf {
+    let dir = repo().join("tests/fixtures/sdk/ts");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
+        "TypeScript SDK fixtures are not installed: run scripts/install-fixtures (scripts/test does)"
+    );
+    dir
+}
+
+/// Runs the SDK client against a server command; returns (stdout, stderr).
+fn client(calls: u32, server: &[&str]) -> (String, String) {
+    let out = Command::new("node")
+        .arg(ts_dir().join("client.mjs"))
+        .args(["--calls", &calls.to_string(), "--"])
+        .args(server)
+        .env_remove("PYTHONUNBUFFERED")
+        .output()
+        .expect("run the SDK client");
+    assert!(
+        out.status.success(),
+        "client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn sdk_server(lang: &str) -> Vec<String> {
+    match lang {
+        "ts" => vec![
+            "node".into(),
+            ts_dir().join("clean.mjs").display().to_string(),
+        ],
+        _ => {
+            let dir = repo().join("tests/fixtures/sdk/python");
+            vec![
+                dir.join(".venv/bin/python").display().to_string(),
+                dir.join("clean.py").display().to_string(),
+            ]
+        }
+    }
+}
+
+fn through_proxy<'a>(extra: &[&'a str], server: &'a [String]) -> Vec<&'a str> {
+    let mut argv = vec![bin(), "proxy"];
+    argv.extend_from_slice(extra);
+    argv.push("--");
+    argv.extend(server.iter().map(String::as_str));
+    argv
+}
+
+#[test]
+fn sdk_client_gets_the_same_results_through_the_proxy() {
+    for lang in ["ts", "py"] {
+        let server = sdk_server(lang);
+        let direct: Vec<&str> = server.iter().map(String::as_str).collect();
+        let (expected, _) = client(2, &direct);
+        let (proxied, stderr) = client(2, &through_proxy(&[], &server));
+        assert_eq!(
+            proxied, expected,
+            "{lang}: results differ through the proxy"
+        );
+        assert!(
+            expected.contains("\"add\":{\"content\""),
+            "{lang}: the session really ran: {expected}"
+        );
+        assert!(
+            stderr.contains("mcpcheck: → request tools/call"),
+            "{lang}: records on stderr"
+        );
+        assert!(
+            !stderr.contains("mcpcheck: error["),
+            "{lang}: no finding on a clean server: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn random_bytes_pass_through_unchanged_both_ways() {
+    // `cat` echoes the client's bytes back: both directions carry the same garbage.
+    let mut bytes = Vec::new();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..300_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        bytes.push((state >> 24) as u8);
+    }
+    bytes.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\xff\xfe\r\n");
+    let mut child = Command::new(bin())
+        .args(["proxy", "--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = bytes.clone();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&input).expect("write");
+    });
+    let out = child.wait_with_output().expect("output");
+    writer.join().expect("writer");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout == bytes,
+        "forwarded bytes differ ({} vs {})",
+        out.stdout.len(),
+        bytes.len()
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("mcpcheck: error[stdout-invalid-utf8]"),
+        "garbage is recorded as invalid"
+    );
+}
+
+#[test]
+fn a_tool_list_changed_mid_session_is_a_rug_pull_finding() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("session.json");
+    let server = vec![python().to_string(), fixture("changes_tools_mid_session")];
+    let report_arg = report.display().to_string();
+    let (_, stderr) = client(
+        3,
+        &through_proxy(&["--format", "json", "--report", &report_arg], &server),
+    );
+    assert!(stderr.contains("warning[session-surface-drift] `tools/list` changed since the first listing of the session: added upload; changed echo."), "{stderr}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    let issues: Vec<(String, String)> = doc["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            (
+                i["code"].as_str().expect("code").to_string(),
+                i["severity"].as_str().expect("severity").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(issues, pairs(&[("session-surface-drift", "warning")]));
+    assert_eq!(doc["session"]["perMethod"]["tools/list"], 2);
+    assert!(doc["session"]["latencyMs"]["p50"].is_number());
+}
+
+#[test]
+fn pollution_on_the_third_call_is_caught_when_it_happens() {
+    let server = vec![python().to_string(), fixture("pollutes_third_call")];
+    let direct: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (expected, _) = client(3, &direct);
+    let (proxied, stderr) = client(3, &through_proxy(&[], &server));
+    assert_eq!(
+        proxied, expected,
+        "the client sees what it sees without the proxy"
+    );
+    assert!(
+        stderr.contains("error[stdout-non-json] Stdout line 9 is not JSON"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("stdout-non-json").count(), 1);
+}
+
+#[test]
+fn exit_codes_pass_through() {
+    let run = |server: &[&str]| {
+        Command::new(bin())
+            .arg("proxy")
+            .arg("--")
+            .args(server)
+            .stdin(Stdio::null())
+            .output()
+            .expect("proxy")
+    };
+    assert_eq!(run(&["sh", "-c", "exit 7"]).status.code(), Some(7));
+    assert_eq!(
+        run(&["sh", "-c", "kill -9 $$"]).status.code(),
+        Some(128 + 9)
+    );
+    let missing = run(&["/nonexistent/server"]);
+    assert_eq!(missing.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/server"));
+}
+
+#[test]
+fn signals_are_forwarded_to_the_server() {
+    let script = "import signal, sys, time\n\
+        def bye(n, f):\n    sys.stderr.write('server got TERM\\n'); sys.stderr.flush(); sys.exit(3)\n\
+        signal.signal(signal.SIGTERM, bye)\n\
+        sys.stderr.write('ready\\n'); sys.stderr.flush()\n\
+        time.sleep(30)\n";
+    let mut child = Command::new(bin())
+        .args(["proxy", "--", python(), "-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("proxy");
+    let mut stderr = child.stderr.take().expect("stderr");
+    // Wait until the server is up before signalling the proxy.
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 256];
+    while !String::from_utf8_lossy(&seen).contains("ready") {
+        let n = std::io::Read::read(&mut stderr, &mut buf).expect("read stderr");
+        assert!(n > 0, "server never started");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("signal the proxy");
+    let status = child.wait().expect("wait");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("rest");
+    assert_eq!(status.code(), Some(3));
+    assert!(rest.contains("server got TERM"), "{rest}");
+}
+
+#[test]
+fn the_log_is_private_redacted_and_never_changes_the_traffic() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("session.jsonl");
+    let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"arguments\":{\"apiKey\":\"plain-secret-value\",\"note\":\"token ghp_0123456789abcdefghijABCDEFGHIJ0123 inside\"}}}\n";
+    let mut child = Command::new(bin())
+        .args(["proxy", "--log"])
+        .arg(&log)
+        .args(["--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("proxy");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(line)
+        .expect("write");
+    let out = child.wait_with_output().expect("output");
+    assert_eq!(out.stdout, line.to_vec(), "forwarded traffic is untouched");
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert_eq!(text.lines().count(), 2, "one record per direction: {text}");
+    assert!(
+        !text.contains("plain-secret-value") && !text.contains("ghp_0123"),
+        "{text}"
+    );
+    assert!(text.contains("[REDACTED]"));
+    let record: serde_json::Value =
+        serde_json::from_str(text.lines().next().expect("line")).expect("json");
+    assert_eq!(record["direction"], "client-to-server");
+    assert_eq!(record["kind"], "request");
+    assert_eq!(record["method"], "tools/call");
+    let mode = std::fs::metadata(&log).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("plain-secret-value"));
+}
+
+#[test]
+fn a_log_writer_that_blocks_never_stalls_the_session() {
+    // A FIFO with no reader: opening it for writing blocks forever, like a dead disk.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("stuck.log");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    let report = dir.path().join("report.json");
+    let mut input = Vec::new();
+    for i in 0..6000 {
+        input.extend_from_slice(format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":{i}}}}}\n").as_bytes());
+    }
+    let mut child = Command::new(bin())
+        .args(["proxy", "--log"])
+        .arg(&fifo)
+        .arg("--report")
+        .arg(&report)
+        .args(["--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let data = input.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&data).expect("write"));
+    let out = child.wait_with_output().expect("output");
+    writer.join().expect("writer");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout == input, "every byte went through");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    let dropped = doc["session"]["logRecordsDropped"]
+        .as_u64()
+        .expect("dropped");
+    assert!(
+        dropped > 0,
+        "records beyond the queue were dropped and counted"
+    );
+    assert_eq!(doc["session"]["messages"], 12_000);
+}
+
+#[test]
+fn a_request_left_unanswered_is_reported_live() {
+    use std::io::BufRead;
+    let mut child = Command::new(bin())
+        .args([
+            "proxy",
+            "--timeout",
+            "1000",
+            "--",
+            python(),
+            &fixture("ping_never_answered"),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+        .expect("write");
+    // Only once initialize is answered does the clock for the ping start.
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).expect("initialize answer");
+    assert!(answer.contains("\"id\":1"), "{answer}");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
+        .expect("write");
+    std::thread::sleep(Duration::from_millis(2000));
+    drop(stdin);
+    let out = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "error[operation-timeout] `ping` (id 2) has not been answered after 1000 ms."
+        ),
+        "{stderr}"
+    );
+}
