@@ -37,8 +37,8 @@ impl RecordLog {
     }
 
     /// Queues a record; if the writer is behind, the record is dropped and counted.
-    pub fn record(&self, mut record: Value) {
-        redact(&mut record);
+    /// Redaction happens on the writer's thread, so a dropped record costs nothing.
+    pub fn record(&self, record: Value) {
         if let Some(sender) = &self.sender {
             if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) =
                 sender.try_send(record)
@@ -76,9 +76,13 @@ fn write_all(path: PathBuf, receiver: Receiver<Value>) {
     };
     let mut out = std::io::BufWriter::new(file);
     loop {
-        let Ok(first) = receiver.recv() else { break };
+        let Ok(mut first) = receiver.recv() else {
+            break;
+        };
+        redact(&mut first);
         let _ = writeln!(out, "{first}");
-        while let Ok(next) = receiver.try_recv() {
+        while let Ok(mut next) = receiver.try_recv() {
+            redact(&mut next);
             let _ = writeln!(out, "{next}");
         }
         let _ = out.flush();

@@ -11,11 +11,11 @@ use log::RecordLog;
 use nix::sys::signal::Signal;
 use observer::{Direction, Observer};
 use serde_json::json;
-use std::io::Write as _;
+use std::io::Read;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::signal::unix::{signal, SignalKind};
 
 pub struct ProxyOptions {
@@ -54,7 +54,7 @@ impl Shared {
             match &self.log {
                 Some(log) => log.record(r.value),
                 None => {
-                    let _ = writeln!(err, "{}", r.compact);
+                    let _ = writeln!(err, "{}", r.compact());
                 }
             }
         }
@@ -93,28 +93,50 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
         log: opts.log.clone().map(RecordLog::start),
     });
 
+    // Forwarding runs on plain threads with blocking I/O: no async hop between a read and
+    // its write, so the proxy adds as little latency as a pipe can.
+    let files = (
+        server_in.into_owned_fd().map(std::fs::File::from),
+        server_out.into_owned_fd().map(std::fs::File::from),
+        server_err.into_owned_fd().map(std::fs::File::from),
+    );
+    let (Ok(server_in), Ok(server_out), Ok(server_err)) = files else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "mcpcheck: cannot take over the server's pipes"
+        );
+        return finish(leader, shared, opts, None).await;
+    };
     let (client_closed_tx, mut client_closed) = tokio::sync::oneshot::channel::<()>();
-    let to_server = tokio::spawn(pump(
-        tokio::io::stdin(),
-        server_in,
-        Some(Arc::clone(&shared)),
-        Direction::ClientToServer,
-        Some(client_closed_tx),
-    ));
-    let to_client = tokio::spawn(pump(
-        server_out,
-        tokio::io::stdout(),
-        Some(Arc::clone(&shared)),
-        Direction::ServerToClient,
-        None,
-    ));
-    let stderr_pass = tokio::spawn(pump(
-        server_err,
-        tokio::io::stderr(),
-        None,
-        Direction::ServerToClient,
-        None,
-    ));
+    let (server_done_tx, server_done) = tokio::sync::oneshot::channel::<()>();
+    let c2s = Arc::clone(&shared);
+    std::thread::spawn(move || {
+        pump(
+            std::io::stdin(),
+            server_in,
+            Some(&c2s),
+            Direction::ClientToServer,
+        );
+        let _ = client_closed_tx.send(());
+    });
+    let s2c = Arc::clone(&shared);
+    std::thread::spawn(move || {
+        pump(
+            server_out,
+            std::io::stdout(),
+            Some(&s2c),
+            Direction::ServerToClient,
+        );
+        let _ = server_done_tx.send(());
+    });
+    std::thread::spawn(move || {
+        pump(
+            server_err,
+            std::io::stderr(),
+            None,
+            Direction::ServerToClient,
+        );
+    });
     let timer_shared = Arc::clone(&shared);
     let timer = tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_millis(100));
@@ -133,14 +155,8 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
         signal(SignalKind::terminate()),
         signal(SignalKind::hangup()),
     ) else {
-        return finish(
-            leader,
-            shared,
-            opts,
-            to_client,
-            &[to_server, stderr_pass, timer],
-        )
-        .await;
+        timer.abort();
+        return finish(leader, shared, opts, Some(server_done)).await;
     };
     loop {
         tokio::select! {
@@ -156,40 +172,26 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
             }
         }
     }
-    finish(
-        leader,
-        shared,
-        opts,
-        to_client,
-        &[to_server, stderr_pass, timer],
-    )
-    .await
+    timer.abort();
+    finish(leader, shared, opts, Some(server_done)).await
 }
 
 async fn finish(
     mut leader: GroupLeader,
     shared: Arc<Shared>,
     opts: ProxyOptions,
-    to_client: tokio::task::JoinHandle<()>,
-    others: &[tokio::task::JoinHandle<()>],
+    server_done: Option<tokio::sync::oneshot::Receiver<()>>,
 ) -> ProxyOutcome {
     let exit = leader.wait_exit().await;
     // Whatever the server wrote before exiting still reaches the client, unless a leftover
     // child holds the pipe open; then it is cut after a moment.
-    let abort = to_client.abort_handle();
-    if tokio::time::timeout(Duration::from_millis(500), to_client)
-        .await
-        .is_err()
-    {
-        abort.abort();
+    if let Some(done) = server_done {
+        let _ = tokio::time::timeout(Duration::from_millis(500), done).await;
     }
     let escaped = leader.escaped_candidates();
     leader
         .stop(escaped, true, Duration::ZERO, Duration::ZERO)
         .await;
-    for task in others {
-        task.abort();
-    }
     let (findings, mut summary) = match shared.observer.lock() {
         Ok(mut o) => {
             let tail = o.finish();
@@ -239,38 +241,29 @@ async fn finish(
 }
 
 /// Copies one stream to another unchanged, chunk by chunk, flushing each; observes a copy.
-async fn pump<R, W>(
-    mut from: R,
-    mut to: W,
-    observer: Option<Arc<Shared>>,
-    dir: Direction,
-    on_eof: Option<tokio::sync::oneshot::Sender<()>>,
-) where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
+/// Returns at end of input; a closed output keeps the input drained and observed.
+fn pump(mut from: impl Read, mut to: impl Write, observer: Option<&Shared>, dir: Direction) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut writable = true;
     loop {
-        let n = match from.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
             Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
         };
-        if writable {
-            let wrote = async {
-                to.write_all(&buf[..n]).await?;
-                to.flush().await
-            };
-            // A reader that went away is the other side's business; keep observing.
-            writable = wrote.await.is_ok();
+        // A client's request is noted before the server can see it, so its answer, observed
+        // on the other thread, always finds it; the server's bytes go out first.
+        let observe_first = dir == Direction::ClientToServer;
+        if let (true, Some(shared)) = (observe_first, observer) {
+            shared.observe(dir, &buf[..n]);
         }
-        if let Some(shared) = &observer {
+        if writable {
+            writable = to.write_all(&buf[..n]).and_then(|()| to.flush()).is_ok();
+        }
+        if let (false, Some(shared)) = (observe_first, observer) {
             shared.observe(dir, &buf[..n]);
         }
     }
-    let _ = to.shutdown().await;
-    drop(to);
-    if let Some(tx) = on_eof {
-        let _ = tx.send(());
-    }
+    let _ = to.flush();
 }

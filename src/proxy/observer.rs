@@ -16,13 +16,6 @@ pub enum Direction {
 }
 
 impl Direction {
-    fn arrow(self) -> &'static str {
-        match self {
-            Direction::ClientToServer => "→",
-            Direction::ServerToClient => "←",
-        }
-    }
-
     fn name(self) -> &'static str {
         match self {
             Direction::ClientToServer => "client-to-server",
@@ -54,7 +47,38 @@ struct PendingRequest {
 /// One observed message, for the log and the stderr line.
 pub struct Record {
     pub value: Value,
-    pub compact: String,
+}
+
+impl Record {
+    /// The one-line form for stderr, built only when it is printed.
+    pub fn compact(&self) -> String {
+        let v = &self.value;
+        let arrow = if v["direction"] == "client-to-server" {
+            "→"
+        } else {
+            "←"
+        };
+        format!(
+            "mcpcheck: {arrow} {}{}{} {}B{}",
+            v["kind"].as_str().unwrap_or("?"),
+            v["method"]
+                .as_str()
+                .map(|m| format!(" {}", excerpt(m, 60)))
+                .unwrap_or_default(),
+            match &v["id"] {
+                Value::Null => String::new(),
+                id => format!(
+                    " #{}",
+                    excerpt(&id.to_string().trim_matches('"').to_string(), 40)
+                ),
+            },
+            v["size"],
+            v["latencyMs"]
+                .as_f64()
+                .map(|l| format!(" {l:.1}ms"))
+                .unwrap_or_default(),
+        )
+    }
 }
 
 pub struct Observer {
@@ -408,16 +432,6 @@ impl Observer {
         message: Value,
     ) -> Record {
         let at = self.started.elapsed().as_secs_f64() * 1000.0;
-        let compact = format!(
-            "mcpcheck: {} {kind}{}{} {size}B{}",
-            dir.arrow(),
-            method
-                .map(|m| format!(" {}", excerpt(m, 60)))
-                .unwrap_or_default(),
-            id.map(|i| format!(" #{}", excerpt(&i.to_string(), 40)))
-                .unwrap_or_default(),
-            latency.map(|l| format!(" {l:.1}ms")).unwrap_or_default(),
-        );
         let value = json!({
             "timeMs": (at * 1000.0).round() / 1000.0,
             "direction": dir.name(),
@@ -428,7 +442,7 @@ impl Observer {
             "latencyMs": latency,
             "message": message,
         });
-        Record { value, compact }
+        Record { value }
     }
 
     pub fn findings(&self) -> &[Finding] {
