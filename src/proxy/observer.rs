@@ -67,10 +67,7 @@ impl Record {
                 .unwrap_or_default(),
             match &v["id"] {
                 Value::Null => String::new(),
-                id => format!(
-                    " #{}",
-                    excerpt(&id.to_string().trim_matches('"').to_string(), 40)
-                ),
+                id => format!(" #{}", excerpt(id.to_string().trim_matches('"'), 40)),
             },
             v["size"],
             v["latencyMs"]
