@@ -1,0 +1,189 @@
+//! Rules that judge what servers advertise: their tools, prompts, resources and resource
+//! templates. Shared by every engine that lists a server (guard, scan, proxy); it knows
+//! nothing about sessions or configs, only about the listed JSON.
+//!
+//! Every input here is untrusted. The work is bounded (items per list, fields per item,
+//! bytes per text field, nesting depth), every pattern is a linear-time `regex`, and every
+//! piece of advertised text that reaches a finding goes through [`text::evidence`] or
+//! [`item::segment`], which bound it, make hidden characters visible and redact secrets.
+
+pub mod command;
+pub mod item;
+pub mod listing;
+pub mod rules;
+pub mod schema;
+pub mod secrets;
+pub mod text;
+
+use crate::catalog::Code;
+use crate::finding::{self, Finding, Location};
+use item::{Item, ItemKind};
+use serde_json::Value;
+
+/// What one server advertised, one entry per listed item (all pages concatenated).
+#[derive(Debug, Clone, Default)]
+pub struct ServerSurface {
+    /// The server's name, as the user knows it (config key, `serverInfo.name`, program).
+    pub server: String,
+    pub tools: Vec<Value>,
+    pub prompts: Vec<Value>,
+    pub resources: Vec<Value>,
+    pub resource_templates: Vec<Value>,
+}
+
+/// Which rules to run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SurfaceOptions {
+    /// Only the high-precision rules about poisoning, hidden text and secrets (the guard's set).
+    pub only_guard_rules: bool,
+}
+
+/// Items inspected per list; a legitimate server lists far fewer.
+pub const MAX_ITEMS_PER_LIST: usize = 5_000;
+/// Text fields (strings and object keys) inspected per item.
+pub const MAX_FIELDS_PER_ITEM: usize = 4_000;
+/// Bytes of one text field inspected.
+pub const MAX_FIELD_BYTES: usize = 64 * 1024;
+/// Nesting depth inspected inside one item.
+pub const MAX_DEPTH: usize = 32;
+
+/// Runs the surface rules over every server at once (cross-server rules need them all).
+pub fn check(surfaces: &[ServerSurface], options: &SurfaceOptions) -> Vec<Finding> {
+    let none = vec![None; surfaces.len()];
+    check_with_capabilities(surfaces, &none, options)
+}
+
+/// Like [`check`], with each server's `initialize` capabilities where they are known (same
+/// order as `surfaces`; `None` = unknown). Rules about capabilities, such as
+/// `mutating-tools-without-logging`, only judge servers whose capabilities are known.
+pub fn check_with_capabilities(
+    surfaces: &[ServerSurface],
+    capabilities: &[Option<Value>],
+    options: &SurfaceOptions,
+) -> Vec<Finding> {
+    let servers: Vec<Server<'_>> = surfaces
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Server::new(i, s, capabilities.get(i).and_then(Option::as_ref)))
+        .collect();
+    let rules: Vec<Box<dyn rules::SurfaceRule>> = rules::registry()
+        .into_iter()
+        .filter(|r| !options.only_guard_rules || r.in_guard())
+        .collect();
+    let mut out = Vec::new();
+    for server in &servers {
+        for item in &server.items {
+            for rule in &rules {
+                for field in &item.fields {
+                    rule.check_text(item, field, &mut out);
+                }
+                match item.kind {
+                    ItemKind::Tool => rule.check_tool(server, item, &mut out),
+                    ItemKind::Prompt => rule.check_prompt(server, item, &mut out),
+                    ItemKind::Resource => rule.check_resource(server, item, &mut out),
+                    ItemKind::ResourceTemplate => {
+                        rule.check_resource_template(server, item, &mut out)
+                    }
+                }
+            }
+        }
+        for rule in &rules {
+            rule.check_server(server, &mut out);
+        }
+        if !server.skipped.is_empty() {
+            out.push(incomplete(server));
+        }
+    }
+    for rule in &rules {
+        rule.check_servers(&servers, &mut out);
+    }
+    finding::sort(&mut out);
+    out
+}
+
+/// One server prepared for the rules: its items with their text fields extracted once.
+#[derive(Debug)]
+pub struct Server<'a> {
+    pub index: usize,
+    /// The name as a logical-path segment (bounded, escaped, secrets redacted).
+    pub segment: String,
+    pub surface: &'a ServerSurface,
+    pub capabilities: Option<&'a Value>,
+    pub items: Vec<Item<'a>>,
+    /// What the bounds left out, for `surface-scan-incomplete`.
+    pub skipped: Vec<String>,
+}
+
+impl<'a> Server<'a> {
+    fn new(index: usize, surface: &'a ServerSurface, capabilities: Option<&'a Value>) -> Self {
+        let segment = item::segment(&surface.server);
+        let mut skipped = Vec::new();
+        let mut items = Vec::new();
+        for kind in ItemKind::ALL {
+            let list = match kind {
+                ItemKind::Tool => &surface.tools,
+                ItemKind::Prompt => &surface.prompts,
+                ItemKind::Resource => &surface.resources,
+                ItemKind::ResourceTemplate => &surface.resource_templates,
+            };
+            if list.len() > MAX_ITEMS_PER_LIST {
+                skipped.push(format!(
+                    "{} of {} {} (only the first {MAX_ITEMS_PER_LIST} are inspected)",
+                    list.len() - MAX_ITEMS_PER_LIST,
+                    list.len(),
+                    kind.plural()
+                ));
+            }
+            for (i, value) in list.iter().take(MAX_ITEMS_PER_LIST).enumerate() {
+                let item = Item::new(&surface.server, kind, i, value);
+                if let Some(note) = &item.skipped {
+                    skipped.push(note.clone());
+                }
+                items.push(item);
+            }
+        }
+        Self {
+            index,
+            segment,
+            surface,
+            capabilities,
+            items,
+            skipped,
+        }
+    }
+
+    /// The server's name for messages: bounded, escaped, secrets redacted.
+    pub fn display(&self) -> String {
+        text::display(&self.surface.server, 64)
+    }
+
+    pub fn tools(&self) -> impl Iterator<Item = &Item<'a>> {
+        self.items.iter().filter(|i| i.kind == ItemKind::Tool)
+    }
+
+    /// Whether this server advertises a tool of that exact name.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.tools().any(|t| t.name() == Some(name))
+    }
+
+    pub fn location(&self, rest: &str) -> Location {
+        Location::logical(format!("servers/{}/{rest}", self.segment))
+    }
+}
+
+fn incomplete(server: &Server<'_>) -> Finding {
+    const SHOWN: usize = 5;
+    let mut parts: Vec<String> = server.skipped.iter().take(SHOWN).cloned().collect();
+    if server.skipped.len() > SHOWN {
+        parts.push(format!("and {} more", server.skipped.len() - SHOWN));
+    }
+    Finding::new(
+        Code::SurfaceScanIncomplete,
+        format!(
+            "Server {:?}: part of its surface was not inspected: {}.",
+            server.display(),
+            parts.join("; ")
+        ),
+    )
+    .at(Location::logical(format!("servers/{}", server.segment)))
+}

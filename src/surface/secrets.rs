@@ -1,0 +1,238 @@
+//! Provider credential patterns: found in advertised text, and redacted from every output.
+
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// A credential found in a text, by byte range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretMatch {
+    pub start: usize,
+    pub end: usize,
+    pub kind: &'static str,
+}
+
+/// `(kind, pattern)`. Bodies are exact lengths where the provider documents them, so
+/// prose that merely names a prefix (`ghp_…`) never matches.
+const PATTERNS: &[(&str, &str)] = &[
+    (
+        "github-token",
+        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b",
+    ),
+    (
+        "github-token",
+        r"\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b",
+    ),
+    (
+        "anthropic-key",
+        r"\bsk-ant-[a-z]{3,10}\d{2}-[A-Za-z0-9_-]{80,120}",
+    ),
+    (
+        "openai-key",
+        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,200}",
+    ),
+    (
+        "openai-key",
+        r"\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b",
+    ),
+    ("openai-key", r"\bsk-[A-Za-z0-9]{48}\b"),
+    ("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    (
+        "slack-token",
+        r"\bxox[abposr]-(?:\d+-)+[A-Za-z0-9]{20,40}\b",
+    ),
+    (
+        "slack-webhook",
+        r"https://hooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24}",
+    ),
+    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}(?:\b|$)"),
+    ("stripe-live-key", r"\b(?:sk|rk)_live_[0-9A-Za-z]{24,99}\b"),
+    ("gitlab-token", r"\bglpat-[0-9A-Za-z_-]{20,64}"),
+    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("huggingface-token", r"\bhf_[A-Za-z0-9]{34}\b"),
+    (
+        "jwt",
+        r"\beyJ[A-Za-z0-9_-]{10,2000}\.eyJ[A-Za-z0-9_-]{10,4000}\.[A-Za-z0-9_-]{16,2000}",
+    ),
+    (
+        "private-key",
+        r"-----BEGIN[A-Z ]{0,20} PRIVATE KEY(?: BLOCK)?-----(?:\s|\\n)*(?:[A-Za-z0-9-]+: [^\n]*(?:\s|\\n)*)*[A-Za-z0-9+/=]{40,}",
+    ),
+];
+
+static COMPILED: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+    PATTERNS
+        .iter()
+        .filter_map(|(kind, p)| Regex::new(p).ok().map(|r| (*kind, r)))
+        .collect()
+});
+
+/// Every credential in `text`, in order, overlaps merged into the earliest.
+pub fn find(text: &str) -> Vec<SecretMatch> {
+    let mut found: Vec<SecretMatch> = Vec::new();
+    for (kind, re) in COMPILED.iter() {
+        for m in re.find_iter(text) {
+            if looks_real(kind, m.as_str()) {
+                found.push(SecretMatch {
+                    start: m.start(),
+                    end: m.end(),
+                    kind,
+                });
+            }
+        }
+    }
+    found.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    let mut merged: Vec<SecretMatch> = Vec::new();
+    for s in found {
+        match merged.last_mut() {
+            Some(last) if s.start < last.end => last.end = last.end.max(s.end),
+            _ => merged.push(s),
+        }
+    }
+    merged
+}
+
+/// What replaces a credential in any output.
+pub fn mask(kind: &str) -> String {
+    format!("[REDACTED {kind}]")
+}
+
+/// `text` with every credential replaced by its mask.
+pub fn redact(text: &str) -> String {
+    let found = find(text);
+    if found.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    for s in &found {
+        out.push_str(&text[pos..s.start]);
+        out.push_str(&mask(s.kind));
+        pos = s.end;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+/// Rejects documentation placeholders: `AKIA…EXAMPLE`, `ghp_xxxx…`, `sk-0123456789…`.
+/// Real tokens are random: many distinct characters and no long ascending runs.
+fn looks_real(kind: &str, token: &str) -> bool {
+    if kind == "private-key" {
+        return true;
+    }
+    let upper = token.to_ascii_uppercase();
+    if [
+        "EXAMPLE",
+        "XXXXXX",
+        "YOUR",
+        "REPLACE",
+        "PLACEHOLDER",
+        "DUMMY",
+        "REDACTED",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
+    {
+        return false;
+    }
+    let last = token.rsplit(['_', '-']).next().unwrap_or(token);
+    let body = if last.len() >= 16 { last } else { token };
+    let mut distinct: Vec<char> = body.chars().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.len() >= 10 && longest_ascending_run(body) < 8
+}
+
+/// The longest run of characters that each follow the previous by one (`0123`, `abcd`).
+fn longest_ascending_run(s: &str) -> usize {
+    let (mut best, mut run, mut prev) = (0, 0, None::<u32>);
+    for c in s.chars().map(u32::from) {
+        run = if prev.is_some_and(|p| p + 1 == c) {
+            run + 1
+        } else {
+            1
+        };
+        best = best.max(run);
+        prev = Some(c);
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Test tokens are assembled at run time so no scanner mistakes this file for a leak.
+    pub(crate) fn token(prefix: &str, body: &str) -> String {
+        format!("{prefix}{body}")
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert_eq!(COMPILED.len(), PATTERNS.len());
+    }
+
+    #[test]
+    fn finds_every_provider() {
+        let r36 = "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6";
+        let cases = [
+            (token("ghp_", r36), "github-token"),
+            (token("ghs_", r36), "github-token"),
+            (
+                token(
+                    "github_pat_",
+                    "11ABCDEFG0aB3dE6gH9jK2_mN5pQ8sT1vW4yZ7bC0eF3hJ6kL9nP2rS5uV8xA1cD4fG7iJ0lM3oR6tU9wQ",
+                ),
+                "github-token",
+            ),
+            (
+                token("sk-ant-api03-", &"aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6-_".repeat(3)),
+                "anthropic-key",
+            ),
+            (token("sk-proj-", &r36.repeat(2)), "openai-key"),
+            (token("sk-", "aB3dE6gH9jK2mN5pQ8sTT3BlbkFJ1vW4yZ7bC0eF3hJ6kL9n"), "openai-key"),
+            (token("AKIA", "Q3EGRT5HNZ7KX2LM"), "aws-access-key"),
+            (token("xoxb-", "1234567890-1234567890123-aB3dE6gH9jK2mN5pQ8sT1vW4"), "slack-token"),
+            (token("AIza", "SyB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3h"), "google-api-key"),
+            (token("sk_live_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ"), "stripe-live-key"),
+            (token("glpat-", "aB3dE6gH9jK2mN5pQ8sT"), "gitlab-token"),
+            (token("npm_", r36), "npm-token"),
+            (token("hf_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3h"), "huggingface-token"),
+            (
+                token(
+                    "eyJ",
+                    "hbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1LTgzZjEiLCJyb2xlIjoiYWRtaW4ifQ.Qm9vbTZrR3pYcFd2N0xtZkp0Y0hVc2FOZQ",
+                ),
+                "jwt",
+            ),
+            (
+                format!("-----BEGIN OPENSSH {}-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "PRIVATE KEY"),
+                "private-key",
+            ),
+        ];
+        for (secret, kind) in cases {
+            let text = format!("see {secret} here");
+            let found = find(&text);
+            assert_eq!(found.len(), 1, "{kind}: {found:?}");
+            assert_eq!(found[0].kind, kind);
+            assert_eq!(&text[found[0].start..found[0].end], secret);
+            let redacted = redact(&text);
+            assert_eq!(redacted, format!("see [REDACTED {kind}] here"));
+        }
+    }
+
+    #[test]
+    fn ignores_placeholders_and_prose_about_formats() {
+        for text in [
+            "GitHub tokens start with ghp_ and are 40 characters long.",
+            &token("AKIA", "IOSFODNN7EXAMPLE"),
+            &token("ghp_", &"x".repeat(36)),
+            &token("ghp_", &"X".repeat(36)),
+            &token("sk-", "0123456789012345678901234567890123456789abcdefgh"),
+            "-----BEGIN PRIVATE KEY----- (paste yours here)",
+            "a header only: eyJhbGciOiJIUzI1NiJ9",
+            "sk_test_ keys are fine, pk_live_ keys are public",
+        ] {
+            assert_eq!(find(text), vec![], "{text}");
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Text helpers for the rules: hidden-character classes, safe evidence, offsets, words.
+
+use super::secrets;
+use crate::finding::{excerpt, EVIDENCE_CHARS};
+use regex::Regex;
+
+/// Why a character is invisible or reorders text, or `None` for an ordinary character.
+pub fn hidden_class(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{200b}'
+        | '\u{200c}'
+        | '\u{200d}'
+        | '\u{2060}'
+        | '\u{feff}'
+        | '\u{180e}'
+        | '\u{034f}'
+        | '\u{2061}'..='\u{2064}'
+        | '\u{17b4}'
+        | '\u{17b5}' => "zero-width",
+        '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}' => "blank filler",
+        '\u{1d173}'..='\u{1d17a}' | '\u{fff9}'..='\u{fffb}' => "invisible formatting",
+        '\u{200e}'
+        | '\u{200f}'
+        | '\u{061c}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}' => "bidirectional control",
+        '\u{e0000}'..='\u{e007f}' => "Unicode tag",
+        '\u{00ad}' => "soft hyphen",
+        '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}' => "variation selector",
+        '\t' | '\n' | '\r' => return None,
+        c if c.is_control() => "control character",
+        _ => return None,
+    })
+}
+
+/// Untrusted text for a message or path: secrets redacted, hidden characters shown as
+/// `\u{…}`, control characters escaped, at most `max_chars` characters.
+pub fn display(raw: &str, max_chars: usize) -> String {
+    let redacted = secrets::redact(raw);
+    excerpt(&visible(&redacted), max_chars)
+}
+
+/// Shows every hidden character as `\u{…}`.
+pub fn visible(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        if hidden_class(c).is_some() && !c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Evidence around byte offset `at` of `text`: a bounded window with every secret that
+/// touches it redacted whole and every hidden character made visible.
+pub fn evidence(text: &str, at: usize) -> String {
+    const BEFORE: usize = 60;
+    const AFTER: usize = 160;
+    let at = floor_boundary(text, at.min(text.len()));
+    let mut start = floor_boundary(text, at.saturating_sub(BEFORE));
+    let mut end = floor_boundary(text, (at + AFTER).min(text.len()));
+    let found = secrets::find(text);
+    // A secret cut by the window would leak its visible half: widen to cover it whole.
+    for s in &found {
+        if s.start < end && s.end > start {
+            start = start.min(s.start);
+            end = end.max(s.end);
+        }
+    }
+    let mut shown = String::new();
+    if start > 0 {
+        shown.push('…');
+    }
+    let mut pos = start;
+    for s in found.iter().filter(|s| s.start >= start && s.end <= end) {
+        if s.start < pos {
+            continue;
+        }
+        shown.push_str(&visible(&text[pos..s.start]));
+        shown.push_str(&secrets::mask(s.kind));
+        pos = s.end;
+    }
+    shown.push_str(&visible(&text[pos..end]));
+    let bounded = excerpt(&shown, EVIDENCE_CHARS);
+    if end < text.len() && !bounded.ends_with('…') {
+        bounded + "…"
+    } else {
+        bounded
+    }
+}
+
+/// The 1-based character position of a byte offset, for messages.
+pub fn char_position(text: &str, byte: usize) -> usize {
+    text[..floor_boundary(text, byte.min(text.len()))]
+        .chars()
+        .count()
+        + 1
+}
+
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Lower-case words of an identifier or a sentence: `readFile`, `read_file`, `read-file`
+/// and `Read File` all give `["read", "file"]`.
+pub fn words(raw: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in raw.chars().take(512) {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && prev_lower && !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+            current.extend(c.to_lowercase());
+        } else {
+            prev_lower = false;
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// Lower-case, without `_`, `-`, `.` and spaces: `API_Key` and `apiKey` give `apikey`.
+pub fn squash(raw: &str) -> String {
+    raw.chars()
+        .take(256)
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Compiles constant patterns. A pattern that does not compile is left out; the unit
+/// tests of each rule compile every pattern, so none is ever left out in a build.
+pub fn compile(patterns: &[&str]) -> Vec<Regex> {
+    patterns.iter().filter_map(|p| Regex::new(p).ok()).collect()
+}
+
+/// Verbs that change state, by how much.
+pub const DESTRUCTIVE_VERBS: &[&str] = &[
+    "delete",
+    "del",
+    "remove",
+    "rm",
+    "rmdir",
+    "unlink",
+    "drop",
+    "destroy",
+    "purge",
+    "wipe",
+    "erase",
+    "truncate",
+    "kill",
+    "terminate",
+    "shutdown",
+    "reset",
+    "revoke",
+    "uninstall",
+    "overwrite",
+    "clear",
+    "prune",
+    "discard",
+    "expunge",
+    "shred",
+    "nuke",
+];
+
+pub const EXEC_VERBS: &[&str] = &[
+    "exec",
+    "execute",
+    "eval",
+    "evaluate",
+    "shell",
+    "bash",
+    "sh",
+    "zsh",
+    "powershell",
+    "pwsh",
+    "cmd",
+    "terminal",
+    "subprocess",
+    "spawn",
+];
+
+pub const WRITE_VERBS: &[&str] = &[
+    "write", "create", "add", "update", "set", "edit", "modify", "put", "post", "insert", "upload",
+    "send", "move", "rename", "commit", "push", "save", "append", "toggle", "patch", "merge",
+    "apply", "install", "deploy", "publish", "run", "checkout", "replace", "import", "store",
+    "change", "transfer", "pay", "approve", "invite", "assign", "mv", "cp",
+];
+
+pub const READ_VERBS: &[&str] = &[
+    "read", "get", "list", "view", "show", "search", "find", "fetch", "check", "describe",
+    "inspect", "lookup", "look", "print", "display", "count", "stat", "browse", "preview", "query",
+    "open", "load", "watch", "see", "info", "status",
+];
+
+pub fn has_any(words: &[String], set: &[&str]) -> bool {
+    words.iter().any(|w| set.contains(&w.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_identifiers_and_sentences() {
+        assert_eq!(words("readFile"), ["read", "file"]);
+        assert_eq!(words("read_file-now.v2"), ["read", "file", "now", "v2"]);
+        assert_eq!(
+            words("Read File (Deprecated)"),
+            ["read", "file", "deprecated"]
+        );
+        assert_eq!(squash("API_Key"), "apikey");
+    }
+
+    #[test]
+    fn evidence_redacts_secrets_whole_and_shows_hidden_characters() {
+        let token = "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6";
+        let text = format!("{}use {token} now\u{200b}", "x".repeat(70));
+        let shown = evidence(&text, 70);
+        assert!(!shown.contains("aB3dE6"), "{shown}");
+        assert!(shown.contains("[REDACTED github-token]"), "{shown}");
+        assert!(shown.contains("\\u{200b}"), "{shown}");
+        assert!(shown.starts_with('…'));
+        // The window starts inside the token: it widens rather than leak the tail.
+        let shown = evidence(&text, 70 + 4 + 30);
+        assert!(!shown.contains("F3hJ6"), "{shown}");
+    }
+
+    #[test]
+    fn positions_count_characters_from_one() {
+        assert_eq!(char_position("héllo", 0), 1);
+        assert_eq!(char_position("héllo", 3), 3);
+    }
+
+    #[test]
+    fn hidden_classes() {
+        assert_eq!(hidden_class('\u{e0041}'), Some("Unicode tag"));
+        assert_eq!(hidden_class('\u{202e}'), Some("bidirectional control"));
+        assert_eq!(hidden_class('\u{1b}'), Some("control character"));
+        assert_eq!(hidden_class('\n'), None);
+        assert_eq!(hidden_class('é'), None);
+    }
+}
