@@ -1,6 +1,7 @@
 //! The guard engine: run a live session against a stdio server and judge the transcript.
 
 pub mod checks;
+mod surface;
 
 use crate::catalog::Code;
 use crate::finding::{self, Finding};
@@ -47,6 +48,10 @@ pub async fn run(command: ServerCommand, plan: SessionPlan) -> GuardRun {
             findings: found,
         });
     }
+    // The surface rules live below the engines; the guard runs its high-precision subset.
+    let surface = surface::check(&transcript, &command);
+    findings.extend(surface.findings.iter().cloned());
+    results.push(surface);
     finding::sort(&mut findings);
     let tool_schema = ToolSchemaSummary::of(&transcript);
     GuardRun {
