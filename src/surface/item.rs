@@ -89,10 +89,12 @@ impl TextField {
             )
     }
 
-    /// What the field is, for messages: `description`, `inputSchema/properties/path/description`.
+    /// What the field is, for messages: `description`, `field inputSchema/properties/path/description`.
     pub fn describe(&self) -> String {
         if self.is_key {
             format!("key {}", self.pointer)
+        } else if self.pointer.contains('/') {
+            format!("field {}", self.pointer)
         } else {
             self.pointer.clone()
         }

@@ -176,8 +176,15 @@ impl SurfaceRule for ToolPoisoningInstructions {
         if !field.is_prose() {
             return;
         }
-        let found = matches(&field.text);
         let signals = &COMPILED.signals;
+        let mut found = matches(&field.text);
+        // Reading a credential file already says it names one.
+        if found
+            .iter()
+            .any(|(s, _)| signals[*s].detail == "read-sensitive-file")
+        {
+            found.retain(|(s, _)| signals[*s].detail != "sensitive-file");
+        }
         let strong = found.iter().find(|(s, _)| signals[*s].strong);
         let weak = found.iter().filter(|(s, _)| !signals[*s].strong).count();
         let Some(&(first, at)) = strong.or(if weak >= 2 { found.first() } else { None }) else {
