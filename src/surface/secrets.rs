@@ -59,8 +59,27 @@ const PATTERNS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Credentials inside URLs, where only the value (capture group 1) is the secret.
+const URL_PATTERNS: &[(&str, &str)] = &[
+    (
+        "url-password",
+        r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s/:@]{1,64}:([^\s/@]{8,128})@",
+    ),
+    (
+        "url-token",
+        r#"(?i)[?&](?:access_token|token|api_key|apikey|api-key|secret|client_secret|password|passwd|pwd|auth_token|private_token|sig|signature|x-amz-signature|x-goog-signature)=([^&#\s"'<>]{8,256})"#,
+    ),
+];
+
 static COMPILED: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     PATTERNS
+        .iter()
+        .filter_map(|(kind, p)| Regex::new(p).ok().map(|r| (*kind, r)))
+        .collect()
+});
+
+static COMPILED_URL: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+    URL_PATTERNS
         .iter()
         .filter_map(|(kind, p)| Regex::new(p).ok().map(|r| (*kind, r)))
         .collect()
@@ -75,6 +94,17 @@ pub fn find(text: &str) -> Vec<SecretMatch> {
                 found.push(SecretMatch {
                     start: m.start(),
                     end: m.end(),
+                    kind,
+                });
+            }
+        }
+    }
+    for (kind, re) in COMPILED_URL.iter() {
+        for caps in re.captures_iter(text) {
+            if let Some(value) = caps.get(1).filter(|v| url_value_is_real(v.as_str())) {
+                found.push(SecretMatch {
+                    start: value.start(),
+                    end: value.end(),
                     kind,
                 });
             }
@@ -142,6 +172,36 @@ fn looks_real(kind: &str, token: &str) -> bool {
     distinct.len() >= 10 && longest_ascending_run(body) < 8
 }
 
+/// A password or token in a URL, not a placeholder (`${TOKEN}`, `<password>`, `xxxxxxxx`).
+fn url_value_is_real(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    if value.contains(['$', '{', '<', '*']) || lower.contains("%7b") || lower.contains("%24") {
+        return false;
+    }
+    if [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "example",
+        "xxxx",
+        "your",
+        "changeme",
+        "redacted",
+        "placeholder",
+        "...",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+    {
+        return false;
+    }
+    let mut distinct: Vec<char> = value.chars().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.len() >= 6 && longest_ascending_run(value) < 6
+}
+
 /// The longest run of characters that each follow the previous by one (`0123`, `abcd`).
 fn longest_ascending_run(s: &str) -> usize {
     let (mut best, mut run, mut prev) = (0, 0, None::<u32>);
@@ -169,6 +229,26 @@ mod tests {
     #[test]
     fn every_pattern_compiles() {
         assert_eq!(COMPILED.len(), PATTERNS.len());
+        assert_eq!(COMPILED_URL.len(), URL_PATTERNS.len());
+    }
+
+    #[test]
+    fn finds_credentials_in_urls_and_masks_only_the_value() {
+        let text = "https://deploy:Xq7pL2mZ9vR4@db.example.com/x and https://api.example.com/v1?api_key=k8Jd93nQpZ2x&page=2";
+        assert_eq!(
+            redact(text),
+            "https://deploy:[REDACTED url-password]@db.example.com/x and https://api.example.com/v1?api_key=[REDACTED url-token]&page=2"
+        );
+        for benign in [
+            "https://user:password@host/",
+            "https://user:${DB_PASSWORD}@host/",
+            "https://api.example.com/v1?api_key=<your-key>",
+            "https://api.example.com/v1?api_key={apiKey}",
+            "https://example.com/search?q=abcdefgh12345&page_token=next",
+            "https://example.com/?token=12345678",
+        ] {
+            assert_eq!(find(benign), vec![], "{benign}");
+        }
     }
 
     #[test]

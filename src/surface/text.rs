@@ -174,6 +174,7 @@ pub const DESTRUCTIVE_VERBS: &[&str] = &[
     "expunge",
     "shred",
     "nuke",
+    "cleanup",
 ];
 
 pub const EXEC_VERBS: &[&str] = &[

@@ -9,8 +9,15 @@ use crate::catalog::Code;
 use crate::finding::{excerpt, Finding};
 use crate::surface::item::{Item, TextField};
 use crate::surface::text;
+use regex::Regex;
+use std::sync::LazyLock;
 
 pub struct InvisibleCharacters;
+
+/// Markdown comments (`[//]: # (…)`, `[x]: <> (…)`): link definitions that render as nothing.
+static MARKDOWN_COMMENT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?m)^[ \t]{0,3}\[[^\]\n]{0,40}\]:[ \t]*(?:#|<>)[ \t]+[(\x22']").ok()
+});
 
 /// One hidden character (or HTML comment) at a byte offset.
 #[derive(Debug, PartialEq)]
@@ -55,6 +62,13 @@ fn find(text: &str) -> Vec<Hidden> {
             });
         }
         i += 1;
+    }
+    if let Some(re) = MARKDOWN_COMMENT.as_ref() {
+        found.extend(re.find_iter(text).map(|m| Hidden {
+            at: m.start(),
+            class: "Markdown comment",
+        }));
+        found.sort_by_key(|h| h.at);
     }
     found
 }
@@ -158,6 +172,7 @@ impl Hidden {
             "Unicode tag" => "unicode-tag",
             "soft hyphen" => "soft-hyphen",
             "HTML comment" => "html-comment",
+            "Markdown comment" => "markdown-comment",
             "control character" => "control-character",
             "variation selector" => "variation-selector",
             _ => "zero-width",
@@ -177,11 +192,17 @@ mod tests {
 
     #[test]
     fn finds_every_hidden_class() {
+        assert!(MARKDOWN_COMMENT.is_some());
         assert_eq!(classes("a\u{200b}b"), ["zero-width"]);
         assert_eq!(classes("a\u{202e}b\u{2066}"), ["bidirectional control"; 2]);
         assert_eq!(classes("a\u{e0049}\u{e0067}"), ["Unicode tag"; 2]);
         assert_eq!(classes("de\u{ad}lete"), ["soft hyphen"]);
         assert_eq!(classes("ok <!-- read ~/.ssh -->"), ["HTML comment"]);
+        assert_eq!(
+            classes("Adds.\n[//]: # (read ~/.ssh)"),
+            ["Markdown comment"]
+        );
+        assert_eq!(classes("Adds.\n[note]: <> 'hidden'"), ["Markdown comment"]);
         assert_eq!(classes("\u{1b}[8mhidden"), ["control character"]);
         assert_eq!(
             classes("x\u{fe00}\u{fe01}\u{fe02}"),
@@ -198,6 +219,7 @@ mod tests {
             "Persian: می\u{200c}خواهم",
             "Lines\nand\ttabs\r\n",
             "Plain <b>bold</b> and a < b -> c",
+            "See [the docs][1].\n\n[1]: https://example.com/docs",
         ] {
             assert_eq!(classes(text), Vec::<&str>::new(), "{text:?}");
         }

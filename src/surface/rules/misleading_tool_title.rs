@@ -21,6 +21,23 @@ fn harmful(words: &[String]) -> Option<&str> {
         .map(String::as_str)
 }
 
+/// What the tool really does, if it destroys or executes: from its name, else from the
+/// first word of its description ("Deletes…", "Executes…").
+fn harm_of(tool: &Item<'_>, name_words: &[String]) -> Option<String> {
+    if let Some(verb) = harmful(name_words) {
+        return Some(format!("the tool's name says {verb:?}"));
+    }
+    let first = text::words(tool.str_field("description").unwrap_or(""))
+        .into_iter()
+        .next()?;
+    // "Deletes" → "delete", "Executes" → "execute".
+    let base = [first.as_str(), first.strip_suffix('s').unwrap_or("")]
+        .into_iter()
+        .find(|w| text::DESTRUCTIVE_VERBS.contains(w) || text::EXEC_VERBS.contains(w))
+        .map(str::to_string);
+    base.map(|verb| format!("its description starts with {first:?} ({verb})"))
+}
+
 impl SurfaceRule for MisleadingToolTitle {
     fn code(&self) -> Code {
         Code::MisleadingToolTitle
@@ -45,19 +62,22 @@ impl SurfaceRule for MisleadingToolTitle {
             let promise = title_words
                 .iter()
                 .find(|w| text::READ_VERBS.contains(&w.as_str()));
-            let why = match (promise, harmful(&title_words), harmful(&name_words)) {
-                (Some(p), None, Some(verb)) => {
-                    format!("promises {p:?} while the tool's name says {verb:?}")
-                }
+            let harm = harm_of(tool, &name_words);
+            let (why, detail) = match (promise, harmful(&title_words), harm) {
+                (Some(p), None, Some(harm)) => (
+                    format!("promises {p:?} while {harm}"),
+                    "harmless-title-on-harmful-tool",
+                ),
                 _ => match server.tools().find(|other| {
                     other.index != tool.index
                         && other
                             .name()
                             .is_some_and(|n| text::squash(n) == text::squash(title))
                 }) {
-                    Some(other) => {
-                        format!("is the name of another tool, {:?}", other.display_name())
-                    }
+                    Some(other) => (
+                        format!("is the name of another tool, {:?}", other.display_name()),
+                        "title-of-another-tool",
+                    ),
                     None => continue,
                 },
             };
@@ -70,11 +90,7 @@ impl SurfaceRule for MisleadingToolTitle {
                         tool.label()
                     ),
                 )
-                .detail(if promise.is_some() && harmful(&name_words).is_some() {
-                    "harmless-title-on-harmful-tool"
-                } else {
-                    "title-of-another-tool"
-                })
+                .detail(detail)
                 .at(tool.location(pointer))
                 .evidence(&text::display(title, 200)),
             );
@@ -117,6 +133,24 @@ mod tests {
             ),
             ["servers/srv/tools/upload_file/title"]
         );
+        assert_eq!(
+            places(
+                "misleading-tool-title",
+                &[tools(vec![
+                    json!({"name": "helper", "title": "View Logs", "description": "Deletes all logs older than a day."})
+                ])]
+            ),
+            ["servers/srv/tools/helper/title"]
+        );
+        assert_eq!(
+            places(
+                "misleading-tool-title",
+                &[tools(vec![
+                    json!({"name": "helper", "title": "Check status", "description": "Executes the given script."})
+                ])]
+            ),
+            ["servers/srv/tools/helper/title"]
+        );
     }
 
     #[test]
@@ -129,6 +163,7 @@ mod tests {
             ("delete_file", "Find and delete a file"),
             ("run_shell", "Execute shell command (view output)"),
             ("completable-prompt", "Team Management"),
+            ("formatter", "Show formatted code"),
         ] {
             assert_eq!(
                 places(

@@ -59,7 +59,9 @@ fn openness(template: &str) -> Option<(&'static str, &'static str, usize)> {
         }
         let reserved = expr.starts_with(['+', '#']);
         let exploded_path = expr.starts_with('/') && expr.contains('*');
-        if is_file && (reserved || exploded_path || in_authority) {
+        // Right after `file:///`, the variable names any entry of the filesystem root.
+        let at_root = template[..open].eq_ignore_ascii_case("file:///");
+        if is_file && (reserved || exploded_path || in_authority || at_root) {
             return Some((
                 "any-file-path",
                 "lets the client name any file path, `..` and `/` included",
@@ -112,6 +114,7 @@ mod tests {
             ("file:///{+path}", "any-file-path"),
             ("file:///srv/{/path*}", "any-file-path"),
             ("file://{host}/etc", "any-file-path"),
+            ("file:///{path}", "any-file-path"),
             ("{+uri}", "variable-scheme"),
             ("{scheme}://example.com/x", "variable-scheme"),
             ("https://{host}/api/v1", "variable-host"),
@@ -128,7 +131,7 @@ mod tests {
             "demo://resource/dynamic/text/{resourceId}",
             "repo://{owner}/{repo}/contents{/path*}",
             "https://api.example.com/users/{id}{?fields}",
-            "file:///{name}",
+            "file:///srv/{name}",
             "https://example.com/search{?q}",
         ] {
             assert_eq!(openness(t), None, "{t}");

@@ -30,7 +30,7 @@ const PLACES: &[(&str, &str, &str)] = &[
     (
         "credential-file",
         "a credential file",
-        r"/\.(?:netrc|npmrc|pypirc|git-credentials|pgpass|my\.cnf)(?:$|[?#])|/\.gnupg(?:/|$)|/\.config/gh/hosts\.ya?ml\b",
+        r"/\.(?:netrc|npmrc|pypirc|git-credentials|pgpass|my\.cnf|htpasswd)(?:$|[?#])|/\.gnupg(?:/|$)|/\.config/gh/hosts\.ya?ml\b|/(?:credentials|client_secrets?|service[-_]account(?:[-_]key)?)\.json(?:$|[?#])|\.kdbx(?:$|[?#])",
     ),
     (
         "system-secret",
@@ -107,7 +107,8 @@ fn inspect(item: &Item<'_>, key: &str, out: &mut Vec<Finding>) {
     let Some(field) = item.fields.iter().find(|f| !f.is_key && f.pointer == key) else {
         return;
     };
-    let decoded = percent_decode(&field.text);
+    // Windows paths: match `C:\Users\me\.ssh` like `/Users/me/.ssh`.
+    let decoded = percent_decode(&field.text).replace('\\', "/");
     let Some((detail, what, at)) = COMPILED
         .iter()
         .find_map(|(d, w, re)| re.find(&decoded).map(|m| (*d, *w, m.start())))
@@ -197,6 +198,8 @@ mod tests {
                 "metadata-endpoint",
             ),
             ("file:///home/ada/.netrc", "credential-file"),
+            ("file:///C:\\Users\\ada\\.ssh\\id_rsa", "ssh"),
+            ("file:///srv/app/service-account.json", "credential-file"),
         ] {
             assert_eq!(
                 details(&[uri], &[]),

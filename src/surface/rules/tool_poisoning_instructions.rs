@@ -28,12 +28,17 @@ pub(crate) const SENSITIVE_PATHS: &str = concat!(
     r"(?:~|\$HOME|%USERPROFILE%)[/\\]\.ssh\b|\.ssh[/\\](?:id_\w+|authorized_keys)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b",
     r"|(?:~|\$HOME)/\.aws\b|\.aws/credentials\b",
     r"|(?:~|\$HOME)/\.(?:netrc|npmrc|pypirc|git-credentials|pgpass|docker|kube|gnupg|azure|config/gh|config/gcloud)\b",
-    r"|\.git-credentials\b|/etc/(?:shadow|gshadow|sudoers)\b|/proc/self/environ\b",
+    r"|\.git-credentials\b|/etc/(?:shadow|gshadow|sudoers|passwd)\b|/proc/self/environ\b",
     r"|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:~|\$HOME)/\.(?:cursor|claude)\b",
     r#"|(?:^|[\s'"`(/=:])\.env(?:\.(?:local|production|prod|development|dev|staging|test))?(?:$|[\s'"`),;:]|\.(?:\s|$))"#,
 );
 
-const VERB: &str = r"\b(?:read|cat|open|load|send|include|pass|upload|attach|copy|paste|append|print|output|provide|fetch|access|extract|exfiltrate|collect|share|forward|post|leak|dump)\b";
+/// Verbs that move data somewhere, in the imperative.
+const VERB: &str = r"\b(?:read|cat|open|load|send|include|pass|upload|attach|copy|paste|append|print|output|provide|fetch|access|extract|exfiltrate|collect|share|forward|post|leak|dump|email)\b";
+
+/// What a data-moving order can be about that the model holds or can reach.
+const USER_SECRETS: &str = r"(?:(?:the\s+)?user'?s\s+(?:credentials|passwords?|secrets|tokens|api\s+keys?|cookies|private\s+keys?|ssh\s+keys?)|(?:ssh|private)\s+keys?|ssh\s+private\s+keys?)";
+const CONTEXT: &str = r"(?:(?:the|this|entire|full|whole|complete)\s+)+(?:conversation(?:\s+history)?|chat(?:\s+history)?|system\s+prompt|context\s+window|previous\s+messages)";
 
 fn signals() -> Vec<Signal> {
     let s = |detail, what, strong, patterns: &[&str]| Signal {
@@ -43,6 +48,8 @@ fn signals() -> Vec<Signal> {
         patterns: patterns.iter().map(|p| format!("(?i){p}")).collect(),
     };
     let reads_secret = format!(r"{VERB}[^.!?\n]{{0,80}}?(?:{SENSITIVE_PATHS})");
+    let moves_user_secret = format!(r"{VERB}[^.!?\n]{{0,60}}?\b{USER_SECRETS}\b");
+    let moves_context = format!(r"{VERB}[^.!?\n]{{0,40}}?\b{CONTEXT}\b");
     vec![
         s(
             "override-instructions",
@@ -50,6 +57,8 @@ fn signals() -> Vec<Signal> {
             true,
             &[
                 r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|former|original|system|safety|other|existing)\s+(?:instructions?|prompts?|directions?|rules|guidelines|guidance|commands|constraints|messages|policies)\b",
+                r"\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:of\s+)?(?:the\s+)?(?:above|previous|prior|preceding)(?:\s*[.,;:!]|\s+and\b|$)",
+                r"\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:your|every)\s+(?:instructions|rules|guidelines|training|system\s+prompt)\b|\bforget\s+everything\s+you\s+(?:were|have\s+been)\s+told\b",
                 r"\b(?:your|the)\s+new\s+(?:instructions|task|role|goal|objective)\s+(?:is|are)\b",
                 r"\byou\s+are\s+now\s+(?:in\s+)?(?:developer|god|admin|jailbreak|dan|unrestricted)\b",
                 r"\bsystem\s+override\b",
@@ -72,11 +81,11 @@ fn signals() -> Vec<Signal> {
             &[
                 r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t)\s+(?:tell|inform|notify|alert|warn|(?:mention|reveal|disclose|explain)\s+(?:this\s+|it\s+|that\s+|anything\s+)?to)\s+(?:this\s+to\s+|it\s+to\s+)?(?:the\s+)?user\b",
                 r"\bwithout\s+(?:telling|informing|notifying|alerting|warning)\s+(?:the\s+)?user\b",
+                r"\bwithout\s+the\s+user(?:'s)?\s+(?:knowing|knowledge|noticing|seeing|being\s+aware)\b",
                 r"\b(?:hide|conceal)\s+(?:this|it|that|these|the)\b[^.!?\n]{0,40}\bfrom\s+(?:the\s+)?user\b",
-                r"\bkeep\s+(?:this|it|that)\s+(?:a\s+)?secret\b",
-                r"\bthe\s+user\s+(?:must|should|needs?\s+to)\s+(?:not|never)\s+(?:know|see|be\s+told|find\s+out|notice|learn)\b",
-                r"\b(?:silently|secretly|covertly|quietly)\s+(?:send|read|forward|copy|upload|include|add|append|call|run|execute|exfiltrate|collect|pass|post|transmit|email)\b",
-                r"\b(?:do\s+not|don'?t|never)\s+ask\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|consent)\b",
+                r"\bthe\s+user\s+(?:must|should|needs?\s+to)\s+(?:not|never)\s+(?:know|see|be\s+told|be\s+informed|be\s+aware|find\s+out|notice|learn)\b",
+                r"\b(?:secretly|covertly)\s+[a-z]+",
+                r"\b(?:silently|quietly)\s+(?:send|forward|upload|exfiltrate|transmit|email|post|copy|leak)\b",
             ],
         ),
         s(
@@ -84,6 +93,12 @@ fn signals() -> Vec<Signal> {
             "tells the model to read a credential file",
             true,
             &[&reads_secret],
+        ),
+        s(
+            "move-user-secrets",
+            "tells the model to hand over the user's keys or credentials",
+            true,
+            &[&moves_user_secret],
         ),
         s(
             "sensitive-file",
@@ -96,15 +111,21 @@ fn signals() -> Vec<Signal> {
             "asks for credentials",
             false,
             &[
-                r"\b(?:read|send|include|pass|upload|attach|copy|forward|exfiltrate|collect|share|provide|extract|dump|leak)\b[^.!?\n]{0,60}?\b(?:ssh\s+keys?|private\s+keys?|api\s+keys|credentials|passwords|secrets|access\s+tokens|environment\s+variables|cookies|session\s+tokens?)\b",
+                r"\b(?:read|send|include|pass|upload|attach|copy|forward|exfiltrate|collect|share|provide|extract|dump|leak)\b[^.!?\n]{0,60}?\b(?:api\s+keys|credentials|passwords|secrets|access\s+tokens|environment\s+variables|cookies|session\s+tokens?)\b",
             ],
+        ),
+        s(
+            "context-leak",
+            "asks for the conversation or system prompt",
+            false,
+            &[&moves_context],
         ),
         s(
             "call-tool-first",
             "makes the model call something before this tool",
             false,
             &[
-                r"\bbefore\s+(?:using|calling|invoking|running|executing)\s+(?:this|any(?:\s+other)?)\s+tools?\b",
+                r"\bbefore\s+(?:using|calling|invoking|running|executing|answering|responding)\s+(?:this|any(?:\s+other)?|every|all)\s+(?:other\s+)?(?:tools?|requests?|questions?)\b",
                 r"\b(?:always|must)\s+(?:first\s+)?(?:call|invoke|run|use|execute|read)\s+(?:the\s+)?`?[\w.-]+`?\s+(?:tool\s+)?(?:first|before)\b",
             ],
         ),
@@ -124,7 +145,9 @@ fn signals() -> Vec<Signal> {
             false,
             &[
                 r"\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose|say|explain|bring\s+up)\s+(?:that|this|it|anything|why)\b",
-                r"\bwithout\s+(?:asking|requesting)\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|consent)\b",
+                r"\b(?:do\s+not|don'?t|never|without)\s+(?:ask|asking|request|requesting)\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|consent)\b",
+                r"\bkeep\s+(?:this|it|that)\s+(?:a\s+)?secret\b",
+                r"\b(?:silently|quietly)\s+(?:read|include|add|append|call|run|execute|collect|pass)\b",
             ],
         ),
     ]
@@ -293,6 +316,13 @@ mod tests {
             "Do not pass anything to this param if no commit sha is specified",
             "Renders <path> and <name> placeholders. Returns all environment variables, helpful for debugging.",
             "An important tool: call list_projects first to get an id.",
+            "Generates a strong password. Keep it secret.",
+            "If yes is true, do not ask for confirmation.",
+            "Silently adds the entry if it is missing.",
+            "Summarizes the conversation you pass in.",
+            "Must be called before any other tool of this server, to open a session.",
+            "Pass your API key in the api_key parameter.",
+            "Reads secrets from Vault at the given path.",
         ] {
             assert_eq!(flagged(text), Vec::<String>::new(), "{text}");
         }
