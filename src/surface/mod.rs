@@ -19,6 +19,7 @@ use crate::catalog::Code;
 use crate::finding::{self, Finding, Location};
 use item::{Item, ItemKind};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// What one server advertised, one entry per listed item (all pages concatenated).
 #[derive(Debug, Clone, Default)]
@@ -46,6 +47,8 @@ pub const MAX_FIELDS_PER_ITEM: usize = 4_000;
 pub const MAX_FIELD_BYTES: usize = 64 * 1024;
 /// Nesting depth inspected inside one item.
 pub const MAX_DEPTH: usize = 32;
+/// Findings of one code kept per server; the rest are counted, not listed.
+pub const MAX_FINDINGS_PER_CODE: usize = 100;
 
 /// Runs the surface rules over every server at once (cross-server rules need them all).
 pub fn check(surfaces: &[ServerSurface], options: &SurfaceOptions) -> Vec<Finding> {
@@ -72,8 +75,10 @@ pub fn check_with_capabilities(
         .collect();
     let mut out = Vec::new();
     for server in &servers {
+        let mut cap = FindingCap::default();
         for item in &server.items {
             for rule in &rules {
+                let from = out.len();
                 for field in &item.fields {
                     rule.check_text(item, field, &mut out);
                 }
@@ -85,17 +90,31 @@ pub fn check_with_capabilities(
                         rule.check_resource_template(server, item, &mut out)
                     }
                 }
+                cap.admit(&mut out, from, MAX_FINDINGS_PER_CODE);
             }
         }
         for rule in &rules {
+            let from = out.len();
             rule.check_server(server, &mut out);
+            cap.admit(&mut out, from, MAX_FINDINGS_PER_CODE);
         }
-        if !server.skipped.is_empty() {
-            out.push(incomplete(server));
+        let mut skipped = server.skipped.clone();
+        skipped.extend(cap.dropped());
+        if !skipped.is_empty() {
+            out.push(incomplete(server, &skipped));
         }
     }
+    let mut cap = FindingCap::default();
     for rule in &rules {
+        let from = out.len();
         rule.check_servers(&servers, &mut out);
+        cap.admit(&mut out, from, MAX_FINDINGS_PER_CODE * servers.len().max(1));
+    }
+    if let Some(first) = servers.first() {
+        let dropped = cap.dropped();
+        if !dropped.is_empty() {
+            out.push(incomplete(first, &dropped));
+        }
     }
     finding::sort(&mut out);
     out
@@ -171,11 +190,49 @@ impl<'a> Server<'a> {
     }
 }
 
-fn incomplete(server: &Server<'_>) -> Finding {
+/// Keeps at most a fixed number of findings per code, counting the rest.
+#[derive(Default)]
+struct FindingCap {
+    kept: HashMap<Code, usize>,
+    dropped: Vec<(Code, usize)>,
+}
+
+impl FindingCap {
+    /// Applies the cap to the findings appended since `from`.
+    fn admit(&mut self, out: &mut Vec<Finding>, from: usize, limit: usize) {
+        let fresh: Vec<Finding> = out.drain(from..).collect();
+        for f in fresh {
+            let kept = self.kept.entry(f.code).or_default();
+            if *kept < limit {
+                *kept += 1;
+                out.push(f);
+            } else {
+                match self.dropped.iter_mut().find(|(c, _)| *c == f.code) {
+                    Some((_, n)) => *n += 1,
+                    None => self.dropped.push((f.code, 1)),
+                }
+            }
+        }
+    }
+
+    fn dropped(&self) -> Vec<String> {
+        self.dropped
+            .iter()
+            .map(|(code, n)| {
+                format!(
+                    "{n} more {code} findings (only {} per code are listed)",
+                    self.kept.get(code).copied().unwrap_or(0)
+                )
+            })
+            .collect()
+    }
+}
+
+fn incomplete(server: &Server<'_>, skipped: &[String]) -> Finding {
     const SHOWN: usize = 5;
-    let mut parts: Vec<String> = server.skipped.iter().take(SHOWN).cloned().collect();
-    if server.skipped.len() > SHOWN {
-        parts.push(format!("and {} more", server.skipped.len() - SHOWN));
+    let mut parts: Vec<String> = skipped.iter().take(SHOWN).cloned().collect();
+    if skipped.len() > SHOWN {
+        parts.push(format!("and {} more", skipped.len() - SHOWN));
     }
     Finding::new(
         Code::SurfaceScanIncomplete,
@@ -186,4 +243,65 @@ fn incomplete(server: &Server<'_>) -> Finding {
         ),
     )
     .at(Location::logical(format!("servers/{}", server.segment)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn findings_per_code_are_capped_and_the_rest_counted() {
+        let tools = (0..MAX_FINDINGS_PER_CODE + 30)
+            .map(|i| json!({"name": format!("t{i}"), "description": "<IMPORTANT>x</IMPORTANT>"}))
+            .collect();
+        let surface = ServerSurface {
+            server: "srv".into(),
+            tools,
+            ..ServerSurface::default()
+        };
+        let found = check(&[surface], &SurfaceOptions::default());
+        let poisoning = found
+            .iter()
+            .filter(|f| f.code == Code::ToolPoisoningInstructions)
+            .count();
+        assert_eq!(poisoning, MAX_FINDINGS_PER_CODE);
+        let note = found
+            .iter()
+            .find(|f| f.code == Code::SurfaceScanIncomplete)
+            .expect("incomplete note");
+        assert!(
+            note.message
+                .contains("30 more tool-poisoning-instructions findings"),
+            "{}",
+            note.message
+        );
+        assert_eq!(note.location.logical.as_deref(), Some("servers/srv"));
+    }
+
+    #[test]
+    fn guard_rules_only_when_asked() {
+        let surface = ServerSurface {
+            server: "srv".into(),
+            tools: vec![json!({"name": "delete_repo", "description": "<IMPORTANT>x</IMPORTANT>"})],
+            ..ServerSurface::default()
+        };
+        let codes = |only_guard_rules| -> Vec<&str> {
+            check(
+                std::slice::from_ref(&surface),
+                &SurfaceOptions { only_guard_rules },
+            )
+            .iter()
+            .map(|f| f.code.as_str())
+            .collect()
+        };
+        assert_eq!(codes(true), ["tool-poisoning-instructions"]);
+        assert_eq!(
+            codes(false),
+            [
+                "tool-poisoning-instructions",
+                "unconfirmed-destructive-tool"
+            ]
+        );
+    }
 }

@@ -3,6 +3,7 @@
 use super::secrets;
 use crate::finding::{excerpt, EVIDENCE_CHARS};
 use regex::Regex;
+use std::collections::HashMap;
 
 /// Why a character is invisible or reorders text, or `None` for an ordinary character.
 pub fn hidden_class(c: char) -> Option<&'static str> {
@@ -104,6 +105,62 @@ fn floor_boundary(text: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// Text folded to ASCII for matching English phrases: hidden characters dropped (so
+/// `ig\u{200b}nore` reads `ignore`), every space character a space, look-alike letters
+/// mapped to the ASCII they imitate (UTS #39 skeletons: Cyrillic `о` → `o`, `’` → `'`),
+/// anything else `x`. Patterns then run as ASCII-only regexes, cheap to build and run.
+pub struct Folded {
+    pub text: String,
+    /// For each byte of `text`, the byte offset in the original of the character it came from.
+    origin: Vec<usize>,
+}
+
+impl Folded {
+    pub fn new(raw: &str) -> Self {
+        let mut text = String::with_capacity(raw.len());
+        let mut origin = Vec::with_capacity(raw.len());
+        let mut cache: HashMap<char, String> = HashMap::new();
+        for (at, c) in raw.char_indices() {
+            let before = text.len();
+            if c.is_ascii() {
+                text.push(c);
+            } else if hidden_class(c).is_some() {
+                continue;
+            } else if c.is_whitespace() {
+                text.push(' ');
+            } else {
+                text.push_str(cache.entry(c).or_insert_with(|| fold_char(c)));
+            }
+            origin.resize(origin.len() + (text.len() - before), at);
+        }
+        Self { text, origin }
+    }
+
+    /// The original byte offset of a byte offset in the folded text.
+    pub fn original(&self, at: usize) -> usize {
+        self.origin
+            .get(at)
+            .or(self.origin.last())
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// The ASCII a character imitates, without combining marks (`é` → `e`); else `x` for a
+/// letter or digit (it stays inside its word) and a space for anything else.
+fn fold_char(c: char) -> String {
+    let skeleton: String = unicode_security::skeleton(c.encode_utf8(&mut [0; 4]))
+        .filter(|m| !matches!(m, '\u{300}'..='\u{36f}'))
+        .collect();
+    if !skeleton.is_empty() && skeleton.len() <= 4 && skeleton.is_ascii() {
+        skeleton
+    } else if c.is_alphanumeric() {
+        "x".to_string()
+    } else {
+        " ".to_string()
+    }
 }
 
 /// Lower-case words of an identifier or a sentence: `readFile`, `read_file`, `read-file`
@@ -238,6 +295,18 @@ mod tests {
         // The window starts inside the token: it widens rather than leak the tail.
         let shown = evidence(&text, 70 + 4 + 30);
         assert!(!shown.contains("F3hJ6"), "{shown}");
+    }
+
+    #[test]
+    fn folding_defeats_hidden_and_look_alike_evasions() {
+        let raw = "ig\u{200b}nore\u{a0}prev\u{0456}ous — don’t café";
+        let folded = Folded::new(raw);
+        assert_eq!(folded.text, "ignore previous   don't cafe");
+        // Every folded byte points back at its character.
+        let at = folded.text.find("don").unwrap_or(0);
+        assert!(raw[folded.original(at)..].starts_with("don"));
+        assert!(raw[folded.original(folded.text.len() - 1)..].starts_with('é'));
+        assert_eq!(Folded::new("検").text, "x");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::surface::item::{Item, TextField};
 use crate::surface::text;
-use regex::Regex;
+use regex::bytes::Regex;
 use std::sync::LazyLock;
 
 pub struct ToolPoisoningInstructions;
@@ -45,7 +45,8 @@ fn signals() -> Vec<Signal> {
         detail,
         what,
         strong,
-        patterns: patterns.iter().map(|p| format!("(?i){p}")).collect(),
+        // ASCII mode: the text is folded to ASCII first (see `text::Folded`).
+        patterns: patterns.iter().map(|p| format!("(?i-u){p}")).collect(),
     };
     let reads_secret = format!(r"{VERB}[^.!?\n]{{0,80}}?(?:{SENSITIVE_PATHS})");
     let moves_user_secret = format!(r"{VERB}[^.!?\n]{{0,60}}?\b{USER_SECRETS}\b");
@@ -171,15 +172,16 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     Compiled { signals, regexes }
 });
 
-/// The first match of each signal found in `text`: `(signal index, byte offset)`.
+/// The first match of each signal found in `text`: `(signal index, byte offset in text)`.
 fn matches(text: &str) -> Vec<(usize, usize)> {
+    let folded = text::Folded::new(text);
     let mut found: Vec<(usize, usize)> = Vec::new();
     for (signal, re) in &COMPILED.regexes {
         if found.iter().any(|(s, _)| s == signal) {
             continue;
         }
-        if let Some(m) = re.find(text) {
-            found.push((*signal, m.start()));
+        if let Some(m) = re.find(folded.text.as_bytes()) {
+            found.push((*signal, folded.original(m.start())));
         }
     }
     found.sort_by_key(|&(_, at)| at);

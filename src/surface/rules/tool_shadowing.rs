@@ -9,13 +9,13 @@ use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::surface::item::{Item, TextField};
 use crate::surface::{text, Server};
-use regex::Regex;
+use regex::bytes::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
 pub struct ToolShadowing;
 
-const TOOL: &str = r#"[`'"]?(?P<tool>[A-Za-z][\w.-]{1,63})[`'"]?"#;
+const TOOL: &str = r#"[`'"]?(?P<tool>[A-Za-z][A-Za-z0-9_.-]{1,63})[`'"]?"#;
 
 /// `(detail, pattern, needs an identifier-like name or the word "tool")`.
 fn patterns() -> Vec<(&'static str, String, bool)> {
@@ -32,14 +32,18 @@ fn patterns() -> Vec<(&'static str, String, bool)> {
 static COMPILED: LazyLock<Vec<(&'static str, Regex, bool)>> = LazyLock::new(|| {
     patterns()
         .into_iter()
-        .filter_map(|(d, p, strict)| Regex::new(&format!("(?i){p}")).ok().map(|r| (d, r, strict)))
+        .filter_map(|(d, p, strict)| {
+            Regex::new(&format!("(?i-u){p}"))
+                .ok()
+                .map(|r| (d, r, strict))
+        })
         .collect()
 });
 
 static IDENTIFIER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"[A-Za-z][\w.-]{3,63}").ok());
+    LazyLock::new(|| Regex::new(r"(?-u)[A-Za-z][A-Za-z0-9_.-]{3,63}").ok());
 static DIRECTIVE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:must|should|always|never|instead|do\s+not|don'?t|only|override|replace|redirect|forward|bcc)\b").ok()
+    Regex::new(r"(?i-u)\b(?:must|should|always|never|instead|do\s+not|don'?t|only|override|replace|redirect|forward|bcc)\b").ok()
 });
 
 const NOT_NAMES: &[&str] = &[
@@ -129,13 +133,16 @@ fn inspect(
             .get(&name.to_lowercase())
             .is_some_and(|o| o.contains(&server.index))
     };
+    // Patterns run on the ASCII-folded text; offsets map back to the original.
+    let folded = text::Folded::new(&field.text);
+    let hay = folded.text.as_str();
     for (detail, re, strict) in COMPILED.iter() {
-        for caps in re.captures_iter(&field.text) {
-            let at = caps.get(0).map_or(0, |m| m.start());
+        for caps in re.captures_iter(hay.as_bytes()) {
+            let at = folded.original(caps.get(0).map_or(0, |m| m.start()));
             let target = match caps.name("tool") {
                 None => None,
                 Some(m) => {
-                    let name = m.as_str().trim_end_matches('.');
+                    let name = hay[m.range()].trim_end_matches('.');
                     if NOT_NAMES.contains(&name.to_lowercase().as_str()) || own(name) {
                         continue;
                     }
@@ -159,14 +166,14 @@ fn inspect(
     }
     // Another connected server's tool, named in an order.
     let (ident, directive) = (IDENTIFIER.as_ref()?, DIRECTIVE.as_ref()?);
-    for m in ident.find_iter(&field.text) {
-        let name = m.as_str().trim_end_matches('.');
+    for m in ident.find_iter(hay.as_bytes()) {
+        let name = hay[m.range()].trim_end_matches('.');
         let others = owners.get(&name.to_lowercase());
         if !identifier_like(name) || own(name) || others.is_none() {
             continue;
         }
-        let window = sentence(&field.text, m.start(), m.end());
-        if directive.is_match(window) {
+        let window = sentence(hay, m.start(), m.end());
+        if directive.is_match(window.as_bytes()) {
             let about = format!(
                 "gives orders about {:?}, a tool of another connected server",
                 text::display(name, 64)
@@ -176,7 +183,7 @@ fn inspect(
                 field,
                 "names-other-server-tool",
                 &about,
-                m.start(),
+                folded.original(m.start()),
             ));
         }
     }
