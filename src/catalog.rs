@@ -208,7 +208,7 @@ catalog! {
     // resources/list and resources/templates/list.
     ToolPoisoningInstructions => "tool-poisoning-instructions", Security, Error,
         "Advertised text gives the model hidden instructions",
-        "A tool, prompt or resource description (or a parameter description deep in its schema) addresses the model instead of describing the item: it tells it to ignore earlier instructions, wraps orders in <IMPORTANT>-style tags, asks it to hide something from the user, or to read SSH keys, .env files or credentials. Clients show the model every word of it, and the user rarely sees it. Describe what the item does and nothing else; if this text is not yours, treat the server as compromised.",
+        "A tool, prompt or resource description (or a parameter description deep in its schema, or the server's instructions) addresses the model instead of describing the item: it tells it to ignore earlier instructions, wraps orders in <IMPORTANT>-style tags, asks it to hide something from the user, or to read SSH keys, .env files or credentials. Clients show the model every word of it, and the user rarely sees it. Describe what the item does and nothing else; if this text is not yours, treat the server as compromised.",
         precision = High, risk = High, owasp = "MCP03";
     InvisibleCharacters => "invisible-characters", Security, Error,
         "Advertised text contains invisible characters",

@@ -145,6 +145,29 @@ fn confusable_tool_name() {
 }
 
 #[test]
+fn poisoned_server_instructions() {
+    let r = expect(
+        "poisoned_server_instructions",
+        &[("tool-poisoning-instructions", "error")],
+        "tool-poisoning-instructions",
+        "servers/fixture/instructions",
+    );
+    let m = message(&r, "tool-poisoning-instructions");
+    assert!(
+        m.starts_with("In the instructions of the initialize result of server \"fixture\""),
+        "{m}"
+    );
+    assert!(
+        m.contains("hide something from the user (character 52)"),
+        "{m}"
+    );
+    assert_eq!(
+        r.issue("tool-poisoning-instructions")["detailCode"],
+        "conceal-from-user"
+    );
+}
+
+#[test]
 fn sensitive_resource_uri() {
     let r = expect(
         "sensitive_resource_uri",

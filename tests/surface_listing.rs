@@ -278,8 +278,14 @@ fn published_servers_listings() {
         pairs(&[("mutating-tools-without-logging", "warning"); 3])
     );
     assert_eq!(r.json["servers"].as_array().map(Vec::len), Some(7));
-    // The guard's subset finds nothing in them.
+    // The guard's subset finds nothing in them, the everything server's instructions included.
     assert_eq!(surface(&["--guard-rules"], &all).issues(), pairs(&[]));
+    let everything: Value =
+        serde_json::from_str(&std::fs::read_to_string(real("everything")).expect("read"))
+            .expect("json");
+    assert!(everything["instructions"]
+        .as_str()
+        .is_some_and(|i| i.contains("Audience: These instructions are written for an LLM")));
 }
 
 #[test]

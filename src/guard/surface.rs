@@ -11,11 +11,13 @@ use serde_json::Value;
 const MAX_SERVER_NAME_CHARS: usize = 128;
 
 /// Runs the guard's surface rules (poisoning, hidden characters, secrets, look-alike names,
-/// credential resources); the heuristic rules are left to `mcpcheck scan`.
+/// credential resources) over the lists and the `initialize` result (its `instructions`);
+/// the heuristic rules are left to `mcpcheck surface` and the security scan.
 pub fn check(transcript: &Transcript, command: &ServerCommand) -> CheckResult {
     let surface = surface_of(transcript, command);
-    let findings = surface::check(
+    let findings = surface::check_with_initialize(
         &[surface],
+        &[transcript.initialize_result().cloned()],
         &SurfaceOptions {
             only_guard_rules: true,
         },

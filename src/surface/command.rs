@@ -1,6 +1,6 @@
 //! `mcpcheck surface FILE...`: the surface rules over saved listings, without a server.
 
-use super::{check_with_capabilities, listing, SurfaceOptions};
+use super::{check_with_initialize, listing, SurfaceOptions};
 use crate::cli::{Format, SurfaceArgs, UsageError};
 use crate::report::surface::{self as render, SurfaceRun};
 use crate::report::Verdict;
@@ -13,11 +13,11 @@ pub fn run(args: &SurfaceArgs) -> Result<(String, bool), UsageError> {
         servers.extend(listing::read(file)?);
     }
     let surfaces: Vec<_> = servers.iter().map(|s| s.surface.clone()).collect();
-    let capabilities: Vec<_> = servers.iter().map(|s| s.capabilities.clone()).collect();
+    let initialize: Vec<_> = servers.iter().map(|s| s.initialize.clone()).collect();
     let options = SurfaceOptions {
         only_guard_rules: args.guard_rules,
     };
-    let findings = check_with_capabilities(&surfaces, &capabilities, &options);
+    let findings = check_with_initialize(&surfaces, &initialize, &options);
     let ok = Verdict::of(&findings).ok();
     let run = SurfaceRun {
         files: args.files.iter().map(|f| f.display().to_string()).collect(),

@@ -5,7 +5,8 @@
 //! (a resource without one by its URI; `#<index>` when there is neither), then the JSON
 //! pointer of the field inside the item, e.g.
 //! `servers/files/tools/read_file/inputSchema/properties/path/description`. Segments are
-//! escaped as in JSON Pointer (`~` → `~0`, `/` → `~1`).
+//! escaped as in JSON Pointer (`~` → `~0`, `/` → `~1`). The server's `initialize` result
+//! (its `instructions`, `serverInfo`…) is addressed from the server: `servers/files/instructions`.
 
 use super::{text, MAX_DEPTH, MAX_FIELDS_PER_ITEM, MAX_FIELD_BYTES};
 use crate::finding::Location;
@@ -17,9 +18,12 @@ pub enum ItemKind {
     Prompt,
     Resource,
     ResourceTemplate,
+    /// The `initialize` result: `instructions`, `serverInfo`, `capabilities`.
+    Initialize,
 }
 
 impl ItemKind {
+    /// The listed kinds (every kind but `Initialize`).
     pub const ALL: [ItemKind; 4] = [
         ItemKind::Tool,
         ItemKind::Prompt,
@@ -34,6 +38,7 @@ impl ItemKind {
             ItemKind::Prompt => "prompts",
             ItemKind::Resource => "resources",
             ItemKind::ResourceTemplate => "resourceTemplates",
+            ItemKind::Initialize => "initialize",
         }
     }
 
@@ -43,6 +48,7 @@ impl ItemKind {
             ItemKind::Prompt => "prompt",
             ItemKind::Resource => "resource",
             ItemKind::ResourceTemplate => "resource template",
+            ItemKind::Initialize => "initialize result",
         }
     }
 
@@ -52,6 +58,7 @@ impl ItemKind {
             ItemKind::Prompt => "prompts",
             ItemKind::Resource => "resources",
             ItemKind::ResourceTemplate => "resource templates",
+            ItemKind::Initialize => "initialize results",
         }
     }
 }
@@ -155,6 +162,9 @@ impl<'a> Item<'a> {
 
     /// `tool "read_file" of server "files"`, for messages.
     pub fn label(&self) -> String {
+        if self.kind == ItemKind::Initialize {
+            return format!("the initialize result of server {:?}", self.server_display);
+        }
         format!(
             "{} {:?} of server {:?}",
             self.kind.noun(),
@@ -171,6 +181,12 @@ impl<'a> Item<'a> {
 
     /// The logical path of a pointer inside this item (empty pointer = the item itself).
     pub fn logical(&self, pointer: &str) -> String {
+        if self.kind == ItemKind::Initialize {
+            return match pointer {
+                "" => format!("servers/{}", self.server_segment),
+                p => format!("servers/{}/{p}", self.server_segment),
+            };
+        }
         let base = format!(
             "servers/{}/{}/{}",
             self.server_segment,
@@ -204,6 +220,7 @@ fn identity(kind: ItemKind, value: &Value) -> Option<&str> {
         ItemKind::Resource => "uri",
         ItemKind::ResourceTemplate => "uriTemplate",
         ItemKind::Tool | ItemKind::Prompt => return named,
+        ItemKind::Initialize => return None,
     };
     named.or_else(|| {
         value
@@ -373,6 +390,18 @@ mod tests {
         }
         let item = Item::new("s", ItemKind::Tool, 0, &deep);
         assert!(item.skipped.expect("skipped").contains("nested deeper"));
+    }
+
+    #[test]
+    fn the_initialize_result_is_addressed_from_the_server() {
+        let init = json!({"instructions": "Hi", "serverInfo": {"name": "x"}});
+        let item = Item::new("srv", ItemKind::Initialize, 0, &init);
+        assert_eq!(item.logical("instructions"), "servers/srv/instructions");
+        assert_eq!(item.label(), "the initialize result of server \"srv\"");
+        assert!(item
+            .fields
+            .iter()
+            .any(|f| f.pointer == "serverInfo/name" && !f.is_key));
     }
 
     #[test]

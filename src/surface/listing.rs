@@ -1,5 +1,6 @@
-//! Saved listings: `{server, tools, prompts, resources, resourceTemplates, capabilities}`
-//! (or an array of them), as a registry or `mcpcheck surface FILE` reads them.
+//! Saved listings: `{server, tools, prompts, resources, resourceTemplates, capabilities,
+//! instructions, serverInfo}` (or an array of them), as a registry or `mcpcheck surface
+//! FILE` reads them. The last three are the server's `initialize` result, when known.
 
 use super::ServerSurface;
 use crate::cli::UsageError;
@@ -10,11 +11,12 @@ use std::path::Path;
 /// Largest listing file read.
 pub const MAX_LISTING_BYTES: u64 = 16 * 1024 * 1024;
 
-/// One server of a listing, with its capabilities when the listing has them.
+/// One server of a listing, with the part of its `initialize` result the listing has.
 #[derive(Debug, Clone)]
 pub struct ListedServer {
     pub surface: ServerSurface,
-    pub capabilities: Option<Value>,
+    /// `{capabilities, instructions, serverInfo}`, or `None` when the listing has none.
+    pub initialize: Option<Value>,
 }
 
 /// Reads a listing file (`-` for stdin), bounded to [`MAX_LISTING_BYTES`].
@@ -85,13 +87,27 @@ fn server(value: &Value, fallback_name: &str) -> Result<ListedServer, String> {
             "\"{key}\" must be an array of items, as in the result of its list method"
         )),
     };
-    let capabilities = match obj.get("capabilities") {
-        None | Some(Value::Null) => None,
-        Some(c @ Value::Object(_)) => Some(c.clone()),
-        Some(_) => {
-            return Err("\"capabilities\" must be an object, as in the initialize result".into())
+    let mut initialize = serde_json::Map::new();
+    for (key, what) in [
+        ("capabilities", "an object"),
+        ("serverInfo", "an object"),
+        ("instructions", "a string"),
+    ] {
+        match obj.get(key) {
+            None | Some(Value::Null) => {}
+            Some(v @ Value::Object(_)) if key != "instructions" => {
+                initialize.insert(key.into(), v.clone());
+            }
+            Some(v @ Value::String(_)) if key == "instructions" => {
+                initialize.insert(key.into(), v.clone());
+            }
+            Some(_) => {
+                return Err(format!(
+                    "\"{key}\" must be {what}, as in the initialize result"
+                ))
+            }
         }
-    };
+    }
     Ok(ListedServer {
         surface: ServerSurface {
             server: name,
@@ -100,7 +116,7 @@ fn server(value: &Value, fallback_name: &str) -> Result<ListedServer, String> {
             resources: list("resources")?,
             resource_templates: list("resourceTemplates")?,
         },
-        capabilities,
+        initialize: (!initialize.is_empty()).then_some(Value::Object(initialize)),
     })
 }
 
@@ -119,7 +135,10 @@ mod tests {
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].surface.server, "a");
         assert_eq!(one[0].surface.tools.len(), 1);
-        assert!(one[0].capabilities.is_some());
+        assert_eq!(
+            one[0].initialize,
+            Some(json!({"capabilities": {"tools": {}}}))
+        );
         let many = parse(&json!([{"tools": []}, {"server": "b"}]), "f").expect("valid");
         assert_eq!(many[0].surface.server, "f-1");
         assert_eq!(many[1].surface.server, "b");
@@ -136,5 +155,9 @@ mod tests {
             .unwrap_or_default()
             .starts_with("server #1:"));
         assert!(parse(&json!("x"), "f").is_err());
+        assert_eq!(
+            parse(&json!({"instructions": 3}), "f").err().as_deref(),
+            Some("\"instructions\" must be a string, as in the initialize result")
+        );
     }
 }

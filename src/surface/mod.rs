@@ -52,22 +52,23 @@ pub const MAX_FINDINGS_PER_CODE: usize = 100;
 
 /// Runs the surface rules over every server at once (cross-server rules need them all).
 pub fn check(surfaces: &[ServerSurface], options: &SurfaceOptions) -> Vec<Finding> {
-    let none = vec![None; surfaces.len()];
-    check_with_capabilities(surfaces, &none, options)
+    check_with_initialize(surfaces, &[], options)
 }
 
-/// Like [`check`], with each server's `initialize` capabilities where they are known (same
-/// order as `surfaces`; `None` = unknown). Rules about capabilities, such as
-/// `mutating-tools-without-logging`, only judge servers whose capabilities are known.
-pub fn check_with_capabilities(
+/// Like [`check`], with each server's `initialize` result where it is known (same order as
+/// `surfaces`; missing or `None` = unknown). Its `instructions` and `serverInfo` are checked
+/// like any advertised text (at `servers/<server>/instructions`…), and rules about
+/// capabilities, such as `mutating-tools-without-logging`, judge only servers whose
+/// capabilities are known.
+pub fn check_with_initialize(
     surfaces: &[ServerSurface],
-    capabilities: &[Option<Value>],
+    initialize: &[Option<Value>],
     options: &SurfaceOptions,
 ) -> Vec<Finding> {
     let servers: Vec<Server<'_>> = surfaces
         .iter()
         .enumerate()
-        .map(|(i, s)| Server::new(i, s, capabilities.get(i).and_then(Option::as_ref)))
+        .map(|(i, s)| Server::new(i, s, initialize.get(i).and_then(Option::as_ref)))
         .collect();
     let rules: Vec<Box<dyn rules::SurfaceRule>> = rules::registry()
         .into_iter()
@@ -89,6 +90,7 @@ pub fn check_with_capabilities(
                     ItemKind::ResourceTemplate => {
                         rule.check_resource_template(server, item, &mut out)
                     }
+                    ItemKind::Initialize => {}
                 }
                 cap.admit(&mut out, from, MAX_FINDINGS_PER_CODE);
             }
@@ -134,16 +136,23 @@ pub struct Server<'a> {
 }
 
 impl<'a> Server<'a> {
-    fn new(index: usize, surface: &'a ServerSurface, capabilities: Option<&'a Value>) -> Self {
+    fn new(index: usize, surface: &'a ServerSurface, initialize: Option<&'a Value>) -> Self {
         let segment = item::segment(&surface.server);
         let mut skipped = Vec::new();
         let mut items = Vec::new();
+        if let Some(init) = initialize.filter(|v| v.is_object()) {
+            let item = Item::new(&surface.server, ItemKind::Initialize, 0, init);
+            skipped.extend(item.skipped.clone());
+            items.push(item);
+        }
+        let capabilities = initialize.and_then(|i| i.get("capabilities"));
         for kind in ItemKind::ALL {
             let list = match kind {
                 ItemKind::Tool => &surface.tools,
                 ItemKind::Prompt => &surface.prompts,
                 ItemKind::Resource => &surface.resources,
                 ItemKind::ResourceTemplate => &surface.resource_templates,
+                ItemKind::Initialize => continue,
             };
             if list.len() > MAX_ITEMS_PER_LIST {
                 skipped.push(format!(

@@ -63,7 +63,7 @@ impl SurfaceRule for MutatingToolsWithoutLogging {
 
 #[cfg(test)]
 mod tests {
-    use crate::surface::{check_with_capabilities, ServerSurface, SurfaceOptions};
+    use crate::surface::{check_with_initialize, ServerSurface, SurfaceOptions};
     use serde_json::{json, Value};
 
     fn found(tools: Vec<Value>, capabilities: Option<Value>) -> Vec<String> {
@@ -72,7 +72,8 @@ mod tests {
             tools,
             ..ServerSurface::default()
         };
-        check_with_capabilities(&[surface], &[capabilities], &SurfaceOptions::default())
+        let init = capabilities.map(|c| serde_json::json!({ "capabilities": c }));
+        check_with_initialize(&[surface], &[init], &SurfaceOptions::default())
             .into_iter()
             .filter(|f| f.code.as_str() == "mutating-tools-without-logging")
             .map(|f| format!("{} {}", f.location.logical.unwrap_or_default(), f.message))

@@ -177,11 +177,14 @@ fn matches(text: &str) -> Vec<(usize, usize)> {
     let folded = text::Folded::new(text);
     let mut found: Vec<(usize, usize)> = Vec::new();
     for (signal, re) in &COMPILED.regexes {
-        if found.iter().any(|(s, _)| s == signal) {
+        let Some(m) = re.find(folded.text.as_bytes()) else {
             continue;
-        }
-        if let Some(m) = re.find(folded.text.as_bytes()) {
-            found.push((*signal, folded.original(m.start())));
+        };
+        let at = folded.original(m.start());
+        // Several patterns per signal: keep the earliest place it shows.
+        match found.iter_mut().find(|(s, _)| s == signal) {
+            Some(entry) => entry.1 = entry.1.min(at),
+            None => found.push((*signal, at)),
         }
     }
     found.sort_by_key(|&(_, at)| at);
@@ -230,7 +233,7 @@ impl SurfaceRule for ToolPoisoningInstructions {
             Finding::new(
                 self.code(),
                 format!(
-                    "The {} of {} addresses the model, not the user: it {}.",
+                    "In the {} of {}, the text addresses the model, not the user: it {}.",
                     field.describe(),
                     item.label(),
                     what.join("; ")
