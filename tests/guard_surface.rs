@@ -129,6 +129,93 @@ fn secret_in_tool_metadata_is_reported_and_never_shown() {
 }
 
 #[test]
+fn secrets_in_every_position_are_found_and_never_shown() {
+    let r = guard_fixture("secrets_in_every_position", &[]);
+    let found: Vec<(String, String)> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            assert_eq!(i["code"], "secret-in-tool-metadata", "{i:#}");
+            (
+                i["location"]["logical"]
+                    .as_str()
+                    .expect("logical")
+                    .to_string(),
+                i["detailCode"].as_str().expect("detail").to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("servers/fixture/instructions", "jwt"),
+        (
+            "servers/fixture/prompts/greeting/arguments/0/description",
+            "stripe-live-key",
+        ),
+        (
+            "servers/fixture/resourceTemplates/note/uriTemplate",
+            "gitlab-token",
+        ),
+        (
+            "servers/fixture/resources/dump/description",
+            "google-api-key",
+        ),
+        ("servers/fixture/resources/dump/uri", "url-password"),
+        ("servers/fixture/serverInfo/version", "huggingface-token"),
+        (
+            "servers/fixture/tools/[REDACTED github-token]/name",
+            "github-token",
+        ),
+        (
+            "servers/fixture/tools/echo/inputSchema/properties/[REDACTED npm-token]",
+            "npm-token",
+        ),
+        (
+            "servers/fixture/tools/echo/inputSchema/properties/text/examples/1",
+            "slack-token",
+        ),
+        (
+            "servers/fixture/tools/echo/outputSchema/properties/text/description",
+            "private-key",
+        ),
+        ("servers/fixture/tools/echo/title", "aws-access-key"),
+    ];
+    assert_eq!(
+        found,
+        expected
+            .iter()
+            .map(|(l, d)| (l.to_string(), d.to_string()))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(r.exit, 1);
+    let human = mcpcheck()
+        .args([
+            "guard",
+            "--",
+            python(),
+            &fixture("secrets_in_every_position"),
+        ])
+        .output()
+        .expect("run");
+    let human = String::from_utf8_lossy(&human.stdout).into_owned();
+    // Distinctive pieces of every planted secret's body.
+    for piece in [
+        "aB3dE6gH9jK2",
+        "Q3EGRT5HNZ7KX2LM",
+        "Xq7pL2mZ9vR4",
+        "MIIEowIBAAKCAQEA",
+        "Qm9vbTZrR3pY",
+        "SyB3dE6gH9",
+    ] {
+        assert!(
+            !r.json.to_string().contains(piece),
+            "{piece} in the JSON report"
+        );
+        assert!(!human.contains(piece), "{piece} in the human report");
+    }
+}
+
+#[test]
 fn confusable_tool_name() {
     let r = expect(
         "confusable_tool_name",
