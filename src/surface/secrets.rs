@@ -73,7 +73,7 @@ const PATTERNS: &[(&str, &str)] = &[
 const URL_PATTERNS: &[(&str, &str)] = &[
     (
         "url-password",
-        r"(?i)(?-u:\b)[a-z][a-z0-9+.-]{1,15}://[^\s/:@]+:([^\s/@]{8,})@",
+        r"(?i)(?-u:\b)[a-z][a-z0-9+.-]{1,15}://[^\s/:@]+:([^\s/@]{8,})@([^\s/:?#@]*)",
     ),
     (
         "url-token",
@@ -111,7 +111,11 @@ pub fn find(text: &str) -> Vec<SecretMatch> {
     }
     for (kind, re) in COMPILED_URL.iter() {
         for caps in re.captures_iter(text) {
-            if let Some(value) = caps.get(1).filter(|v| url_value_is_real(v.as_str())) {
+            let host = caps.get(2).map_or("", |h| h.as_str());
+            if let Some(value) = caps
+                .get(1)
+                .filter(|v| url_value_is_real(v.as_str()) && !documentation_host(host))
+            {
                 found.push(SecretMatch {
                     start: value.start(),
                     end: value.end(),
@@ -182,7 +186,8 @@ fn looks_real(kind: &str, token: &str) -> bool {
     distinct.len() >= 10 && longest_ascending_run(body) < 8
 }
 
-/// A password or token in a URL, not a placeholder (`${TOKEN}`, `<password>`, `xxxxxxxx`).
+/// A password or token in a URL that looks generated, not a placeholder or a sample
+/// (`${TOKEN}`, `<password>`, `xxxxxxxx`, `postgres`, `admin123`).
 fn url_value_is_real(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
     if value.contains(['$', '{', '<', '*']) || lower.contains("%7b") || lower.contains("%24") {
@@ -206,10 +211,34 @@ fn url_value_is_real(value: &str) -> bool {
     {
         return false;
     }
+    let classes = [
+        value.chars().any(|c| c.is_ascii_lowercase()),
+        value.chars().any(|c| c.is_ascii_uppercase()),
+        value.chars().any(|c| c.is_ascii_digit()),
+        value.chars().any(|c| !c.is_ascii_alphanumeric()),
+    ]
+    .iter()
+    .filter(|&&b| b)
+    .count();
     let mut distinct: Vec<char> = value.chars().collect();
     distinct.sort_unstable();
     distinct.dedup();
-    distinct.len() >= 6 && longest_ascending_run(value) < 6
+    let strong = (value.len() >= 12 && classes >= 2) || classes >= 3;
+    strong && distinct.len() >= 6 && longest_ascending_run(value) < 6
+}
+
+/// Hosts of documentation samples, where a `user:pass@` is an example, not a leak.
+fn documentation_host(host: &str) -> bool {
+    let host = host.to_ascii_lowercase();
+    matches!(
+        host.as_str(),
+        "localhost" | "127.0.0.1" | "host" | "hostname" | "server" | "db" | "database"
+    ) || host.ends_with(".example")
+        || ["example.com", "example.org", "example.net"]
+            .iter()
+            .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        || host.ends_with(".local")
+        || host.starts_with("your")
 }
 
 /// The longest run of characters that each follow the previous by one (`0123`, `abcd`).
@@ -244,10 +273,10 @@ mod tests {
 
     #[test]
     fn finds_credentials_in_urls_and_masks_only_the_value() {
-        let text = "https://deploy:Xq7pL2mZ9vR4@db.example.com/x and https://api.example.com/v1?api_key=k8Jd93nQpZ2x&page=2";
+        let text = "https://deploy:Xq7pL2mZ9vR4@db.acme-corp.io/x and https://api.acme-corp.io/v1?api_key=k8Jd93nQpZ2x&page=2";
         assert_eq!(
             redact(text),
-            "https://deploy:[REDACTED url-password]@db.example.com/x and https://api.example.com/v1?api_key=[REDACTED url-token]&page=2"
+            "https://deploy:[REDACTED url-password]@db.acme-corp.io/x and https://api.acme-corp.io/v1?api_key=[REDACTED url-token]&page=2"
         );
         for benign in [
             "https://user:password@host/",
@@ -256,6 +285,11 @@ mod tests {
             "https://api.example.com/v1?api_key={apiKey}",
             "https://example.com/search?q=abcdefgh12345&page_token=next",
             "https://example.com/?token=12345678",
+            "postgresql://postgres:postgres@db.acme-corp.io/app",
+            "mysql://admin:admin123@db.acme-corp.io/app",
+            "https://deploy:Xq7pL2mZ9vR4@db.example.com/x",
+            "redis://default:Xq7pL2mZ9vR4@localhost:6379",
+            "https://api.nasa.gov/planetary/apod?api_key=DEMO_KEY",
         ] {
             assert_eq!(find(benign), vec![], "{benign}");
         }
