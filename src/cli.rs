@@ -97,8 +97,9 @@ pub struct GuardArgs {
 #[derive(Debug, Args)]
 pub struct SurfaceArgs {
     /// Listing files, each {"server", "tools", "prompts", "resources", "resourceTemplates",
-    /// "capabilities"} (every key optional) or an array of them; `-` reads stdin. All files
-    /// are checked together, so cross-server rules compare them.
+    /// "capabilities", "instructions", "serverInfo"} (every key optional) or an array of
+    /// them; `-` reads stdin. All files are checked together, so cross-server rules compare
+    /// them.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Run only the rules the guard runs (high precision: poisoning, hidden text, secrets).
