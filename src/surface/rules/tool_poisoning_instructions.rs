@@ -23,15 +23,26 @@ struct Signal {
     patterns: Vec<String>,
 }
 
-/// Places that hold credentials; reading them is never a tool's business.
-pub(crate) const SENSITIVE_PATHS: &str = concat!(
-    r"(?:~|\$HOME|%USERPROFILE%)[/\\]\.ssh\b|\.ssh[/\\](?:id_\w+|authorized_keys)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b",
+/// Credential stores: private SSH keys (not `~/.ssh/config`, `known_hosts` or `*.pub`),
+/// cloud and package-registry credentials, MCP client configs. Reading them is never what
+/// a tool's description should ask of the model.
+const SECRET_STORES: &str = concat!(
+    r#"(?:~|\$HOME|%USERPROFILE%)[/\\]\.ssh(?:[/\\](?:authorized_keys|\*)|[/\\]?(?:$|[\s'"`),;:]|\.(?:\s|$)))"#,
+    r#"|\.ssh[/\\](?:id_[a-z0-9_]+|authorized_keys)(?:$|[^.\w]|\.(?:\s|$))|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:$|[^.\w]|\.(?:\s|$))"#,
     r"|(?:~|\$HOME)/\.aws\b|\.aws/credentials\b",
     r"|(?:~|\$HOME)/\.(?:netrc|npmrc|pypirc|git-credentials|pgpass|docker|kube|gnupg|azure|config/gh|config/gcloud)\b",
-    r"|\.git-credentials\b|/etc/(?:shadow|gshadow|sudoers|passwd)\b|/proc/self/environ\b",
+    r"|\.git-credentials\b|/etc/(?:shadow|gshadow|sudoers)\b|/proc/self/environ\b",
     r"|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:~|\$HOME)/\.(?:cursor|claude)\b",
-    r#"|(?:^|[\s'"`(/=:])\.env(?:\.(?:local|production|prod|development|dev|staging|test))?(?:$|[\s'"`),;:]|\.(?:\s|$))"#,
 );
+
+/// Files that hold secrets but that honest tools do read (a dotenv manager reads `.env`).
+const SECRET_FILES: &str = concat!(
+    r#"(?:^|[\s'"`(/=:])\.env(?:\.(?:local|production|prod|development|dev|staging|test))?(?:$|[\s'"`),;:]|\.(?:\s|$))"#,
+    r"|/etc/passwd\b",
+);
+
+/// Handing what was read to a tool: "pass its content", "as the 'sidenote' parameter".
+const EXFIL: &str = r#"(?:\b(?:pass|send|include|provide|put|add|append|attach|paste|upload|forward|post|email|insert)\b[^\n]{0,40}?\b(?:it|its|them|their|the\s+(?:content|contents|file|key|keys|value|values|result|output)|contents?)\b|\bas\s+(?:an?\s+|the\s+)?['"`]?[\w-]+['"`]?\s+(?:parameter|argument|param|field|input)\b|\bsidenote\b)"#;
 
 /// Verbs that move data somewhere, in the imperative.
 const VERB: &str = r"\b(?:read|cat|open|load|send|include|pass|upload|attach|copy|paste|append|print|output|provide|fetch|access|extract|exfiltrate|collect|share|forward|post|leak|dump|email)\b";
@@ -48,7 +59,10 @@ fn signals() -> Vec<Signal> {
         // ASCII mode: the text is folded to ASCII first (see `text::Folded`).
         patterns: patterns.iter().map(|p| format!("(?i-u){p}")).collect(),
     };
-    let reads_secret = format!(r"{VERB}[^.!?\n]{{0,80}}?(?:{SENSITIVE_PATHS})");
+    let reads_secret = format!(r"{VERB}[^.!?\n]{{0,80}}?(?:{SECRET_STORES})");
+    let exfiltrates_file =
+        format!(r"{VERB}[^.!?\n]{{0,80}}?(?:{SECRET_STORES}|{SECRET_FILES})[^\n]{{0,160}}?{EXFIL}");
+    let names_secret_file = format!("{SECRET_STORES}|{SECRET_FILES}");
     let moves_user_secret = format!(r"{VERB}[^.!?\n]{{0,60}}?\b{USER_SECRETS}\b");
     let moves_context = format!(r"{VERB}[^.!?\n]{{0,40}}?\b{CONTEXT}\b");
     vec![
@@ -93,7 +107,7 @@ fn signals() -> Vec<Signal> {
             "read-sensitive-file",
             "tells the model to read a credential file",
             true,
-            &[&reads_secret],
+            &[&reads_secret, &exfiltrates_file],
         ),
         s(
             "move-user-secrets",
@@ -105,7 +119,7 @@ fn signals() -> Vec<Signal> {
             "sensitive-file",
             "names a credential file",
             false,
-            &[SENSITIVE_PATHS],
+            &[&names_secret_file],
         ),
         s(
             "credential-access",
@@ -328,6 +342,10 @@ mod tests {
             "Must be called before any other tool of this server, to open a session.",
             "Pass your API key in the api_key parameter.",
             "Reads secrets from Vault at the given path.",
+            "Read the project's .env file and return its variables as JSON.",
+            "Read ~/.ssh/config and list the hosts. Public keys (~/.ssh/id_ed25519.pub) are shown too.",
+            "Read /etc/passwd to list local users.",
+            "Read ~/.ssh/id_ed25519.pub and show it so the user can add it to GitHub.",
         ] {
             assert_eq!(flagged(text), Vec::<String>::new(), "{text}");
         }
