@@ -292,6 +292,63 @@ catalog! {
     WireSchemaInvalid => "wire-schema-invalid", McpProtocol, Warning,
         "A message does not match the official MCP schema",
         "Every message is checked against the official JSON schema of the negotiated protocol version. The finding names the JSON pointer of the offending value and the schema definition it breaks; fix the server to send what the schema requires. Clients built on the official SDKs validate the same shapes and reject or mis-handle what does not match.";
+    // Surface rules (src/surface): what a server advertises in tools/list, prompts/list,
+    // resources/list and resources/templates/list.
+    ToolPoisoningInstructions => "tool-poisoning-instructions", Security, Error,
+        "Advertised text gives the model hidden instructions",
+        "A tool, prompt or resource description (or a parameter description deep in its schema, or the server's instructions) addresses the model instead of describing the item: it tells it to ignore earlier instructions, wraps orders in <IMPORTANT>-style tags, asks it to hide something from the user, or to read SSH keys, .env files or credentials. Clients show the model every word of it, and the user rarely sees it. Describe what the item does and nothing else; if this text is not yours, treat the server as compromised.",
+        precision = High, risk = High, owasp = "MCP03";
+    InvisibleCharacters => "invisible-characters", Security, Error,
+        "Advertised text contains invisible characters",
+        "Zero-width characters, bidirectional controls, Unicode Tags (U+E0000–E007F), soft hyphens, control characters or HTML comments in a name, description or schema hide text from the person reviewing the server while the model still reads it. Remove them; legitimate descriptions never need them.",
+        precision = VeryHigh, risk = High, owasp = "MCP03";
+    ToolShadowing => "tool-shadowing", Security, Error,
+        "A description tries to change how another tool behaves",
+        "The text of one tool speaks about another tool (often another server's): it redirects calls away from it, overrides what it does, or says it must behave differently while this tool is present. A tool's description should only describe that tool. Remove the cross-tool instructions; if this text is not yours, treat the server as compromised.",
+        precision = Medium, risk = High, owasp = "MCP03";
+    CrossServerToolCollision => "cross-server-tool-collision", Security, Warning,
+        "Two servers advertise a tool with the same name",
+        "When two connected servers expose the same tool name, clients disambiguate differently (prefixes, first wins, last wins), so the model may call the wrong server's tool, and a malicious server can capture calls meant for a trusted one. Rename one of the tools or do not connect both servers.",
+        precision = VeryHigh, risk = Medium, owasp = "MCP03";
+    ConfusableToolName => "confusable-tool-name", Security, Error,
+        "A tool name looks like another name but is different",
+        "The name uses characters that render like others (Cyrillic а for Latin a, fullwidth letters, I for l), per the Unicode confusables of UTS #39, so it impersonates a tool a person would trust. Tool names should be plain ASCII (A–Z, a–z, 0–9, _, -, .) and distinct at a glance.",
+        precision = High, risk = High, owasp = "MCP03";
+    ExfiltrationParameter => "exfiltration-parameter", Security, Error,
+        "A tool asks the model for context or secrets it does not need",
+        "A parameter asks the model to pass the conversation, the system prompt, other tools' output, file contents or credentials. Whatever the model puts there leaves the client. Ask only for the inputs the tool needs; take credentials from the server's own configuration, never from the model.",
+        precision = Medium, risk = High, owasp = "MCP10";
+    UnrestrictedExecInput => "unrestricted-exec-input", Security, Error,
+        "A tool runs arbitrary commands or code from its input",
+        "The tool executes a shell command, code or SQL taken verbatim from a free-form string parameter, so anything that can steer the model (a web page, a file, another tool's output) can run commands on the host. Offer specific operations instead, or restrict the input with an enum or pattern, and mark the tool destructiveHint so clients ask first.",
+        precision = Medium, risk = High, owasp = "MCP05";
+    UnconfirmedDestructiveTool => "unconfirmed-destructive-tool", Security, Warning,
+        "A destructive-sounding tool is not marked destructive",
+        "The tool's name or description says it deletes, overwrites, resets or kills, but its annotations do not say destructiveHint: true (or they claim readOnlyHint: true). Clients use these hints to ask the user before a call. Set readOnlyHint: false and destructiveHint: true on tools that destroy data.",
+        precision = Medium, risk = Medium, owasp = "MCP02";
+    MisleadingToolTitle => "misleading-tool-title", Security, Warning,
+        "A tool's title hides what the tool does",
+        "The title a client shows the user promises a harmless action (read, list, view) while the tool's name or description says it deletes, writes or executes. Users approve tools by their title. Make the title say what the tool does.",
+        precision = Medium, risk = Medium, owasp = "MCP03";
+    SecretInToolMetadata => "secret-in-tool-metadata", Security, Error,
+        "A credential is embedded in advertised metadata",
+        "A provider token or private key (GitHub, OpenAI, Anthropic, AWS, Slack, Google, Stripe, GitLab, npm, Hugging Face, a JWT, a PEM private key) appears in a name, description, schema default or example, so every client and model that lists the server receives it. Revoke the credential now, then remove it from the server's metadata.",
+        precision = High, risk = Critical, owasp = "MCP01";
+    SensitiveResourceUri => "sensitive-resource-uri", Security, Error,
+        "A resource exposes a credential store or system secret",
+        "A listed resource or resource template points at a place that holds secrets (~/.ssh, .env, cloud credentials, .netrc, /etc/shadow, /proc/self/environ, a cloud metadata endpoint). Any client may read it and hand it to the model. Do not expose these locations as resources.",
+        precision = High, risk = High, owasp = "MCP01";
+    OpenResourceTemplate => "open-resource-template", Security, Warning,
+        "A resource template lets the client read any path or host",
+        "The template's variable can stand for a whole path (reserved {+var} or {/var*} expansion, file:///{+path}) or for the scheme or host, so a model can be steered into reading any file or fetching any address. Use simple {var} expansion inside a fixed path, and validate the value on the server.",
+        precision = Medium, risk = Medium, owasp = "MCP10";
+    MutatingToolsWithoutLogging => "mutating-tools-without-logging", Security, Warning,
+        "A server with mutating tools offers no logging",
+        "The server advertises tools that change state but not the logging capability, so a client has no audit trail of what those tools did. Advertise logging and send notifications/message for every mutation.",
+        precision = Low, risk = Low, owasp = "MCP08";
+    SurfaceScanIncomplete => "surface-scan-incomplete", Security, Note,
+        "Part of a server's surface was too large to inspect",
+        "The surface rules stop at fixed bounds (items per list, bytes per text field, fields per item, nesting depth) so hostile input cannot exhaust them. What lies past a bound was not inspected; a legitimate server stays far below them. Shrink the listed items.";
 }
 
 impl Code {

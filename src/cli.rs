@@ -27,6 +27,9 @@ pub enum Command {
     },
     /// List every finding code.
     Rules,
+    /// Check a saved listing: run every surface rule (tool poisoning, hidden characters,
+    /// secrets, look-alike names…) on the tools, prompts and resources in FILE.
+    Surface(SurfaceArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -132,6 +135,26 @@ pub struct ProxyArgs {
     /// The server command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+/// `mcpcheck surface`: check saved listings without running a server.
+#[derive(Debug, Args)]
+pub struct SurfaceArgs {
+    /// Listing files, each {"server", "tools", "prompts", "resources", "resourceTemplates",
+    /// "capabilities", "instructions", "serverInfo"} (every key optional) or an array of
+    /// them; `-` reads stdin. All files are checked together, so cross-server rules compare
+    /// them.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Run only the rules the guard runs (high precision: poisoning, hidden text, secrets).
+    #[arg(long)]
+    pub guard_rules: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Shorthand for --format json.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A usage or input error: exit code 2, one line.

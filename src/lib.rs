@@ -11,3 +11,4 @@ pub mod protocol;
 pub mod proxy;
 pub mod report;
 pub mod session;
+pub mod surface;

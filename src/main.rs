@@ -78,6 +78,15 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
             ))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Surface(args) => {
+            let (text, ok) = mcpcheck::surface::command::run(&args)?;
+            write_stdout(&text)?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
         Command::Rules => {
             let mut text = String::new();
             for code in catalog::ALL {

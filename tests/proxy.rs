@@ -154,7 +154,14 @@ fn a_tool_list_changed_mid_session_is_a_rug_pull_finding() {
             )
         })
         .collect();
-    assert_eq!(issues, pairs(&[("session-surface-drift", "warning")]));
+    // The new description is poisoned: the live rules catch it the moment it is listed.
+    assert_eq!(
+        issues,
+        pairs(&[
+            ("tool-poisoning-instructions", "error"),
+            ("session-surface-drift", "warning"),
+        ])
+    );
     assert_eq!(doc["session"]["perMethod"]["tools/list"], 2);
     assert!(doc["session"]["latencyMs"]["p50"].is_number());
 }

@@ -8,6 +8,7 @@ pub mod options;
 pub mod probes;
 pub mod profile;
 mod python;
+mod surface;
 
 use crate::catalog::Code;
 use crate::finding::{self, Finding, Severity};
@@ -136,6 +137,10 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
             findings: found,
         });
     }
+    // The surface rules live below the engines; the guard runs its high-precision subset.
+    let surface = surface::check(&transcript, &settings.command);
+    findings.extend(surface.findings.iter().cloned());
+    results.push(surface);
     finding::sort(&mut findings);
     let tool_schema = ToolSchemaSummary::of(&transcript);
     SessionResult {

@@ -13,7 +13,7 @@ use std::time::Duration;
 const QUEUE: usize = 4096;
 
 pub struct RecordLog {
-    sender: Option<SyncSender<Value>>,
+    sender: std::sync::Mutex<Option<SyncSender<Value>>>,
     dropped: Arc<AtomicU64>,
     done: std::sync::Mutex<Receiver<()>>,
 }
@@ -30,7 +30,7 @@ impl RecordLog {
             let _ = done_tx.send(());
         });
         Self {
-            sender: Some(sender),
+            sender: std::sync::Mutex::new(Some(sender)),
             dropped,
             done: std::sync::Mutex::new(done),
         }
@@ -39,12 +39,18 @@ impl RecordLog {
     /// Queues a record; if the writer is behind, the record is dropped and counted.
     /// Redaction happens on the writer's thread, so a dropped record costs nothing.
     pub fn record(&self, record: Value) {
-        if let Some(sender) = &self.sender {
-            if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) =
-                sender.try_send(record)
-            {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-            }
+        let Ok(guard) = self.sender.lock() else {
+            return;
+        };
+        let sent = match guard.as_ref() {
+            Some(sender) => !matches!(
+                sender.try_send(record),
+                Err(TrySendError::Full(_) | TrySendError::Disconnected(_))
+            ),
+            None => false,
+        };
+        if !sent {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -53,8 +59,10 @@ impl RecordLog {
     }
 
     /// Lets the writer drain for a moment; a writer still blocked is abandoned.
-    pub fn close(mut self, wait: Duration) -> u64 {
-        self.sender = None;
+    pub fn close(&self, wait: Duration) -> u64 {
+        if let Ok(mut sender) = self.sender.lock() {
+            *sender = None;
+        }
         if let Ok(done) = self.done.lock() {
             let _ = done.recv_timeout(wait);
         }

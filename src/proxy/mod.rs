@@ -88,8 +88,12 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
             };
         }
     };
+    let mut observer = Observer::new(opts.timeout);
+    if let Some(name) = &opts.name {
+        observer.set_server_name(name);
+    }
     let shared = Arc::new(Shared {
-        observer: Mutex::new(Observer::new(opts.timeout)),
+        observer: Mutex::new(observer),
         log: opts.log.clone().map(RecordLog::start),
     });
 
@@ -196,16 +200,16 @@ async fn finish(
         Ok(mut o) => {
             let tail = o.finish();
             emit(&mut std::io::stderr().lock(), &tail);
-            (o.findings().to_vec(), o.summary())
+            let mut findings = o.findings().to_vec();
+            crate::finding::sort(&mut findings);
+            (findings, o.summary())
         }
         Err(_) => (Vec::new(), json!({})),
     };
-    let dropped = match Arc::try_unwrap(shared) {
-        Ok(Shared { log: Some(log), .. }) => log.close(Duration::from_secs(1)),
-        Ok(_) => 0,
-        // A forwarding task still holds a reference: its log stays open until exit.
-        Err(s) => s.log.as_ref().map_or(0, RecordLog::dropped),
-    };
+    let dropped = shared
+        .log
+        .as_ref()
+        .map_or(0, |log| log.close(Duration::from_secs(1)));
     let exit_code = match exit {
         ExitKind::Code(c) => c,
         ExitKind::Signal(s) => 128 + s,

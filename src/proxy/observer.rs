@@ -90,6 +90,9 @@ pub struct Observer {
     /// Items of the listing being paged, and the first complete listing, per list.
     paging: HashMap<ListKind, Vec<Value>>,
     first_listing: HashMap<ListKind, Vec<Value>>,
+    latest_listing: HashMap<ListKind, Vec<Value>>,
+    /// Name for the server in surface findings.
+    server_name: String,
     findings: Vec<Finding>,
     client_sent_malformed: bool,
     pub messages: u64,
@@ -108,6 +111,8 @@ impl Observer {
             negotiated: None,
             paging: HashMap::new(),
             first_listing: HashMap::new(),
+            latest_listing: HashMap::new(),
+            server_name: "server".into(),
             findings: Vec::new(),
             client_sent_malformed: false,
             messages: 0,
@@ -328,6 +333,11 @@ impl Observer {
                 .get("protocolVersion")
                 .and_then(Value::as_str)
                 .map(str::to_string);
+            if let Some(name) = result.pointer("/serverInfo/name").and_then(Value::as_str) {
+                if self.server_name == "server" {
+                    self.set_server_name(name);
+                }
+            }
             return;
         }
         let Some(list) = ListKind::ALL
@@ -352,6 +362,8 @@ impl Observer {
             return;
         }
         let listing = std::mem::take(page);
+        self.latest_listing.insert(list, listing.clone());
+        self.check_surface(findings);
         match self.first_listing.get(&list) {
             None => {
                 self.first_listing.insert(list, listing);
@@ -371,6 +383,29 @@ impl Observer {
                     );
                 }
             }
+        }
+    }
+
+    pub fn set_server_name(&mut self, name: &str) {
+        self.server_name = excerpt(name, 128);
+    }
+
+    /// The live security rules over the latest complete listings (rescanned on every
+    /// listing, so a list_changed that brings poisoned text is caught when it arrives).
+    fn check_surface(&mut self, findings: &mut Vec<Finding>) {
+        let get = |k: ListKind| self.latest_listing.get(&k).cloned().unwrap_or_default();
+        let surface = crate::surface::ServerSurface {
+            server: self.server_name.clone(),
+            tools: get(ListKind::Tools),
+            prompts: get(ListKind::Prompts),
+            resources: get(ListKind::Resources),
+            resource_templates: get(ListKind::ResourceTemplates),
+        };
+        let options = crate::surface::SurfaceOptions {
+            only_guard_rules: false,
+        };
+        for f in crate::surface::check(&[surface], &options) {
+            self.report(findings, f);
         }
     }
 

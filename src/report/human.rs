@@ -49,7 +49,9 @@ pub fn render(run: &GuardRun, style: Style) -> String {
     });
     let server = init.and_then(|r| r.get("serverInfo")).map(|i| {
         let field = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-        excerpt(&format!("{} {}", field("name"), field("version")), 100)
+        let shown = format!("{} {}", field("name"), field("version"));
+        // The server's own words: a credential in them must not reach the report.
+        excerpt(&crate::surface::secrets::redact(&shown), 100)
     });
     let _ = writeln!(
         out,

@@ -134,7 +134,12 @@ fn server_info(init: Option<&Value>) -> Value {
     let Some(info) = init.and_then(|r| r.get("serverInfo")) else {
         return Value::Null;
     };
-    let field = |k: &str| info.get(k).and_then(Value::as_str).map(|s| excerpt(s, 128));
+    // The server's own words: a credential in them must not reach the report.
+    let field = |k: &str| {
+        info.get(k)
+            .and_then(Value::as_str)
+            .map(|s| excerpt(&crate::surface::secrets::redact(s), 128))
+    };
     json!({"name": field("name"), "version": field("version")})
 }
 

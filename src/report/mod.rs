@@ -3,6 +3,7 @@
 pub mod human;
 pub mod json;
 mod redact;
+pub mod surface;
 
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;

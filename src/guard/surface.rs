@@ -1,0 +1,67 @@
+//! The guard's `surface` check: the high-precision surface rules over what the server listed.
+
+use super::CheckResult;
+use crate::catalog::Code;
+use crate::process::ServerCommand;
+use crate::session::transcript::{ListKind, Transcript};
+use crate::surface::{self, ServerSurface, SurfaceOptions};
+use serde_json::Value;
+
+/// Characters of `serverInfo.name` kept as the server's name.
+const MAX_SERVER_NAME_CHARS: usize = 128;
+
+/// Runs the guard's surface rules (poisoning, hidden characters, secrets, look-alike names,
+/// credential resources) over the lists and the `initialize` result (its `instructions`);
+/// the heuristic rules are left to `mcpcheck surface` and the security scan.
+pub fn check(transcript: &Transcript, command: &ServerCommand) -> CheckResult {
+    let surface = surface_of(transcript, command);
+    let findings = surface::check_with_initialize(
+        &[surface],
+        &[transcript.initialize_result().cloned()],
+        &SurfaceOptions {
+            only_guard_rules: true,
+        },
+    );
+    let mut codes = surface::rules::guard_codes();
+    codes.push(Code::SurfaceScanIncomplete);
+    CheckResult {
+        name: "surface",
+        codes,
+        findings,
+    }
+}
+
+/// What the session listed, named by `serverInfo.name`, else by the command's program.
+pub fn surface_of(transcript: &Transcript, command: &ServerCommand) -> ServerSurface {
+    let items = |kind: ListKind| {
+        transcript
+            .list(kind)
+            .map(|probe| probe.items.clone())
+            .unwrap_or_default()
+    };
+    let reported = transcript
+        .initialize_result()
+        .and_then(|r| r.get("serverInfo"))
+        .and_then(|i| i.get("name"))
+        .and_then(Value::as_str)
+        .filter(|n| !n.trim().is_empty())
+        .map(|n| n.chars().take(MAX_SERVER_NAME_CHARS).collect::<String>());
+    let server = reported.unwrap_or_else(|| {
+        std::path::Path::new(&command.program)
+            .file_name()
+            .map(|f| {
+                f.to_string_lossy()
+                    .chars()
+                    .take(MAX_SERVER_NAME_CHARS)
+                    .collect()
+            })
+            .unwrap_or_else(|| "server".to_string())
+    });
+    ServerSurface {
+        server,
+        tools: items(ListKind::Tools),
+        prompts: items(ListKind::Prompts),
+        resources: items(ListKind::Resources),
+        resource_templates: items(ListKind::ResourceTemplates),
+    }
+}
