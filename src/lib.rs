@@ -9,4 +9,5 @@ pub mod guard;
 pub mod process;
 pub mod protocol;
 pub mod report;
+pub mod scan;
 pub mod session;

@@ -58,6 +58,10 @@ fn clap_error(e: clap::Error) -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, UsageError> {
     match cli.command {
         Command::Guard(args) => guard(*args),
+        Command::Scan(args) => mcpcheck::scan::command::scan(*args),
+        Command::Baseline(args) => mcpcheck::scan::command::baseline(*args),
+        Command::Pin(args) => mcpcheck::scan::command::pin(*args),
+        Command::Inventory(args) => mcpcheck::scan::command::inventory(*args),
         Command::Explain { code } => {
             let Some(code) = catalog::Code::from_name(&code) else {
                 return Err(UsageError(format!(

@@ -26,6 +26,8 @@ pub struct ServerCommand {
     pub cwd: Option<PathBuf>,
     /// Added to (or overriding) the inherited environment.
     pub env: Vec<(String, String)>,
+    /// Start from an empty environment, so only `env` reaches the server (scan --live).
+    pub clear_env: bool,
 }
 
 /// Bounds on what the guard reads from a server.
@@ -236,6 +238,9 @@ pub fn become_subreaper() {
 impl ServerProcess {
     pub fn spawn(cmd: &ServerCommand, limits: StdioLimits) -> Result<Self, SpawnError> {
         let mut command = Command::new(&cmd.program);
+        if cmd.clear_env {
+            command.env_clear();
+        }
         command
             .args(&cmd.args)
             .envs(cmd.env.iter().map(|(k, v)| (k, v)))
