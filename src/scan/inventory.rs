@@ -4,7 +4,7 @@
 
 use super::config_file::{ConfigFile, ServerEntry};
 use super::live::{LiveListing, LiveState};
-use super::{launcher, lock, secrets};
+use super::{launcher, lock};
 use crate::finding::excerpt;
 use crate::session::transcript::ListKind;
 use serde_json::{json, Value};
@@ -33,7 +33,7 @@ pub fn server_json(
         "headerNames": def.header_names.iter().map(|n| excerpt(n, 128)).collect::<Vec<_>>(),
         "packages": launcher::packages(entry).iter().map(|p| json!({
             "runner": p.runner.as_str(),
-            "name": excerpt(&secrets::mask_tokens(&p.name), 200),
+            "name": excerpt(&super::urls::mask_all(&p.name), 200),
             "version": p.version.as_deref().map(|x| excerpt(x, 100)),
             "pinned": p.pin == launcher::Pin::Exact,
         })).collect::<Vec<_>>(),

@@ -3,7 +3,7 @@
 
 use super::config_file::{ConfigFile, ServerEntry};
 use super::live::{LiveListing, LiveState};
-use super::{launcher, secrets, servers, InputError};
+use super::{launcher, servers, InputError};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::session::transcript::ListKind;
@@ -86,7 +86,7 @@ fn hash_value(v: &Value) -> String {
 
 /// A server's launch definition, masked.
 pub fn definition(entry: &ServerEntry) -> Definition {
-    let mask = |s: &str| secrets::mask_tokens(s);
+    let mask = super::urls::mask_all;
     let args: Vec<String> = entry.args.iter().map(|a| a.value.clone()).collect();
     let mut env_names: Vec<String> = entry.env.iter().map(|e| e.name.clone()).collect();
     env_names.sort();

@@ -217,6 +217,13 @@ pub fn without_references(value: &str) -> String {
     }
 }
 
+/// `${X}` or `%X%` inside a longer value (a bare `$x` inside a literal is just a character).
+pub fn has_embedded_reference(value: &str) -> bool {
+    let braces = value.find("${").is_some_and(|i| value[i..].contains('}'));
+    let percent = Regex::new(r"%[A-Za-z_][A-Za-z0-9_]*%").is_ok_and(|re| re.is_match(value));
+    braces || percent
+}
+
 /// Shannon entropy in bits per character.
 pub fn entropy(s: &str) -> f64 {
     let chars: Vec<char> = s.chars().collect();
@@ -348,7 +355,7 @@ pub fn is_high_entropy_literal(value: &str) -> bool {
         .find_map(|p| v.strip_prefix(p))
         .unwrap_or(v)
         .trim();
-    if is_reference(v) || without_references(v).len() != v.len() {
+    if is_reference(v) || has_embedded_reference(v) {
         return false;
     }
     if v.len() < 16 || v.len() > 1024 || v.chars().any(char::is_whitespace) {

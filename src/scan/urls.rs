@@ -285,6 +285,22 @@ pub fn is_credential_param(name: &str) -> bool {
     )
 }
 
+/// Free text with every URL's credentials and every provider token masked.
+pub fn mask_all(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for u in find_urls(text) {
+        if u.start < last {
+            continue;
+        }
+        out.push_str(&text[last..u.start]);
+        out.push_str(&mask_url(&u.text));
+        last = u.start + u.text.len();
+    }
+    out.push_str(&text[last..]);
+    crate::scan::secrets::mask_tokens(&out)
+}
+
 /// The URL with the password and credential parameter values masked.
 pub fn mask_url(text: &str) -> String {
     let Some((scheme, rest)) = text.split_once("://") else {
@@ -370,6 +386,14 @@ mod tests {
         assert_eq!(
             classify("metadata.google.internal").class,
             HostClass::Metadata
+        );
+    }
+
+    #[test]
+    fn masking_hides_url_credentials_in_free_text() {
+        assert_eq!(
+            mask_all("pg postgres://app:S3cret@db:5432/x and https://h/?token=abc&x=1"),
+            "pg postgres://app:[REDACTED]@db:5432/x and https://h/?token=[REDACTED]&x=1"
         );
     }
 

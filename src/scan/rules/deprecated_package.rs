@@ -33,7 +33,7 @@ impl ConfigRule for DeprecatedPackage {
                     format!(
                         "Server {:?}: {}{} is {} in its registry: {}",
                         crate::finding::excerpt(&server.name, 60),
-                        crate::finding::excerpt(&p.name, 100),
+                        crate::finding::excerpt(&crate::scan::urls::mask_all(&p.name), 100),
                         notice
                             .version
                             .as_deref()
@@ -43,7 +43,7 @@ impl ConfigRule for DeprecatedPackage {
                         crate::finding::excerpt(&notice.message, 200)
                     ),
                 )
-                .evidence(&crate::scan::secrets::mask_tokens(&p.spec)),
+                .evidence(&crate::scan::urls::mask_all(&p.spec)),
             );
         }
     }

@@ -127,7 +127,8 @@ fn mount_source(spec: &str) -> Option<&str> {
     }
     // SRC:DST[:opts], but not a Windows drive (C:\…) on its own.
     let (src, rest) = spec.split_once(':')?;
-    if rest.is_empty() || (src.len() == 1 && rest.starts_with(['\\', '/']) && !rest.contains(':')) {
+    let drive = src.len() == 1 && src.as_bytes()[0].is_ascii_alphabetic();
+    if rest.is_empty() || (drive && rest.starts_with(['\\', '/']) && !rest.contains(':')) {
         return None;
     }
     Some(src)
@@ -205,5 +206,6 @@ mod tests {
         assert_eq!(mount_source("/:/host:ro"), Some("/"));
         assert_eq!(mount_source("type=bind,source=/,target=/x"), Some("/"));
         assert_eq!(mount_source("C:\\"), None);
+        assert_eq!(mount_source("/:/host"), Some("/"));
     }
 }

@@ -36,7 +36,7 @@ impl ConfigRule for RemoteScriptExecution {
                             describe_place(server, s)
                         ),
                     )
-                    .evidence(&crate::scan::urls::mask_url(&s.value)),
+                    .evidence(&crate::scan::urls::mask_all(&s.value)),
                 );
             }
         }

@@ -32,7 +32,7 @@ impl ConfigRule for ShellCommandWrapper {
                     crate::finding::excerpt(&wrapper.flag.value, 20)
                 ),
             )
-            .evidence(&crate::scan::secrets::mask_tokens(&shown))
+            .evidence(&crate::scan::urls::mask_all(&shown))
             .fix("Put the server's own executable in command and its arguments in args, without a shell in between."),
         );
     }

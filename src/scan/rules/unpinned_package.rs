@@ -25,10 +25,10 @@ impl ConfigRule for UnpinnedPackage {
                         "Server {:?}: {} runs {} unpinned ({why}); a new release runs on the next start without review.",
                         crate::finding::excerpt(&server.name, 60),
                         p.runner.as_str(),
-                        crate::finding::excerpt(&p.spec, 120)
+                        crate::finding::excerpt(&crate::scan::urls::mask_all(&p.spec), 120)
                     ),
                 )
-                .evidence(&crate::scan::secrets::mask_tokens(&p.spec))
+                .evidence(&crate::scan::urls::mask_all(&p.spec))
                 .fix(format!(
                     "Pin an exact version, for example `{}`; {}.",
                     launcher::pinned_example(&p),
