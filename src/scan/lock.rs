@@ -426,3 +426,66 @@ pub fn removed(lock: &LockFile, configs: &[ConfigFile]) -> Vec<String> {
         .map(|s| format!("{} in {}", crate::finding::excerpt(&s.name, 60), s.config))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn listing(tools: Vec<Value>) -> LiveListing {
+        LiveListing {
+            server: "s".into(),
+            config: "c".into(),
+            pointer: "/mcpServers/s".into(),
+            state: LiveState::Answered,
+            server_info: None,
+            tools,
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            resource_templates: Vec::new(),
+            incomplete: Vec::new(),
+            withheld_env: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn surface_hash_ignores_order_but_not_content() {
+        let a = json!({"name": "a", "description": "x", "inputSchema": {"type": "object", "properties": {"p": {"type": "string", "description": "d"}}, "required": ["p"]}});
+        let a_reordered = json!({"inputSchema": {"required": ["p"], "properties": {"p": {"description": "d", "type": "string"}}, "type": "object"}, "description": "x", "name": "a"});
+        let b = json!({"name": "b", "annotations": {"readOnlyHint": true}, "title": "B", "outputSchema": {"type": "object"}});
+        let base = surface_hash(&listing(vec![a.clone(), b.clone()]));
+        assert_eq!(base, surface_hash(&listing(vec![b.clone(), a_reordered])));
+        let mut changed = a.clone();
+        changed["inputSchema"]["properties"]["p"]["description"] = json!("other");
+        assert_ne!(base, surface_hash(&listing(vec![changed, b.clone()])));
+        let mut required = a.clone();
+        required["inputSchema"]["required"] = json!([]);
+        assert_ne!(base, surface_hash(&listing(vec![required, b.clone()])));
+        let mut annotations = b.clone();
+        annotations["annotations"]["readOnlyHint"] = json!(false);
+        assert_ne!(base, surface_hash(&listing(vec![a.clone(), annotations])));
+        let mut output = b;
+        output["outputSchema"]["properties"] = json!({});
+        assert_ne!(base, surface_hash(&listing(vec![a, output])));
+    }
+
+    #[test]
+    fn surface_changes_name_items_and_fields() {
+        let old = locked_surface(&listing(vec![
+            json!({"name": "a", "description": "x", "annotations": {"destructiveHint": true}}),
+            json!({"name": "gone"}),
+        ]));
+        let new = locked_surface(&listing(vec![
+            json!({"name": "a", "description": "y"}),
+            json!({"name": "new"}),
+        ]));
+        assert_eq!(
+            surface_changes(&old, &new),
+            [
+                "tools/a: description changed, annotations/destructiveHint removed",
+                "tools/new added",
+                "tools/gone removed"
+            ]
+        );
+    }
+}
