@@ -98,14 +98,7 @@ struct Client<'a> {
 
 /// Runs initialize and the list methods. `Err` is why the server could not be listed.
 pub fn list(target: &HttpTarget, timeout: Duration) -> Result<HttpLists, String> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        // A redirect could lead anywhere, including addresses we refuse to dial.
-        .max_redirects(0)
-        .user_agent(concat!("mcpcheck/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
+    let agent = super::http::agent(timeout, timeout);
     let mut c = Client {
         agent,
         target,

@@ -5,6 +5,7 @@ pub mod baseline;
 pub mod command;
 pub mod config_file;
 pub mod discover;
+pub mod http;
 pub mod inventory;
 pub mod jsonc;
 pub mod launcher;

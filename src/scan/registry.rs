@@ -86,14 +86,7 @@ pub fn look_up(
     urls: &RegistryUrls,
 ) -> RegistryFacts {
     let mut facts = RegistryFacts::default();
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(REQUEST_TIMEOUT))
-        .timeout_connect(Some(CONNECT_TIMEOUT))
-        .timeout_resolve(Some(CONNECT_TIMEOUT))
-        .http_status_as_error(false)
-        .user_agent(concat!("mcpcheck/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
+    let agent = super::http::agent(REQUEST_TIMEOUT, CONNECT_TIMEOUT);
     let mut unique: Vec<&(Ecosystem, String, Option<String>)> = Vec::new();
     for p in packages {
         if key(p.0).is_some() && !unique.contains(&p) {
