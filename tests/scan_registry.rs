@@ -90,9 +90,16 @@ fn deprecated_and_yanked_packages_are_reported_with_registry() {
             ),
         ])
     );
-    assert!(r
-        .issues()
-        .contains(&("deprecated-package".to_string(), "warning".to_string())));
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("deprecated-package", "warning"),
+            ("deprecated-package", "warning"),
+            ("unpinned-package", "warning"),
+            ("deprecated-package", "warning"),
+            ("deprecated-package", "warning"),
+        ])
+    );
     let message = |p: &str| {
         r.json["issues"]
             .as_array()

@@ -138,10 +138,7 @@ fn hardcoded_secret_in_env_args_headers_and_urls() {
             ),
         ],
     );
-    assert_eq!(
-        r.issues()[0],
-        ("hardcoded-secret".to_string(), "error".to_string())
-    );
+    has(&r, ("hardcoded-secret", "error"));
     assert_eq!(r.exit, 1);
     let providers: Vec<&str> = r.json["issues"]
         .as_array()
