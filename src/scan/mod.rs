@@ -15,6 +15,7 @@ pub mod lock;
 pub mod registry;
 pub mod rules;
 pub mod secrets;
+pub mod server_entry;
 pub mod urls;
 
 use crate::catalog::Code;

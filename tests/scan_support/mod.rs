@@ -150,3 +150,32 @@ pub fn assert_no_secret(texts: &[&str], secrets: &[&str]) {
         }
     }
 }
+
+/// Scans one fixture; the findings must be exactly these, in report order.
+pub fn expect(fixture: &str, expected: &[(&str, &str, u64, u64, &str)]) -> ScanResult {
+    let r = scan(&[&config(fixture)]);
+    assert_eq!(
+        r.places(),
+        places(expected),
+        "{fixture}: {:#}",
+        r.json["issues"]
+    );
+    r
+}
+
+/// The report holds a finding of this code with this severity.
+pub fn has(r: &ScanResult, (code, severity): (&str, &str)) {
+    assert!(
+        r.issues()
+            .contains(&(code.to_string(), severity.to_string())),
+        "no ({code}, {severity}) in {:?}",
+        r.issues()
+    );
+}
+
+pub fn expect_clean(fixture: &str) {
+    let r = scan(&[&config(fixture)]);
+    assert_eq!(r.places(), places(&[]), "{fixture}: {:#}", r.json["issues"]);
+    assert_eq!(r.exit, 0, "{fixture}");
+    assert_eq!(r.json["summary"]["status"], "pass", "{fixture}");
+}
