@@ -5,7 +5,7 @@ use super::human::Style;
 use crate::finding::excerpt;
 use crate::scan::config_file::ConfigFile;
 use crate::scan::inventory::{item_label, server_json};
-use crate::scan::live::{LiveListing, LiveState};
+use crate::scan::live::{LiveIndex, LiveListing, LiveState};
 use crate::scan::lock;
 use crate::session::transcript::ListKind;
 use serde_json::{json, Value};
@@ -20,14 +20,6 @@ pub struct Inventory<'a> {
     pub notices: &'a [String],
 }
 
-impl Inventory<'_> {
-    fn listing(&self, file: &ConfigFile, pointer: &str) -> Option<&LiveListing> {
-        self.live
-            .iter()
-            .find(|l| l.config == file.display && l.pointer == pointer)
-    }
-}
-
 pub fn json(inv: &Inventory<'_>) -> Value {
     let mut configs: Vec<Value> = inv
         .configs
@@ -39,11 +31,12 @@ pub fn json(inv: &Inventory<'_>) -> Value {
             .iter()
             .map(|(path, error)| json!({"path": path, "error": excerpt(error, 300)})),
     );
+    let index = LiveIndex::new(inv.live);
     let servers: Vec<Value> = inv
         .configs
         .iter()
         .flat_map(|c| c.servers.iter().map(move |s| (c, s)))
-        .map(|(c, s)| server_json(c, s, inv.listing(c, &s.pointer), true))
+        .map(|(c, s)| server_json(c, s, index.get(&c.display, &s.pointer), true))
         .collect();
     json!({
         "schemaVersion": 1,
@@ -57,6 +50,7 @@ pub fn json(inv: &Inventory<'_>) -> Value {
 pub fn human(inv: &Inventory<'_>, style: Style) -> String {
     use std::fmt::Write;
     let mut out = String::new();
+    let index = LiveIndex::new(inv.live);
     let servers: usize = inv.configs.iter().map(|c| c.servers.len()).sum();
     let _ = writeln!(
         out,
@@ -113,7 +107,7 @@ pub fn human(inv: &Inventory<'_>, style: Style) -> String {
                     excerpt(&def.header_names.join(", "), 200)
                 );
             }
-            let Some(l) = inv.listing(c, &s.pointer) else {
+            let Some(l) = index.get(&c.display, &s.pointer) else {
                 continue;
             };
             let _ = writeln!(out, "    live: {}", excerpt(&l.state.describe(), 300));

@@ -45,11 +45,12 @@ pub fn render(r: &ScanReport, style: Style) -> String {
     }
     if r.server_count() > 0 {
         let _ = writeln!(out, "  servers:");
+        let index = crate::scan::live::LiveIndex::new(&r.live);
         for c in &r.configs {
             for s in &c.servers {
                 let def = lock::definition(s);
-                let live = r
-                    .listing(c, s)
+                let live = index
+                    .get(&c.display, &s.pointer)
                     .map(|l| {
                         let counts = if l.state == crate::scan::live::LiveState::Answered {
                             format!(

@@ -2,7 +2,7 @@
 //! state, issues with fingerprints, notices and stats. Documented in the README.
 
 use crate::finding::{excerpt, Risk};
-use crate::scan::live::LiveState;
+use crate::scan::live::{LiveIndex, LiveState};
 use crate::scan::{inventory, risk_of, ScanReport};
 use serde_json::{json, Value};
 
@@ -19,13 +19,14 @@ pub fn render(r: &ScanReport) -> Value {
         "pass"
     };
     let live_count = |label: &str| r.live.iter().filter(|l| l.state.label() == label).count();
+    let index = LiveIndex::new(&r.live);
     let mut servers = Vec::new();
     for file in &r.configs {
         for entry in &file.servers {
             servers.push(inventory::server_json(
                 file,
                 entry,
-                r.listing(file, entry),
+                index.get(&file.display, &entry.pointer),
                 false,
             ));
         }

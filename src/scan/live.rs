@@ -134,6 +134,26 @@ impl LiveListing {
     }
 }
 
+/// Finds a server's listing in constant time (configs can hold thousands of servers).
+pub struct LiveIndex<'a> {
+    map: std::collections::HashMap<(&'a str, &'a str), &'a LiveListing>,
+}
+
+impl<'a> LiveIndex<'a> {
+    pub fn new(listings: &'a [LiveListing]) -> Self {
+        Self {
+            map: listings
+                .iter()
+                .map(|l| ((l.config.as_str(), l.pointer.as_str()), l))
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, config: &str, pointer: &str) -> Option<&'a LiveListing> {
+        self.map.get(&(config, pointer)).copied()
+    }
+}
+
 /// The scrubbed environment: the safelist from ours, then the config's literal values.
 /// Values that only reference something (`${TOKEN}`, `${input:x}`) are withheld, never
 /// resolved from the scanner's environment.

@@ -2,7 +2,7 @@
 //! and, with `pin --live`, of its whole advertised surface. A later scan reports what drifted.
 
 use super::config_file::{ConfigFile, ServerEntry};
-use super::live::{LiveListing, LiveState};
+use super::live::{LiveIndex, LiveListing, LiveState};
 use super::{launcher, servers, InputError};
 use crate::catalog::Code;
 use crate::finding::Finding;
@@ -198,13 +198,12 @@ pub fn locked_surface(l: &LiveListing) -> LockedSurface {
 /// Builds the lock for every server (surfaces only for servers that answered).
 pub fn build(configs: &[ConfigFile], live: Option<&[LiveListing]>) -> LockFile {
     let mut out = Vec::new();
+    let index = live.map(LiveIndex::new);
     for (file, entry) in servers(configs) {
         let def = definition(entry);
-        let surface = live
-            .and_then(|ls| {
-                ls.iter()
-                    .find(|l| l.config == file.display && l.pointer == entry.pointer)
-            })
+        let surface = index
+            .as_ref()
+            .and_then(|i| i.get(&file.display, &entry.pointer))
             .filter(|l| l.state == LiveState::Answered)
             .map(locked_surface);
         out.push(LockedServer {
@@ -351,14 +350,16 @@ pub fn compare(
     live: Option<&[LiveListing]>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    let locked_by_name: std::collections::HashMap<(&str, &str), &LockedServer> = lock
+        .servers
+        .iter()
+        .map(|s| ((s.config.as_str(), s.name.as_str()), s))
+        .collect();
+    let index = live.map(LiveIndex::new);
     for (file, entry) in servers(configs) {
         let at = file.location(&entry.pointer, entry.span);
         let name = crate::finding::excerpt(&entry.name, 60);
-        let Some(locked) = lock
-            .servers
-            .iter()
-            .find(|s| s.config == file.display && s.name == entry.name)
-        else {
+        let Some(locked) = locked_by_name.get(&(file.display.as_str(), entry.name.as_str())) else {
             out.push(
                 Finding::new(
                     Code::ServerAddedSincePin,
@@ -387,10 +388,9 @@ pub fn compare(
         }
         let (Some(old), Some(listing)) = (
             &locked.surface,
-            live.and_then(|ls| {
-                ls.iter()
-                    .find(|l| l.config == file.display && l.pointer == entry.pointer)
-            }),
+            index
+                .as_ref()
+                .and_then(|i| i.get(&file.display, &entry.pointer)),
         ) else {
             continue;
         };
@@ -420,9 +420,12 @@ pub fn compare(
 
 /// Locked servers that no config has any more.
 pub fn removed(lock: &LockFile, configs: &[ConfigFile]) -> Vec<String> {
+    let present: std::collections::HashSet<(&str, &str)> = servers(configs)
+        .map(|(f, e)| (f.display.as_str(), e.name.as_str()))
+        .collect();
     lock.servers
         .iter()
-        .filter(|s| !servers(configs).any(|(f, e)| f.display == s.config && e.name == s.name))
+        .filter(|s| !present.contains(&(s.config.as_str(), s.name.as_str())))
         .map(|s| format!("{} in {}", crate::finding::excerpt(&s.name, 60), s.config))
         .collect()
 }

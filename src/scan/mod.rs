@@ -286,11 +286,4 @@ impl ScanReport {
     pub fn server_count(&self) -> usize {
         self.configs.iter().map(|c| c.servers.len()).sum()
     }
-
-    /// The live listing of a server.
-    pub fn listing(&self, file: &ConfigFile, entry: &ServerEntry) -> Option<&LiveListing> {
-        self.live
-            .iter()
-            .find(|l| l.config == file.display && l.pointer == entry.pointer)
-    }
 }
