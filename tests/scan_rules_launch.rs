@@ -37,6 +37,13 @@ fn shell_command_wrapper_in_every_shell() {
                 26,
                 "/mcpServers/pwsh/command",
             ),
+            (
+                "shell-command-wrapper",
+                "medium",
+                7,
+                29,
+                "/mcpServers/via-env/command",
+            ),
         ],
     );
     has(&r, ("shell-command-wrapper", "warning"));
@@ -239,6 +246,27 @@ fn unpinned_packages_in_every_launcher() {
                 17,
                 77,
                 "/mcpServers/docker-untagged/args/3",
+            ),
+            (
+                "unpinned-package",
+                "medium",
+                19,
+                32,
+                "/mcpServers/whole-line/command",
+            ),
+            (
+                "unpinned-package",
+                "medium",
+                20,
+                93,
+                "/mcpServers/env-prefix/args/3",
+            ),
+            (
+                "unpinned-package",
+                "medium",
+                21,
+                99,
+                "/mcpServers/docker-context/args/5",
             ),
             (
                 "unpinned-package",

@@ -231,6 +231,13 @@ fn tls_verification_disabled_by_env_and_flags() {
                 90,
                 "/mcpServers/git/env/GIT_SSL_NO_VERIFY",
             ),
+            (
+                "tls-verification-disabled",
+                "high",
+                7,
+                91,
+                "/mcpServers/setting/tls/rejectUnauthorized",
+            ),
         ],
     );
     has(&r, ("tls-verification-disabled", "error"));

@@ -108,6 +108,7 @@ fn hardcoded_secret_in_env_args_headers_and_urls() {
                 38,
                 "/mcpServers/webhook/args/2",
             ),
+            ("hardcoded-secret", "high", 33, 67, "/inputs/0/default"),
         ],
     );
     has(&r, ("hardcoded-secret", "error"));

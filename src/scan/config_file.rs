@@ -3,7 +3,7 @@
 
 use super::jsonc::{self, pointer_token, LineIndex, Span, Spanned};
 use super::server_entry::read_entry;
-pub use super::server_entry::{EntryProblem, Leaf, NamedStr, ServerEntry, Str, Transport};
+pub use super::server_entry::{EntryProblem, Flag, Leaf, NamedStr, ServerEntry, Str, Transport};
 use crate::finding::Location;
 use std::path::{Path, PathBuf};
 
@@ -85,6 +85,8 @@ pub struct ConfigFile {
     pub servers: Vec<ServerEntry>,
     /// Problems with the file's shape, outside any one entry.
     pub problems: Vec<EntryProblem>,
+    /// String values outside every server entry (VS Code `inputs`, other settings).
+    pub other_leaves: Vec<Leaf>,
 }
 
 impl ConfigFile {
@@ -160,6 +162,7 @@ pub fn parse(
         text: String::new(),
         servers: Vec::new(),
         problems: Vec::new(),
+        other_leaves: Vec::new(),
     };
     let default_dir = project_dir(path, scope);
     if root.members().is_none() {
@@ -209,6 +212,21 @@ pub fn parse(
                 .push(read_entry(&m.key, entry_pointer, &m.value, dir.as_deref()));
         }
     }
+    let mut all = Vec::new();
+    super::server_entry::string_leaves(&root, "", None, &mut all, 0);
+    let inside: Vec<String> = file
+        .servers
+        .iter()
+        .map(|e| format!("{}/", e.pointer))
+        .collect();
+    file.other_leaves = all
+        .into_iter()
+        .filter(|l| {
+            !inside
+                .iter()
+                .any(|p| l.value.pointer.starts_with(p.as_str()))
+        })
+        .collect();
     file.text = text;
     Ok(file)
 }

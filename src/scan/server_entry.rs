@@ -43,6 +43,15 @@ impl Transport {
     }
 }
 
+/// A boolean value under an entry, with the member key that holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flag {
+    pub key: Option<String>,
+    pub value: bool,
+    pub pointer: String,
+    pub span: Span,
+}
+
 /// Something about an entry the scanner could not make sense of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntryProblem {
@@ -69,6 +78,8 @@ pub struct ServerEntry {
     /// The entry configures OAuth or another auth block.
     pub has_auth_block: bool,
     pub leaves: Vec<Leaf>,
+    /// Every boolean value under the entry (`"rejectUnauthorized": false`).
+    pub flags: Vec<Flag>,
     pub problems: Vec<EntryProblem>,
     /// Where a client would start it (the project root, or the given cwd).
     pub project_dir: Option<PathBuf>,
@@ -100,10 +111,11 @@ pub(super) fn read_entry(
         disabled: false,
         has_auth_block: false,
         leaves: Vec::new(),
+        flags: Vec::new(),
         problems: Vec::new(),
         project_dir: dir.map(Path::to_path_buf),
     };
-    collect_leaves(value, &pointer, None, &mut e.leaves, 0);
+    collect_leaves(value, &pointer, None, &mut e, 0);
     if value.members().is_none() {
         e.problems.push(EntryProblem {
             pointer,
@@ -140,8 +152,9 @@ pub(super) fn read_entry(
     e.url =
         string(&mut e, "url", &mut problem).or_else(|| string(&mut e, "serverUrl", &mut problem));
     e.cwd = string(&mut e, "cwd", &mut problem);
-    let declared =
-        string(&mut e, "type", &mut problem).or_else(|| string(&mut e, "transport", &mut problem));
+    let declared = string(&mut e, "type", &mut problem)
+        .or_else(|| string(&mut e, "transport", &mut problem))
+        .or_else(|| string(&mut e, "transportType", &mut problem));
     if let Some(args) = value.get("args") {
         match &args.node {
             Node::Array(items) => {
@@ -294,10 +307,8 @@ fn scalar_text(v: &Spanned) -> Option<String> {
     }
 }
 
-/// Deep enough for any real entry; bounds the work on hostile input.
-const MAX_LEAF_DEPTH: usize = 32;
-
-fn collect_leaves(
+/// Every string value under `v`, with the member key that holds it.
+pub(super) fn string_leaves(
     v: &Spanned,
     pointer: &str,
     key: Option<&str>,
@@ -318,13 +329,56 @@ fn collect_leaves(
         }),
         Node::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                collect_leaves(item, &format!("{pointer}/{i}"), key, out, depth + 1);
+                string_leaves(item, &format!("{pointer}/{i}"), key, out, depth + 1);
             }
         }
         Node::Object(members) => {
             for m in members {
                 let p = format!("{pointer}/{}", pointer_token(&m.key));
-                collect_leaves(&m.value, &p, Some(&m.key), out, depth + 1);
+                string_leaves(&m.value, &p, Some(&m.key), out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Deep enough for any real entry; bounds the work on hostile input.
+const MAX_LEAF_DEPTH: usize = 32;
+
+fn collect_leaves(
+    v: &Spanned,
+    pointer: &str,
+    key: Option<&str>,
+    e: &mut ServerEntry,
+    depth: usize,
+) {
+    if depth > MAX_LEAF_DEPTH {
+        return;
+    }
+    match &v.node {
+        Node::String(s) => e.leaves.push(Leaf {
+            key: key.map(str::to_string),
+            value: Str {
+                value: s.clone(),
+                pointer: pointer.to_string(),
+                span: v.span,
+            },
+        }),
+        Node::Bool(b) => e.flags.push(Flag {
+            key: key.map(str::to_string),
+            value: *b,
+            pointer: pointer.to_string(),
+            span: v.span,
+        }),
+        Node::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                collect_leaves(item, &format!("{pointer}/{i}"), key, e, depth + 1);
+            }
+        }
+        Node::Object(members) => {
+            for m in members {
+                let p = format!("{pointer}/{}", pointer_token(&m.key));
+                collect_leaves(&m.value, &p, Some(&m.key), e, depth + 1);
             }
         }
         _ => {}

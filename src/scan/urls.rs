@@ -278,7 +278,6 @@ pub fn is_credential_param(name: &str) -> bool {
             | "session"
             | "sessionid"
             | "jwt"
-            | "code"
             | "x_amz_signature"
             | "sas"
             | "sv_token"

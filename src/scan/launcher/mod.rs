@@ -47,9 +47,9 @@ pub const SHELLS: &[&str] = &[
 pub struct ShellWrapper<'a> {
     pub shell: String,
     /// The flag that takes the command (`-c`, `/c`, `-Command`).
-    pub flag: &'a Str,
-    /// The argument values that form the command string.
-    pub script: Vec<&'a Str>,
+    pub flag: Word<'a>,
+    /// The words that form the command string.
+    pub script: Vec<Word<'a>>,
 }
 
 /// Whether an argument is the command-string flag of this shell.
@@ -77,27 +77,85 @@ fn is_command_flag(shell: &str, arg: &str) -> bool {
     }
 }
 
+/// Programs recognised at the start of a whole command line written into `command`.
+const KNOWN_PROGRAMS: &[&str] = &[
+    "npx", "pnpx", "bunx", "bun", "pnpm", "yarn", "npm", "uvx", "uv", "pipx", "docker", "podman",
+    "nerdctl", "env", "node", "python", "python3", "deno",
+];
+
+/// The command and its arguments as words. A whole command line written into `command`
+/// (`"npx -y pkg"`) is split when it starts with a known program, and a leading
+/// `env [-i] [VAR=value…]` is dropped, since neither changes what runs.
+pub fn argv(entry: &ServerEntry) -> Vec<Word<'_>> {
+    let Some(command) = entry.command.as_ref() else {
+        return Vec::new();
+    };
+    let split = shell_words(&command.value);
+    let known = |w: &str| {
+        let p = program_name(w);
+        SHELLS.contains(&p.as_str()) || KNOWN_PROGRAMS.contains(&p.as_str())
+    };
+    let mut words: Vec<Word<'_>> = if split.len() > 1 && known(&split[0]) {
+        split
+            .into_iter()
+            .map(|text| Word {
+                text,
+                src: command,
+                from_script: true,
+            })
+            .collect()
+    } else {
+        vec![Word {
+            text: command.value.clone(),
+            src: command,
+            from_script: false,
+        }]
+    };
+    words.extend(entry.args.iter().map(|a| Word {
+        text: a.value.clone(),
+        src: a,
+        from_script: false,
+    }));
+    if words
+        .first()
+        .is_some_and(|w| program_name(&w.text) == "env")
+    {
+        let mut skip = 1;
+        while let Some(w) = words.get(skip) {
+            let assignment = w.text.contains('=') && !w.text.starts_with('-');
+            if w.text == "-u" || w.text == "--unset" {
+                skip += 2;
+            } else if assignment || w.text.starts_with('-') {
+                skip += 1;
+            } else {
+                break;
+            }
+        }
+        words.drain(..skip.min(words.len()));
+    }
+    words
+}
+
 /// The shell wrapper of an entry, if its command is a shell given a command string.
 pub fn shell_wrapper(entry: &ServerEntry) -> Option<ShellWrapper<'_>> {
-    let command = entry.command.as_ref()?;
-    let shell = program_name(&command.value);
+    let words = argv(entry);
+    let shell = program_name(&words.first()?.text);
     if !SHELLS.contains(&shell.as_str()) {
         return None;
     }
-    let i = entry
-        .args
+    let i = 1 + words[1..]
         .iter()
-        .position(|a| is_command_flag(&shell, &a.value))?;
+        .position(|a| is_command_flag(&shell, &a.text))?;
     // sh-like shells take one string (later arguments are $0, $1…); cmd and PowerShell take the rest.
-    let rest = &entry.args[i + 1..];
-    let script: Vec<&Str> = if matches!(shell.as_str(), "cmd" | "powershell" | "pwsh") {
-        rest.iter().collect()
+    let rest = &words[i + 1..];
+    let script: Vec<Word<'_>> = if matches!(shell.as_str(), "cmd" | "powershell" | "pwsh") {
+        rest.to_vec()
     } else {
-        rest.iter().take(1).collect()
+        rest.iter().take(1).cloned().collect()
     };
     Some(ShellWrapper {
         shell,
-        flag: &entry.args[i],
+        flag: words[i].clone(),
         script,
     })
 }
@@ -139,19 +197,16 @@ pub fn shell_words(script: &str) -> Vec<String> {
 /// The command segments of a launch: the direct command, or the commands inside a shell
 /// wrapper's string (split at operators), or what follows `cmd /c`.
 pub fn segments(entry: &ServerEntry) -> Vec<Vec<Word<'_>>> {
-    let Some(command) = entry.command.as_ref() else {
-        return Vec::new();
-    };
     if let Some(wrapper) = shell_wrapper(entry) {
         let mut segs = vec![Vec::new()];
-        for src in &wrapper.script {
-            for w in shell_words(&src.value) {
+        for part in &wrapper.script {
+            for w in shell_words(&part.text) {
                 if matches!(w.as_str(), "&&" | "||" | ";" | "|" | "&") {
                     segs.push(Vec::new());
                 } else if let Some(seg) = segs.last_mut() {
                     seg.push(Word {
                         text: w,
-                        src,
+                        src: part.src,
                         from_script: true,
                     });
                 }
@@ -160,15 +215,10 @@ pub fn segments(entry: &ServerEntry) -> Vec<Vec<Word<'_>>> {
         segs.retain(|s| !s.is_empty());
         return segs;
     }
-    let mut seg = vec![Word {
-        text: command.value.clone(),
-        src: command,
-        from_script: false,
-    }];
-    seg.extend(entry.args.iter().map(|a| Word {
-        text: a.value.clone(),
-        src: a,
-        from_script: false,
-    }));
-    vec![seg]
+    let words = argv(entry);
+    if words.is_empty() {
+        Vec::new()
+    } else {
+        vec![words]
+    }
 }

@@ -229,7 +229,18 @@ fn runner_of(seg: &[Word<'_>]) -> Option<(Runner, usize)> {
             if let Some(opt) = t.strip_prefix("--") {
                 j += 1;
                 if !opt.contains('=')
-                    && matches!(opt, "package" | "dir" | "filter" | "cwd" | "prefix")
+                    && matches!(
+                        opt,
+                        "package"
+                            | "dir"
+                            | "filter"
+                            | "cwd"
+                            | "prefix"
+                            | "context"
+                            | "host"
+                            | "config"
+                            | "log-level"
+                    )
                 {
                     j += 1;
                 }

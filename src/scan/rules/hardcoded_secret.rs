@@ -14,6 +14,30 @@ impl ConfigRule for HardcodedSecret {
         Code::HardcodedSecret
     }
 
+    fn check_file(&self, cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for leaf in &cx.file.other_leaves {
+            for t in secrets::find_tokens(&leaf.value.value) {
+                out.push(
+                    cx.finding(
+                        Code::HardcodedSecret,
+                        &leaf.value,
+                        format!(
+                            "A {} is written into {} of {}, outside any server entry. Anyone who can read the file can use it.",
+                            t.provider,
+                            crate::finding::excerpt(&leaf.value.pointer, 120),
+                            cx.file.display
+                        ),
+                    )
+                    .evidence(&t.evidence)
+                    .fix(format!(
+                        "Revoke this {} now (it has been exposed) and remove it from the file; VS Code inputs can prompt for it instead of storing it.",
+                        t.provider
+                    )),
+                );
+            }
+        }
+    }
+
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
         for leaf in &server.leaves {
             let tokens = secrets::find_tokens(&leaf.value.value);

@@ -17,15 +17,22 @@ impl ConfigRule for RemoteScriptExecution {
     }
 
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
-        let mut scripts: Vec<&Str> = launcher::shell_wrapper(server)
-            .map(|w| w.script)
-            .unwrap_or_default();
+        // The command string a shell runs, located at its first part.
+        let mut scripts: Vec<(String, &Str)> = Vec::new();
+        if let Some(w) = launcher::shell_wrapper(server) {
+            if let Some(first) = w.script.first() {
+                let text: Vec<&str> = w.script.iter().map(|x| x.text.as_str()).collect();
+                scripts.push((text.join(" "), first.src));
+            }
+        }
         // A whole command line written into `command` is run through a shell by some clients.
         if let Some(c) = server.command.as_ref().filter(|c| c.value.contains(' ')) {
-            scripts.push(c);
+            if scripts.iter().all(|(_, src)| src.pointer != c.pointer) {
+                scripts.push((c.value.clone(), c));
+            }
         }
-        for s in scripts {
-            if let Some(how) = downloads_and_runs(&s.value) {
+        for (text, s) in scripts {
+            if let Some(how) = downloads_and_runs(&text) {
                 out.push(
                     cx.finding(
                         Code::RemoteScriptExecution,
@@ -36,7 +43,7 @@ impl ConfigRule for RemoteScriptExecution {
                             describe_place(server, s)
                         ),
                     )
-                    .evidence(&crate::scan::urls::mask_all(&s.value)),
+                    .evidence(&crate::scan::urls::mask_all(&text)),
                 );
             }
         }

@@ -19,7 +19,7 @@ impl ConfigRule for ShellCommandWrapper {
         else {
             return;
         };
-        let script: Vec<String> = wrapper.script.iter().map(|s| s.value.clone()).collect();
+        let script: Vec<String> = wrapper.script.iter().map(|w| w.text.clone()).collect();
         let shown = crate::report::redact_argv(&script).join(" ");
         out.push(
             cx.finding(
@@ -29,7 +29,7 @@ impl ConfigRule for ShellCommandWrapper {
                     "Server {:?} is started through {} {}: the shell expands and runs the whole string with the client's privileges.",
                     crate::finding::excerpt(&server.name, 60),
                     wrapper.shell,
-                    crate::finding::excerpt(&wrapper.flag.value, 20)
+                    crate::finding::excerpt(&wrapper.flag.text, 20)
                 ),
             )
             .evidence(&crate::scan::urls::mask_all(&shown))

@@ -41,6 +41,46 @@ const VERIFY_OPTIONS: &[&str] = &[
     "--verify-certificates",
 ];
 
+/// Boolean settings (any client's or server's own) that turn verification off.
+fn flag_disables(key: &str, value: bool) -> bool {
+    let k: String = key
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    const OFF_WHEN_FALSE: &[&str] = &[
+        "rejectunauthorized",
+        "verify",
+        "verifyssl",
+        "sslverify",
+        "tlsverify",
+        "verifytls",
+        "strictssl",
+        "checkcertificate",
+        "verifycertificate",
+        "verifycertificates",
+        "tlsverification",
+        "sslverification",
+    ];
+    const OFF_WHEN_TRUE: &[&str] = &[
+        "insecure",
+        "skipverify",
+        "skiptlsverify",
+        "tlsskipverify",
+        "insecureskipverify",
+        "allowinsecure",
+        "ignorecertificateerrors",
+        "ignoresslerrors",
+        "disablesslverification",
+        "disabletlsverification",
+        "trustallcerts",
+        "acceptinvalidcerts",
+        "dangerouslyacceptinvalidcerts",
+    ];
+    (!value && OFF_WHEN_FALSE.contains(&k.as_str()))
+        || (value && OFF_WHEN_TRUE.contains(&k.as_str()))
+}
+
 fn truthy(v: &str) -> bool {
     matches!(
         v.trim().to_ascii_lowercase().as_str(),
@@ -112,6 +152,24 @@ impl ConfigRule for TlsVerificationDisabled {
                 );
             }
         }
+        for flag in &server.flags {
+            if flag
+                .key
+                .as_deref()
+                .is_some_and(|k| flag_disables(k, flag.value))
+            {
+                let at = Str {
+                    value: flag.value.to_string(),
+                    pointer: flag.pointer.clone(),
+                    span: flag.span,
+                };
+                let key = flag.key.as_deref().unwrap_or("");
+                report(
+                    &at,
+                    format!("{}: {}", crate::finding::excerpt(key, 60), flag.value),
+                );
+            }
+        }
         for arg in &server.args {
             let (name, inline) = option_value(&arg.value);
             let lower = name.to_ascii_lowercase();
@@ -132,6 +190,15 @@ impl ConfigRule for TlsVerificationDisabled {
 #[cfg(test)]
 mod tests {
     use super::env_disables;
+
+    #[test]
+    fn boolean_settings() {
+        assert!(super::flag_disables("rejectUnauthorized", false));
+        assert!(!super::flag_disables("rejectUnauthorized", true));
+        assert!(super::flag_disables("insecure_skip_verify", true));
+        assert!(!super::flag_disables("insecure", false));
+        assert!(!super::flag_disables("disabled", true));
+    }
 
     #[test]
     fn environment_settings() {
