@@ -166,20 +166,52 @@ fn no_secret_reaches_any_output() {
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
         "T0ABCDEFG/B0HIJKLMN/q8Zr2LmX9vT4nB7kW1sD5fG3",
     ];
-    let fixture = config("hardcoded_secret.malicious.json");
-    let json = scan(&[&fixture]);
-    let human = run(mcpcheck_in(&repo()).args(["scan", &fixture]));
-    let inventory = run(mcpcheck_in(&repo()).args(["inventory", "--format", "json", &fixture]));
-    let human_inventory = run(mcpcheck_in(&repo()).args(["inventory", &fixture]));
-    let texts = [
-        json.stdout.as_str(),
-        json.stderr.as_str(),
-        &String::from_utf8_lossy(&human.stdout),
-        &String::from_utf8_lossy(&human.stderr),
-        &String::from_utf8_lossy(&inventory.stdout),
-        &String::from_utf8_lossy(&human_inventory.stdout),
-    ];
-    assert_no_secret(&texts, &secrets);
+    let mut secrets = secrets.to_vec();
+    // Random literals under credential names, and URL passwords.
+    secrets.extend([
+        "zLczbttOofL9H2WjQ5TY4MyWuUFjsUNPjc01T5GO",
+        "7CgQ0PBQFI14zGtSnovm14TUOizwd1ia",
+        "jG3uhkWKFLf6xuI5aHUQPFeNBTxaQWk8JzFalHls",
+        "Q7mV2xL9pR4tK8wN3bZ6cJ1hF5dS0gYe",
+        "Xk9#mP2$vL7qR4!tW8nZ",
+        "hunter2pass",
+        "S3cretPass",
+        "live7Hq2",
+    ]);
+    for fixture in [
+        "hardcoded_secret.malicious.json",
+        "high_entropy_secret.malicious.json",
+        "credential_in_url.malicious.json",
+    ] {
+        let fixture = config(fixture);
+        let json = scan(&[&fixture]);
+        let human = run(mcpcheck_in(&repo()).args(["scan", &fixture]));
+        let inventory = run(mcpcheck_in(&repo()).args(["inventory", "--format", "json", &fixture]));
+        let human_inventory = run(mcpcheck_in(&repo()).args(["inventory", &fixture]));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lock = dir.path().join("lock.json");
+        let baseline = dir.path().join("baseline.json");
+        run(mcpcheck_in(&repo())
+            .args(["pin", "--output"])
+            .arg(&lock)
+            .arg(&fixture));
+        run(mcpcheck_in(&repo())
+            .args(["baseline", "--output"])
+            .arg(&baseline)
+            .arg(&fixture));
+        let texts = [
+            json.stdout.clone(),
+            json.stderr.clone(),
+            String::from_utf8_lossy(&human.stdout).into_owned(),
+            String::from_utf8_lossy(&human.stderr).into_owned(),
+            String::from_utf8_lossy(&inventory.stdout).into_owned(),
+            String::from_utf8_lossy(&human_inventory.stdout).into_owned(),
+            std::fs::read_to_string(&lock).expect("lock written"),
+            std::fs::read_to_string(&baseline).expect("baseline written"),
+        ];
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        assert_no_secret(&texts, &secrets);
+    }
 }
 
 #[test]

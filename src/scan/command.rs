@@ -140,6 +140,16 @@ pub fn scan(args: ScanArgs) -> Result<ExitCode, UsageError> {
     };
     let lock_file = lock_path.as_deref().map(lock::read).transpose()?;
     let mut loaded = super::load(&targets(&args.target), &cwd, false)?;
+    if loaded.configs.is_empty() {
+        loaded.notices.push(format!(
+            "no MCP client config found{}; name config files or directories, or add --global",
+            if args.target.paths.is_empty() {
+                " under the current directory"
+            } else {
+                ""
+            }
+        ));
+    }
     let facts = registry_facts(&args.rules, &loaded, &selection);
     let live: Vec<LiveListing> = match live_opts {
         Some(o) => super::list_live(&loaded.configs, o)?,

@@ -3,7 +3,7 @@
 
 use super::config_file::{ConfigFile, ServerEntry};
 use super::live::{LiveIndex, LiveListing, LiveState};
-use super::{launcher, servers, InputError};
+use super::{launcher, secrets, servers, InputError};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::session::transcript::ListKind;
@@ -102,11 +102,14 @@ pub fn definition(entry: &ServerEntry) -> Definition {
             Some(_) if entry.is_remote() => "remote".into(),
             Some(_) => "command".into(),
         }),
-        command: entry.command.as_ref().map(|c| mask(&c.value)),
-        args: crate::report::redact_argv(&args)
-            .iter()
-            .map(|a| mask(a))
-            .collect(),
+        command: entry.command.as_ref().map(|c| {
+            if c.value.contains(char::is_whitespace) {
+                secrets::mask_args(&launcher::shell_words(&c.value)).join(" ")
+            } else {
+                mask(&c.value)
+            }
+        }),
+        args: secrets::mask_args(&args),
         env_names,
         header_names,
         url: entry.url.as_ref().map(|u| super::urls::mask_url(&u.value)),

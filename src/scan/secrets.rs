@@ -294,6 +294,7 @@ pub fn names_credential(name: &str) -> bool {
         "accesskey",
         "secretkey",
         "pat",
+        "session",
     ];
     const ABOUT: &[&str] = &[
         "file",
@@ -379,6 +380,34 @@ pub fn is_high_entropy_literal(value: &str) -> bool {
     classes >= 2 && (entropy(v) >= 3.5 || (is_hex && v.len() >= 32 && entropy(v) >= 3.0))
 }
 
+/// Arguments as they may be shown: provider tokens and URL credentials masked, and the value
+/// of every credential-named option or assignment (`--key X`, `--token=X`, `API_KEY=X`);
+/// references (`${X}`) stay, since they are not secrets.
+pub fn mask_args(args: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = args
+        .iter()
+        .map(|a| crate::scan::urls::mask_all(a))
+        .collect();
+    let mut i = 0;
+    while i < out.len() {
+        let arg = out[i].clone();
+        if let Some((name, value)) = arg.split_once('=') {
+            if names_credential(name) && !value.is_empty() && !is_reference(value) {
+                out[i] = format!("{name}=[REDACTED]");
+            }
+        } else if arg.starts_with('-') && names_credential(&arg) {
+            if let Some(next) = out.get_mut(i + 1) {
+                if !next.starts_with('-') && !is_reference(next) {
+                    *next = "[REDACTED]".into();
+                    i += 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Masks every provider token in free text.
 pub fn mask_tokens(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -461,6 +490,36 @@ mod tests {
         assert!(is_high_entropy_literal("q8Zr2LmX9vT4nB7kW1sD5fG3"));
         assert!(!is_high_entropy_literal("production-server-name"));
         assert!(!is_high_entropy_literal("sk_test_4eC39HqLyjWDarjtT1zdp7dc"));
+    }
+
+    #[test]
+    fn argument_values_of_credential_options_are_masked() {
+        let args: Vec<String> = [
+            "--key",
+            "q8Zr2LmX9vT4nB7kW1sD5fG3",
+            "--secret=abc",
+            "--token",
+            "${T}",
+            "--port",
+            "80",
+            "API_KEY=xyz",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            mask_args(&args),
+            [
+                "--key",
+                "[REDACTED]",
+                "--secret=[REDACTED]",
+                "--token",
+                "${T}",
+                "--port",
+                "80",
+                "API_KEY=[REDACTED]"
+            ]
+        );
     }
 
     #[test]
