@@ -77,6 +77,7 @@ fn three_states_are_kept_apart() {
             "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
             "metadata": {"type": "http", "url": "http://169.254.169.254/mcp"},
             "broken": {"description": "no command, no url"},
+            "one-line": {"command": format!("python3 {}", server_fixture("clean.py"))},
         }),
     );
     let inv = inventory_live(dir.path(), &["--live-timeout", "2000"]);
@@ -135,7 +136,7 @@ fn three_states_are_kept_apart() {
     let scan = scan_in(dir.path(), &["--live", "--live-timeout", "2000"]);
     assert_eq!(
         scan.json["stats"]["live"],
-        json!({"ran": true, "answered": 1, "couldNotConnect": 3, "notAsked": 4})
+        json!({"ran": true, "answered": 2, "couldNotConnect": 3, "notAsked": 4})
     );
     let human = String::from_utf8(
         run(mcpcheck_in(dir.path()).args(["inventory", "--live", "--live-timeout", "2000"])).stdout,

@@ -198,15 +198,15 @@ pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>
     match entry.transport {
         None => skip("the entry is not understood (see unknown-server-entry)"),
         Some(Transport::Stdio) => {
-            let Some(command) = &entry.command else {
+            let Some((program, args)) = super::launcher::command_line(entry) else {
                 return skip("no command");
             };
             let ours = |k: &str| std::env::var(k).ok();
             let (env, withheld) = server_env(entry, &ours);
             let cwd = entry.project_dir.clone().filter(|d| d.is_dir());
             let cmd = ServerCommand {
-                program: command.value.clone(),
-                args: entry.args.iter().map(|a| a.value.clone()).collect(),
+                program,
+                args,
                 cwd,
                 env,
                 clear_env: true,

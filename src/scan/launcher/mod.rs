@@ -83,6 +83,24 @@ const KNOWN_PROGRAMS: &[&str] = &[
     "nerdctl", "env", "node", "python", "python3", "deno",
 ];
 
+/// The program and arguments a client would execute: a whole command line written into
+/// `command` is split when it starts with a known program (as clients that run it do).
+pub fn command_line(entry: &ServerEntry) -> Option<(String, Vec<String>)> {
+    let command = entry.command.as_ref()?;
+    let split = shell_words(&command.value);
+    let known = split.first().is_some_and(|w| {
+        let p = program_name(w);
+        SHELLS.contains(&p.as_str()) || KNOWN_PROGRAMS.contains(&p.as_str())
+    });
+    let (program, mut args) = if split.len() > 1 && known {
+        (split[0].clone(), split[1..].to_vec())
+    } else {
+        (command.value.clone(), Vec::new())
+    };
+    args.extend(entry.args.iter().map(|a| a.value.clone()));
+    Some((program, args))
+}
+
 /// The command and its arguments as words. A whole command line written into `command`
 /// (`"npx -y pkg"`) is split when it starts with a known program, and a leading
 /// `env [-i] [VAR=value…]` is dropped, since neither changes what runs.
