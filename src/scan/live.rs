@@ -246,23 +246,30 @@ pub async fn list_all(
                 set.spawn(async move {
                     let _permit = limit.acquire_owned().await;
                     let timeout = opts.timeout;
+                    let blocking =
+                        tokio::task::spawn_blocking(move || live_http::list(&target, timeout));
+                    // The HTTP client has its own deadline; this one also bounds name resolution.
                     let result =
-                        tokio::task::spawn_blocking(move || live_http::list(&target, timeout))
-                            .await;
-                    let listing = match result {
-                        Ok(Ok(lists)) => lists.into_listing(listing),
-                        Ok(Err(reason)) => LiveListing {
-                            state: LiveState::CouldNotConnect { reason },
-                            ..listing
+                        tokio::time::timeout(timeout + Duration::from_secs(1), blocking).await;
+                    let state = match result {
+                        Ok(Ok(Ok(lists))) => return (i, lists.into_listing(listing)),
+                        Ok(Ok(Err(live_http::ListError::Refused(why)))) => {
+                            LiveState::NotAsked { why }
+                        }
+                        Ok(Ok(Err(live_http::ListError::Failed(reason)))) => {
+                            LiveState::CouldNotConnect { reason }
+                        }
+                        Ok(Err(_)) => LiveState::CouldNotConnect {
+                            reason: "the HTTP listing stopped unexpectedly".into(),
                         },
-                        Err(_) => LiveListing {
-                            state: LiveState::CouldNotConnect {
-                                reason: "the HTTP listing stopped unexpectedly".into(),
-                            },
-                            ..listing
+                        Err(_) => LiveState::CouldNotConnect {
+                            reason: format!(
+                                "no complete listing within {} ms (--live-timeout)",
+                                timeout.as_millis()
+                            ),
                         },
                     };
-                    (i, listing)
+                    (i, LiveListing { state, ..listing })
                 });
             }
         }
@@ -369,13 +376,20 @@ fn from_transcript(mut listing: LiveListing, t: &Transcript) -> LiveListing {
 }
 
 /// Whether a remote URL may be dialled, and why not.
-pub fn refuse_remote(url: &str, carries_credentials: bool, allow_unsafe: bool) -> Option<String> {
+/// With `resolve_names`, a name is resolved and every address checked (done on the listing
+/// thread, so a slow resolver never holds up planning).
+pub fn refuse_remote(
+    url: &str,
+    carries_credentials: bool,
+    allow_unsafe: bool,
+    resolve_names: bool,
+) -> Option<String> {
     let parsed = urls::parse(url.trim())?;
     if allow_unsafe {
         return None;
     }
     let mut classes = vec![urls::classify(&parsed.host)];
-    if classes[0].ip.is_none() && classes[0].class == urls::HostClass::Other {
+    if resolve_names && classes[0].ip.is_none() && classes[0].class == urls::HostClass::Other {
         classes = resolve(&parsed.host, &parsed.text);
     }
     let loopback = classes.iter().all(|c| c.class == urls::HostClass::Loopback);

@@ -17,6 +17,17 @@ pub struct HttpTarget {
     pub url: String,
     /// Headers with literal values (references are withheld, never resolved).
     pub headers: Vec<(String, String)>,
+    pub carries_credentials: bool,
+    pub allow_unsafe: bool,
+}
+
+/// Why a remote server was not listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListError {
+    /// Not dialled: its name resolves to an address that is refused.
+    Refused(String),
+    /// Dialled, but no listing came back.
+    Failed(String),
 }
 
 /// Decides whether to dial a remote entry; `Err` says why it is not asked.
@@ -50,13 +61,15 @@ pub fn plan(entry: &ServerEntry, allow_unsafe: bool) -> Result<(HttpTarget, Vec<
             .unwrap_or("")
             .split('&')
             .any(|p| p.split('=').next().is_some_and(urls::is_credential_param));
-    if let Some(why) = refuse_remote(&url.value, credentials, allow_unsafe) {
+    if let Some(why) = refuse_remote(&url.value, credentials, allow_unsafe, false) {
         return Err(why);
     }
     Ok((
         HttpTarget {
             url: url.value.trim().to_string(),
             headers,
+            carries_credentials: credentials,
+            allow_unsafe,
         },
         withheld,
     ))
@@ -96,8 +109,20 @@ struct Client<'a> {
     deadline: Instant,
 }
 
-/// Runs initialize and the list methods. `Err` is why the server could not be listed.
-pub fn list(target: &HttpTarget, timeout: Duration) -> Result<HttpLists, String> {
+/// Checks the resolved addresses, then runs initialize and the list methods.
+pub fn list(target: &HttpTarget, timeout: Duration) -> Result<HttpLists, ListError> {
+    if let Some(why) = refuse_remote(
+        &target.url,
+        target.carries_credentials,
+        target.allow_unsafe,
+        true,
+    ) {
+        return Err(ListError::Refused(why));
+    }
+    list_checked(target, timeout).map_err(ListError::Failed)
+}
+
+fn list_checked(target: &HttpTarget, timeout: Duration) -> Result<HttpLists, String> {
     let agent = super::http::agent(timeout, timeout);
     let mut c = Client {
         agent,
