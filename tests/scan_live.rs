@@ -80,7 +80,7 @@ fn three_states_are_kept_apart() {
             "one-line": {"command": format!("python3 {}", server_fixture("clean.py"))},
         }),
     );
-    let inv = inventory_live(dir.path(), &["--live-timeout", "2000"]);
+    let inv = inventory_live(dir.path(), &["--live-timeout", "5000"]);
     let clean = &server(&inv, "clean")["live"];
     assert_eq!(clean["state"], "answered");
     assert_eq!(names(&clean["tools"]), ["echo", "add"]);
@@ -114,7 +114,7 @@ fn three_states_are_kept_apart() {
     );
     let (s, why) = state("silent");
     assert_eq!(s, "could-not-connect");
-    assert!(why.contains("2000 ms"), "{why}");
+    assert!(why.contains("5000 ms"), "{why}");
     assert_eq!(
         state("off"),
         ("not-asked".into(), "disabled in the config".into())
@@ -133,13 +133,13 @@ fn three_states_are_kept_apart() {
     assert!(why.contains("not understood"), "{why}");
 
     // The scan report and the human outputs carry the same three states.
-    let scan = scan_in(dir.path(), &["--live", "--live-timeout", "2000"]);
+    let scan = scan_in(dir.path(), &["--live", "--live-timeout", "5000"]);
     assert_eq!(
         scan.json["stats"]["live"],
         json!({"ran": true, "answered": 2, "couldNotConnect": 3, "notAsked": 4})
     );
     let human = String::from_utf8(
-        run(mcpcheck_in(dir.path()).args(["inventory", "--live", "--live-timeout", "2000"])).stdout,
+        run(mcpcheck_in(dir.path()).args(["inventory", "--live", "--live-timeout", "5000"])).stdout,
     )
     .expect("utf-8");
     assert!(human.contains("live: answered"), "{human}");
@@ -240,7 +240,7 @@ fn servers_are_listed_in_parallel() {
             "three": python_server("rendezvous", b),
         }),
     );
-    let serial = inventory_live(dir.path(), &["--live-jobs", "1", "--live-timeout", "1000"]);
+    let serial = inventory_live(dir.path(), &["--live-jobs", "1", "--live-timeout", "3000"]);
     let states: Vec<&str> = ["one", "two", "three"]
         .iter()
         .map(|n| server(&serial, n)["live"]["state"].as_str().expect("state"))
@@ -259,7 +259,7 @@ fn the_hard_timeout_kills_the_server() {
         dir.path(),
         json!({"silent": python_server("never_answers_initialize", json!({"FIXTURE_PID_FILE": pids.display().to_string()}))}),
     );
-    let inv = inventory_live(dir.path(), &["--live-timeout", "800"]);
+    let inv = inventory_live(dir.path(), &["--live-timeout", "3000"]);
     assert_eq!(server(&inv, "silent")["live"]["state"], "could-not-connect");
     let pid: u32 = std::fs::read_to_string(&pids)
         .expect("pid")
