@@ -244,7 +244,7 @@ catalog! {
     SsrfReachableTarget => "ssrf-reachable-target", Security, Error,
         "A URL points at a cloud metadata, private or link-local address",
         "Cloud metadata endpoints hand out credentials, and private, link-local, CGNAT and *.internal addresses reach systems that trust their network. Encoded forms (decimal, octal, hex) are a known way to hide them. Point the server at a public, named endpoint, or document why this internal target is intended.",
-        precision = High, risk = Medium, owasp = "MCP10";
+        precision = High, risk = Medium, owasp = "MCP07";
     TlsVerificationDisabled => "tls-verification-disabled", Security, Error,
         "TLS certificate verification is turned off",
         "NODE_TLS_REJECT_UNAUTHORIZED=0, --insecure and similar settings accept any certificate, so anyone on the path can impersonate the server and read its tokens. Remove the setting; for a private CA, trust it explicitly (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE).",

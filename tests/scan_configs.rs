@@ -364,3 +364,96 @@ fn human_output_names_each_finding_with_its_place_and_fix() {
     assert_eq!(clean.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&clean.stdout).starts_with("PASS  mcpcheck scan: "));
 }
+
+#[test]
+fn every_rule_carries_its_owasp_category_and_class() {
+    for (fixture, code, owasp) in [
+        (
+            "hardcoded_secret.malicious.json",
+            "hardcoded-secret",
+            "MCP01",
+        ),
+        (
+            "high_entropy_secret.malicious.json",
+            "high-entropy-secret",
+            "MCP01",
+        ),
+        (
+            "credential_in_url.malicious.json",
+            "credential-in-url",
+            "MCP01",
+        ),
+        (
+            "shell_command_wrapper.malicious.json",
+            "shell-command-wrapper",
+            "MCP05",
+        ),
+        (
+            "remote_script_execution.malicious.json",
+            "remote-script-execution",
+            "MCP04",
+        ),
+        (
+            "unpinned_package.malicious.json",
+            "unpinned-package",
+            "MCP04",
+        ),
+        (
+            "filesystem_root_access.malicious.json",
+            "filesystem-root-access",
+            "MCP02",
+        ),
+        (
+            "insecure_transport.malicious.json",
+            "insecure-transport",
+            "MCP07",
+        ),
+        (
+            "ssrf_reachable_target.malicious.json",
+            "ssrf-reachable-target",
+            "MCP07",
+        ),
+        (
+            "tls_verification_disabled.malicious.json",
+            "tls-verification-disabled",
+            "MCP07",
+        ),
+        (
+            "unauthenticated_remote_endpoint.malicious.json",
+            "unauthenticated-remote-endpoint",
+            "MCP07",
+        ),
+        (
+            "listens_on_all_interfaces.malicious.json",
+            "listens-on-all-interfaces",
+            "MCP07",
+        ),
+        (
+            "unknown_server_entry.malicious.json",
+            "unknown-server-entry",
+            "MCP09",
+        ),
+    ] {
+        let r = scan(&[&config(fixture)]);
+        let issue = r.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .find(|i| i["code"] == code)
+            .unwrap_or_else(|| panic!("{fixture}: no {code}"));
+        assert_eq!(issue["owasp"], owasp, "{code}");
+        assert_eq!(issue["class"], "security", "{code}");
+    }
+    let out = run(mcpcheck_in(&repo()).args(["explain", "unpinned-package"]));
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.starts_with("unpinned-package ("), "{text}");
+    let rules = String::from_utf8(run(mcpcheck_in(&repo()).arg("rules")).stdout).expect("utf-8");
+    for code in [
+        "hardcoded-secret",
+        "tool-surface-drift",
+        "server-added-since-pin",
+    ] {
+        assert!(rules.contains(code), "{code} missing from `mcpcheck rules`");
+    }
+}
