@@ -349,6 +349,75 @@ catalog! {
     SurfaceScanIncomplete => "surface-scan-incomplete", Security, Note,
         "Part of a server's surface was too large to inspect",
         "The surface rules stop at fixed bounds (items per list, bytes per text field, fields per item, nesting depth) so hostile input cannot exhaust them. What lies past a bound was not inspected; a legitimate server stays far below them. Shrink the listed items.";
+    // Security scan of MCP client configs (src/scan).
+    HardcodedSecret => "hardcoded-secret", Security, Error,
+        "A provider token is written into an MCP config",
+        "A credential in a config file is read by every tool and person with access to the file, and ends up in backups and repositories. Revoke the token, then reference it instead of writing it: an environment variable (${GITHUB_TOKEN}, ${env:GITHUB_TOKEN}) or a prompted input (${input:github-token} in VS Code).",
+        precision = High, risk = High, owasp = "MCP01";
+    HighEntropySecret => "high-entropy-secret", Security, Error,
+        "A credential-named setting holds a random-looking literal",
+        "A key named like a credential (API_KEY, TOKEN, SECRET, PASSWORD, Authorization) holds a long random literal, which is almost always a real secret. Revoke it and reference it from the environment (${API_KEY}) or a prompted input instead.",
+        precision = Medium, risk = High, owasp = "MCP01";
+    CredentialInUrl => "credential-in-url", Security, Error,
+        "A URL carries a password or token",
+        "Credentials in a URL (user:password@host, ?token=, ?api_key=) leak into logs, proxies, process listings and shell history. Send them in a header or from the environment, and rotate the exposed one.",
+        precision = High, risk = High, owasp = "MCP01";
+    ShellCommandWrapper => "shell-command-wrapper", Security, Warning,
+        "The server is started through a shell command string",
+        "`sh -c`, `cmd /c` or `powershell -Command` hand a whole string to a shell: expansion, pipes and chained commands run with the client's privileges, and reviewers see a string instead of a command. Run the server's executable directly with its arguments as an array.",
+        precision = High, risk = Medium, owasp = "MCP05";
+    RemoteScriptExecution => "remote-script-execution", Security, Error,
+        "The server's launch downloads a script and runs it",
+        "A download piped into a shell (curl … | sh, iwr … | iex, bash <(curl …)) runs whatever the remote host serves at that moment, every time the client starts. Install a reviewed, pinned release instead and run it directly.",
+        precision = High, risk = Critical, owasp = "MCP04";
+    UnpinnedPackage => "unpinned-package", Security, Warning,
+        "The server is launched from a package without an exact version",
+        "npx, bunx, pnpm dlx, yarn dlx, uvx, pipx run and docker run fetch the newest matching release on each start, so a compromised or hijacked release runs without review. Pin an exact version (name@1.2.3, name==1.2.3, --from name==1.2.3, image@sha256:…) and update it deliberately.",
+        precision = High, risk = Medium, owasp = "MCP04";
+    DeprecatedPackage => "deprecated-package", Security, Warning,
+        "The server's package is deprecated or yanked in its registry",
+        "The registry marks this package or version as deprecated or yanked: it no longer gets fixes and may be abandoned or taken over. Move to the maintained replacement named in the notice. Checked only with --registry.",
+        precision = High, risk = Medium, owasp = "MCP04";
+    FilesystemRootAccess => "filesystem-root-access", Security, Error,
+        "The server is given the whole filesystem or home directory",
+        "Granting /, a drive root or the home directory exposes SSH keys, cloud credentials and browser data to every tool the server offers and to any prompt injection that reaches it. Grant only the project directories it needs.",
+        precision = High, risk = High, owasp = "MCP02";
+    InsecureTransport => "insecure-transport", Security, Warning,
+        "A server is reached over cleartext http:// off this machine",
+        "Plain http:// to another host lets anyone on the path read and change the MCP traffic, including tokens and tool results. Use https://; plain http is fine only for loopback (localhost, 127.0.0.1, ::1).",
+        precision = High, risk = Medium, owasp = "MCP07";
+    SsrfReachableTarget => "ssrf-reachable-target", Security, Error,
+        "A URL points at a cloud metadata, private or link-local address",
+        "Cloud metadata endpoints hand out credentials, and private, link-local, CGNAT and *.internal addresses reach systems that trust their network. Encoded forms (decimal, octal, hex) are a known way to hide them. Point the server at a public, named endpoint, or document why this internal target is intended.",
+        precision = High, risk = Medium, owasp = "MCP07";
+    TlsVerificationDisabled => "tls-verification-disabled", Security, Error,
+        "TLS certificate verification is turned off",
+        "NODE_TLS_REJECT_UNAUTHORIZED=0, --insecure and similar settings accept any certificate, so anyone on the path can impersonate the server and read its tokens. Remove the setting; for a private CA, trust it explicitly (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE).",
+        precision = High, risk = High, owasp = "MCP07";
+    UnauthenticatedRemoteEndpoint => "unauthenticated-remote-endpoint", Security, Warning,
+        "A remote server is configured with no credentials and no OAuth",
+        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm it requires authentication.",
+        precision = Low, risk = Low, owasp = "MCP07";
+    ListensOnAllInterfaces => "listens-on-all-interfaces", Security, Warning,
+        "The server is told to listen on every network interface",
+        "Binding to 0.0.0.0 or :: (or publishing a docker port without an address) exposes the server to the whole network, usually without authentication. Bind to 127.0.0.1 (docker: -p 127.0.0.1:PORT:PORT).",
+        precision = High, risk = Medium, owasp = "MCP07";
+    UnknownServerEntry => "unknown-server-entry", Security, Note,
+        "An MCP server entry the scanner does not understand",
+        "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format.",
+        precision = High, risk = Info, owasp = "MCP09";
+    ServerDefinitionDrift => "server-definition-drift", Security, Error,
+        "A server's launch definition changed since it was pinned",
+        "The launcher, command, arguments, environment or header names, or URL differ from .mcpcheck-lock.json. Review the change; if it is intended, run `mcpcheck pin --force` to record it.",
+        precision = VeryHigh, risk = High, owasp = "MCP04";
+    ToolSurfaceDrift => "tool-surface-drift", Security, Error,
+        "A server's tools, prompts or resources changed since they were pinned",
+        "What the server advertises (names, descriptions, schemas, annotations) differs from the surface recorded by `mcpcheck pin --live`. A silent change is how a rug pull works: review the changed items before trusting them, then re-pin with `mcpcheck pin --live --force`.",
+        precision = VeryHigh, risk = High, owasp = "MCP03";
+    ServerAddedSincePin => "server-added-since-pin", Security, Warning,
+        "A server was added to a config after the lock was written",
+        "This server is not in .mcpcheck-lock.json, so nobody has pinned and reviewed it. Review it, then run `mcpcheck pin --force` to add it.",
+        precision = VeryHigh, risk = Medium, owasp = "MCP09";
 }
 
 impl Code {

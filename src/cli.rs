@@ -30,6 +30,15 @@ pub enum Command {
     /// Check a saved listing: run every surface rule (tool poisoning, hidden characters,
     /// secrets, look-alike names…) on the tools, prompts and resources in FILE.
     Surface(SurfaceArgs),
+    // Security scan of MCP client configs (src/scan).
+    /// Scan MCP client configs (and, with --live, their servers) for security problems.
+    Scan(Box<ScanArgs>),
+    /// Write a baseline of today's findings, so later scans report only new ones.
+    Baseline(Box<BaselineArgs>),
+    /// Write a lock file pinning each server's definition (and, with --live, its surface).
+    Pin(Box<PinArgs>),
+    /// List configs, servers, transports and (with --live) their tools, prompts and resources.
+    Inventory(Box<InventoryArgs>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -161,3 +170,130 @@ pub struct SurfaceArgs {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+// --- Security scan (src/scan) arguments. ---
+
+/// Which configs to read.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// Config files, or directories to search for project configs (default: the current directory).
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Also read the user's client configs (Claude Desktop, Claude Code, Cursor, Windsurf, VS Code).
+    #[arg(long)]
+    pub global: bool,
+}
+
+/// How to list servers live.
+#[derive(Debug, Args)]
+pub struct LiveArgs {
+    /// Start each stdio server (and dial each remote one) to list its tools, prompts and resources.
+    #[arg(long)]
+    pub live: bool,
+    /// Hard time limit per server for --live, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 15_000)]
+    pub live_timeout: u64,
+    /// Let --live dial private, link-local and metadata addresses, and send credentials over http://.
+    #[arg(long)]
+    pub live_allow_unsafe: bool,
+    /// Servers listed at the same time with --live.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub live_jobs: usize,
+}
+
+/// Which rules to run.
+#[derive(Debug, Args)]
+pub struct RuleArgs {
+    /// Run only these codes (comma-separated or repeated).
+    #[arg(long = "rules", value_name = "CODES", value_delimiter = ',')]
+    pub rules: Vec<String>,
+    /// Skip these codes (comma-separated or repeated).
+    #[arg(long = "ignore-rule", value_name = "CODES", value_delimiter = ',')]
+    pub ignore_rules: Vec<String>,
+    /// Look packages up in their registry for deprecated-package (uses the network).
+    #[arg(long)]
+    pub registry: bool,
+}
+
+/// The lowest risk that makes `scan` exit with 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Info,
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// Exit with 1 when a finding has at least this risk.
+    #[arg(long, value_enum, default_value_t = FailOn::High)]
+    pub fail_on: FailOn,
+    /// Report and fail only on findings not in this baseline file.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Compare with this lock file (default: .mcpcheck-lock.json in the current directory, if present).
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Shorthand for --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// Where to write the baseline.
+    #[arg(long, value_name = "FILE", default_value = ".mcpcheck-baseline.json")]
+    pub output: PathBuf,
+    /// Overwrite an existing baseline.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PinArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Where to write the lock file.
+    #[arg(long, value_name = "FILE", default_value = ".mcpcheck-lock.json")]
+    pub output: PathBuf,
+    /// Overwrite an existing lock file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InventoryArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Shorthand for --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the inventory to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}

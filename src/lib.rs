@@ -10,5 +10,6 @@ pub mod process;
 pub mod protocol;
 pub mod proxy;
 pub mod report;
+pub mod scan;
 pub mod session;
 pub mod surface;

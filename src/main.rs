@@ -59,6 +59,10 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
     match cli.command {
         Command::Guard(args) => guard(*args),
         Command::Proxy(args) => proxy(args),
+        Command::Scan(args) => mcpcheck::scan::command::scan(*args),
+        Command::Baseline(args) => mcpcheck::scan::command::baseline(*args),
+        Command::Pin(args) => mcpcheck::scan::command::pin(*args),
+        Command::Inventory(args) => mcpcheck::scan::command::inventory(*args),
         Command::Explain { code } => {
             let Some(code) = catalog::Code::from_name(&code) else {
                 return Err(UsageError(format!(
@@ -172,6 +176,7 @@ fn proxy(args: ProxyArgs) -> Result<ExitCode, UsageError> {
             args: rest.to_vec(),
             cwd: None,
             env: Vec::new(),
+            clear_env: false,
         },
         name: args.name,
         log: args.log,

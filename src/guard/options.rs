@@ -287,6 +287,7 @@ fn server_command(
         args: rest.to_vec(),
         cwd,
         env,
+        clear_env: false,
     })
 }
 

@@ -125,6 +125,7 @@ mod tests {
             args: args.iter().map(|s| s.to_string()).collect(),
             cwd: None,
             env: Vec::new(),
+            clear_env: false,
         }
     }
 

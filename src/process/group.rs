@@ -22,6 +22,9 @@ impl GroupLeader {
         cmd: &ServerCommand,
     ) -> Result<(Self, ChildStdin, ChildStdout, ChildStderr), SpawnError> {
         let mut command = Command::new(&cmd.program);
+        if cmd.clear_env {
+            command.env_clear();
+        }
         command
             .args(&cmd.args)
             .envs(cmd.env.iter().map(|(k, v)| (k, v)))

@@ -28,6 +28,8 @@ pub struct ServerCommand {
     pub cwd: Option<PathBuf>,
     /// Added to (or overriding) the inherited environment.
     pub env: Vec<(String, String)>,
+    /// Start from an empty environment, so only `env` reaches the server (scan --live).
+    pub clear_env: bool,
 }
 
 /// Bounds on what the guard reads from a server.

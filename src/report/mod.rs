@@ -4,6 +4,10 @@ pub mod human;
 pub mod json;
 mod redact;
 pub mod surface;
+// Scan engine renderers.
+pub mod inventory;
+pub mod scan_human;
+pub mod scan_json;
 
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;

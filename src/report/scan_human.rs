@@ -1,0 +1,125 @@
+//! The scan's human report: headline, configs, servers with their live state, then each
+//! finding with where it is, what is wrong, redacted evidence and a fix.
+
+use super::human::Style;
+use crate::finding::{excerpt, Risk};
+use crate::scan::{lock, risk_of, ScanReport};
+use std::fmt::Write;
+
+fn risk_style(style: Style, risk: Risk) -> String {
+    let code = match risk {
+        Risk::Critical | Risk::High => "31",
+        Risk::Medium | Risk::Low => "33",
+        Risk::Info => "36",
+    };
+    style.paint(code, risk.as_str())
+}
+
+pub fn render(r: &ScanReport, style: Style) -> String {
+    let mut out = String::new();
+    let headline = if !r.ok() {
+        style.paint("1;31", "FAIL")
+    } else if r.findings.iter().any(|f| risk_of(f) > Risk::Info) {
+        style.paint("1;33", "WARN")
+    } else {
+        style.paint("1;32", "PASS")
+    };
+    let _ = writeln!(
+        out,
+        "{headline}  mcpcheck scan: {} · {} · fail on {}",
+        super::plural(r.configs.len(), "config"),
+        super::plural(r.server_count(), "server"),
+        r.fail_on.as_str()
+    );
+    if !r.configs.is_empty() {
+        let _ = writeln!(out, "  configs:");
+        for c in &r.configs {
+            let _ = writeln!(
+                out,
+                "    {:<40} {:<14} {}",
+                excerpt(&c.display, 120),
+                c.client.as_str(),
+                super::plural(c.servers.len(), "server")
+            );
+        }
+    }
+    if r.server_count() > 0 {
+        let _ = writeln!(out, "  servers:");
+        let index = crate::scan::live::LiveIndex::new(&r.live);
+        for c in &r.configs {
+            for s in &c.servers {
+                let def = lock::definition(s);
+                let live = index
+                    .get(&c.display, &s.pointer)
+                    .map(|l| {
+                        let counts = if l.state == crate::scan::live::LiveState::Answered {
+                            format!(
+                                " ({}, {}, {}, {})",
+                                super::plural(l.tools.len(), "tool"),
+                                super::plural(l.prompts.len(), "prompt"),
+                                super::plural(l.resources.len(), "resource"),
+                                super::plural(l.resource_templates.len(), "template")
+                            )
+                        } else {
+                            String::new()
+                        };
+                        format!("live: {}{counts}", excerpt(&l.state.describe(), 160))
+                    })
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "    {:<24} {:<7} {:<10} {live}",
+                    excerpt(&s.name, 40),
+                    def.transport,
+                    def.launcher
+                );
+            }
+        }
+    }
+    for n in &r.notices {
+        let _ = writeln!(out, "  note: {}", excerpt(n, 300));
+    }
+    if !r.findings.is_empty() {
+        out.push('\n');
+    }
+    for f in &r.findings {
+        let place = f.location.describe();
+        let _ = writeln!(
+            out,
+            "{}[{}]{}",
+            risk_style(style, risk_of(f)),
+            style.paint("1", f.code.as_str()),
+            if place.is_empty() {
+                String::new()
+            } else {
+                format!(" {place}")
+            }
+        );
+        let _ = writeln!(out, "  {}", f.message);
+        if let Some(ev) = &f.evidence {
+            let _ = writeln!(out, "  evidence: {ev}");
+        }
+        let _ = writeln!(
+            out,
+            "  fix: {}",
+            f.fix.as_deref().unwrap_or(f.code.meta().help)
+        );
+    }
+    let count = |risk: Risk| r.findings.iter().filter(|f| risk_of(f) == risk).count();
+    let _ = write!(
+        out,
+        "\n{} at or above {} · {} critical, {} high, {} medium, {} low, {} info",
+        super::plural(r.failing(), "finding"),
+        r.fail_on.as_str(),
+        count(Risk::Critical),
+        count(Risk::High),
+        count(Risk::Medium),
+        count(Risk::Low),
+        count(Risk::Info)
+    );
+    if r.suppressed > 0 {
+        let _ = write!(out, " · {} accepted by the baseline", r.suppressed);
+    }
+    out.push('\n');
+    out
+}

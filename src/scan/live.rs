@@ -1,0 +1,420 @@
+//! `--live`: start each stdio server through the session layer in a scrubbed environment,
+//! list its tools, prompts, resources and templates (listing only), and keep the three
+//! states apart: answered, could not connect (why), not asked (why).
+
+use super::config_file::{ConfigFile, ServerEntry, Transport};
+use super::{live_http, secrets, urls};
+use crate::process::{ServerCommand, StdioLimits};
+use crate::session::transcript::{ListKind, Outcome, Transcript};
+use crate::session::{self, SessionPlan};
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The only variables of the scanner's own environment a server gets.
+pub const SAFE_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "SYSTEMROOT",
+    "SystemRoot",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "XDG_RUNTIME_DIR",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+];
+
+#[derive(Debug, Clone, Copy)]
+pub struct LiveOptions {
+    /// Hard limit for one server, from spawn to the end of shutdown.
+    pub timeout: Duration,
+    /// Dial private, link-local and metadata addresses, and cleartext with credentials.
+    pub allow_unsafe: bool,
+    /// Servers listed at the same time.
+    pub jobs: usize,
+}
+
+/// The three states a server's live listing can be in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum LiveState {
+    Answered,
+    CouldNotConnect { reason: String },
+    NotAsked { why: String },
+}
+
+impl LiveState {
+    pub fn label(&self) -> &'static str {
+        match self {
+            LiveState::Answered => "answered",
+            LiveState::CouldNotConnect { .. } => "could-not-connect",
+            LiveState::NotAsked { .. } => "not-asked",
+        }
+    }
+
+    /// `answered`, `could not connect: why`, `not asked: why`.
+    pub fn describe(&self) -> String {
+        match self {
+            LiveState::Answered => "answered".into(),
+            LiveState::CouldNotConnect { reason } => format!("could not connect: {reason}"),
+            LiveState::NotAsked { why } => format!("not asked: {why}"),
+        }
+    }
+}
+
+/// What one server advertised (or why it was not listed). Surface rules read this.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveListing {
+    pub server: String,
+    /// The config file (as shown) and the entry's logical path, to find it again.
+    pub config: String,
+    pub pointer: String,
+    pub state: LiveState,
+    pub server_info: Option<Value>,
+    pub tools: Vec<Value>,
+    pub prompts: Vec<Value>,
+    pub resources: Vec<Value>,
+    pub resource_templates: Vec<Value>,
+    /// Lists that were not complete (an error, a timeout, a paging problem).
+    pub incomplete: Vec<String>,
+    /// Config env variables not passed because they only reference a value we do not have.
+    pub withheld_env: Vec<String>,
+}
+
+impl LiveListing {
+    pub fn new(file: &ConfigFile, entry: &ServerEntry, state: LiveState) -> Self {
+        Self {
+            server: entry.name.clone(),
+            config: file.display.clone(),
+            pointer: entry.pointer.clone(),
+            state,
+            server_info: None,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            resource_templates: Vec::new(),
+            incomplete: Vec::new(),
+            withheld_env: Vec::new(),
+        }
+    }
+
+    pub fn items(&self, kind: ListKind) -> &[Value] {
+        match kind {
+            ListKind::Tools => &self.tools,
+            ListKind::Prompts => &self.prompts,
+            ListKind::Resources => &self.resources,
+            ListKind::ResourceTemplates => &self.resource_templates,
+        }
+    }
+
+    fn items_mut(&mut self, kind: ListKind) -> &mut Vec<Value> {
+        match kind {
+            ListKind::Tools => &mut self.tools,
+            ListKind::Prompts => &mut self.prompts,
+            ListKind::Resources => &mut self.resources,
+            ListKind::ResourceTemplates => &mut self.resource_templates,
+        }
+    }
+}
+
+/// Finds a server's listing in constant time (configs can hold thousands of servers).
+pub struct LiveIndex<'a> {
+    map: std::collections::HashMap<(&'a str, &'a str), &'a LiveListing>,
+}
+
+impl<'a> LiveIndex<'a> {
+    pub fn new(listings: &'a [LiveListing]) -> Self {
+        Self {
+            map: listings
+                .iter()
+                .map(|l| ((l.config.as_str(), l.pointer.as_str()), l))
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, config: &str, pointer: &str) -> Option<&'a LiveListing> {
+        self.map.get(&(config, pointer)).copied()
+    }
+}
+
+/// The scrubbed environment: the safelist from ours, then the config's literal values.
+/// Values that only reference something (`${TOKEN}`, `${input:x}`) are withheld, never
+/// resolved from the scanner's environment.
+pub fn server_env(
+    entry: &ServerEntry,
+    ours: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<(String, String)>, Vec<String>) {
+    let mut env: Vec<(String, String)> = SAFE_ENV
+        .iter()
+        .filter_map(|k| ours(k).map(|v| (k.to_string(), v)))
+        .collect();
+    let mut withheld = Vec::new();
+    for e in &entry.env {
+        if secrets::without_references(&e.value.value) != e.value.value {
+            withheld.push(e.name.clone());
+            continue;
+        }
+        env.retain(|(k, _)| k != &e.name);
+        env.push((e.name.clone(), e.value.value.clone()));
+    }
+    (env, withheld)
+}
+
+/// What to do for one server.
+pub enum LiveTarget {
+    Stdio(Box<ServerCommand>),
+    Http(live_http::HttpTarget),
+    Skip(LiveState),
+}
+
+/// Decides how (and whether) to list one server.
+pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>) {
+    let skip = |why: &str| {
+        (
+            LiveTarget::Skip(LiveState::NotAsked { why: why.into() }),
+            Vec::new(),
+        )
+    };
+    if entry.disabled {
+        return skip("disabled in the config");
+    }
+    match entry.transport {
+        None => skip("the entry is not understood (see unknown-server-entry)"),
+        Some(Transport::Stdio) => {
+            let Some((program, args)) = super::launcher::command_line(entry) else {
+                return skip("no command");
+            };
+            let ours = |k: &str| std::env::var(k).ok();
+            let (env, withheld) = server_env(entry, &ours);
+            let cwd = entry.project_dir.clone().filter(|d| d.is_dir());
+            let cmd = ServerCommand {
+                program,
+                args,
+                cwd,
+                env,
+                clear_env: true,
+            };
+            (LiveTarget::Stdio(Box::new(cmd)), withheld)
+        }
+        Some(Transport::Sse) => {
+            skip("the legacy SSE transport is not listed; only Streamable HTTP is")
+        }
+        Some(Transport::Http) => match live_http::plan(entry, opts.allow_unsafe) {
+            Ok((target, withheld)) => (LiveTarget::Http(target), withheld),
+            Err(why) => skip(&why),
+        },
+    }
+}
+
+/// Lists every planned server, `opts.jobs` at a time, each within `opts.timeout`.
+pub async fn list_all(
+    planned: Vec<(LiveListing, LiveTarget)>,
+    opts: LiveOptions,
+) -> Vec<LiveListing> {
+    crate::process::become_subreaper();
+    let limit = Arc::new(tokio::sync::Semaphore::new(opts.jobs.max(1)));
+    let mut set = tokio::task::JoinSet::new();
+    let mut done = Vec::new();
+    for (i, (listing, target)) in planned.into_iter().enumerate() {
+        let limit = Arc::clone(&limit);
+        match target {
+            LiveTarget::Skip(state) => done.push((i, LiveListing { state, ..listing })),
+            LiveTarget::Stdio(cmd) => {
+                set.spawn(async move {
+                    let _permit = limit.acquire_owned().await;
+                    (i, list_stdio(listing, *cmd, opts).await)
+                });
+            }
+            LiveTarget::Http(target) => {
+                set.spawn(async move {
+                    let _permit = limit.acquire_owned().await;
+                    let timeout = opts.timeout;
+                    let blocking =
+                        tokio::task::spawn_blocking(move || live_http::list(&target, timeout));
+                    // The HTTP client has its own deadline; this one also bounds name resolution.
+                    let result =
+                        tokio::time::timeout(timeout + Duration::from_secs(1), blocking).await;
+                    let state = match result {
+                        Ok(Ok(Ok(lists))) => return (i, lists.into_listing(listing)),
+                        Ok(Ok(Err(live_http::ListError::Refused(why)))) => {
+                            LiveState::NotAsked { why }
+                        }
+                        Ok(Ok(Err(live_http::ListError::Failed(reason)))) => {
+                            LiveState::CouldNotConnect { reason }
+                        }
+                        Ok(Err(_)) => LiveState::CouldNotConnect {
+                            reason: "the HTTP listing stopped unexpectedly".into(),
+                        },
+                        Err(_) => LiveState::CouldNotConnect {
+                            reason: format!(
+                                "no complete listing within {} ms (--live-timeout)",
+                                timeout.as_millis()
+                            ),
+                        },
+                    };
+                    (i, LiveListing { state, ..listing })
+                });
+            }
+        }
+    }
+    while let Some(joined) = set.join_next().await {
+        if let Ok(pair) = joined {
+            done.push(pair);
+        }
+    }
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, l)| l).collect()
+}
+
+fn session_plan(opts: &LiveOptions) -> SessionPlan {
+    SessionPlan {
+        protocol: crate::protocol::versions::DEFAULT_VERSION.into(),
+        client_name: "mcpcheck".into(),
+        client_version: env!("CARGO_PKG_VERSION").into(),
+        probe_lists: true,
+        // Listing only: never tools/call, prompts/get or resources/read.
+        requests: Vec::new(),
+        timeout: opts.timeout,
+        settle: Duration::ZERO,
+        shutdown_grace: Duration::from_millis(500),
+        max_list_pages: 100,
+        limits: StdioLimits::default(),
+    }
+}
+
+async fn list_stdio(listing: LiveListing, cmd: ServerCommand, opts: LiveOptions) -> LiveListing {
+    let plan = session_plan(&opts);
+    // Dropping the session on timeout kills the server's process group.
+    match tokio::time::timeout(opts.timeout, session::run(&cmd, &plan)).await {
+        Ok(t) => from_transcript(listing, &t),
+        Err(_) => LiveListing {
+            state: LiveState::CouldNotConnect {
+                reason: format!(
+                    "no complete listing within {} ms (--live-timeout)",
+                    opts.timeout.as_millis()
+                ),
+            },
+            ..listing
+        },
+    }
+}
+
+fn from_transcript(mut listing: LiveListing, t: &Transcript) -> LiveListing {
+    if let Some(e) = &t.process.spawn_error {
+        listing.state = LiveState::CouldNotConnect {
+            reason: crate::finding::excerpt(&format!("{e}"), 200),
+        };
+        return listing;
+    }
+    let Some(init) = t.initialize() else {
+        listing.state = LiveState::CouldNotConnect {
+            reason: "no initialize was sent".into(),
+        };
+        return listing;
+    };
+    let exit = t
+        .process
+        .exit
+        .map(|e| e.describe())
+        .unwrap_or_else(|| "no exit status".into());
+    let reason = match &init.outcome {
+        Outcome::Result(Value::Object(r)) => {
+            listing.server_info = r.get("serverInfo").cloned();
+            None
+        }
+        Outcome::Result(_) => {
+            Some("initialize returned a result that is not an object".to_string())
+        }
+        Outcome::Error(e) => Some(format!(
+            "initialize failed with error {}: {}",
+            e.code,
+            crate::finding::excerpt(&e.message, 120)
+        )),
+        Outcome::Timeout => Some("no answer to initialize in time".into()),
+        Outcome::NoResponse => Some(format!(
+            "the server stopped before answering initialize ({exit})"
+        )),
+        Outcome::SendFailed(_) => Some(format!("the server stopped reading its input ({exit})")),
+        Outcome::Malformed(_) | Outcome::Pending => {
+            Some("the answer to initialize was not valid JSON-RPC".into())
+        }
+    };
+    if let Some(reason) = reason {
+        listing.state = LiveState::CouldNotConnect { reason };
+        return listing;
+    }
+    listing.state = LiveState::Answered;
+    for probe in &t.lists {
+        *listing.items_mut(probe.list) = probe.items.clone();
+        let complete = probe
+            .exchanges
+            .iter()
+            .all(|&i| matches!(t.exchanges[i].outcome, Outcome::Result(_)))
+            && probe.paging_problem.is_none();
+        if !complete {
+            listing.incomplete.push(probe.list.method().to_string());
+        }
+    }
+    listing
+}
+
+/// Whether a remote URL may be dialled, and why not.
+/// With `resolve_names`, a name is resolved and every address checked (done on the listing
+/// thread, so a slow resolver never holds up planning).
+pub fn refuse_remote(
+    url: &str,
+    carries_credentials: bool,
+    allow_unsafe: bool,
+    resolve_names: bool,
+) -> Option<String> {
+    let parsed = urls::parse(url.trim())?;
+    if allow_unsafe {
+        return None;
+    }
+    let mut classes = vec![urls::classify(&parsed.host)];
+    if resolve_names && classes[0].ip.is_none() && classes[0].class == urls::HostClass::Other {
+        classes = resolve(&parsed.host, &parsed.text);
+    }
+    let loopback = classes.iter().all(|c| c.class == urls::HostClass::Loopback);
+    if let Some(bad) = classes
+        .iter()
+        .find(|c| !matches!(c.class, urls::HostClass::Loopback | urls::HostClass::Other))
+    {
+        return Some(format!(
+            "refused to dial {} ({}); pass --live-allow-unsafe to allow it",
+            crate::finding::excerpt(&parsed.host, 80),
+            bad.class.describe()
+        ));
+    }
+    if parsed.scheme == "http" && carries_credentials && !loopback {
+        return Some("refused to send credentials over cleartext http://; pass --live-allow-unsafe to allow it".into());
+    }
+    None
+}
+
+/// Every address a name resolves to, classified.
+fn resolve(host: &str, url: &str) -> Vec<urls::Classified> {
+    use std::net::ToSocketAddrs;
+    let port = if url.starts_with("https") { 443 } else { 80 };
+    match (host, port).to_socket_addrs() {
+        Ok(addrs) => addrs.map(|a| urls::classify(&a.ip().to_string())).collect(),
+        Err(_) => vec![urls::classify(host)],
+    }
+}

@@ -1,0 +1,65 @@
+//! `credential-in-url`: a password in a URL's userinfo, or a token in its query string.
+
+use super::{describe_place, ConfigRule, RuleContext};
+use crate::catalog::Code;
+use crate::finding::Finding;
+use crate::scan::config_file::ServerEntry;
+use crate::scan::{secrets, urls};
+
+pub struct CredentialInUrl;
+
+impl ConfigRule for CredentialInUrl {
+    fn code(&self) -> Code {
+        Code::CredentialInUrl
+    }
+
+    fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
+        for leaf in &server.leaves {
+            for url in urls::find_urls(&leaf.value.value) {
+                let mut what = Vec::new();
+                if let Some(info) = &url.userinfo {
+                    match info.split_once(':') {
+                        Some((_, pass)) if is_literal(pass) => {
+                            what.push("a password in user:password@".to_string())
+                        }
+                        None if !secrets::find_tokens(info).is_empty() => {
+                            what.push("a token as the user name".to_string())
+                        }
+                        _ => {}
+                    }
+                }
+                for pair in url.query.as_deref().unwrap_or("").split('&') {
+                    if let Some((name, value)) = pair.split_once('=') {
+                        if urls::is_credential_param(name) && is_literal(value) {
+                            what.push(format!(
+                                "the query parameter {}",
+                                crate::finding::excerpt(name, 40)
+                            ));
+                        }
+                    }
+                }
+                if what.is_empty() {
+                    continue;
+                }
+                out.push(
+                    cx.finding(
+                        Code::CredentialInUrl,
+                        &leaf.value,
+                        format!(
+                            "Server {:?}: the URL in {} carries {}; URLs end up in logs, proxies and process listings.",
+                            crate::finding::excerpt(&server.name, 60),
+                            describe_place(server, &leaf.value),
+                            what.join(" and ")
+                        ),
+                    )
+                    .evidence(&urls::mask_url(&url.text)),
+                );
+            }
+        }
+    }
+}
+
+/// A value that is literally there, not empty and not an environment reference.
+fn is_literal(value: &str) -> bool {
+    !value.is_empty() && !secrets::is_reference(value) && !value.starts_with("%24%7B")
+}

@@ -1,0 +1,39 @@
+//! `shell-command-wrapper`: the server is started as `sh -c "…"`, `cmd /c …` or
+//! `powershell -Command …`, so a shell interprets a whole string.
+
+use super::{ConfigRule, RuleContext};
+use crate::catalog::Code;
+use crate::finding::Finding;
+use crate::scan::config_file::ServerEntry;
+use crate::scan::launcher;
+
+pub struct ShellCommandWrapper;
+
+impl ConfigRule for ShellCommandWrapper {
+    fn code(&self) -> Code {
+        Code::ShellCommandWrapper
+    }
+
+    fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
+        let (Some(command), Some(wrapper)) = (&server.command, launcher::shell_wrapper(server))
+        else {
+            return;
+        };
+        let script: Vec<String> = wrapper.script.iter().map(|w| w.text.clone()).collect();
+        let shown = crate::report::redact_argv(&script).join(" ");
+        out.push(
+            cx.finding(
+                Code::ShellCommandWrapper,
+                command,
+                format!(
+                    "Server {:?} is started through {} {}: the shell expands and runs the whole string with the client's privileges.",
+                    crate::finding::excerpt(&server.name, 60),
+                    wrapper.shell,
+                    crate::finding::excerpt(&wrapper.flag.text, 20)
+                ),
+            )
+            .evidence(&crate::scan::urls::mask_all(&shown))
+            .fix("Put the server's own executable in command and its arguments in args, without a shell in between."),
+        );
+    }
+}

@@ -1,0 +1,52 @@
+//! `ssrf-reachable-target`: a URL in an entry points at a cloud metadata endpoint, a private,
+//! link-local, CGNAT or IPv6 unique-local address, 0.0.0.0, or a `*.internal` name,
+//! including addresses hidden in decimal, octal or hex form.
+
+use super::{describe_place, ConfigRule, RuleContext};
+use crate::catalog::Code;
+use crate::finding::{Finding, Risk};
+use crate::scan::config_file::ServerEntry;
+use crate::scan::urls::{self, HostClass};
+
+pub struct SsrfReachableTarget;
+
+impl ConfigRule for SsrfReachableTarget {
+    fn code(&self) -> Code {
+        Code::SsrfReachableTarget
+    }
+
+    fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
+        for leaf in &server.leaves {
+            for url in urls::find_urls(&leaf.value.value) {
+                let c = urls::classify(&url.host);
+                if matches!(c.class, HostClass::Loopback | HostClass::Other) {
+                    continue;
+                }
+                let decoded = match (c.encoded, c.ip) {
+                    (true, Some(ip)) => format!(" (an encoded form of {ip})"),
+                    _ => String::new(),
+                };
+                let mut f = cx
+                    .finding(
+                        Code::SsrfReachableTarget,
+                        &leaf.value,
+                        format!(
+                            "Server {:?}: {} points at {}{decoded}, {}.",
+                            crate::finding::excerpt(&server.name, 60),
+                            describe_place(server, &leaf.value),
+                            crate::finding::excerpt(&url.host, 80),
+                            c.class.describe()
+                        ),
+                    )
+                    .evidence(&urls::mask_url(&url.text));
+                if c.class == HostClass::Metadata || c.encoded {
+                    f = f.risk(Risk::High);
+                }
+                if c.encoded {
+                    f = f.detail("encoded-address");
+                }
+                out.push(f);
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! `unauthenticated-remote-endpoint`: a remote server configured with no credentials
+//! (header, URL) and no OAuth block. Low: it may rely on OAuth discovery.
+
+use super::{ConfigRule, RuleContext};
+use crate::catalog::Code;
+use crate::finding::Finding;
+use crate::scan::config_file::ServerEntry;
+use crate::scan::{secrets, urls};
+
+pub struct UnauthenticatedRemoteEndpoint;
+
+impl ConfigRule for UnauthenticatedRemoteEndpoint {
+    fn code(&self) -> Code {
+        Code::UnauthenticatedRemoteEndpoint
+    }
+
+    fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
+        if !server.is_remote() || server.has_auth_block {
+            return;
+        }
+        let Some(url_value) = &server.url else { return };
+        let Some(url) = urls::parse(url_value.value.trim()) else {
+            return;
+        };
+        if urls::classify(&url.host).class == urls::HostClass::Loopback {
+            return;
+        }
+        let header_auth = server.headers.iter().any(|h| {
+            let n = h.name.to_ascii_lowercase();
+            secrets::names_credential(&h.name)
+                || n == "cookie"
+                || n.starts_with("x-api")
+                || n.contains("key")
+        });
+        let url_auth = url.userinfo.is_some()
+            || url
+                .query
+                .as_deref()
+                .unwrap_or("")
+                .split('&')
+                .any(|p| p.split('=').next().is_some_and(urls::is_credential_param));
+        let env_auth = server
+            .env
+            .iter()
+            .any(|e| secrets::names_credential(&e.name));
+        if header_auth || url_auth || env_auth {
+            return;
+        }
+        out.push(
+            cx.finding(
+                Code::UnauthenticatedRemoteEndpoint,
+                url_value,
+                format!(
+                    "Remote server {:?} at {} is configured with no credentials and no OAuth settings.",
+                    crate::finding::excerpt(&server.name, 60),
+                    crate::finding::excerpt(&url.host, 80)
+                ),
+            )
+            .evidence(&urls::mask_url(&url_value.value)),
+        );
+    }
+}

@@ -1,0 +1,45 @@
+//! `unpinned-package`: a package runner (npx, bunx, pnpm dlx, yarn dlx, npm exec, uvx,
+//! pipx run, docker run) fetches a package without an exact version or digest.
+
+use super::{ConfigRule, RuleContext};
+use crate::catalog::Code;
+use crate::finding::{Finding, Risk};
+use crate::scan::config_file::ServerEntry;
+use crate::scan::launcher::{self, Pin, Runner};
+
+pub struct UnpinnedPackage;
+
+impl ConfigRule for UnpinnedPackage {
+    fn code(&self) -> Code {
+        Code::UnpinnedPackage
+    }
+
+    fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
+        for p in launcher::packages(server) {
+            let Pin::Unpinned(why) = &p.pin else { continue };
+            let mut f = cx
+                .finding(
+                    Code::UnpinnedPackage,
+                    p.word.src,
+                    format!(
+                        "Server {:?}: {} runs {} unpinned ({why}); a new release runs on the next start without review.",
+                        crate::finding::excerpt(&server.name, 60),
+                        p.runner.as_str(),
+                        crate::finding::excerpt(&crate::scan::urls::mask_all(&p.spec), 120)
+                    ),
+                )
+                .evidence(&crate::scan::urls::mask_all(&p.spec))
+                .fix(format!(
+                    "Pin an exact version, for example `{}`; {}.",
+                    launcher::pinned_example(&p),
+                    launcher::version_hint(&p)
+                ));
+            // A version tag is less bad than no tag at all: it only moves if re-pushed.
+            let moving = p.version.as_deref().is_none_or(|v| v == "latest");
+            if p.runner == Runner::DockerRun && !moving {
+                f = f.risk(Risk::Low);
+            }
+            out.push(f);
+        }
+    }
+}

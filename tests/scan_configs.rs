@@ -1,0 +1,459 @@
+//! Finding and reading configs: project discovery (hidden directories included), user configs
+//! with --global, every client's format, positions in CRLF/BOM files, input errors, options.
+
+mod scan_support;
+use scan_support::*;
+use std::path::Path;
+
+const TOKEN: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn secret_config(name: &str) -> String {
+    format!("{{\"mcpServers\": {{\"{name}\": {{\"command\": \"node\", \"args\": [\"s.js\"], \"env\": {{\"GITHUB_TOKEN\": \"{TOKEN}\"}}}}}}}}\n")
+}
+
+fn config_paths(r: &ScanResult) -> Vec<String> {
+    r.json["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["path"].as_str().expect("path").to_string())
+        .collect()
+}
+
+#[test]
+fn project_discovery_walks_hidden_directories_and_skips_node_modules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, ".mcp.json", &secret_config("root"));
+    write(root, ".vscode/mcp.json", "{\"servers\": {}}");
+    write(root, ".cursor/mcp.json", "{\"mcpServers\": {}}");
+    write(
+        root,
+        ".config/deep/.cursor/mcp.json",
+        &secret_config("hidden"),
+    );
+    write(root, "packages/app/.mcp.json", "{\"mcpServers\": {}}");
+    write(
+        root,
+        "node_modules/pkg/.mcp.json",
+        &secret_config("vendored"),
+    );
+    write(root, "mcp.json", &secret_config("not-a-client-config"));
+    let r = scan_in(root, &[]);
+    assert_eq!(
+        config_paths(&r),
+        [
+            ".config/deep/.cursor/mcp.json",
+            ".cursor/mcp.json",
+            ".mcp.json",
+            ".vscode/mcp.json",
+            "packages/app/.mcp.json"
+        ]
+    );
+    let clients: Vec<&str> = r.json["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["client"].as_str().expect("client"))
+        .collect();
+    assert_eq!(
+        clients,
+        ["cursor", "cursor", "claude-code", "vscode", "claude-code"]
+    );
+    assert_eq!(
+        r.places(),
+        places(&[
+            (
+                "hardcoded-secret",
+                "high",
+                1,
+                89,
+                "/mcpServers/hidden/env/GITHUB_TOKEN"
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                1,
+                87,
+                "/mcpServers/root/env/GITHUB_TOKEN"
+            ),
+        ])
+    );
+    assert_eq!(
+        r.json["issues"][0]["location"]["file"],
+        ".config/deep/.cursor/mcp.json"
+    );
+    assert_eq!(r.exit, 1);
+    // A directory given on the command line is walked the same way.
+    let r = scan(&[&root.join(".config").display().to_string()]);
+    assert_eq!(r.json["configs"].as_array().expect("configs").len(), 1);
+}
+
+#[test]
+fn global_configs_come_from_home_on_every_client() {
+    let home = tempfile::tempdir().expect("home");
+    let project = tempfile::tempdir().expect("project");
+    let h = home.path();
+    write(
+        h,
+        ".claude.json",
+        &format!(
+            "{{\n  \"numStartups\": 3,\n  \"mcpServers\": {{ \"user\": {{ \"command\": \"node\", \"args\": [\"u.js\"] }} }},\n  \"projects\": {{\n    \"/home/ada/proj\": {{\n      \"mcpServers\": {{\n        \"local\": {{ \"command\": \"node\", \"args\": [\"l.js\"], \"env\": {{ \"GITHUB_TOKEN\": \"{TOKEN}\" }} }}\n      }}\n    }}\n  }}\n}}\n"
+        ),
+    );
+    write(
+        h,
+        ".config/Claude/claude_desktop_config.json",
+        "{\"mcpServers\": {\"desktop\": {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}}}",
+    );
+    write(h, ".cursor/mcp.json", "{\"mcpServers\": {\"cursor\": {\"url\": \"https://c.example.com/mcp\", \"headers\": {\"Authorization\": \"Bearer ${env:T}\"}}}}");
+    write(h, ".codeium/windsurf/mcp_config.json", "{\"mcpServers\": {\"windsurf\": {\"serverUrl\": \"http://w.example.com/sse\", \"headers\": {\"Authorization\": \"Bearer ${T}\"}}}}");
+    write(h, ".config/Code/User/settings.json", "{\n  // user settings\n  \"editor.tabSize\": 2,\n  \"mcp\": { \"servers\": { \"vscode\": { \"type\": \"stdio\", \"command\": \"node\", \"args\": [\"v.js\"], \"env\": { \"NODE_TLS_REJECT_UNAUTHORIZED\": \"0\" } } } }\n}\n");
+    let out = run(mcpcheck_in(project.path())
+        .env("HOME", h)
+        .env_remove("XDG_CONFIG_HOME")
+        .args(["scan", "--global", "--format", "json"]));
+    let r = parse(out);
+    let h = h.display().to_string();
+    let mut paths = config_paths(&r);
+    paths.sort();
+    let mut expected: Vec<String> = [
+        ".claude.json",
+        ".codeium/windsurf/mcp_config.json",
+        ".config/Claude/claude_desktop_config.json",
+        ".config/Code/User/settings.json",
+        ".cursor/mcp.json",
+    ]
+    .iter()
+    .map(|p| format!("{h}/{p}"))
+    .collect();
+    expected.sort();
+    assert_eq!(paths, expected);
+    for c in r.json["configs"].as_array().expect("configs") {
+        assert_eq!(c["scope"], "global");
+    }
+    assert_eq!(
+        r.places(),
+        places(&[
+            (
+                "hardcoded-secret",
+                "high",
+                7,
+                82,
+                "/projects/~1home~1ada~1proj/mcpServers/local/env/GITHUB_TOKEN"
+            ),
+            (
+                "insecure-transport",
+                "high",
+                1,
+                43,
+                "/mcpServers/windsurf/serverUrl"
+            ),
+            (
+                "tls-verification-disabled",
+                "high",
+                4,
+                132,
+                "/mcp/servers/vscode/env/NODE_TLS_REJECT_UNAUTHORIZED"
+            ),
+            (
+                "unpinned-package",
+                "medium",
+                1,
+                56,
+                "/mcpServers/desktop/args/0"
+            ),
+        ])
+    );
+    let names: Vec<&str> = r.json["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name"))
+        .collect();
+    assert!(
+        names.contains(&"user") && names.contains(&"local") && names.contains(&"cursor"),
+        "{names:?}"
+    );
+    // Without --global only the (empty) project is scanned.
+    let none = parse(run(mcpcheck_in(project.path())
+        .env("HOME", home.path())
+        .args(["scan", "--format", "json"])));
+    assert!(config_paths(&none).is_empty());
+    assert_eq!(none.exit, 0);
+}
+
+fn input_error(dir: &Path, args: &[&str]) -> String {
+    let out = run(mcpcheck_in(dir).args(args));
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("mcpcheck: error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+    stderr
+}
+
+#[test]
+fn invalid_jsonc_is_an_input_error_naming_file_line_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        ".mcp.json",
+        "{\n  \"mcpServers\": {\n    \"a\": { \"command\": \"node\" }\n    \"b\": {}\n  }\n}\n",
+    );
+    let err = input_error(dir.path(), &["scan"]);
+    assert!(err.contains(".mcp.json:3:"), "{err}");
+    assert!(err.contains("not valid JSON"), "{err}");
+    write(
+        dir.path(),
+        "other.json",
+        "{\"mcpServers\": {\"a\": 'single'}}",
+    );
+    let err = input_error(dir.path(), &["scan", "other.json"]);
+    assert!(err.contains("other.json:1:"), "{err}");
+    let err = input_error(dir.path(), &["scan", "missing.json"]);
+    assert!(
+        err.contains("missing.json: no such file or directory"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("binary.json"), [0x7b, 0xff, 0xfe, 0x7d]).expect("write");
+    let err = input_error(dir.path(), &["scan", "binary.json"]);
+    assert!(err.contains("not UTF-8"), "{err}");
+    assert!(input_error(
+        dir.path(),
+        &["scan", "--rules", "no-such-rule", "other.json"]
+    )
+    .contains("no-such-rule"));
+    assert!(input_error(dir.path(), &["scan", "--fail-on", "severe"]).contains("severe"));
+    assert!(
+        input_error(dir.path(), &["scan", "--live", "--live-timeout", "0"])
+            .contains("--live-timeout")
+    );
+    assert!(
+        input_error(dir.path(), &["scan", "--output", "/nonexistent/dir/r.json"])
+            .contains("/nonexistent/dir/r.json")
+    );
+}
+
+#[test]
+fn positions_survive_crlf_bom_comments_and_wide_characters() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        "\u{feff}{{\r\n  /* servers: é */\r\n  \"mcpServers\": {{\r\n    \"ünïcödé\": {{ \"command\": \"node\", \"env\": {{ \"GITHUB_TOKEN\": \"{TOKEN}\" }}, }},\r\n  }},\r\n}}\r\n"
+    );
+    write(dir.path(), "crlf.json", &text);
+    let r = scan_in(dir.path(), &["crlf.json"]);
+    assert_eq!(
+        r.places(),
+        places(&[(
+            "hardcoded-secret",
+            "high",
+            4,
+            62,
+            "/mcpServers/ünïcödé/env/GITHUB_TOKEN"
+        )])
+    );
+    assert_eq!(r.json["issues"][0]["location"]["endLine"], 4);
+    assert_eq!(r.json["issues"][0]["location"]["endColumn"], 104);
+}
+
+#[test]
+fn rule_selection_fail_on_and_output() {
+    let fixture = config("remote_script_execution.malicious.json");
+    let only = scan(&["--rules", "shell-command-wrapper", &fixture]);
+    assert!(only
+        .issues()
+        .iter()
+        .all(|(c, _)| c == "shell-command-wrapper"));
+    assert_eq!(only.issues().len(), 3);
+    assert_eq!(only.exit, 0);
+    let ignored = scan(&[
+        "--ignore-rule",
+        "shell-command-wrapper,remote-script-execution",
+        &fixture,
+    ]);
+    assert!(ignored.issues().is_empty());
+    assert_eq!(ignored.json["stats"]["rulesRun"], 12);
+    let critical = scan(&["--fail-on", "critical", &fixture]);
+    assert_eq!(critical.exit, 1);
+    assert_eq!(critical.json["summary"]["failing"], 3);
+    let lenient = scan(&[
+        "--fail-on",
+        "critical",
+        &config("hardcoded_secret.malicious.json"),
+    ]);
+    assert_eq!(
+        lenient.exit, 0,
+        "high findings pass with --fail-on critical"
+    );
+    assert_eq!(lenient.json["summary"]["status"], "warning");
+    let medium = scan(&[
+        "--fail-on",
+        "medium",
+        &config("shell_command_wrapper.malicious.json"),
+    ]);
+    assert_eq!(medium.exit, 1);
+    let info = scan(&[
+        "--fail-on",
+        "info",
+        &config("unknown_server_entry.benign.json"),
+    ]);
+    assert_eq!(info.exit, 0);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_file = dir.path().join("report.json");
+    let out = run(mcpcheck_in(&repo())
+        .args(["scan", "--json", "--output"])
+        .arg(&out_file)
+        .arg(&fixture));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out_file).expect("written")).expect("json");
+    assert_eq!(report["schemaVersion"], 1);
+    assert_eq!(report["ok"], false);
+    for key in [
+        "summary", "configs", "servers", "issues", "stats", "notices",
+    ] {
+        assert!(report.get(key).is_some(), "{key}");
+    }
+    assert_eq!(
+        report["issues"][0]["fingerprint"]
+            .as_str()
+            .expect("fingerprint")
+            .len(),
+        32
+    );
+}
+
+#[test]
+fn human_output_names_each_finding_with_its_place_and_fix() {
+    let out =
+        run(mcpcheck_in(&repo()).args(["scan", &config("remote_script_execution.malicious.json")]));
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.starts_with("FAIL  mcpcheck scan: 1 config · 3 servers · fail on high\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("critical[remote-script-execution] "),
+        "{text}"
+    );
+    assert!(
+        text.contains("remote_script_execution.malicious.json:3:52, /mcpServers/installer/args/1"),
+        "{text}"
+    );
+    assert!(text.contains("\n  fix: "), "{text}");
+    assert!(text.contains("live: not asked: --live not given"), "{text}");
+    assert!(
+        text.ends_with(
+            "3 findings at or above high · 3 critical, 0 high, 3 medium, 0 low, 0 info\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'), "no colour into a pipe");
+    let clean = run(mcpcheck_in(&repo()).args(["scan", &config("unpinned_package.benign.json")]));
+    assert_eq!(clean.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&clean.stdout).starts_with("PASS  mcpcheck scan: "));
+}
+
+#[test]
+fn every_rule_carries_its_owasp_category_and_class() {
+    for (fixture, code, owasp) in [
+        (
+            "hardcoded_secret.malicious.json",
+            "hardcoded-secret",
+            "MCP01",
+        ),
+        (
+            "high_entropy_secret.malicious.json",
+            "high-entropy-secret",
+            "MCP01",
+        ),
+        (
+            "credential_in_url.malicious.json",
+            "credential-in-url",
+            "MCP01",
+        ),
+        (
+            "shell_command_wrapper.malicious.json",
+            "shell-command-wrapper",
+            "MCP05",
+        ),
+        (
+            "remote_script_execution.malicious.json",
+            "remote-script-execution",
+            "MCP04",
+        ),
+        (
+            "unpinned_package.malicious.json",
+            "unpinned-package",
+            "MCP04",
+        ),
+        (
+            "filesystem_root_access.malicious.json",
+            "filesystem-root-access",
+            "MCP02",
+        ),
+        (
+            "insecure_transport.malicious.json",
+            "insecure-transport",
+            "MCP07",
+        ),
+        (
+            "ssrf_reachable_target.malicious.json",
+            "ssrf-reachable-target",
+            "MCP07",
+        ),
+        (
+            "tls_verification_disabled.malicious.json",
+            "tls-verification-disabled",
+            "MCP07",
+        ),
+        (
+            "unauthenticated_remote_endpoint.malicious.json",
+            "unauthenticated-remote-endpoint",
+            "MCP07",
+        ),
+        (
+            "listens_on_all_interfaces.malicious.json",
+            "listens-on-all-interfaces",
+            "MCP07",
+        ),
+        (
+            "unknown_server_entry.malicious.json",
+            "unknown-server-entry",
+            "MCP09",
+        ),
+    ] {
+        let r = scan(&[&config(fixture)]);
+        let issue = r.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .find(|i| i["code"] == code)
+            .unwrap_or_else(|| panic!("{fixture}: no {code}"));
+        assert_eq!(issue["owasp"], owasp, "{code}");
+        assert_eq!(issue["class"], "security", "{code}");
+    }
+    let out = run(mcpcheck_in(&repo()).args(["explain", "unpinned-package"]));
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.starts_with("unpinned-package ("), "{text}");
+    let rules = String::from_utf8(run(mcpcheck_in(&repo()).arg("rules")).stdout).expect("utf-8");
+    for code in [
+        "hardcoded-secret",
+        "tool-surface-drift",
+        "server-added-since-pin",
+    ] {
+        assert!(rules.contains(code), "{code} missing from `mcpcheck rules`");
+    }
+}

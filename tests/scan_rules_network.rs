@@ -1,0 +1,391 @@
+//! Network and entry rules on configs (insecure-transport, ssrf-reachable-target,
+//! tls-verification-disabled, unauthenticated-remote-endpoint, listens-on-all-interfaces,
+//! unknown-server-entry): malicious fixtures at exact locations, benign look-alikes clean.
+
+mod scan_support;
+use scan_support::*;
+
+#[test]
+fn insecure_transport_off_this_machine() {
+    let r = expect(
+        "insecure_transport.malicious.json",
+        &[
+            (
+                "insecure-transport",
+                "high",
+                5,
+                14,
+                "/mcpServers/remote/url",
+            ),
+            (
+                "insecure-transport",
+                "medium",
+                8,
+                71,
+                "/mcpServers/bridge/args/2",
+            ),
+            (
+                "insecure-transport",
+                "medium",
+                9,
+                70,
+                "/mcpServers/socket/args/2",
+            ),
+        ],
+    );
+    has(&r, ("insecure-transport", "error"));
+    has(&r, ("insecure-transport", "warning"));
+    assert!(r.issue_at("/mcpServers/remote/url")["message"]
+        .as_str()
+        .expect("message")
+        .contains("with credentials"));
+}
+
+#[test]
+fn loopback_and_tls_are_not_insecure_transport() {
+    expect_clean("insecure_transport.benign.json");
+}
+
+#[test]
+fn ssrf_targets_including_encoded_addresses() {
+    let r = expect(
+        "ssrf_reachable_target.malicious.json",
+        &[
+            (
+                "ssrf-reachable-target",
+                "high",
+                7,
+                25,
+                "/mcpServers/fetcher/env/AWS_METADATA",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                8,
+                25,
+                "/mcpServers/fetcher/env/GCP_METADATA",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                18,
+                20,
+                "/mcpServers/fetcher/env/DECIMAL",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                19,
+                18,
+                "/mcpServers/fetcher/env/OCTAL",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                20,
+                16,
+                "/mcpServers/fetcher/env/HEX",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                21,
+                24,
+                "/mcpServers/fetcher/env/HEX_PRIVATE",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                22,
+                19,
+                "/mcpServers/fetcher/env/MAPPED",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                9,
+                23,
+                "/mcpServers/fetcher/env/PRIVATE_10",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                10,
+                24,
+                "/mcpServers/fetcher/env/PRIVATE_172",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                11,
+                24,
+                "/mcpServers/fetcher/env/PRIVATE_192",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                12,
+                18,
+                "/mcpServers/fetcher/env/CGNAT",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                13,
+                16,
+                "/mcpServers/fetcher/env/ULA",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                14,
+                25,
+                "/mcpServers/fetcher/env/LINK_LOCAL_6",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                15,
+                23,
+                "/mcpServers/fetcher/env/LINK_LOCAL",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                16,
+                16,
+                "/mcpServers/fetcher/env/ANY",
+            ),
+            (
+                "ssrf-reachable-target",
+                "medium",
+                17,
+                26,
+                "/mcpServers/fetcher/env/INTERNAL_NAME",
+            ),
+        ],
+    );
+    has(&r, ("ssrf-reachable-target", "error"));
+    has(&r, ("ssrf-reachable-target", "warning"));
+    let decimal = r.issue_at("/mcpServers/fetcher/env/DECIMAL");
+    assert!(decimal["message"]
+        .as_str()
+        .expect("message")
+        .contains("an encoded form of 169.254.169.254"));
+    assert_eq!(decimal["detailCode"], "encoded-address");
+    assert!(r.issue_at("/mcpServers/fetcher/env/HEX_PRIVATE")["message"]
+        .as_str()
+        .expect("message")
+        .contains("10.0.0.1"));
+}
+
+#[test]
+fn public_and_loopback_targets_are_not_ssrf() {
+    expect_clean("ssrf_reachable_target.benign.json");
+}
+
+#[test]
+fn tls_verification_disabled_by_env_and_flags() {
+    let r = expect(
+        "tls_verification_disabled.malicious.json",
+        &[
+            (
+                "tls-verification-disabled",
+                "high",
+                3,
+                98,
+                "/mcpServers/node/env/NODE_TLS_REJECT_UNAUTHORIZED",
+            ),
+            (
+                "tls-verification-disabled",
+                "high",
+                4,
+                92,
+                "/mcpServers/python/env/PYTHONHTTPSVERIFY",
+            ),
+            (
+                "tls-verification-disabled",
+                "high",
+                4,
+                119,
+                "/mcpServers/python/env/REQUESTS_CA_BUNDLE",
+            ),
+            (
+                "tls-verification-disabled",
+                "high",
+                5,
+                56,
+                "/mcpServers/flags/args/1",
+            ),
+            (
+                "tls-verification-disabled",
+                "high",
+                5,
+                70,
+                "/mcpServers/flags/args/2",
+            ),
+            (
+                "tls-verification-disabled",
+                "high",
+                6,
+                90,
+                "/mcpServers/git/env/GIT_SSL_NO_VERIFY",
+            ),
+            (
+                "tls-verification-disabled",
+                "high",
+                7,
+                91,
+                "/mcpServers/setting/tls/rejectUnauthorized",
+            ),
+        ],
+    );
+    has(&r, ("tls-verification-disabled", "error"));
+}
+
+#[test]
+fn tls_settings_that_keep_verification_are_not_reported() {
+    expect_clean("tls_verification_disabled.benign.json");
+}
+
+#[test]
+fn unauthenticated_remote_endpoints_are_low() {
+    let r = expect(
+        "unauthenticated_remote_endpoint.malicious.json",
+        &[
+            (
+                "unauthenticated-remote-endpoint",
+                "low",
+                3,
+                38,
+                "/servers/open/url",
+            ),
+            (
+                "unauthenticated-remote-endpoint",
+                "low",
+                4,
+                39,
+                "/servers/events/url",
+            ),
+        ],
+    );
+    has(&r, ("unauthenticated-remote-endpoint", "warning"));
+    assert_eq!(r.exit, 0);
+    // --fail-on low makes them fail the run.
+    let strict = scan(&[
+        "--fail-on",
+        "low",
+        &config("unauthenticated_remote_endpoint.malicious.json"),
+    ]);
+    assert_eq!(strict.exit, 1);
+    assert_eq!(strict.json["ok"], false);
+}
+
+#[test]
+fn remotes_with_credentials_oauth_or_loopback_are_not_reported() {
+    expect_clean("unauthenticated_remote_endpoint.benign.json");
+}
+
+#[test]
+fn listening_on_all_interfaces() {
+    let r = expect(
+        "listens_on_all_interfaces.malicious.json",
+        &[
+            (
+                "listens-on-all-interfaces",
+                "medium",
+                3,
+                66,
+                "/mcpServers/flag/args/2",
+            ),
+            (
+                "listens-on-all-interfaces",
+                "medium",
+                4,
+                70,
+                "/mcpServers/inline/args/2",
+            ),
+            (
+                "listens-on-all-interfaces",
+                "medium",
+                5,
+                84,
+                "/mcpServers/env/env/FASTMCP_HOST",
+            ),
+            (
+                "listens-on-all-interfaces",
+                "medium",
+                6,
+                74,
+                "/mcpServers/docker/args/4",
+            ),
+        ],
+    );
+    has(&r, ("listens-on-all-interfaces", "warning"));
+}
+
+#[test]
+fn loopback_binds_are_not_reported() {
+    expect_clean("listens_on_all_interfaces.benign.json");
+}
+
+#[test]
+fn unknown_entries_are_reported_and_the_rest_is_still_scanned() {
+    let r = expect(
+        "unknown_server_entry.malicious.json",
+        &[
+            (
+                "hardcoded-secret",
+                "high",
+                8,
+                91,
+                "/mcpServers/still-scanned/env/GITHUB_TOKEN",
+            ),
+            ("unknown-server-entry", "info", 3, 15, "/mcpServers/number"),
+            ("unknown-server-entry", "info", 4, 14, "/mcpServers/empty"),
+            (
+                "unknown-server-entry",
+                "info",
+                5,
+                28,
+                "/mcpServers/websocket/type",
+            ),
+            (
+                "unknown-server-entry",
+                "info",
+                6,
+                46,
+                "/mcpServers/bad-args/args",
+            ),
+            (
+                "unknown-server-entry",
+                "info",
+                7,
+                80,
+                "/mcpServers/bad-env/env/OPTIONS",
+            ),
+            ("unknown-server-entry", "info", 10, 14, "/servers"),
+        ],
+    );
+    has(&r, ("unknown-server-entry", "note"));
+    let servers = r.json["servers"].as_array().expect("servers");
+    assert_eq!(servers.len(), 6);
+    assert_eq!(servers[0]["understood"], false);
+    assert_eq!(servers[5]["understood"], true);
+}
+
+#[test]
+fn every_understood_entry_shape_is_clean() {
+    expect_clean("unknown_server_entry.benign.json");
+    let r = scan(&[&config("unknown_server_entry.benign.json")]);
+    let transports: Vec<&str> = r.json["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .map(|s| s["transport"].as_str().expect("transport"))
+        .collect();
+    assert_eq!(
+        transports,
+        ["stdio", "stdio", "http", "http", "http", "stdio"]
+    );
+}

@@ -1,0 +1,313 @@
+//! Secret rules on configs (hardcoded-secret, high-entropy-secret, credential-in-url): each
+//! planted secret found at its exact line, column and logical path, look-alikes not reported,
+//! and no secret in any output.
+
+mod scan_support;
+use scan_support::*;
+
+#[test]
+fn hardcoded_secret_in_env_args_headers_and_urls() {
+    let r = expect(
+        "hardcoded_secret.malicious.json",
+        &[
+            (
+                "hardcoded-secret",
+                "high",
+                5,
+                29,
+                "/mcpServers/github/args/1",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                6,
+                32,
+                "/mcpServers/github/env/GITHUB_TOKEN",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                11,
+                37,
+                "/mcpServers/remote/headers/Authorization",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                15,
+                28,
+                "/mcpServers/tools/args/1",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                17,
+                30,
+                "/mcpServers/tools/env/AWS_ACCESS_KEY_ID",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                18,
+                22,
+                "/mcpServers/tools/env/NPM_TOKEN",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                19,
+                21,
+                "/mcpServers/tools/env/HF_TOKEN",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                20,
+                23,
+                "/mcpServers/tools/env/STRIPE_KEY",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                21,
+                25,
+                "/mcpServers/tools/env/GITLAB_TOKEN",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                22,
+                27,
+                "/mcpServers/tools/env/GOOGLE_API_KEY",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                23,
+                25,
+                "/mcpServers/tools/env/FINE_GRAINED",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                24,
+                24,
+                "/mcpServers/tools/env/SERVICE_JWT",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                25,
+                23,
+                "/mcpServers/tools/env/DEPLOY_KEY",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                30,
+                38,
+                "/mcpServers/webhook/args/2",
+            ),
+            ("hardcoded-secret", "high", 33, 67, "/inputs/0/default"),
+        ],
+    );
+    has(&r, ("hardcoded-secret", "error"));
+    assert_eq!(r.exit, 1);
+    let providers: Vec<&str> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| i["evidence"].as_str().expect("evidence"))
+        .collect();
+    assert_eq!(providers[0], "OpenAI API key sk-p… (88 characters)");
+    assert_eq!(providers[1], "GitHub token ghp_… (40 characters)");
+    for (i, p) in [
+        "Anthropic API key",
+        "Slack token",
+        "AWS access key ID",
+        "npm token",
+        "Hugging Face token",
+        "Stripe live key",
+        "GitLab token",
+        "Google API key",
+        "GitHub fine-grained token",
+        "JSON Web Token",
+        "private key",
+        "Slack webhook",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(providers[i + 2].starts_with(p), "{}: {p}", providers[i + 2]);
+    }
+    // The exact region of the value, end included.
+    let gh = r.issue_at("/mcpServers/github/env/GITHUB_TOKEN");
+    assert_eq!(gh["location"]["endLine"], 6);
+    assert_eq!(gh["location"]["endColumn"], 74);
+    assert_eq!(gh["class"], "security");
+    assert_eq!(gh["owasp"], "MCP01");
+}
+
+#[test]
+fn hardcoded_secret_look_alikes_are_not_reported() {
+    expect_clean("hardcoded_secret.benign.json");
+}
+
+#[test]
+fn no_secret_reaches_any_output() {
+    let secrets = [
+        "sk-proj-Y40uvSwMFLZDe1f8rESQedUStPKR0CsTy4Qwb8DwkNhFdnXsT3BlbkFJiVpzz63FfkCzJr4i0B3JrTAw",
+        "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",
+        "sk-ant-api03-WDtkwtDDb-xHKas1VOqg6YYZYn9ZhyiA4uoRgnatmUdjAWtGSU8po-799NksnRH9ucAUsdMlHUvTCQCyEZDz_TAA",
+        "xoxb-537990751163-7265167612220-jL5DZPjN0MEQ7wjJJibaZUPg",
+        "AKIABBR4QMW2WXFOGO4M",
+        "npm_jq4i9DoV8gz4FkQ1okTBGzvAmwufUxbvJDCT",
+        "glpat-9FHz5r1pY4OjE2jBMptU",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+        "T0ABCDEFG/B0HIJKLMN/q8Zr2LmX9vT4nB7kW1sD5fG3",
+    ];
+    let mut secrets = secrets.to_vec();
+    // Random literals under credential names, and URL passwords.
+    secrets.extend([
+        "zLczbttOofL9H2WjQ5TY4MyWuUFjsUNPjc01T5GO",
+        "7CgQ0PBQFI14zGtSnovm14TUOizwd1ia",
+        "jG3uhkWKFLf6xuI5aHUQPFeNBTxaQWk8JzFalHls",
+        "Q7mV2xL9pR4tK8wN3bZ6cJ1hF5dS0gYe",
+        "Xk9#mP2$vL7qR4!tW8nZ",
+        "hunter2pass",
+        "S3cretPass",
+        "live7Hq2",
+    ]);
+    for fixture in [
+        "hardcoded_secret.malicious.json",
+        "high_entropy_secret.malicious.json",
+        "credential_in_url.malicious.json",
+    ] {
+        let fixture = config(fixture);
+        let json = scan(&[&fixture]);
+        let human = run(mcpcheck_in(&repo()).args(["scan", &fixture]));
+        let inventory = run(mcpcheck_in(&repo()).args(["inventory", "--format", "json", &fixture]));
+        let human_inventory = run(mcpcheck_in(&repo()).args(["inventory", &fixture]));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lock = dir.path().join("lock.json");
+        let baseline = dir.path().join("baseline.json");
+        run(mcpcheck_in(&repo())
+            .args(["pin", "--output"])
+            .arg(&lock)
+            .arg(&fixture));
+        run(mcpcheck_in(&repo())
+            .args(["baseline", "--output"])
+            .arg(&baseline)
+            .arg(&fixture));
+        let texts = [
+            json.stdout.clone(),
+            json.stderr.clone(),
+            String::from_utf8_lossy(&human.stdout).into_owned(),
+            String::from_utf8_lossy(&human.stderr).into_owned(),
+            String::from_utf8_lossy(&inventory.stdout).into_owned(),
+            String::from_utf8_lossy(&human_inventory.stdout).into_owned(),
+            std::fs::read_to_string(&lock).expect("lock written"),
+            std::fs::read_to_string(&baseline).expect("baseline written"),
+        ];
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        assert_no_secret(&texts, &secrets);
+    }
+}
+
+#[test]
+fn high_entropy_secret_under_credential_names() {
+    let r = expect(
+        "high_entropy_secret.malicious.json",
+        &[
+            (
+                "high-entropy-secret",
+                "high",
+                5,
+                42,
+                "/mcpServers/search/args/2",
+            ),
+            (
+                "high-entropy-secret",
+                "high",
+                7,
+                27,
+                "/mcpServers/search/env/SEARCH_API_KEY",
+            ),
+            (
+                "high-entropy-secret",
+                "high",
+                8,
+                34,
+                "/mcpServers/search/env/AWS_SECRET_ACCESS_KEY",
+            ),
+            (
+                "high-entropy-secret",
+                "high",
+                14,
+                33,
+                "/mcpServers/remote/headers/X-Api-Key",
+            ),
+            (
+                "high-entropy-secret",
+                "high",
+                18,
+                25,
+                "/mcpServers/db/args/1",
+            ),
+        ],
+    );
+    has(&r, ("high-entropy-secret", "error"));
+    assert_eq!(
+        r.issue_at("/mcpServers/search/env/SEARCH_API_KEY")["evidence"],
+        "SEARCH_API_KEY = 7CgQ… (32 characters)"
+    );
+}
+
+#[test]
+fn high_entropy_look_alikes_are_not_reported() {
+    expect_clean("high_entropy_secret.benign.json");
+}
+
+#[test]
+fn credential_in_url_userinfo_and_query() {
+    let r = expect(
+        "credential_in_url.malicious.json",
+        &[
+            ("credential-in-url", "high", 5, 14, "/mcpServers/remote/url"),
+            ("credential-in-url", "high", 9, 14, "/mcpServers/keyed/url"),
+            (
+                "credential-in-url",
+                "high",
+                13,
+                25,
+                "/mcpServers/postgres/args/1",
+            ),
+            (
+                "credential-in-url",
+                "high",
+                14,
+                32,
+                "/mcpServers/postgres/env/DATABASE_URL",
+            ),
+        ],
+    );
+    has(&r, ("credential-in-url", "error"));
+    assert_eq!(
+        r.issue_at("/mcpServers/remote/url")["evidence"],
+        "https://admin:[REDACTED]@mcp.example.com/mcp"
+    );
+    assert_eq!(
+        r.issue_at("/mcpServers/keyed/url")["evidence"],
+        "https://mcp.example.com/mcp?team=core&api_key=[REDACTED]"
+    );
+    assert!(
+        !r.stdout.contains("hunter2pass")
+            && !r.stdout.contains("S3cretPass")
+            && !r.stdout.contains("live7Hq2")
+    );
+}
+
+#[test]
+fn credential_in_url_look_alikes_are_not_reported() {
+    expect_clean("credential_in_url.benign.json");
+}

@@ -1,0 +1,181 @@
+//! Helpers for the security scan's integration tests: run the real binary on fixture configs.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A config fixture in tests/fixtures/configs.
+pub fn config(name: &str) -> String {
+    repo()
+        .join("tests/fixtures/configs")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+pub fn server_fixture(name: &str) -> String {
+    repo()
+        .join("tests/fixtures/servers")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// The binary with a controlled environment, run from `dir`.
+pub fn mcpcheck_in(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
+    cmd.current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("npm_config_registry")
+        .env_remove("NPM_CONFIG_REGISTRY")
+        .env_remove("MCPCHECK_PYPI_URL");
+    cmd
+}
+
+pub struct ScanResult {
+    pub exit: i32,
+    pub json: Value,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl ScanResult {
+    pub fn issues(&self) -> Vec<(String, String)> {
+        self.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .map(|i| (s(&i["code"]), s(&i["severity"])))
+            .collect()
+    }
+
+    /// Every issue as (code, risk, line, column, logical path), in report order.
+    pub fn places(&self) -> Vec<(String, String, u64, u64, String)> {
+        self.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .map(|i| {
+                (
+                    s(&i["code"]),
+                    s(&i["risk"]),
+                    i["location"]["line"].as_u64().expect("line"),
+                    i["location"]["column"].as_u64().expect("column"),
+                    s(&i["location"]["logical"]),
+                )
+            })
+            .collect()
+    }
+
+    pub fn issue_at(&self, logical: &str) -> &Value {
+        self.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .find(|i| i["location"]["logical"] == logical)
+            .unwrap_or_else(|| panic!("no issue at {logical}: {:#}", self.json["issues"]))
+    }
+}
+
+fn s(v: &Value) -> String {
+    v.as_str()
+        .unwrap_or_else(|| panic!("not a string: {v}"))
+        .to_string()
+}
+
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("run mcpcheck")
+}
+
+/// `mcpcheck scan --format json ARGS...` from `dir`.
+pub fn scan_in(dir: &Path, args: &[&str]) -> ScanResult {
+    let out = run(mcpcheck_in(dir)
+        .arg("scan")
+        .arg("--format")
+        .arg("json")
+        .args(args));
+    parse(out)
+}
+
+/// `mcpcheck scan --format json ARGS...` from the repository root.
+pub fn scan(args: &[&str]) -> ScanResult {
+    scan_in(&repo(), args)
+}
+
+pub fn parse(out: Output) -> ScanResult {
+    let stdout = String::from_utf8(out.stdout).expect("utf-8");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}\nstderr: {stderr}"));
+    ScanResult {
+        exit: out.status.code().expect("exit code"),
+        json,
+        stdout,
+        stderr,
+    }
+}
+
+pub fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+pub fn places(items: &[(&str, &str, u64, u64, &str)]) -> Vec<(String, String, u64, u64, String)> {
+    items
+        .iter()
+        .map(|(c, r, l, col, p)| (c.to_string(), r.to_string(), *l, *col, p.to_string()))
+        .collect()
+}
+
+/// Asserts that no output of a run contains any of the secrets.
+pub fn assert_no_secret(texts: &[&str], secrets: &[&str]) {
+    for t in texts {
+        for s in secrets {
+            // Any 8-character window of a secret is a leak (evidence shows at most 4 characters).
+            let body: Vec<char> = s.chars().collect();
+            for w in body.windows(8) {
+                let w: String = w.iter().collect();
+                assert!(
+                    !t.contains(&w),
+                    "secret fragment {w:?} of {s:?} leaked into output:\n{t}"
+                );
+            }
+        }
+    }
+}
+
+/// Scans one fixture; the findings must be exactly these, in report order.
+pub fn expect(fixture: &str, expected: &[(&str, &str, u64, u64, &str)]) -> ScanResult {
+    let r = scan(&[&config(fixture)]);
+    assert_eq!(
+        r.places(),
+        places(expected),
+        "{fixture}: {:#}",
+        r.json["issues"]
+    );
+    r
+}
+
+/// The report holds a finding of this code with this severity.
+pub fn has(r: &ScanResult, (code, severity): (&str, &str)) {
+    assert!(
+        r.issues()
+            .contains(&(code.to_string(), severity.to_string())),
+        "no ({code}, {severity}) in {:?}",
+        r.issues()
+    );
+}
+
+pub fn expect_clean(fixture: &str) {
+    let r = scan(&[&config(fixture)]);
+    assert_eq!(r.places(), places(&[]), "{fixture}: {:#}", r.json["issues"]);
+    assert_eq!(r.exit, 0, "{fixture}");
+    assert_eq!(r.json["summary"]["status"], "pass", "{fixture}");
+}
