@@ -162,6 +162,7 @@ pub fn scan(args: ScanArgs) -> Result<ExitCode, UsageError> {
         live: live_opts.map(|_| live.as_slice()),
     };
     let mut findings = super::findings(&loaded.configs, &settings);
+    findings.extend(surface_findings(&live, &selection));
     if let Some(f) = &facts {
         loaded.notices.extend(f.notices.iter().cloned());
     }
@@ -327,4 +328,49 @@ pub fn inventory(args: InventoryArgs) -> Result<ExitCode, UsageError> {
     };
     emit(&text, args.output.as_deref())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The live surface rules (tool poisoning, hidden characters, shadowing, collisions…) over
+/// every server that answered, all at once so cross-server rules see them together. Each
+/// finding points at the config file that declares the server.
+fn surface_findings(
+    live: &[LiveListing],
+    selection: &super::Selection,
+) -> Vec<crate::finding::Finding> {
+    use crate::surface::{ServerSurface, SurfaceOptions};
+    let answered: Vec<&LiveListing> = live
+        .iter()
+        .filter(|l| matches!(l.state, super::live::LiveState::Answered))
+        .collect();
+    if answered.is_empty() {
+        return Vec::new();
+    }
+    let surfaces: Vec<ServerSurface> = answered
+        .iter()
+        .map(|l| ServerSurface {
+            server: l.server.clone(),
+            tools: l.tools.clone(),
+            prompts: l.prompts.clone(),
+            resources: l.resources.clone(),
+            resource_templates: l.resource_templates.clone(),
+        })
+        .collect();
+    let options = SurfaceOptions {
+        only_guard_rules: false,
+    };
+    crate::surface::check(&surfaces, &options)
+        .into_iter()
+        .filter(|f| selection.selects(f.code))
+        .map(|mut f| {
+            let server = f.location.logical.as_deref().and_then(|p| {
+                answered
+                    .iter()
+                    .find(|l| p.starts_with(&format!("servers/{}/", l.server)))
+            });
+            if let Some(l) = server {
+                f.location.file = Some(l.config.clone());
+            }
+            f
+        })
+        .collect()
 }
