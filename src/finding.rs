@@ -279,6 +279,33 @@ impl Finding {
     }
 }
 
+// --- Added by the scan engine (baselines; SARIF reuses it as a partial fingerprint). ---
+impl Finding {
+    /// A stable identity: code + file + logical path + (redacted) evidence, never line
+    /// numbers, so reformatting a file does not make a known finding new again.
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for part in [
+            self.code.as_str(),
+            self.location.file.as_deref().unwrap_or(""),
+            self.location.logical.as_deref().unwrap_or(""),
+            self.location.request.as_deref().unwrap_or(""),
+            self.evidence.as_deref().unwrap_or(""),
+        ] {
+            hasher.update(part.as_bytes());
+            hasher.update([0u8]);
+        }
+        hasher
+            .finalize()
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+// --- End of the scan engine's addition. ---
+
 /// Characters of untrusted input kept as evidence.
 pub const EVIDENCE_CHARS: usize = 200;
 
