@@ -96,7 +96,9 @@ mod tests {
         let hostile = "<img src=x onerror=alert(1)> [a](https://evil.example) ![i](http://x/y.png) @octocat #12 www.evil.com **b** | x";
         let out = text(hostile, 500);
         // Every `<` is backslash-escaped, so no HTML tag can open.
-        assert!(out.match_indices('<').all(|(i, _)| out[..i].ends_with('\\')));
+        assert!(out
+            .match_indices('<')
+            .all(|(i, _)| out[..i].ends_with('\\')));
         assert!(out.contains("\\<img"));
         assert!(!out.contains("]("));
         assert!(!out.contains("![") && !out.contains("[a]"));

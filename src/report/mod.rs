@@ -12,6 +12,8 @@ pub mod repo;
 pub mod rule_docs;
 pub mod sarif;
 mod sarif_rules;
+#[cfg(test)]
+mod sarif_tests;
 
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;

@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// GitHub ingests at most 25,000 results per run.
 pub const MAX_RESULTS: usize = 25_000;
-/// GitHub refuses files over 10 MB gzipped; staying under 10 MB uncompressed is always safe.
-pub const MAX_BYTES: usize = 10_000_000;
+/// GitHub refuses SARIF files over 10 MB gzipped.
+pub const MAX_GZIPPED_BYTES: usize = 10_000_000;
 /// Our key in `partialFingerprints`.
 pub const FINGERPRINT_KEY: &str = "mcpcheck/v1";
 const SRCROOT: &str = "%SRCROOT%";
@@ -36,14 +36,42 @@ pub fn render(report: &Report) -> String {
 
 /// As `render`, with an explicit rule table (tests add rules the catalog lacks yet).
 pub fn render_with_rules(report: &Report, metas: &[(&CodeMeta, String)]) -> String {
+    render_limited(report, metas, MAX_GZIPPED_BYTES)
+}
+
+/// As `render_with_rules`, halving the results until the gzipped size fits `max_gzipped`.
+pub fn render_limited(
+    report: &Report,
+    metas: &[(&CodeMeta, String)],
+    max_gzipped: usize,
+) -> String {
     let mut limit = report.findings.len().min(MAX_RESULTS);
     loop {
         let doc = document(report, metas, limit);
-        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        if text.len() <= MAX_BYTES || limit == 0 {
-            return text + "\n";
+        let pretty = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        // Anything under the limit uncompressed is under it gzipped too.
+        if pretty.len() <= max_gzipped {
+            return pretty + "\n";
+        }
+        let compact = serde_json::to_string(&doc).unwrap_or_default();
+        if limit == 0 || gzipped_len(&compact) <= max_gzipped {
+            return compact + "\n";
         }
         limit /= 2;
+    }
+}
+
+/// The size of `text` gzipped, as GitHub measures the upload.
+fn gzipped_len(text: &str) -> usize {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    match encoder
+        .write_all(text.as_bytes())
+        .and_then(|()| encoder.finish())
+    {
+        Ok(bytes) => bytes.len(),
+        // Cannot measure: assume the worst, so results are cut rather than the upload refused.
+        Err(_) => usize::MAX,
     }
 }
 
@@ -64,7 +92,7 @@ pub fn document(report: &Report, metas: &[(&CodeMeta, String)], limit: usize) ->
     if omitted > 0 {
         notifications.push(notification(
             &format!(
-                "{omitted} of {} findings are not in this file: GitHub accepts at most {MAX_RESULTS} results and 10 MB per run. The JSON report has them all.",
+                "{omitted} of {} findings are not in this file: GitHub accepts at most {MAX_RESULTS} results per run and 10 MB gzipped per file. The JSON report has them all.",
                 report.findings.len()
             ),
             "warning",

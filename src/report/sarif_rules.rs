@@ -61,7 +61,9 @@ fn rule(meta: &CodeMeta, help_uri: &str) -> ReportingDescriptor {
     let mut extra: BTreeMap<String, serde_json::Value> = BTreeMap::new();
     extra.insert("precision".into(), json!(meta.precision.as_str()));
     if is_security(meta) {
-        tags.push("security".into());
+        if !tags.iter().any(|t| t == "security") {
+            tags.push("security".into());
+        }
         let score = meta.risk.map_or(5.5, Risk::score);
         // GitHub reads security-severity as a string holding a number.
         extra.insert("security-severity".into(), json!(format!("{score:.1}")));
