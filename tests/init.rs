@@ -20,11 +20,19 @@ fn init_writes_the_workflow_and_never_overwrites_unasked() {
     )
     .expect("write package.json");
     let out = init(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let path = dir.path().join(".github/workflows/mcpcheck.yml");
     let written = std::fs::read_to_string(&path).expect("workflow written");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.starts_with("wrote .github/workflows/mcpcheck.yml"), "{stdout}");
+    assert!(
+        stdout.starts_with("wrote .github/workflows/mcpcheck.yml"),
+        "{stdout}"
+    );
     assert!(stdout.contains(&written), "prints what it wrote");
     for needle in [
         "security-events: write",
@@ -47,9 +55,15 @@ fn init_writes_the_workflow_and_never_overwrites_unasked() {
     assert!(stderr.contains("--force"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&path).expect("read"), "mine");
 
-    let forced = init(dir.path(), &["--force", "--command", "uvx my-server --flag 'a b'"]);
+    let forced = init(
+        dir.path(),
+        &["--force", "--command", "uvx my-server --flag 'a b'"],
+    );
     assert_eq!(forced.status.code(), Some(0));
     let text = std::fs::read_to_string(&path).expect("read");
-    assert!(text.contains("command: 'uvx my-server --flag ''a b'''"), "{text}");
+    assert!(
+        text.contains("command: 'uvx my-server --flag ''a b'''"),
+        "{text}"
+    );
     assert!(!text.contains("setup:"), "{text}");
 }

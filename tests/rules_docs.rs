@@ -28,9 +28,18 @@ fn committed_rule_docs_match_the_catalog() {
         .arg(generated.path())
         .output()
         .expect("run mcpcheck rules");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let fresh = pages(generated.path());
-    assert_eq!(fresh.len(), mcpcheck::catalog::ALL.len() + 1, "one page per code plus README.md");
+    assert_eq!(
+        fresh.len(),
+        mcpcheck::catalog::ALL.len() + 1,
+        "one page per code plus README.md"
+    );
     let committed = pages(&support::repo().join("docs/rules"));
     let stale: Vec<&String> = fresh
         .iter()
@@ -72,5 +81,8 @@ fn an_unwritable_docs_directory_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.starts_with("mcpcheck: error: --markdown"), "{stderr}");
+    assert!(
+        stderr.starts_with("mcpcheck: error: --markdown"),
+        "{stderr}"
+    );
 }

@@ -265,11 +265,12 @@ fn what_was_run(out: &mut String, report: &Report) {
         let _ = writeln!(out, "| Duration | {ms} ms |");
     }
     if let Some(anchor) = &report.anchor {
-        let _ = writeln!(
-            out,
-            "| Anchor file | {} |",
-            md::cell(&md::code(anchor, 200))
-        );
+        let code = md::code(anchor, 200);
+        let shown = match &report.repo.link {
+            Some(link) => format!("[{code}]({})", link.url(anchor, None)),
+            None => code,
+        };
+        let _ = writeln!(out, "| Anchor file | {} |", md::cell(&shown));
     }
     out.push('\n');
     if !report.operations.is_empty() {
