@@ -16,11 +16,14 @@ const PR: u64 = 7;
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 const MARKER: &str = "<!-- mcpcheck:sticky-comment -->";
 
+/// A stored comment: id, body, author login, author type.
+type StoredComment = (u64, String, &'static str, &'static str);
+
 /// The issue-comments API of one pull request, in memory. `read_only` answers writes with
 /// 403 as GitHub does for GITHUB_TOKEN on a fork's pull request.
 #[derive(Clone, Default)]
 struct FakeGitHub {
-    comments: Arc<Mutex<Vec<(u64, String, &'static str, &'static str)>>>,
+    comments: Arc<Mutex<Vec<StoredComment>>>,
     read_only: bool,
 }
 
