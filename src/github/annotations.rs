@@ -81,3 +81,70 @@ fn line(report: &Report, f: &Finding) -> String {
         escape_data(&excerpt(&message, MESSAGE_CHARS))
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Code;
+    use crate::finding::Location;
+    use crate::report::document::ReportContext;
+    use crate::report::repo::RepoContext;
+
+    fn report(dir: &std::path::Path, findings: Vec<Finding>, anchor: Option<&str>) -> Report {
+        let mut r = Report::without_engine(ReportContext {
+            repo: RepoContext {
+                root: dir.canonicalize().expect("root"),
+                link: None,
+            },
+            anchor: anchor.map(String::from),
+            category: None,
+            invocation: Vec::new(),
+            exit_code: 1,
+        });
+        r.findings = findings;
+        r
+    }
+
+    #[test]
+    fn at_most_ten_of_each_level_and_a_notice_for_the_rest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut findings: Vec<Finding> = (0..15)
+            .map(|i| Finding::new(Code::StdoutNonJson, format!("e{i}")))
+            .collect();
+        findings.extend((0..12).map(|i| Finding::new(Code::StdoutEmptyLine, format!("w{i}"))));
+        findings.push(Finding::new(Code::AdversarialDuplicateIdResult, "a note"));
+        let lines = lines(&report(dir.path(), findings, None));
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("::error ")).count(),
+            10
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("::warning ")).count(),
+            10
+        );
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("::notice title=mcpcheck::5 more errors and 2 more warnings are not annotated (GitHub shows at most 10 of each per step); the job summary and the SARIF file list them all.")
+        );
+        assert_eq!(lines.len(), 21, "notes are not annotated");
+    }
+
+    #[test]
+    fn properties_and_messages_are_escaped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a,b:c.py"), "x").expect("write");
+        let f = Finding::new(Code::StdoutNonJson, "50% of\nlines")
+            .at(Location {
+                file: Some(dir.path().join("a,b:c.py").display().to_string()),
+                line: Some(4),
+                column: Some(2),
+                ..Location::default()
+            })
+            .evidence("::error::x\r\n");
+        let lines = lines(&report(dir.path(), vec![f], None));
+        assert_eq!(
+            lines[0],
+            "::error file=a%2Cb%3Ac.py,line=4,col=2,title=mcpcheck stdout-non-json::50%25 of\\nlines Evidence: ::error::x\\r\\n"
+        );
+    }
+}
