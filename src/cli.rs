@@ -25,8 +25,6 @@ pub enum Command {
         /// The code, for example stdout-non-json.
         code: String,
     },
-    /// List every finding code.
-    Rules,
     /// Check a saved listing: run every surface rule (tool poisoning, hidden characters,
     /// secrets, look-alike names…) on the tools, prompts and resources in FILE.
     Surface(SurfaceArgs),
@@ -39,12 +37,43 @@ pub enum Command {
     Pin(Box<PinArgs>),
     /// List configs, servers, transports and (with --live) their tools, prompts and resources.
     Inventory(Box<InventoryArgs>),
+    /// List every finding code (or, with --markdown DIR, write one Markdown page per code).
+    Rules(RulesArgs),
+    /// The GitHub Action entrypoint: reads INPUT_* variables, runs the checks, writes SARIF,
+    /// the job summary, outputs, annotations and the pull-request comment.
+    Action,
+    /// Write .github/workflows/mcpcheck.yml for this repository.
+    Init(InitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Write docs/rules-style Markdown pages (one per code, plus README.md) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub markdown: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Overwrite an existing workflow file.
+    #[arg(long)]
+    pub force: bool,
+    /// How the server is started, as one shell-style string (default: guessed from the repository).
+    #[arg(long, value_name = "COMMAND")]
+    pub command: Option<String>,
+    /// Repository root to write into [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Human,
     Json,
+    /// SARIF 2.1.0, for GitHub Code Scanning.
+    Sarif,
+    /// GitHub-flavoured Markdown, as in the job summary.
+    Markdown,
 }
 
 #[derive(Debug, Args)]
@@ -106,7 +135,7 @@ pub struct GuardArgs {
     /// Most pages followed per list method.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_list_pages: usize,
-    /// Output format [default: human, or json under the ci and strict profiles].
+    /// Output format: human, json, sarif or markdown [default: human, or json under the ci and strict profiles].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Shorthand for --format json.
@@ -115,6 +144,13 @@ pub struct GuardArgs {
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// SARIF: the analysis category (runAutomationDetails.id), for example mcpcheck.
+    #[arg(long, value_name = "NAME")]
+    pub category: Option<String>,
+    /// SARIF/Markdown: the repository file runtime findings are anchored to [default: the
+    /// config file, or the project manifest in the server's directory].
+    #[arg(long, value_name = "FILE")]
+    pub anchor: Option<PathBuf>,
     /// The server command and its arguments, after `--` (or `command` in the config file).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,

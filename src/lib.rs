@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod cli;
 pub mod finding;
+pub mod github;
 pub mod guard;
 pub mod process;
 pub mod protocol;

@@ -2,8 +2,8 @@
 
 use clap::Parser;
 use mcpcheck::catalog;
-use mcpcheck::cli::{Cli, Command, Format, GuardArgs, ProxyArgs, UsageError};
-use mcpcheck::report::{self, human::Style, Verdict};
+use mcpcheck::cli::{Cli, Command, Format, GuardArgs, ProxyArgs, RulesArgs, UsageError};
+use mcpcheck::report::{self, Verdict};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -91,7 +91,20 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
                 ExitCode::from(1)
             })
         }
-        Command::Rules => {
+        Command::Rules(RulesArgs {
+            markdown: Some(dir),
+        }) => {
+            let written = report::rule_docs::write_all(&dir)?;
+            write_stdout(&format!(
+                "wrote {} pages to {}\n",
+                written.len(),
+                dir.display()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Action => Ok(mcpcheck::github::action::main()),
+        Command::Init(init) => mcpcheck::github::init::run(&init).map(|()| ExitCode::SUCCESS),
+        Command::Rules(_) => {
             let mut text = String::new();
             for code in catalog::ALL {
                 let m = code.meta();
@@ -124,26 +137,23 @@ fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
             )));
         }
     }
+    let to_terminal = settings.output.is_none() && std::io::stdout().is_terminal();
+    let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let plan = report::output::OutputPlan::new(
+        settings.format,
+        args.anchor.as_deref(),
+        args.category.clone(),
+        color,
+    )?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
-    let format = settings.format;
     let output = settings.output.clone();
     let run = runtime.block_on(mcpcheck::guard::run(settings));
-    let text = match format {
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(&report::json::render(&run))
-                .map_err(|e| UsageError(format!("cannot serialise the report: {e}")))?;
-            s.push('\n');
-            s
-        }
-        Format::Human => {
-            let to_terminal = output.is_none() && std::io::stdout().is_terminal();
-            let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-            report::human::render(&run, Style { color })
-        }
-    };
+    let verdict = Verdict::of(&run.findings);
+    let exit_code = if verdict.ok() { 0 } else { 1 };
+    let text = plan.render_guard(&run, exit_code)?;
     match &output {
         Some(path) => std::fs::write(path, text).map_err(|e| {
             UsageError(format!(
@@ -153,12 +163,7 @@ fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
         })?,
         None => write_stdout(&text)?,
     }
-    let verdict = Verdict::of(&run.findings);
-    Ok(if verdict.ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(ExitCode::from(exit_code as u8))
 }
 
 fn proxy(args: ProxyArgs) -> Result<ExitCode, UsageError> {

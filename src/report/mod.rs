@@ -1,13 +1,24 @@
 //! Renderers. They read findings and facts; they never know how a finding was made.
 
+pub mod document;
 pub mod human;
 pub mod json;
+pub mod markdown;
+pub mod md;
+pub mod output;
+pub mod owasp;
 mod redact;
 pub mod surface;
 // Scan engine renderers.
 pub mod inventory;
 pub mod scan_human;
 pub mod scan_json;
+pub mod repo;
+pub mod rule_docs;
+pub mod sarif;
+mod sarif_rules;
+#[cfg(test)]
+mod sarif_tests;
 
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;

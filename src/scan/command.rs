@@ -203,6 +203,12 @@ pub fn scan(args: ScanArgs) -> Result<ExitCode, UsageError> {
     let text = match format {
         Format::Json => to_json(&crate::report::scan_json::render(&report))?,
         Format::Human => crate::report::scan_human::render(&report, style(args.output.as_deref())),
+        Format::Sarif | Format::Markdown => crate::report::output::render_findings(
+            format,
+            "scan",
+            &report.findings,
+            i32::from(!report.ok()),
+        )?,
     };
     emit(&text, args.output.as_deref())?;
     Ok(if report.ok() {
@@ -325,6 +331,11 @@ pub fn inventory(args: InventoryArgs) -> Result<ExitCode, UsageError> {
     let text = match format {
         Format::Json => to_json(&crate::report::inventory::json(&inv))?,
         Format::Human => crate::report::inventory::human(&inv, style(args.output.as_deref())),
+        Format::Sarif | Format::Markdown => {
+            return Err(UsageError(
+                "inventory is a listing, not findings: use --format human or json".into(),
+            ))
+        }
     };
     emit(&text, args.output.as_deref())?;
     Ok(ExitCode::SUCCESS)

@@ -37,6 +37,12 @@ pub fn run(args: &SurfaceArgs) -> Result<(String, bool), UsageError> {
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             render::human(&run, crate::report::human::Style { color })
         }
+        format @ (Format::Sarif | Format::Markdown) => crate::report::output::render_findings(
+            format,
+            "surface",
+            &run.findings,
+            i32::from(!ok),
+        )?,
     };
     Ok((text, ok))
 }

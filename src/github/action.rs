@@ -1,0 +1,392 @@
+//! `mcpcheck action`: the container entrypoint of the GitHub Action. It runs the setup
+//! command and the checks the inputs ask for, then writes the SARIF file, the job summary,
+//! the step outputs, annotations and the sticky pull-request comment.
+
+use super::commands::{escape_data, write_outputs, write_untrusted};
+use super::comment::{self, CommentOutcome, Target};
+use super::inputs::{FailOn, Inputs};
+use crate::cli::{Cli, Command, UsageError};
+use crate::finding::excerpt;
+use crate::guard::GuardRun;
+use crate::report::document::{Report, ReportContext};
+use crate::report::markdown::{self, MarkdownOptions};
+use crate::report::repo::RepoContext;
+use crate::report::{human, sarif, Verdict};
+use clap::Parser;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Largest event payload read (GitHub caps webhook payloads at 25 MB).
+const MAX_EVENT_BYTES: u64 = 25 * 1024 * 1024;
+
+/// Runs the action and maps its outcome to the step's exit code.
+pub fn main() -> ExitCode {
+    let mut log = std::io::stdout();
+    match run(&mut log) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let _ = writeln!(log, "::error title=mcpcheck::{}", escape_data(&e.0));
+            let _ = log.flush();
+            let _ = writeln!(std::io::stderr(), "mcpcheck: error: {}", e.0);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+fn run(log: &mut impl Write) -> Result<u8, UsageError> {
+    let inputs = Inputs::read(env)?;
+    if !inputs.runs_guard() && inputs.scan.is_empty() && inputs.paths.is_empty() {
+        return Err(UsageError(
+            "nothing to check: set the `command` input (how the server starts, e.g. `node dist/index.js`) or `config`".into(),
+        ));
+    }
+    let repo = RepoContext::detect()?;
+    let anchor = inputs
+        .anchor
+        .as_deref()
+        .map(|a| repo.explicit_anchor(Path::new(a)))
+        .transpose()?;
+    let guard_argv = inputs.guard_argv()?;
+    let settings = if inputs.runs_guard() {
+        Some(guard_settings(&guard_argv)?)
+    } else {
+        None
+    };
+    if let Some(setup) = &inputs.setup {
+        if let Err(failure) = run_setup(log, setup, inputs.working_directory.as_deref()) {
+            report_setup_failure(log, &inputs, &failure)?;
+            return Err(UsageError(failure));
+        }
+    }
+    let mut notices = Vec::new();
+    notices.extend(run_source_scan(&inputs.scan));
+    let (scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
+    notices.extend(scan_notices);
+    for notice in &notices {
+        log_line(
+            log,
+            &format!("::notice title=mcpcheck::{}", escape_data(notice)),
+        );
+    }
+
+    let run = match settings {
+        Some(settings) => {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
+            Some(runtime.block_on(crate::guard::run(settings)))
+        }
+        None => None,
+    };
+    let mut findings = run.as_ref().map(|r| r.findings.clone()).unwrap_or_default();
+    findings.extend(scan_findings.iter().cloned());
+    let verdict = Verdict::of(&findings);
+    let failing = match inputs.fail_on {
+        FailOn::Error => verdict.errors > 0,
+        FailOn::Warning => verdict.errors + verdict.warnings > 0,
+        FailOn::Never => false,
+    };
+    let exit_code: u8 = if failing { 1 } else { 0 };
+    let cx = ReportContext {
+        repo,
+        anchor,
+        category: Some(inputs.category.clone()),
+        invocation: if run.is_some() {
+            guard_argv.clone()
+        } else {
+            Vec::new()
+        },
+        exit_code: i32::from(exit_code),
+    };
+    let mut report = match &run {
+        Some(run) => Report::from_guard(run, cx),
+        None => Report::without_engine(cx),
+    };
+    if !scan_findings.is_empty() {
+        report.findings.extend(scan_findings);
+        crate::finding::sort(&mut report.findings);
+    }
+    report.reproduce = reproduce_lines(&inputs, &report.reproduce);
+    report.notices.extend(notices);
+
+    if let Some(run) = &run {
+        log_guard(log, run);
+    }
+    let sarif_path = PathBuf::from(&inputs.sarif_file);
+    write_file(&sarif_path, &sarif::render(&report), "sarif_file")?;
+    log_line(log, &format!("mcpcheck: wrote {}", sarif_path.display()));
+
+    let mut delivery_notes = Vec::new();
+    if inputs.comment {
+        if let Some(note) = post_comment(log, &inputs, &report) {
+            delivery_notes.push(note);
+        }
+    }
+    if inputs.summary {
+        let mut options = MarkdownOptions::summary();
+        options.extra_notes = delivery_notes;
+        match env("GITHUB_STEP_SUMMARY") {
+            Some(path) => {
+                append(Path::new(&path), &markdown::render(&report, &options)).map_err(|e| {
+                    UsageError(format!("cannot append to GITHUB_STEP_SUMMARY {path}: {e}"))
+                })?
+            }
+            None => log_line(
+                log,
+                "mcpcheck: GITHUB_STEP_SUMMARY is not set; no job summary written",
+            ),
+        }
+    }
+    if let Some(path) = env("GITHUB_OUTPUT") {
+        write_outputs(
+            Path::new(&path),
+            &[
+                ("status", verdict.status.as_str().to_string()),
+                ("ok", verdict.ok().to_string()),
+                ("errors", verdict.errors.to_string()),
+                ("warnings", verdict.warnings.to_string()),
+                ("sarif-file", inputs.sarif_file.clone()),
+            ],
+        )
+        .map_err(|e| UsageError(format!("cannot write GITHUB_OUTPUT {path}: {e}")))?;
+    }
+    for line in super::annotations::lines(&report) {
+        log_line(log, &line);
+    }
+    log_line(
+        log,
+        &format!(
+            "mcpcheck: {} (fail_on: {}) → exit code {exit_code}",
+            verdict.display(),
+            match inputs.fail_on {
+                FailOn::Error => "error",
+                FailOn::Warning => "warning",
+                FailOn::Never => "never",
+            }
+        ),
+    );
+    Ok(exit_code)
+}
+
+/// The source scan (`scan` input). This build has no source-scan engine; the notice says so.
+pub fn run_source_scan(paths: &[String]) -> Option<String> {
+    (!paths.is_empty()).then(|| {
+        format!(
+            "The source scan (input `scan`: {}) is not available in this build of mcpcheck; those paths were not scanned.",
+            excerpt(&paths.join(", "), 300)
+        )
+    })
+}
+
+/// The security scan of MCP client configs on the `paths` input: its findings join the
+/// guard's in every output.
+pub fn run_security_scan(
+    paths: &[String],
+) -> Result<(Vec<crate::finding::Finding>, Vec<String>), UsageError> {
+    if paths.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|e| UsageError(format!("cannot read the working directory: {e}")))?;
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    crate::scan::scan_paths(&paths, &cwd).map_err(|e| UsageError(format!("paths: {e}")))
+}
+
+/// Parses the guard command line exactly as `mcpcheck guard` would.
+fn guard_settings(argv: &[String]) -> Result<crate::guard::GuardSettings, UsageError> {
+    let cli = Cli::try_parse_from(argv).map_err(|e| {
+        let first = e.render().to_string();
+        UsageError(format!(
+            "inputs: {}",
+            first
+                .lines()
+                .next()
+                .unwrap_or("invalid")
+                .trim_start_matches("error: ")
+        ))
+    })?;
+    match cli.command {
+        Command::Guard(args) => crate::guard::options::resolve(&args),
+        _ => Err(UsageError("inputs: not a guard command".into())),
+    }
+}
+
+/// Runs `setup` through `sh -c` in the working directory, its output fenced off from
+/// workflow commands. Returns why it failed.
+fn run_setup(log: &mut impl Write, setup: &str, dir: Option<&str>) -> Result<(), String> {
+    let token = super::commands::random_token();
+    log_line(
+        log,
+        &format!(
+            "::group::mcpcheck setup: {}",
+            escape_data(&excerpt(setup, 200))
+        ),
+    );
+    log_line(log, &format!("::stop-commands::{token}"));
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(setup);
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let status = cmd.status();
+    log_line(log, &format!("::{token}::"));
+    log_line(log, "::endgroup::");
+    match status {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!(
+            "the setup command failed ({s}); run it locally in {} to see why",
+            dir.unwrap_or("the repository root")
+        )),
+        Err(e) => Err(format!("the setup command could not be started: {e}")),
+    }
+}
+
+fn report_setup_failure(
+    log: &mut impl Write,
+    inputs: &Inputs,
+    failure: &str,
+) -> Result<(), UsageError> {
+    if inputs.summary {
+        if let Some(path) = env("GITHUB_STEP_SUMMARY") {
+            let text = format!(
+                "## ❌ mcpcheck: setup failed\n\n{}\n",
+                crate::report::md::text(failure, 500)
+            );
+            let _ = append(Path::new(&path), &text);
+        }
+    }
+    if let Some(path) = env("GITHUB_OUTPUT") {
+        let _ = write_outputs(
+            Path::new(&path),
+            &[
+                ("status", "error".into()),
+                ("ok", "false".into()),
+                ("sarif-file", String::new()),
+            ],
+        );
+    }
+    let _ = log.flush();
+    Ok(())
+}
+
+/// The human report in the log, inside a stop-commands block: it quotes server output.
+fn log_guard(log: &mut impl Write, run: &GuardRun) {
+    let text = human::render(run, human::Style { color: false });
+    log_line(log, "::group::mcpcheck guard report");
+    let _ = write_untrusted(log, &text);
+    log_line(log, "::endgroup::");
+}
+
+/// Posts or updates the sticky comment; returns a note for the summary when it could not.
+fn post_comment(log: &mut impl Write, inputs: &Inputs, report: &Report) -> Option<String> {
+    let Some(number) = pull_request_number() else {
+        log_line(log, "mcpcheck: not a pull-request event; no comment");
+        return None;
+    };
+    let warn = |log: &mut dyn Write, note: &str| {
+        let _ = writeln!(log, "::warning title=mcpcheck::{}", escape_data(note));
+        let _ = log.flush();
+    };
+    let Some(token) = inputs.github_token.clone() else {
+        let note = "the pull-request comment was not posted: no github_token input (set `github_token: ${{ github.token }}`, or `comment: false`).".to_string();
+        warn(log, &note);
+        return Some(note);
+    };
+    let Some((owner, repo)) = env("GITHUB_REPOSITORY").and_then(|r| {
+        r.split_once('/')
+            .map(|(o, n)| (o.to_string(), n.to_string()))
+    }) else {
+        let note =
+            "the pull-request comment was not posted: GITHUB_REPOSITORY is not set.".to_string();
+        warn(log, &note);
+        return Some(note);
+    };
+    let target = Target {
+        api_url: env("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
+        token,
+        owner,
+        repo,
+        pull_request: number,
+    };
+    let body = markdown::render(report, &MarkdownOptions::comment());
+    let outcome = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map(|rt| rt.block_on(comment::upsert(&target, &body)))
+        .unwrap_or_else(|e| CommentOutcome::Failed(format!("cannot start the async runtime: {e}")));
+    match outcome {
+        CommentOutcome::Created(id) => {
+            log_line(log, &format!("mcpcheck: created pull-request comment {id}"));
+            None
+        }
+        CommentOutcome::Updated(id) => {
+            log_line(log, &format!("mcpcheck: updated pull-request comment {id}"));
+            None
+        }
+        CommentOutcome::Failed(note) => {
+            warn(log, &note);
+            Some(note)
+        }
+    }
+}
+
+/// The pull-request number from the event payload, when the event is about one.
+fn pull_request_number() -> Option<u64> {
+    let path = env("GITHUB_EVENT_PATH")?;
+    let file = std::fs::File::open(path).ok()?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_EVENT_BYTES), &mut text)
+        .ok()?;
+    let event: serde_json::Value = serde_json::from_str(&text).ok()?;
+    event["pull_request"]["number"].as_u64()
+}
+
+/// How to reproduce: the setup (in its directory), then the guard command.
+fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(setup) = &inputs.setup {
+        lines.push(match &inputs.working_directory {
+            Some(d) => format!("(cd {} && {setup})", shell_words::quote(d)),
+            None => setup.clone(),
+        });
+    }
+    lines.extend(guard.iter().cloned());
+    lines
+}
+
+fn write_file(path: &Path, text: &str, input: &str) -> Result<(), UsageError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            UsageError(format!(
+                "input `{input}`: cannot create {} ({e})",
+                dir.display()
+            ))
+        })?;
+    }
+    std::fs::write(path, text).map_err(|e| {
+        UsageError(format!(
+            "input `{input}`: cannot write {} ({e})",
+            path.display()
+        ))
+    })
+}
+
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.write_all(b"\n")
+}
+
+fn log_line(log: &mut impl Write, line: &str) {
+    let _ = writeln!(log, "{line}");
+    let _ = log.flush();
+}

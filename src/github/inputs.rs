@@ -1,0 +1,208 @@
+//! The Action's inputs, read from `INPUT_<NAME>` variables (an empty value means unset).
+//! Input names are single words or use underscores so they survive as variable names.
+
+use crate::cli::UsageError;
+use crate::finding::excerpt;
+
+/// When the step fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Never,
+}
+
+/// Every input of action.yml, parsed and defaulted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inputs {
+    pub command: Option<String>,
+    pub config: Option<String>,
+    pub profile: Option<String>,
+    pub requests: Vec<String>,
+    pub protocol: Option<String>,
+    pub timeout: Option<String>,
+    pub repeat: Option<String>,
+    pub scan: Vec<String>,
+    pub paths: Vec<String>,
+    pub setup: Option<String>,
+    pub working_directory: Option<String>,
+    pub sarif_file: String,
+    pub category: String,
+    pub anchor: Option<String>,
+    pub comment: bool,
+    pub summary: bool,
+    pub fail_on: FailOn,
+    pub github_token: Option<String>,
+}
+
+impl Inputs {
+    /// Reads the inputs through `var` (the process environment in production).
+    pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Self, UsageError> {
+        let input = |name: &str| {
+            var(&format!("INPUT_{}", name.to_ascii_uppercase()))
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let flag = |name: &str, default: bool| -> Result<bool, UsageError> {
+            match input(name) {
+                None => Ok(default),
+                Some(v) => match v.to_ascii_lowercase().as_str() {
+                    "true" => Ok(true),
+                    "false" => Ok(false),
+                    _ => Err(UsageError(format!(
+                        "input `{name}` is {:?}; use true or false",
+                        excerpt(&v, 40)
+                    ))),
+                },
+            }
+        };
+        let fail_on = match input("fail_on").as_deref() {
+            None | Some("error") => FailOn::Error,
+            Some("warning") => FailOn::Warning,
+            Some("never") => FailOn::Never,
+            Some(other) => {
+                return Err(UsageError(format!(
+                    "input `fail_on` is {:?}; use error, warning or never",
+                    excerpt(other, 40)
+                )))
+            }
+        };
+        Ok(Self {
+            command: input("command"),
+            config: input("config"),
+            profile: input("profile"),
+            requests: list(input("requests")),
+            protocol: input("protocol"),
+            timeout: input("timeout"),
+            repeat: input("repeat"),
+            scan: list(input("scan")),
+            paths: list(input("paths")),
+            setup: input("setup"),
+            working_directory: input("working_directory"),
+            sarif_file: input("sarif_file").unwrap_or_else(|| "mcpcheck.sarif".into()),
+            category: input("category").unwrap_or_else(|| "mcpcheck".into()),
+            anchor: input("anchor"),
+            comment: flag("comment", true)?,
+            summary: flag("summary", true)?,
+            fail_on,
+            github_token: input("github_token"),
+        })
+    }
+
+    /// The `mcpcheck guard` command line these inputs stand for.
+    pub fn guard_argv(&self) -> Result<Vec<String>, UsageError> {
+        let mut argv = vec!["mcpcheck".to_string(), "guard".to_string()];
+        let mut option = |name: &str, value: &Option<String>| {
+            if let Some(v) = value {
+                argv.push(format!("--{name}"));
+                argv.push(v.clone());
+            }
+        };
+        option("config", &self.config);
+        option("profile", &self.profile);
+        option("protocol", &self.protocol);
+        option("timeout", &self.timeout);
+        option("repeat", &self.repeat);
+        option("cwd", &self.working_directory);
+        for request in &self.requests {
+            argv.push("--request".into());
+            argv.push(request.clone());
+        }
+        if let Some(command) = &self.command {
+            let words = shell_words::split(command).map_err(|e| {
+                UsageError(format!(
+                    "input `command` cannot be split into words ({e}); check its quotes"
+                ))
+            })?;
+            if words.is_empty() {
+                return Err(UsageError("input `command` is empty".into()));
+            }
+            argv.push("--".into());
+            argv.extend(words);
+        }
+        Ok(argv)
+    }
+
+    /// Whether the guard has a server to run.
+    pub fn runs_guard(&self) -> bool {
+        self.command.is_some() || self.config.is_some()
+    }
+}
+
+/// A list input: one item per line or comma.
+fn list(value: Option<String>) -> Vec<String> {
+    value
+        .map(|v| {
+            v.split(['\n', ','])
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn read(pairs: &[(&str, &str)]) -> Result<Inputs, UsageError> {
+        let env: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Inputs::read(|k| env.get(k).cloned())
+    }
+
+    #[test]
+    fn empty_inputs_are_unset_and_defaults_apply() {
+        let i = read(&[("INPUT_COMMAND", ""), ("INPUT_PROFILE", "  ")]).expect("inputs");
+        assert_eq!(i.command, None);
+        assert_eq!(i.profile, None);
+        assert_eq!(i.sarif_file, "mcpcheck.sarif");
+        assert_eq!(i.category, "mcpcheck");
+        assert!(i.comment && i.summary);
+        assert_eq!(i.fail_on, FailOn::Error);
+    }
+
+    #[test]
+    fn command_is_split_like_a_shell_and_options_precede_it() {
+        let i = read(&[
+            ("INPUT_COMMAND", "node 'dist/my server.js' --port=1"),
+            ("INPUT_REQUESTS", "tools/list,\nprompts/list"),
+            ("INPUT_TIMEOUT", "9000"),
+            ("INPUT_WORKING_DIRECTORY", "pkg"),
+        ])
+        .expect("inputs");
+        assert_eq!(
+            i.guard_argv().expect("argv"),
+            [
+                "mcpcheck",
+                "guard",
+                "--timeout",
+                "9000",
+                "--cwd",
+                "pkg",
+                "--request",
+                "tools/list",
+                "--request",
+                "prompts/list",
+                "--",
+                "node",
+                "dist/my server.js",
+                "--port=1"
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_inputs_are_named() {
+        let e = read(&[("INPUT_FAIL_ON", "sometimes")]).expect_err("bad fail_on");
+        assert!(e.0.contains("fail_on"), "{}", e.0);
+        let e = read(&[("INPUT_COMMENT", "yes please")]).expect_err("bad flag");
+        assert!(e.0.contains("comment"), "{}", e.0);
+        let i = read(&[("INPUT_COMMAND", "node 'unclosed")]).expect("inputs");
+        assert!(i.guard_argv().expect_err("quotes").0.contains("quotes"));
+    }
+}

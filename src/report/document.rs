@@ -1,0 +1,275 @@
+//! The engine-neutral report every machine renderer reads: findings plus the facts of the
+//! run. Each engine has one builder here; SARIF, Markdown and the GitHub outputs never look
+//! past this struct, so a new engine needs a builder and no renderer change.
+
+use super::repo::RepoContext;
+use super::{redact_argv, Verdict};
+use crate::catalog::Code;
+use crate::finding::{excerpt, Finding, Severity};
+use crate::guard::GuardRun;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+pub const TOOL_NAME: &str = "mcpcheck";
+pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The repository URL from Cargo.toml; rule help pages live under it.
+pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// Where a rule's documentation page is published.
+pub fn help_uri(code: Code) -> String {
+    format!("{REPOSITORY_URL}/blob/main/docs/rules/{}.md", code.as_str())
+}
+
+/// A report: what was found and the facts needed to describe and reproduce the run.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The engine that produced the findings: `guard`, `source`, `scan`.
+    pub engine: &'static str,
+    pub findings: Vec<Finding>,
+    /// Status per check, in report order.
+    pub checks: Vec<CheckRow>,
+    /// The server command, credentials masked (empty for engines that run no server).
+    pub command: Vec<String>,
+    /// The mcpcheck command line that reproduces the run, credentials masked.
+    pub invocation: Vec<String>,
+    /// Shell lines to reproduce the run locally, in order.
+    pub reproduce: Vec<String>,
+    pub profile: Option<String>,
+    /// The protocol revision requested, and the one the session ran under.
+    pub protocol: Option<String>,
+    pub negotiated: Option<String>,
+    /// `name version` of the server, escaped and bounded.
+    pub server: Option<String>,
+    pub operations: Vec<OperationRow>,
+    pub duration_ms: Option<u64>,
+    /// The exit code of the command that wrote the report.
+    pub exit_code: i32,
+    /// SARIF `runAutomationDetails` category.
+    pub category: Option<String>,
+    pub repo: RepoContext,
+    /// Repository-relative file that findings without a file of their own are anchored to.
+    pub anchor: Option<String>,
+    /// Things a reader must know about the run itself (not findings).
+    pub notices: Vec<String>,
+}
+
+/// One check and what it found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckRow {
+    pub name: String,
+    pub status: CheckStatus,
+    pub codes: Vec<Code>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckStatus {
+    Pass,
+    Warning,
+    Fail,
+}
+
+impl CheckStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckStatus::Pass => "pass",
+            CheckStatus::Warning => "warning",
+            CheckStatus::Fail => "fail",
+        }
+    }
+
+    fn of<'a>(findings: impl Iterator<Item = &'a Finding>) -> Self {
+        match findings.map(|f| f.severity).max() {
+            Some(Severity::Error) => CheckStatus::Fail,
+            Some(Severity::Warning) => CheckStatus::Warning,
+            _ => CheckStatus::Pass,
+        }
+    }
+}
+
+/// One request the run sent and how it went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationRow {
+    pub method: String,
+    pub outcome: String,
+    pub latency_ms: Option<u64>,
+}
+
+/// What a builder needs besides the engine's own result.
+#[derive(Debug, Clone)]
+pub struct ReportContext {
+    pub repo: RepoContext,
+    /// An anchor already checked with `RepoContext::explicit_anchor`.
+    pub anchor: Option<String>,
+    pub category: Option<String>,
+    /// The mcpcheck command line to show as the way to reproduce (redacted here).
+    pub invocation: Vec<String>,
+    pub exit_code: i32,
+}
+
+impl Report {
+    pub fn verdict(&self) -> Verdict<'_> {
+        Verdict::of(&self.findings)
+    }
+
+    /// A report of a run in which no engine ran (only notices to show).
+    pub fn without_engine(cx: ReportContext) -> Self {
+        Self {
+            engine: "action",
+            findings: Vec::new(),
+            checks: Vec::new(),
+            command: Vec::new(),
+            invocation: redact_argv(&cx.invocation),
+            reproduce: Vec::new(),
+            profile: None,
+            protocol: None,
+            negotiated: None,
+            server: None,
+            operations: Vec::new(),
+            duration_ms: None,
+            exit_code: cx.exit_code,
+            category: cx.category,
+            repo: cx.repo,
+            anchor: cx.anchor,
+            notices: Vec::new(),
+        }
+    }
+
+    /// The guard's report. Runtime findings have no file: they are anchored to the explicit
+    /// anchor, the config file, the manifest in the server's directory, or the server script.
+    pub fn from_guard(run: &GuardRun, cx: ReportContext) -> Self {
+        let t = run.transcript();
+        let repo = cx.repo;
+        let anchor = cx
+            .anchor
+            .or_else(|| {
+                run.settings
+                    .config_file
+                    .as_deref()
+                    .and_then(|p| repo.relative(p))
+            })
+            .or_else(|| {
+                let dir = run
+                    .command
+                    .cwd
+                    .clone()
+                    .or_else(|| std::env::current_dir().ok())?;
+                repo.manifest_in(&dir).or_else(|| {
+                    // A script named in the command (`python3 server.py`), relative to the server's cwd.
+                    run.command
+                        .args
+                        .iter()
+                        .filter(|a| !a.starts_with('-'))
+                        .find_map(|a| repo.relative(&dir.join(a)))
+                })
+            });
+        let argv: Vec<String> = std::iter::once(run.command.program.clone())
+            .chain(run.command.args.iter().cloned())
+            .collect();
+        let init = t.initialize_result();
+        let server = init.and_then(|r| r.get("serverInfo")).map(|i| {
+            let field = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+            excerpt(&format!("{} {}", field("name"), field("version")), 100)
+        });
+        let mut notices = Vec::new();
+        if anchor.is_none() {
+            notices.push(
+                "No repository file to anchor runtime findings to (no config file, project manifest or server script inside the repository); SARIF results carry only their protocol location. Pass --anchor FILE.".to_string(),
+            );
+        }
+        let invocation = redact_argv(&cx.invocation);
+        let reproduce = if invocation.is_empty() {
+            Vec::new()
+        } else {
+            vec![shell_words::join(&invocation)]
+        };
+        Self {
+            engine: "guard",
+            findings: run.findings.clone(),
+            checks: guard_checks(run),
+            command: redact_argv(&argv),
+            invocation,
+            reproduce,
+            profile: Some(run.settings.profile.as_str().to_string()),
+            protocol: Some(run.plan.protocol.clone()),
+            negotiated: t.session_version().map(|v| excerpt(&v, 40)),
+            server,
+            operations: t
+                .exchanges
+                .iter()
+                .map(|e| OperationRow {
+                    method: excerpt(&e.method, 60),
+                    outcome: e.outcome.label().to_string(),
+                    latency_ms: e.answered_ms.map(|a| a.saturating_sub(e.sent_ms)),
+                })
+                .collect(),
+            duration_ms: Some(t.duration_ms),
+            exit_code: cx.exit_code,
+            category: cx.category,
+            repo,
+            anchor,
+            notices,
+        }
+    }
+}
+
+/// One row per guard check, then rows for the repeat runs, the probes and anything else.
+fn guard_checks(run: &GuardRun) -> Vec<CheckRow> {
+    let mut claimed: BTreeSet<Code> = BTreeSet::new();
+    let mut rows = Vec::new();
+    let row = |name: &str, codes: &[Code], rows: &mut Vec<CheckRow>| {
+        let found: Vec<&Finding> = run
+            .findings
+            .iter()
+            .filter(|f| codes.contains(&f.code))
+            .collect();
+        let mut found_codes: Vec<Code> = found.iter().map(|f| f.code).collect();
+        found_codes.sort_unstable();
+        found_codes.dedup();
+        rows.push(CheckRow {
+            name: name.to_string(),
+            status: CheckStatus::of(found.into_iter()),
+            codes: found_codes,
+        });
+    };
+    for check in &run.primary().checks {
+        row(check.name, &check.codes, &mut rows);
+        claimed.extend(check.codes.iter().copied());
+    }
+    if run.runs.len() > 1 {
+        let codes: Vec<Code> = run
+            .drift
+            .iter()
+            .flat_map(|d| d.findings.iter().map(|f| f.code))
+            .collect();
+        row("repeatRuns", &codes, &mut rows);
+        claimed.extend(codes);
+    }
+    if !run.probes.is_empty() {
+        let codes: Vec<Code> = run
+            .probes
+            .iter()
+            .flat_map(|p| p.findings.iter().map(|f| f.code))
+            .collect();
+        row("adversarialProbes", &codes, &mut rows);
+        claimed.extend(codes);
+    }
+    if !run.matrix.is_empty() {
+        let codes = [
+            Code::ProtocolVersionMismatch,
+            Code::ProtocolBogusVersion,
+            Code::ProtocolVersionNotHonoured,
+        ];
+        row("protocolMatrix", &codes, &mut rows);
+        claimed.extend(codes);
+    }
+    let rest: Vec<Code> = run
+        .findings
+        .iter()
+        .map(|f| f.code)
+        .filter(|c| !claimed.contains(c))
+        .collect();
+    if !rest.is_empty() {
+        row("other", &rest, &mut rows);
+    }
+    rows
+}

@@ -1,0 +1,208 @@
+//! Where the repository is, which of its files a report may point at, and how to link them.
+//! Reports never name a path that is not a file inside the repository.
+
+use crate::cli::UsageError;
+use crate::finding::excerpt;
+use std::path::{Component, Path, PathBuf};
+
+/// Files that say how a project is built and launched, in the order they are preferred
+/// as the anchor of runtime findings.
+pub const MANIFESTS: &[&str] = &[
+    "package.json",
+    "pyproject.toml",
+    "Cargo.toml",
+    "go.mod",
+    "pom.xml",
+    "build.gradle.kts",
+    "build.gradle",
+    "deno.json",
+    "composer.json",
+    "Gemfile",
+    "setup.py",
+    "requirements.txt",
+];
+
+/// The repository a report is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoContext {
+    /// Canonical root directory: `GITHUB_WORKSPACE`, the nearest `.git` ancestor, or the cwd.
+    pub root: PathBuf,
+    /// Set only when running in GitHub Actions with a well-formed repository and commit.
+    pub link: Option<BlobLink>,
+}
+
+/// Enough to link a file at the analysed commit: `{server}/{repository}/blob/{sha}/{path}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlobLink {
+    pub server: String,
+    pub repository: String,
+    pub sha: String,
+}
+
+impl BlobLink {
+    /// From the runner's environment; `None` when any part is missing or malformed.
+    pub fn from_env() -> Option<Self> {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let server = var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into());
+        let repository = var("GITHUB_REPOSITORY")?;
+        let sha = var("GITHUB_SHA")?;
+        let server_ok = server.starts_with("https://")
+            && server[8..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c));
+        let repo_ok = repository.split('/').count() == 2
+            && repository.split('/').all(|part| {
+                !part.is_empty()
+                    && part
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            });
+        let sha_ok = (7..=64).contains(&sha.len()) && sha.chars().all(|c| c.is_ascii_hexdigit());
+        (server_ok && repo_ok && sha_ok).then_some(Self {
+            server: server.trim_end_matches('/').to_string(),
+            repository,
+            sha,
+        })
+    }
+
+    /// A link to line `line` of a repository-relative file.
+    pub fn url(&self, relative: &str, line: Option<u64>) -> String {
+        let anchor = line.map(|l| format!("#L{l}")).unwrap_or_default();
+        format!(
+            "{}/{}/blob/{}/{}{anchor}",
+            self.server,
+            self.repository,
+            self.sha,
+            uri_path(relative)
+        )
+    }
+}
+
+impl RepoContext {
+    /// The repository of the current run: `GITHUB_WORKSPACE` when set, else the nearest
+    /// ancestor of the current directory holding `.git`, else the current directory.
+    pub fn detect() -> Result<Self, UsageError> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?;
+        let root = match std::env::var_os("GITHUB_WORKSPACE").filter(|v| !v.is_empty()) {
+            Some(ws) => PathBuf::from(ws),
+            None => cwd
+                .ancestors()
+                .find(|d| d.join(".git").exists())
+                .unwrap_or(&cwd)
+                .to_path_buf(),
+        };
+        let root = root.canonicalize().map_err(|e| {
+            UsageError(format!(
+                "repository root {}: {e}; set GITHUB_WORKSPACE to an existing directory",
+                root.display()
+            ))
+        })?;
+        Ok(Self {
+            root,
+            link: BlobLink::from_env(),
+        })
+    }
+
+    /// The path of an existing file inside the repository, relative to its root with `/`
+    /// separators; `None` for anything else (outside, missing, a directory).
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let absolute = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir().ok()?.join(path)
+        };
+        let canonical = absolute.canonicalize().ok()?;
+        if !canonical.is_file() {
+            return None;
+        }
+        let rel = canonical.strip_prefix(&self.root).ok()?;
+        let parts: Option<Vec<&str>> = rel
+            .components()
+            .map(|c| match c {
+                Component::Normal(s) => s.to_str(),
+                _ => None,
+            })
+            .collect();
+        let parts = parts?;
+        (!parts.is_empty()).then(|| parts.join("/"))
+    }
+
+    /// `--anchor FILE` checked before anything runs.
+    pub fn explicit_anchor(&self, path: &Path) -> Result<String, UsageError> {
+        self.relative(path).ok_or_else(|| {
+            UsageError(format!(
+                "--anchor {}: not a file inside the repository {}; give a file such as package.json or pyproject.toml",
+                excerpt(&path.display().to_string(), 200),
+                self.root.display()
+            ))
+        })
+    }
+
+    /// The first project manifest in `dir`, as a repository-relative path.
+    pub fn manifest_in(&self, dir: &Path) -> Option<String> {
+        MANIFESTS
+            .iter()
+            .find_map(|name| self.relative(&dir.join(name)))
+    }
+}
+
+/// Percent-encodes a relative path for a URI, keeping `/` and RFC 3986 unreserved characters.
+pub fn uri_path(relative: &str) -> String {
+    let mut out = String::with_capacity(relative.len());
+    for b in relative.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_paths_are_percent_encoded() {
+        assert_eq!(uri_path("src/a b/#x.py"), "src/a%20b/%23x.py");
+        assert_eq!(uri_path("ü.js"), "%C3%BC.js");
+    }
+
+    #[test]
+    fn only_files_inside_the_root_are_relative() {
+        let dir = std::env::temp_dir().join(format!("mcpcheck-repo-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
+        std::fs::write(dir.join("sub/package.json"), "{}").expect("write");
+        let repo = RepoContext {
+            root: dir.canonicalize().expect("canonical"),
+            link: None,
+        };
+        assert_eq!(
+            repo.relative(&dir.join("sub/package.json")).as_deref(),
+            Some("sub/package.json")
+        );
+        assert_eq!(repo.relative(&dir.join("sub")), None);
+        assert_eq!(repo.relative(&dir.join("missing.json")), None);
+        assert_eq!(repo.relative(Path::new("/etc/hostname")), None);
+        assert_eq!(
+            repo.manifest_in(&dir.join("sub")).as_deref(),
+            Some("sub/package.json")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn blob_links_point_at_the_commit() {
+        let link = BlobLink {
+            server: "https://github.com".into(),
+            repository: "o/r".into(),
+            sha: "abc1234".into(),
+        };
+        assert_eq!(
+            link.url("a b.json", Some(3)),
+            "https://github.com/o/r/blob/abc1234/a%20b.json#L3"
+        );
+    }
+}

@@ -1,0 +1,555 @@
+//! `mcpcheck action` in an emulated runner: a temporary GITHUB_WORKSPACE holding a fixture
+//! server, temp files for GITHUB_STEP_SUMMARY and GITHUB_OUTPUT, a pull_request event, and
+//! a local HTTP server standing in for the GitHub REST API (issue comments).
+
+mod support;
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use support::{active_forms, stray_commands, validate_sarif, Workspace, PYPROJECT};
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const PR: u64 = 7;
+const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+const MARKER: &str = "<!-- mcpcheck:sticky-comment -->";
+
+/// A stored comment: id, body, author login, author type.
+type StoredComment = (u64, String, &'static str, &'static str);
+
+/// The issue-comments API of one pull request, in memory. `read_only` answers writes with
+/// 403 as GitHub does for GITHUB_TOKEN on a fork's pull request.
+#[derive(Clone, Default)]
+struct FakeGitHub {
+    comments: Arc<Mutex<Vec<StoredComment>>>,
+    read_only: bool,
+}
+
+fn user(login: &str, kind: &str) -> Value {
+    let u = format!("https://api.github.com/users/{login}");
+    json!({
+        "login": login, "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=",
+        "avatar_url": "https://avatars.githubusercontent.com/in/15368?v=4", "gravatar_id": "",
+        "url": u, "html_url": format!("https://github.com/{login}"),
+        "followers_url": format!("{u}/followers"), "following_url": format!("{u}/following"),
+        "gists_url": format!("{u}/gists"), "starred_url": format!("{u}/starred"),
+        "subscriptions_url": format!("{u}/subscriptions"), "organizations_url": format!("{u}/orgs"),
+        "repos_url": format!("{u}/repos"), "events_url": format!("{u}/events"),
+        "received_events_url": format!("{u}/received_events"), "type": kind, "site_admin": false
+    })
+}
+
+fn comment(id: u64, body: &str, login: &str, kind: &str) -> Value {
+    json!({
+        "id": id, "node_id": format!("IC_{id}"),
+        "url": format!("https://api.github.com/repos/o/r/issues/comments/{id}"),
+        "html_url": format!("https://github.com/o/r/pull/{PR}#issuecomment-{id}"),
+        "issue_url": format!("https://api.github.com/repos/o/r/issues/{PR}"),
+        "body": body, "user": user(login, kind), "author_association": "NONE",
+        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
+    })
+}
+
+impl Respond for FakeGitHub {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let forbidden = ResponseTemplate::new(403).set_body_json(json!({
+            "message": "Resource not accessible by integration",
+            "documentation_url": "https://docs.github.com/rest"
+        }));
+        let path = req.url.path().to_string();
+        let method = req.method.as_str().to_string();
+        let body = || {
+            serde_json::from_slice::<Value>(&req.body).expect("JSON body")["body"]
+                .as_str()
+                .expect("body")
+                .to_string()
+        };
+        let mut comments = self.comments.lock().expect("lock");
+        match (method.as_str(), path.as_str()) {
+            // GITHUB_TOKEN is an installation token: it has no user.
+            ("GET", "/user") => forbidden,
+            ("GET", p) if p == format!("/repos/o/r/issues/{PR}/comments") => {
+                let list: Vec<Value> = comments
+                    .iter()
+                    .map(|(id, b, l, k)| comment(*id, b, l, k))
+                    .collect();
+                ResponseTemplate::new(200).set_body_json(list)
+            }
+            _ if self.read_only => forbidden,
+            ("POST", p) if p == format!("/repos/o/r/issues/{PR}/comments") => {
+                let id = 1000 + comments.len() as u64;
+                comments.push((id, body(), "github-actions[bot]", "Bot"));
+                ResponseTemplate::new(201).set_body_json(comment(
+                    id,
+                    &body(),
+                    "github-actions[bot]",
+                    "Bot",
+                ))
+            }
+            ("POST" | "PATCH", p) if p.starts_with("/repos/o/r/issues/comments/") => {
+                let id: u64 = p
+                    .rsplit('/')
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("id");
+                match comments.iter_mut().find(|c| c.0 == id) {
+                    Some(c) => {
+                        c.1 = body();
+                        ResponseTemplate::new(200).set_body_json(comment(id, &c.1, c.2, c.3))
+                    }
+                    None => {
+                        ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+                    }
+                }
+            }
+            _ => ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})),
+        }
+    }
+}
+
+async fn github(fake: FakeGitHub) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(any()).respond_with(fake).mount(&server).await;
+    server
+}
+
+/// One emulated runner: a workspace, the runner's files, and the inputs.
+struct Runner {
+    ws: Workspace,
+    files: tempfile::TempDir,
+    env: HashMap<String, String>,
+}
+
+struct Step {
+    exit: i32,
+    log: String,
+    stderr: String,
+    summary: String,
+    outputs: HashMap<String, String>,
+}
+
+impl Runner {
+    fn new(server: &str, api: Option<&MockServer>) -> Self {
+        let ws = Workspace::new(server, Some(("pyproject.toml", PYPROJECT)));
+        let files = tempfile::tempdir().expect("runner files");
+        let event = files.path().join("event.json");
+        std::fs::write(
+            &event,
+            json!({"action": "synchronize", "number": PR, "pull_request": {"number": PR}})
+                .to_string(),
+        )
+        .expect("event");
+        let mut env = HashMap::new();
+        let mut set = |k: &str, v: String| {
+            env.insert(k.to_string(), v);
+        };
+        set("GITHUB_ACTIONS", "true".into());
+        set("GITHUB_WORKSPACE", ws.path().display().to_string());
+        set(
+            "GITHUB_STEP_SUMMARY",
+            files.path().join("summary.md").display().to_string(),
+        );
+        set(
+            "GITHUB_OUTPUT",
+            files.path().join("output").display().to_string(),
+        );
+        set("GITHUB_EVENT_PATH", event.display().to_string());
+        set("GITHUB_EVENT_NAME", "pull_request".into());
+        set("GITHUB_REPOSITORY", "o/r".into());
+        set("GITHUB_SHA", SHA.into());
+        set("GITHUB_SERVER_URL", "https://github.com".into());
+        if let Some(api) = api {
+            set("GITHUB_API_URL", api.uri());
+        }
+        set("INPUT_COMMAND", format!("python3 {server}.py"));
+        set(
+            "INPUT_GITHUB_TOKEN",
+            "ghs_0000000000000000000000000000000000".into(),
+        );
+        // Inputs left empty are unset, as the runner passes them.
+        set("INPUT_CONFIG", String::new());
+        set("INPUT_FAIL_ON", String::new());
+        Self { ws, files, env }
+    }
+
+    fn input(&mut self, name: &str, value: &str) -> &mut Self {
+        self.env.insert(
+            format!("INPUT_{}", name.to_ascii_uppercase()),
+            value.to_string(),
+        );
+        self
+    }
+
+    async fn run(&self) -> Step {
+        let mut cmd = support::mcpcheck();
+        cmd.current_dir(self.ws.path())
+            .arg("action")
+            .envs(&self.env);
+        let out = tokio::task::spawn_blocking(move || cmd.output().expect("run mcpcheck action"))
+            .await
+            .expect("join");
+        let read =
+            |name: &str| std::fs::read_to_string(self.files.path().join(name)).unwrap_or_default();
+        let outputs = read("output")
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Step {
+            exit: out.status.code().expect("exit code"),
+            log: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            summary: read("summary.md"),
+            outputs,
+        }
+    }
+
+    fn sarif(&self) -> PathBuf {
+        self.ws.path().join("mcpcheck.sarif")
+    }
+}
+
+fn requests_to(received: &[Request], method: &str, path: &str) -> usize {
+    received
+        .iter()
+        .filter(|r| r.method.as_str() == method && r.url.path() == path)
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_run_creates_the_comment_and_the_second_updates_it() {
+    let fake = FakeGitHub::default();
+    // A person quoting the marker: their comment is never taken for ours.
+    fake.comments
+        .lock()
+        .expect("lock")
+        .push((1, format!("{MARKER} quoted"), "octocat", "User"));
+    let api = github(fake.clone()).await;
+    let runner = Runner::new("banner_before_initialize", Some(&api));
+
+    let first = runner.run().await;
+    assert_eq!(
+        first.exit, 1,
+        "findings fail the step:\n{}{}",
+        first.log, first.stderr
+    );
+    let doc = validate_sarif(&std::fs::read_to_string(runner.sarif()).expect("SARIF file"));
+    support::assert_uris_are_workspace_files(&doc, runner.ws.path());
+    assert_eq!(doc["runs"][0]["automationDetails"]["id"], "mcpcheck/");
+    assert_eq!(
+        doc["runs"][0]["versionControlProvenance"][0]["revisionId"],
+        SHA
+    );
+    let found: Vec<(&str, &str)> = doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            (
+                r["ruleId"].as_str().expect("id"),
+                r["level"].as_str().expect("level"),
+            )
+        })
+        .collect();
+    assert_eq!(found, [("stdout-non-json", "error")]);
+
+    assert_eq!(first.outputs["status"], "fail");
+    assert_eq!(first.outputs["ok"], "false");
+    assert_eq!(first.outputs["errors"], "1");
+    assert_eq!(first.outputs["warnings"], "0");
+    assert_eq!(first.outputs["sarif-file"], "mcpcheck.sarif");
+
+    assert!(
+        first.summary.starts_with("## ❌ mcpcheck guard: FAIL"),
+        "{}",
+        first.summary
+    );
+    assert!(first.summary.contains("stdout-non-json"));
+    assert!(
+        first.summary.contains(&format!(
+            "(https://github.com/o/r/blob/{SHA}/pyproject.toml)"
+        )),
+        "anchor linked at the commit:\n{}",
+        first.summary
+    );
+    assert!(first
+        .summary
+        .contains("mcpcheck guard -- python3 banner_before_initialize.py"));
+    assert!(first.log.contains(
+        "::error file=pyproject.toml,line=1,title=mcpcheck stdout-non-json::1 line is on stdout not JSON"
+    ), "{}", first.log);
+    assert_eq!(stray_commands(&first.log), Vec::<String>::new());
+
+    let received = api.received_requests().await.expect("recorded");
+    assert_eq!(
+        requests_to(
+            &received,
+            "POST",
+            &format!("/repos/o/r/issues/{PR}/comments")
+        ),
+        1
+    );
+    let auth = received[0]
+        .headers
+        .get("authorization")
+        .expect("authorization header");
+    assert!(auth
+        .to_str()
+        .expect("ascii")
+        .ends_with("ghs_0000000000000000000000000000000000"));
+    let (ours, body) = {
+        let comments = fake.comments.lock().expect("lock");
+        assert_eq!(comments.len(), 2);
+        (comments[1].0, comments[1].1.clone())
+    };
+    assert!(body.starts_with(MARKER), "{body}");
+    assert!(body.chars().count() < 65_536);
+    assert!(
+        first
+            .log
+            .contains(&format!("created pull-request comment {ours}")),
+        "{}",
+        first.log
+    );
+
+    let second = runner.run().await;
+    assert_eq!(second.exit, 1);
+    let received = api.received_requests().await.expect("recorded");
+    assert_eq!(
+        requests_to(
+            &received,
+            "POST",
+            &format!("/repos/o/r/issues/{PR}/comments")
+        ),
+        1,
+        "the second run must not add a comment"
+    );
+    assert_eq!(
+        requests_to(
+            &received,
+            "POST",
+            &format!("/repos/o/r/issues/comments/{ours}")
+        ),
+        1
+    );
+    assert_eq!(
+        requests_to(&received, "POST", "/repos/o/r/issues/comments/1"),
+        0
+    );
+    let comments = fake.comments.lock().expect("lock");
+    assert_eq!(comments.len(), 2);
+    assert_eq!(
+        comments[0].1,
+        format!("{MARKER} quoted"),
+        "the person's comment is untouched"
+    );
+    assert!(second
+        .log
+        .contains(&format!("updated pull-request comment {ours}")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_token_degrades_to_a_warning() {
+    let api = github(FakeGitHub {
+        read_only: true,
+        ..FakeGitHub::default()
+    })
+    .await;
+    let runner = Runner::new("clean", Some(&api));
+    let step = runner.run().await;
+    assert_eq!(
+        step.exit, 0,
+        "a comment that cannot be posted is not a failure:\n{}{}",
+        step.log, step.stderr
+    );
+    assert!(
+        step.log.contains("::warning title=mcpcheck::the pull-request comment was not posted: the token may not write comments (HTTP 403"),
+        "{}",
+        step.log
+    );
+    assert!(step.summary.contains("HTTP 403"), "{}", step.summary);
+    assert!(step.summary.starts_with("## ✅ mcpcheck guard: PASS"));
+    assert_eq!(step.outputs["status"], "pass");
+    assert_eq!(step.outputs["ok"], "true");
+    validate_sarif(&std::fs::read_to_string(runner.sarif()).expect("SARIF"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_token_is_a_warning_and_comment_false_calls_no_api() {
+    let api = github(FakeGitHub::default()).await;
+    let mut runner = Runner::new("clean", Some(&api));
+    runner.input("github_token", "");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 0, "{}", step.log);
+    assert!(step.log.contains(
+        "::warning title=mcpcheck::the pull-request comment was not posted: no github_token input"
+    ));
+    assert!(
+        step.summary.contains("no github\\_token input"),
+        "{}",
+        step.summary
+    );
+
+    runner
+        .input("github_token", "ghs_x")
+        .input("comment", "false")
+        .input("summary", "false");
+    std::fs::remove_file(runner.files.path().join("summary.md")).expect("reset summary");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 0);
+    assert!(api.received_requests().await.expect("recorded").is_empty());
+    assert!(step.summary.is_empty(), "summary: false writes nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_server_output_stays_inert_in_comment_summary_and_log() {
+    let fake = FakeGitHub::default();
+    let api = github(fake.clone()).await;
+    let runner = Runner::new("hostile_output", Some(&api));
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}{}", step.log, step.stderr);
+    let comment = fake.comments.lock().expect("lock")[0].1.clone();
+    for (name, text) in [("comment", &comment), ("summary", &step.summary)] {
+        assert!(
+            text.contains("octocat") && text.contains("pwned"),
+            "{name} lacks the hostile text"
+        );
+        assert_eq!(active_forms(text), Vec::<String>::new(), "{name}:\n{text}");
+    }
+    // The server's lines appear in the log only inside a stop-commands block or escaped.
+    assert!(step.log.contains("pwned"), "{}", step.log);
+    assert_eq!(
+        stray_commands(&step.log),
+        Vec::<String>::new(),
+        "{}",
+        step.log
+    );
+    assert!(!step
+        .log
+        .lines()
+        .any(|l| l.trim_start().starts_with("::error::pwned")));
+    validate_sarif(&std::fs::read_to_string(runner.sarif()).expect("SARIF"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_security_scan_runs_on_paths_and_the_source_scan_input_is_noted() {
+    let mut runner = Runner::new("clean", None);
+    let cursor = runner.ws.path().join(".cursor");
+    std::fs::create_dir_all(&cursor).expect("dir");
+    // A hard-coded token in a committed config: the scan's findings join the guard's.
+    std::fs::write(
+        cursor.join("mcp.json"),
+        "{\n  \"mcpServers\": {\n    \"gh\": {\"command\": \"gh-mcp\", \"env\": {\"GITHUB_TOKEN\": \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"}}\n  }\n}\n",
+    )
+    .expect("config");
+    runner
+        .input("scan", "src")
+        .input("paths", ".cursor/mcp.json")
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}", step.log);
+    assert!(step.log.contains(
+        "::notice title=mcpcheck::The source scan (input `scan`: src) is not available in this build of mcpcheck"
+    ), "{}", step.log);
+    assert!(!step.log.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+    assert!(!step.summary.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+    let sarif = std::fs::read_to_string(runner.sarif()).expect("SARIF");
+    assert!(!sarif.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+    let doc = validate_sarif(&sarif);
+    let secret = doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "hardcoded-secret")
+        .expect("a hardcoded-secret result")
+        .clone();
+    let location = &secret["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], ".cursor/mcp.json");
+    assert_eq!(location["region"]["startLine"], 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fail_on_decides_the_exit_code() {
+    let mut runner = Runner::new("tool_without_description", None);
+    runner.input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(
+        (step.exit, step.outputs["status"].as_str()),
+        (0, "warning"),
+        "{}",
+        step.log
+    );
+    assert!(step.log.contains(
+        "::warning file=pyproject.toml,line=1,title=mcpcheck tool-description-missing::"
+    ));
+    runner.input("fail_on", "warning");
+    assert_eq!(runner.run().await.exit, 1);
+    let mut failing = Runner::new("banner_before_initialize", None);
+    failing.input("comment", "false").input("fail_on", "never");
+    let step = failing.run().await;
+    assert_eq!((step.exit, step.outputs["ok"].as_str()), (0, "false"));
+    failing.input("fail_on", "sometimes");
+    let step = failing.run().await;
+    assert_eq!(step.exit, 2);
+    assert_eq!(step.stderr.lines().count(), 1, "{}", step.stderr);
+    assert!(step.stderr.contains("fail_on"), "{}", step.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_runs_first_in_the_working_directory() {
+    let mut runner = Runner::new("clean", None);
+    let sub = runner.ws.path().join("server");
+    std::fs::create_dir(&sub).expect("mkdir");
+    for f in ["clean.py", "mcpfixture.py"] {
+        std::fs::rename(runner.ws.path().join(f), sub.join(f)).expect("move");
+    }
+    runner
+        .input("working_directory", "server")
+        .input("setup", "echo '::error::from setup' && touch setup-ran")
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 0, "{}{}", step.log, step.stderr);
+    assert!(
+        sub.join("setup-ran").is_file(),
+        "setup ran in working_directory"
+    );
+    assert_eq!(
+        stray_commands(&step.log),
+        Vec::<String>::new(),
+        "{}",
+        step.log
+    );
+    assert!(
+        step.summary.contains("(cd server && echo"),
+        "{}",
+        step.summary
+    );
+
+    runner.input("setup", "exit 3");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 2);
+    assert!(
+        step.stderr.contains("setup command failed"),
+        "{}",
+        step.stderr
+    );
+    assert_eq!(step.outputs["status"], "error");
+}
+
+#[test]
+fn nothing_to_check_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = support::mcpcheck()
+        .current_dir(dir.path())
+        .env("GITHUB_WORKSPACE", dir.path())
+        .arg("action")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("`command`"), "{stderr}");
+    assert!(!Path::new(&dir.path().join("mcpcheck.sarif")).exists());
+}
