@@ -8,6 +8,7 @@
 //! [`item::segment`], which bound it, make hidden characters visible and redact secrets.
 
 pub mod command;
+pub mod gate;
 pub mod item;
 pub mod listing;
 pub mod rules;
