@@ -36,6 +36,8 @@ impl Gated {
 pub struct GatedSet {
     pub patterns: Vec<Gated>,
     words: Vec<&'static str>,
+    /// For each pattern, its gate as groups of indices into `words`.
+    gates: Vec<Vec<Vec<usize>>>,
     finder: Option<AhoCorasick>,
 }
 
@@ -52,9 +54,24 @@ impl GatedSet {
             .ascii_case_insensitive(case_insensitive)
             .build(&words)
             .ok();
+        let gates = patterns
+            .iter()
+            .map(|p| {
+                p.gate
+                    .iter()
+                    .map(|group| {
+                        group
+                            .iter()
+                            .filter_map(|w| words.binary_search(w).ok())
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
         Self {
             patterns,
             words,
+            gates,
             finder,
         }
     }
@@ -71,13 +88,11 @@ impl GatedSet {
             // Without the finder every gate counts as passed: slower, never blind.
             None => present.iter_mut().for_each(|p| *p = true),
         }
-        let has = |w: &&str| self.words.binary_search(w).is_ok_and(|i| present[i]);
         (0..self.patterns.len())
             .filter(|&i| {
-                self.patterns[i]
-                    .gate
+                self.gates[i]
                     .iter()
-                    .all(|group| group.iter().any(has))
+                    .all(|group| group.iter().any(|&w| present[w]))
             })
             .collect()
     }
