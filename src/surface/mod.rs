@@ -190,11 +190,6 @@ impl<'a> Server<'a> {
         self.items.iter().filter(|i| i.kind == ItemKind::Tool)
     }
 
-    /// Whether this server advertises a tool of that exact name.
-    pub fn has_tool(&self, name: &str) -> bool {
-        self.tools().any(|t| t.name() == Some(name))
-    }
-
     pub fn location(&self, rest: &str) -> Location {
         Location::logical(format!("servers/{}/{rest}", self.segment))
     }
