@@ -8,6 +8,7 @@
 //! [`item::segment`], which bound it, make hidden characters visible and redact secrets.
 
 pub mod command;
+pub mod gate;
 pub mod item;
 pub mod listing;
 pub mod rules;
@@ -187,11 +188,6 @@ impl<'a> Server<'a> {
 
     pub fn tools(&self) -> impl Iterator<Item = &Item<'a>> {
         self.items.iter().filter(|i| i.kind == ItemKind::Tool)
-    }
-
-    /// Whether this server advertises a tool of that exact name.
-    pub fn has_tool(&self, name: &str) -> bool {
-        self.tools().any(|t| t.name() == Some(name))
     }
 
     pub fn location(&self, rest: &str) -> Location {

@@ -1,6 +1,6 @@
 //! Provider credential patterns: found in advertised text, and redacted from every output.
 
-use regex::Regex;
+use super::gate::{Gated, GatedSet};
 use std::sync::LazyLock;
 
 /// A credential found in a text, by byte range.
@@ -11,96 +11,147 @@ pub struct SecretMatch {
     pub kind: &'static str,
 }
 
-/// `(kind, pattern)`. Bodies are exact lengths where the provider documents them, so
-/// prose that merely names a prefix (`ghp_…`) never matches. Word boundaries are ASCII
-/// (`(?-u:\b)`) and long bodies unbounded (`{n,}`): both keep the automata small.
-const PATTERNS: &[(&str, &str)] = &[
+/// `(kind, pattern, gate)`: the gate lists literals a match must contain, so a pattern is
+/// built and run only for texts that hold one (see `surface::gate`). Bodies are exact
+/// lengths where the provider documents them, so prose that merely names a prefix (`ghp_…`)
+/// never matches. Word boundaries are ASCII (`(?-u:\b)`) and long bodies unbounded
+/// (`{n,}`): both keep the automata small.
+const PATTERNS: &[(&str, &str, &[&str])] = &[
     (
         "github-token",
         r"(?-u:\b)(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}(?-u:\b)",
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
     ),
     (
         "github-token",
         r"(?-u:\b)github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?-u:\b)",
+        &["github_pat_"],
     ),
     (
         "anthropic-key",
         r"(?-u:\b)sk-ant-[a-z]{3,10}\d{2}-[A-Za-z0-9_-]{80,}",
+        &["sk-ant-"],
     ),
     (
         "openai-key",
         r"(?-u:\b)sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}",
+        &["sk-proj-", "sk-svcacct-", "sk-admin-"],
     ),
     (
         "openai-key",
         r"(?-u:\b)sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}(?-u:\b)",
+        &["T3BlbkFJ"],
     ),
-    ("openai-key", r"(?-u:\b)sk-[A-Za-z0-9]{48}(?-u:\b)"),
+    (
+        "openai-key",
+        r"(?-u:\b)sk-[A-Za-z0-9]{48}(?-u:\b)",
+        &["sk-"],
+    ),
     (
         "aws-access-key",
         r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?-u:\b)",
+        &["AKIA", "ASIA", "ABIA", "ACCA"],
     ),
     (
         "slack-token",
         r"(?-u:\b)xox[abposr]-(?:\d+-)+[A-Za-z0-9]{20,40}(?-u:\b)",
+        &["xox"],
     ),
     (
         "slack-webhook",
         r"https://hooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24}",
+        &["hooks.slack.com"],
     ),
     (
         "google-api-key",
         r"(?-u:\b)AIza[0-9A-Za-z_-]{35}(?:(?-u:\b)|$)",
+        &["AIza"],
     ),
     (
         "stripe-live-key",
         r"(?-u:\b)(?:sk|rk)_live_[0-9A-Za-z]{24,}(?-u:\b)",
+        &["sk_live_", "rk_live_"],
     ),
-    ("gitlab-token", r"(?-u:\b)glpat-[0-9A-Za-z_-]{20,}"),
-    ("npm-token", r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)"),
-    ("huggingface-token", r"(?-u:\b)hf_[A-Za-z0-9]{34}(?-u:\b)"),
+    (
+        "gitlab-token",
+        r"(?-u:\b)glpat-[0-9A-Za-z_-]{20,}",
+        &["glpat-"],
+    ),
+    (
+        "npm-token",
+        r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)",
+        &["npm_"],
+    ),
+    (
+        "huggingface-token",
+        r"(?-u:\b)hf_[A-Za-z0-9]{34}(?-u:\b)",
+        &["hf_"],
+    ),
     (
         "jwt",
         r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}",
+        &["eyJ"],
     ),
     (
         "private-key",
         r"-----BEGIN[A-Z ]{0,20} PRIVATE KEY(?: BLOCK)?-----(?:\s|\\n)*(?:[A-Za-z0-9-]+: [^\n]*(?:\s|\\n)*)*[A-Za-z0-9+/=]{40,}",
+        &["PRIVATE KEY"],
     ),
 ];
 
-/// Credentials inside URLs, where only the value (capture group 1) is the secret.
-const URL_PATTERNS: &[(&str, &str)] = &[
+/// Credentials inside URLs, where only the value (capture group 1) is the secret; gates
+/// match in any case.
+const URL_PATTERNS: &[(&str, &str, &[&str])] = &[
     (
         "url-password",
         r"(?i)(?-u:\b)[a-z][a-z0-9+.-]{1,15}://[^\s/:@]+:([^\s/@]{8,})@([^\s/:?#@]*)",
+        &["://"],
     ),
     (
         "url-token",
         r#"(?i)[?&](?:access_token|token|api_key|apikey|api-key|secret|client_secret|password|passwd|pwd|auth_token|private_token|sig|signature|x-amz-signature|x-goog-signature)=([^&#\s"'<>]{8,})"#,
+        &[
+            "token=",
+            "key=",
+            "secret=",
+            "password=",
+            "passwd=",
+            "pwd=",
+            "sig=",
+            "signature=",
+        ],
     ),
 ];
 
-static COMPILED: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
-    PATTERNS
+fn gated(patterns: &[(&str, &str, &'static [&'static str])], case_insensitive: bool) -> GatedSet {
+    let gated = patterns
         .iter()
-        .filter_map(|(kind, p)| Regex::new(p).ok().map(|r| (*kind, r)))
-        .collect()
-});
+        .map(|(_, p, gate)| Gated::new(p.to_string(), vec![gate.to_vec()]))
+        .collect();
+    GatedSet::new(gated, case_insensitive)
+}
 
-static COMPILED_URL: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
-    URL_PATTERNS
-        .iter()
-        .filter_map(|(kind, p)| Regex::new(p).ok().map(|r| (*kind, r)))
-        .collect()
-});
+static PROVIDERS: LazyLock<GatedSet> = LazyLock::new(|| gated(PATTERNS, false));
+static URLS: LazyLock<GatedSet> = LazyLock::new(|| gated(URL_PATTERNS, true));
 
 /// Every credential in `text`, in order, overlaps merged into the earliest.
 pub fn find(text: &str) -> Vec<SecretMatch> {
+    // The shortest credential any pattern matches ("?token=" and 8 characters) is longer.
+    if text.len() < 15 {
+        return Vec::new();
+    }
     let mut found: Vec<SecretMatch> = Vec::new();
-    for (kind, re) in COMPILED.iter() {
-        for m in re.find_iter(text) {
-            if looks_real(kind, m.as_str()) {
+    let hay = text.as_bytes();
+    // Unicode-mode patterns on valid UTF-8 match whole characters, so every offset below
+    // is a character boundary of `text`.
+    let piece = |start: usize, end: usize| text.get(start..end).unwrap_or("");
+    for i in PROVIDERS.candidates(hay) {
+        let (kind, ..) = PATTERNS[i];
+        let Some(re) = PROVIDERS.patterns[i].regex() else {
+            continue;
+        };
+        for m in re.find_iter(hay) {
+            if looks_real(kind, piece(m.start(), m.end())) {
                 found.push(SecretMatch {
                     start: m.start(),
                     end: m.end(),
@@ -109,13 +160,16 @@ pub fn find(text: &str) -> Vec<SecretMatch> {
             }
         }
     }
-    for (kind, re) in COMPILED_URL.iter() {
-        for caps in re.captures_iter(text) {
-            let host = caps.get(2).map_or("", |h| h.as_str());
-            if let Some(value) = caps
-                .get(1)
-                .filter(|v| url_value_is_real(v.as_str()) && !documentation_host(host))
-            {
+    for i in URLS.candidates(hay) {
+        let (kind, ..) = URL_PATTERNS[i];
+        let Some(re) = URLS.patterns[i].regex() else {
+            continue;
+        };
+        for caps in re.captures_iter(hay) {
+            let host = caps.get(2).map_or("", |h| piece(h.start(), h.end()));
+            if let Some(value) = caps.get(1).filter(|v| {
+                url_value_is_real(piece(v.start(), v.end())) && !documentation_host(host)
+            }) {
                 found.push(SecretMatch {
                     start: value.start(),
                     end: value.end(),
@@ -267,8 +321,8 @@ mod tests {
 
     #[test]
     fn every_pattern_compiles() {
-        assert_eq!(COMPILED.len(), PATTERNS.len());
-        assert_eq!(COMPILED_URL.len(), URL_PATTERNS.len());
+        assert!(PROVIDERS.all_compile() && URLS.all_compile());
+        assert_eq!(PROVIDERS.patterns.len(), 16);
     }
 
     #[test]
@@ -314,7 +368,12 @@ mod tests {
             ),
             (token("sk-proj-", &r36.repeat(2)), "openai-key"),
             (token("sk-", "aB3dE6gH9jK2mN5pQ8sTT3BlbkFJ1vW4yZ7bC0eF3hJ6kL9n"), "openai-key"),
+            (token("sk-", "aB3dE6gH9jK2mN5pQ8sTx1vW4yZ7bC0eF3hJ6kL9nP2rS5uV"), "openai-key"),
             (token("AKIA", "Q3EGRT5HNZ7KX2LM"), "aws-access-key"),
+            (
+                token("https://hooks.slack.com/services/", "T0ABCD1EF/B0GH2IJKL/aB3dE6gH9jK2mN5pQ8sT1vW4"),
+                "slack-webhook",
+            ),
             (token("xoxb-", "1234567890-1234567890123-aB3dE6gH9jK2mN5pQ8sT1vW4"), "slack-token"),
             (token("AIza", "SyB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3h"), "google-api-key"),
             (token("sk_live_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ"), "stripe-live-key"),

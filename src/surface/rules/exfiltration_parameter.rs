@@ -6,7 +6,7 @@ use crate::finding::{Finding, Risk};
 use crate::surface::item::Item;
 use crate::surface::schema::{parameters, Parameter};
 use crate::surface::{text, Server};
-use regex::Regex;
+use regex::bytes::Regex;
 use std::sync::LazyLock;
 
 pub struct ExfiltrationParameter;
@@ -69,9 +69,10 @@ static CONTEXT: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(CONTEXT_PHRASES)
 static CREDENTIAL: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(CREDENTIAL_PHRASES));
 
 fn compile(patterns: &[&str]) -> Vec<Regex> {
-    let with_flags: Vec<String> = patterns.iter().map(|p| format!("(?i){p}")).collect();
-    let refs: Vec<&str> = with_flags.iter().map(String::as_str).collect();
-    text::compile(&refs)
+    patterns
+        .iter()
+        .filter_map(|p| text::phrase_regex(p))
+        .collect()
 }
 
 /// What a parameter asks for: `(detail, what, risk)`.
@@ -80,7 +81,7 @@ fn classify(p: &Parameter<'_>) -> Option<(&'static str, &'static str, Risk, Opti
     let description = p.description();
     let phrase = |set: &[Regex]| {
         set.iter()
-            .find_map(|re| re.find(description).map(|m| m.start()))
+            .find_map(|re| text::find_phrase(re, description).map(|m| m.start))
     };
     if CONTEXT_NAMES.contains(&name.as_str()) {
         return Some((

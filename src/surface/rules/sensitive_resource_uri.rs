@@ -3,72 +3,104 @@
 use super::SurfaceRule;
 use crate::catalog::Code;
 use crate::finding::Finding;
+use crate::surface::gate::{Gated, GatedSet};
 use crate::surface::item::Item;
 use crate::surface::{text, Server};
-use regex::Regex;
 use std::sync::LazyLock;
 
 pub struct SensitiveResourceUri;
 
-/// `(detail, what, pattern)` over the percent-decoded URI, case-insensitive.
-const PLACES: &[(&str, &str, &str)] = &[
+/// `(detail, what, pattern, gate)` over the percent-decoded, lower-cased URI; the gate
+/// lists literals a match must contain (see `surface::gate`).
+const PLACES: &[(&str, &str, &str, &[&str])] = &[
     (
         "ssh",
         "SSH keys",
         r"/\.ssh(?:/|$)|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:$|[^.\w])",
+        &[".ssh", "id_"],
     ),
     (
         "cloud-credentials",
         "cloud or cluster credentials",
         r"/\.aws/(?:credentials|config)\b|/\.config/gcloud/|/\.azure/|/\.kube/config\b|/\.docker/config\.json\b",
+        &[".aws/", ".config/gcloud/", ".azure/", ".kube/", ".docker/"],
     ),
     (
         "dotenv",
         "an environment file",
         r"/\.env(?:\.(?:local|production|prod|development|dev|staging|test))?(?:$|[?#])",
+        &[".env"],
     ),
     (
         "credential-file",
         "a credential file",
         r"/\.(?:netrc|npmrc|pypirc|git-credentials|pgpass|my\.cnf|htpasswd)(?:$|[?#])|/\.gnupg(?:/|$)|/\.config/gh/hosts\.ya?ml\b|/(?:credentials|client_secrets?|service[-_]account(?:[-_]key)?)\.json(?:$|[?#])|\.kdbx(?:$|[?#])",
+        &[
+            ".netrc",
+            ".npmrc",
+            ".pypirc",
+            ".git-credentials",
+            ".pgpass",
+            ".my.cnf",
+            ".htpasswd",
+            ".gnupg",
+            ".config/gh/",
+            "credentials.json",
+            "client_secret",
+            "service-account",
+            "service_account",
+            ".kdbx",
+        ],
     ),
     (
         "system-secret",
         "system password or privilege files",
         r"/etc/(?:shadow|gshadow|sudoers|master\.passwd)(?:$|[?#/])",
+        &["/etc/"],
     ),
     (
         "process-environment",
         "a process's environment or memory",
         r"/proc/(?:self|\d+|\{[^}]*\})/(?:environ|mem)\b",
+        &["/proc/"],
     ),
     (
         "private-key-file",
         "a private key file",
         r"\.(?:key|p12|pfx|jks|keystore)(?:$|[?#])|(?:private|priv|secret)[\w.-]*\.pem(?:$|[?#])",
+        &[".key", ".p12", ".pfx", ".jks", ".keystore", ".pem"],
     ),
     (
         "client-config",
         "an MCP client configuration (other servers' credentials)",
         r"/(?:\.cursor/mcp\.json|claude_desktop_config\.json|\.claude\.json)(?:$|[?#])",
+        &["mcp.json", "claude_desktop_config.json", ".claude.json"],
     ),
     (
         "shell-history",
         "shell history",
         r"/\.(?:bash|zsh|sh)_history(?:$|[?#])",
+        &["_history"],
     ),
     (
         "metadata-endpoint",
         "a cloud metadata endpoint",
         r"^[a-z][a-z0-9+.-]*://(?:169\.254\.169\.254|metadata\.google\.internal|100\.100\.100\.200|\[fd00:ec2::254\])(?:[:/]|$)",
+        &[
+            "169.254.169.254",
+            "metadata.google.internal",
+            "100.100.100.200",
+            "fd00:ec2::254",
+        ],
     ),
 ];
 
-static COMPILED: LazyLock<Vec<(&str, &str, Regex)>> = LazyLock::new(|| {
-    PLACES
+static COMPILED: LazyLock<GatedSet> = LazyLock::new(|| {
+    let patterns = PLACES
         .iter()
-        .filter_map(|(d, w, p)| Regex::new(&format!("(?i){p}")).ok().map(|r| (*d, *w, r)))
-        .collect()
+        .map(|(_, _, p, gate)| Gated::new(format!("(?-u){p}"), vec![gate.to_vec()]))
+        .collect();
+    GatedSet::new(patterns, false)
 });
 
 /// `%2e%73%73%68` → `.ssh`; invalid escapes stay as they are.
@@ -109,10 +141,17 @@ fn inspect(item: &Item<'_>, key: &str, out: &mut Vec<Finding>) {
     };
     // Windows paths: match `C:\Users\me\.ssh` like `/Users/me/.ssh`.
     let decoded = percent_decode(&field.text).replace('\\', "/");
+    // Lower-cased in ASCII only, so offsets stay those of `decoded`.
+    let lower = decoded.to_ascii_lowercase();
     let Some((detail, what, at)) = COMPILED
-        .iter()
-        .find_map(|(d, w, re)| re.find(&decoded).map(|m| (*d, *w, m.start())))
-        .filter(|(d, _, _)| !(*d == "ssh" && public_ssh_file(&decoded)))
+        .candidates(lower.as_bytes())
+        .into_iter()
+        .find_map(|i| {
+            let (d, w, ..) = PLACES[i];
+            let m = COMPILED.patterns[i].regex()?.find(lower.as_bytes())?;
+            Some((d, w, m.start()))
+        })
+        .filter(|(d, _, _)| !(*d == "ssh" && public_ssh_file(&lower)))
     else {
         return;
     };
@@ -178,7 +217,7 @@ mod tests {
 
     #[test]
     fn every_pattern_compiles() {
-        assert_eq!(COMPILED.len(), PLACES.len());
+        assert!(COMPILED.all_compile());
     }
 
     #[test]

@@ -15,16 +15,16 @@ use std::sync::LazyLock;
 
 pub struct ToolShadowing;
 
-const TOOL: &str = r#"[`'"]?(?P<tool>[A-Za-z][A-Za-z0-9_.-]{1,63})[`'"]?"#;
+const TOOL: &str = r#"[`'"]?(?<tool>[a-z][a-z0-9_.-]{1,63})[`'"]?"#;
 
 /// `(detail, pattern, needs an identifier-like name or the word "tool")`.
 fn patterns() -> Vec<(&'static str, String, bool)> {
     vec![
         ("side-effect-on-tool", format!(r"\bside[\s-]effects?\s+on\s+(?:the\s+)?(?:also\s+present\s+|other\s+|existing\s+)?{TOOL}\s+tool\b"), false),
         ("orders-another-tool", format!(r"\b(?:the\s+)?{TOOL}\s+tool\s+(?:must|should|shall|has\s+to|needs\s+to|will)\s+(?:now\s+|always\s+|only\s+|instead\s+|also\s+)?(?:send|forward|route|redirect|use|call|include|add|cc|bcc|be\s+(?:called|used|replaced|ignored|disabled|skipped))\b"), false),
-        ("redirects-from-tool", format!(r"\b(?:instead\s+of|rather\s+than)\s+(?:using\s+|calling\s+|invoking\s+)?(?:the\s+)?{TOOL}(?P<word>\s+tool)?"), true),
+        ("redirects-from-tool", format!(r"\b(?:instead\s+of|rather\s+than)\s+(?:using\s+|calling\s+|invoking\s+)?(?:the\s+)?{TOOL}(?<word>\s+tool)?"), true),
         ("overrides-tool", format!(r"\b(?:overrides?|overriding|replaces?|supersedes?|intercepts?|shadows?|hijacks?)\s+(?:the\s+)?(?:behaviou?r\s+of\s+(?:the\s+)?)?(?:any\s+|all\s+)?(?:other\s+|existing\s+|original\s+|built-?in\s+|default\s+)?{TOOL}\s+tools?\b"), false),
-        ("forbids-tool", format!(r"\b(?:never|do\s+not|don'?t)\s+(?:use|call|invoke)\s+(?:the\s+)?{TOOL}(?P<word>\s+tool)?"), true),
+        ("forbids-tool", format!(r"\b(?:never|do\s+not|don'?t)\s+(?:use|call|invoke)\s+(?:the\s+)?{TOOL}(?<word>\s+tool)?"), true),
         ("conditional-on-presence", r"\bwhen\s+this\s+tool\s+is\s+(?:available|present|installed|loaded|enabled|connected)\b".to_string(), false),
     ]
 }
@@ -33,7 +33,8 @@ static COMPILED: LazyLock<Vec<(&'static str, Regex, bool)>> = LazyLock::new(|| {
     patterns()
         .into_iter()
         .filter_map(|(d, p, strict)| {
-            Regex::new(&format!("(?i-u){p}"))
+            // Written in lower case, run on the lower-cased fold: faster to build than (?i).
+            Regex::new(&format!("(?-u){p}"))
                 .ok()
                 .map(|r| (d, r, strict))
         })
@@ -43,7 +44,7 @@ static COMPILED: LazyLock<Vec<(&'static str, Regex, bool)>> = LazyLock::new(|| {
 static IDENTIFIER: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?-u)[A-Za-z][A-Za-z0-9_.-]{3,63}").ok());
 static DIRECTIVE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)\b(?:must|should|always|never|instead|do\s+not|don'?t|only|override|replace|redirect|forward|bcc)\b").ok()
+    Regex::new(r"(?-u)\b(?:must|should|always|never|instead|do\s+not|don'?t|only|override|replace|redirect|forward|bcc)\b").ok()
 });
 
 const NOT_NAMES: &[&str] = &[
@@ -133,11 +134,12 @@ fn inspect(
             .get(&name.to_lowercase())
             .is_some_and(|o| o.contains(&server.index))
     };
-    // Patterns run on the ASCII-folded text; offsets map back to the original.
+    // Patterns run on the lower-cased ASCII fold; names are read from the cased fold at
+    // the same offsets, and offsets map back to the original.
     let folded = text::Folded::new(&field.text);
     let hay = folded.text.as_str();
     for (detail, re, strict) in COMPILED.iter() {
-        for caps in re.captures_iter(hay.as_bytes()) {
+        for caps in re.captures_iter(folded.lower.as_bytes()) {
             let at = folded.original(caps.get(0).map_or(0, |m| m.start()));
             let target = match caps.name("tool") {
                 None => None,
@@ -172,7 +174,7 @@ fn inspect(
         if !identifier_like(name) || own(name) || others.is_none() {
             continue;
         }
-        let window = sentence(hay, m.start(), m.end());
+        let window = sentence(&folded.lower, m.start(), m.end());
         if directive.is_match(window.as_bytes()) {
             let about = format!(
                 "gives orders about {:?}, a tool of another connected server",

@@ -9,17 +9,16 @@ use crate::catalog::Code;
 use crate::finding::{Finding, Risk};
 use crate::surface::item::Item;
 use crate::surface::{text, Server};
-use regex::Regex;
+use regex::bytes::Regex;
 use serde_json::Value;
 use std::sync::LazyLock;
 
 pub struct UnconfirmedDestructiveTool;
 
 static DESTROYS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:permanently\s+(?:delete|remove|erase|destroy)s?|irreversibl[ey]|cannot\s+be\s+undone|can'?t\s+be\s+undone|overwrites?|wipes?|erases?|destroys?|drops?\s+(?:the\s+)?(?:table|database|collection|index)|deletes?\s+(?:all|every|the\s+entire))\b",
+    text::phrase_regex(
+        r"\b(?:permanently\s+(?:delete|remove|erase|destroy)s?|irreversibl[ey]|cannot\s+be\s+undone|can'?t\s+be\s+undone|overwrites?|wipes?|erases?|destroys?|drops?\s+(?:the\s+)?(?:table|database|collection|index)|deletes?\s+(?:all|every|the\s+entire))\b",
     )
-    .ok()
 });
 
 /// Why the tool sounds destructive, if it does.
@@ -32,10 +31,10 @@ pub(crate) fn destructive_reason(tool: &Item<'_>) -> Option<String> {
         return Some(format!("its name says {verb:?}"));
     }
     let description = tool.str_field("description").unwrap_or("");
-    let m = DESTROYS.as_ref()?.find(description)?;
+    let m = text::find_phrase(DESTROYS.as_ref()?, description)?;
     Some(format!(
         "its description says {:?}",
-        text::display(m.as_str(), 60)
+        text::display(&description[m], 60)
     ))
 }
 

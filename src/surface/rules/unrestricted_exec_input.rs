@@ -6,16 +6,15 @@ use crate::finding::Finding;
 use crate::surface::item::Item;
 use crate::surface::schema::parameters;
 use crate::surface::{text, Server};
-use regex::Regex;
+use regex::bytes::Regex;
 use std::sync::LazyLock;
 
 pub struct UnrestrictedExecInput;
 
 static EXECUTES: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:execute|executes|executing|run|runs|running|evaluate|evaluates|eval)\s+(?:an?\s+|any\s+|arbitrary\s+|the\s+(?:given|provided|specified)\s+)?(?:shell\s+|bash\s+|terminal\s+|system\s+|os\s+|raw\s+)?(?:commands?|command\s+lines?|code|scripts?|sql(?:\s+(?:queries|query|statements?))?|python(?:\s+code)?|javascript(?:\s+code)?|expressions?)\b",
+    text::phrase_regex(
+        r"\b(?:execute|executes|executing|run|runs|running|evaluate|evaluates|eval)\s+(?:an?\s+|any\s+|arbitrary\s+|the\s+(?:given|provided|specified)\s+)?(?:shell\s+|bash\s+|terminal\s+|system\s+|os\s+|raw\s+)?(?:commands?|command\s+lines?|code|scripts?|sql(?:\s+(?:queries|query|statements?))?|python(?:\s+code)?|javascript(?:\s+code)?|expressions?)\b",
     )
-    .ok()
 });
 
 /// Squashed parameter names that carry a command or a program.
@@ -25,9 +24,7 @@ const PAYLOAD_NAMES: &[&str] = &[
     "commandline",
     "script",
     "code",
-    "source",
     "sql",
-    "query",
     "statement",
     "expression",
     "expr",
@@ -38,7 +35,6 @@ const PAYLOAD_NAMES: &[&str] = &[
     "js",
     "javascript",
     "snippet",
-    "input",
 ];
 
 /// Name words that say the tool executes what it is given.
@@ -70,23 +66,30 @@ impl SurfaceRule for UnrestrictedExecInput {
     fn check_tool(&self, _server: &Server<'_>, tool: &Item<'_>, out: &mut Vec<Finding>) {
         let name_words = text::words(tool.name().unwrap_or(""));
         let description = tool.str_field("description").unwrap_or("");
-        let by_description = EXECUTES.as_ref().and_then(|re| re.find(description));
+        let by_description = EXECUTES
+            .as_ref()
+            .and_then(|re| text::find_phrase(re, description));
         if !executes_by_name(&name_words) && by_description.is_none() {
             return;
         }
+        // "query" carries a program only where the tool speaks SQL.
+        let sql = name_words.iter().any(|w| w == "sql")
+            || description.to_ascii_lowercase().contains("sql");
         let Some(param) = parameters(tool.value).into_iter().find(|p| {
+            let name = text::squash(p.name);
             p.is_free_string()
-                && (PAYLOAD_NAMES.contains(&text::squash(p.name).as_str())
+                && (PAYLOAD_NAMES.contains(&name.as_str())
+                    || (sql && name == "query")
                     || EXECUTES
                         .as_ref()
-                        .is_some_and(|re| re.is_match(p.description())))
+                        .is_some_and(|re| text::find_phrase(re, p.description()).is_some()))
         }) else {
             return;
         };
-        let why = match by_description {
+        let why = match &by_description {
             Some(m) => format!(
                 "its description says it will {:?}",
-                text::display(m.as_str(), 80)
+                text::display(&description[m.clone()], 80)
             ),
             None => "its name says it executes what it is given".to_string(),
         };
@@ -101,7 +104,7 @@ impl SurfaceRule for UnrestrictedExecInput {
             )
             .detail(if by_description.is_some() { "described-as-exec" } else { "named-as-exec" })
             .at(tool.location(&param.pointer))
-            .evidence(&text::evidence(description, by_description.map_or(0, |m| m.start()))),
+            .evidence(&text::evidence(description, by_description.map_or(0, |m| m.start))),
         );
     }
 }
@@ -185,6 +188,16 @@ mod tests {
                 "git_show",
                 "Shows the contents of a commit",
                 json!({"revision": {"type": "string"}}),
+            ),
+            (
+                "execute_workflow",
+                "Starts a workflow run.",
+                json!({"input": {"type": "string"}}),
+            ),
+            (
+                "execute_search",
+                "Executes a search.",
+                json!({"query": {"type": "string"}, "source": {"type": "string"}}),
             ),
         ] {
             assert_eq!(
