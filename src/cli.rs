@@ -165,6 +165,9 @@ pub struct ProxyArgs {
     /// A name for this server in the report.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+    /// Write the session's distinct findings as SARIF 2.1.0 here on exit.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
     /// Format of the --report file.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,

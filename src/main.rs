@@ -193,7 +193,24 @@ fn proxy(args: ProxyArgs) -> Result<ExitCode, UsageError> {
         .enable_all()
         .build()
         .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
+    let sarif = args.sarif;
     let outcome = runtime.block_on(mcpcheck::proxy::run(options));
+    if let Some(path) = sarif {
+        let written = report::output::render_findings(
+            Format::Sarif,
+            "proxy",
+            &outcome.findings,
+            outcome.exit_code,
+        )
+        .and_then(|doc| {
+            std::fs::write(&path, doc)
+                .map_err(|e| UsageError(format!("--sarif {}: cannot write ({e})", path.display())))
+        });
+        if let Err(e) = written {
+            // The client's session is over; the exit code stays the server's.
+            let _ = writeln!(std::io::stderr(), "mcpcheck: {e}");
+        }
+    }
     // stdin's reader may still sit in a blocking read; the session is over, so leave now
     // with the server's exit code, as the client expects.
     let _ = std::io::stdout().flush();

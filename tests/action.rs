@@ -453,8 +453,12 @@ async fn the_security_scan_runs_on_paths_and_the_source_scan_input_is_noted() {
     assert!(step.log.contains(
         "::notice title=mcpcheck::The source scan (input `scan`: src) is not available in this build of mcpcheck"
     ), "{}", step.log);
-    assert!(!step.log.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
-    assert!(!step.summary.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+    assert!(!step
+        .log
+        .contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+    assert!(!step
+        .summary
+        .contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
     let sarif = std::fs::read_to_string(runner.sarif()).expect("SARIF");
     assert!(!sarif.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
     let doc = validate_sarif(&sarif);

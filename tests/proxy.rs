@@ -136,9 +136,33 @@ fn a_tool_list_changed_mid_session_is_a_rug_pull_finding() {
     let report = dir.path().join("session.json");
     let server = vec![python().to_string(), fixture("changes_tools_mid_session")];
     let report_arg = report.display().to_string();
+    let sarif = dir.path().join("session.sarif");
+    let sarif_arg = sarif.display().to_string();
     let (_, stderr) = client(
         3,
-        &through_proxy(&["--format", "json", "--report", &report_arg], &server),
+        &through_proxy(
+            &[
+                "--format",
+                "json",
+                "--report",
+                &report_arg,
+                "--sarif",
+                &sarif_arg,
+            ],
+            &server,
+        ),
+    );
+    let sarif_doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&sarif).expect("SARIF written")).expect("json");
+    let rule_ids: Vec<&str> = sarif_doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["ruleId"].as_str().expect("ruleId"))
+        .collect();
+    assert_eq!(
+        rule_ids,
+        vec!["tool-poisoning-instructions", "session-surface-drift"]
     );
     assert!(stderr.contains("warning[session-surface-drift] `tools/list` changed since the first listing of the session: added upload; changed echo."), "{stderr}");
     let doc: serde_json::Value =

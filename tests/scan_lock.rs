@@ -189,11 +189,44 @@ fn surface_drift_says_what_changed() {
     // Same definition, different surface: a rug pull.
     write_config(dir.path(), server("b"));
     let r = scan_in(dir.path(), &["--live"]);
+    // The new surface is also judged by the live surface rules: its poisoned descriptions
+    // and its unannotated destructive tool are findings of their own, at the same entry.
     assert_eq!(
         r.places(),
-        places(&[("tool-surface-drift", "high", 3, 14, "/mcpServers/notes")])
+        places(&[
+            ("tool-surface-drift", "high", 3, 14, "/mcpServers/notes"),
+            (
+                "tool-poisoning-instructions",
+                "high",
+                3,
+                14,
+                "servers/notes/tools/echo/description"
+            ),
+            (
+                "tool-poisoning-instructions",
+                "high",
+                3,
+                14,
+                "servers/notes/tools/echo/inputSchema/properties/text/description"
+            ),
+            (
+                "unconfirmed-destructive-tool",
+                "medium",
+                3,
+                14,
+                "servers/notes/tools/delete_all/annotations"
+            ),
+        ])
     );
-    assert_eq!(r.issues(), pairs(&[("tool-surface-drift", "error")]));
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("tool-surface-drift", "error"),
+            ("tool-poisoning-instructions", "error"),
+            ("tool-poisoning-instructions", "error"),
+            ("unconfirmed-destructive-tool", "warning"),
+        ])
+    );
     let message = r.json["issues"][0]["message"].as_str().expect("message");
     assert!(message.contains("tools/delete_all added"), "{message}");
     assert!(

@@ -11,14 +11,14 @@ mod redact;
 pub mod surface;
 // Scan engine renderers.
 pub mod inventory;
-pub mod scan_human;
-pub mod scan_json;
 pub mod repo;
 pub mod rule_docs;
 pub mod sarif;
 mod sarif_rules;
 #[cfg(test)]
 mod sarif_tests;
+pub mod scan_human;
+pub mod scan_json;
 
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;

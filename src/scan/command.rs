@@ -162,7 +162,7 @@ pub fn scan(args: ScanArgs) -> Result<ExitCode, UsageError> {
         live: live_opts.map(|_| live.as_slice()),
     };
     let mut findings = super::findings(&loaded.configs, &settings);
-    findings.extend(surface_findings(&live, &selection));
+    findings.extend(surface_findings(&live, &loaded.configs, &selection));
     if let Some(f) = &facts {
         loaded.notices.extend(f.notices.iter().cloned());
     }
@@ -346,6 +346,7 @@ pub fn inventory(args: InventoryArgs) -> Result<ExitCode, UsageError> {
 /// finding points at the config file that declares the server.
 fn surface_findings(
     live: &[LiveListing],
+    configs: &[super::config_file::ConfigFile],
     selection: &super::Selection,
 ) -> Vec<crate::finding::Finding> {
     use crate::surface::{ServerSurface, SurfaceOptions};
@@ -380,6 +381,21 @@ fn surface_findings(
             });
             if let Some(l) = server {
                 f.location.file = Some(l.config.clone());
+                // At the entry that declares the server, so every output has a line.
+                let entry = configs
+                    .iter()
+                    .filter(|c| c.display == l.config)
+                    .find_map(|c| {
+                        c.servers
+                            .iter()
+                            .find(|e| e.pointer == l.pointer)
+                            .map(|e| (c, e))
+                    });
+                if let Some((config, entry)) = entry {
+                    let (line, column) = config.lines.position(&config.text, entry.span.start);
+                    f.location.line = Some(line);
+                    f.location.column = Some(column);
+                }
             }
             f
         })

@@ -290,7 +290,10 @@ impl ScanReport {
 
 /// The static scan of the given paths with every rule, as the GitHub Action runs it on its
 /// `paths` input (no live listing, no registry look-ups, no lock file).
-pub fn scan_paths(paths: &[PathBuf], cwd: &Path) -> Result<(Vec<Finding>, Vec<String>), InputError> {
+pub fn scan_paths(
+    paths: &[PathBuf],
+    cwd: &Path,
+) -> Result<(Vec<Finding>, Vec<String>), InputError> {
     let loaded = load(
         &Targets {
             paths: paths.to_vec(),
