@@ -13,3 +13,4 @@ pub mod report;
 pub mod scan;
 pub mod session;
 pub mod surface;
+pub mod sweep;
