@@ -261,3 +261,50 @@ fn the_markdown_report_keeps_hostile_text_inert() {
     );
     assert!(text.contains("stdout-non-json"), "{text}");
 }
+
+#[test]
+fn the_sweep_flags_reach_every_guard_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("guard.json");
+    std::fs::write(&config, r#"{"requests": ["ping"], "command": ["ignored"]}"#).expect("config");
+    let pid_file = dir.path().join("pids");
+    let servers = servers(&["clean", "clean"]);
+    let manifest = write_manifest(
+        dir.path(),
+        &servers
+            .iter()
+            .map(|s| entry(s, &pid_file))
+            .collect::<Vec<_>>(),
+    );
+    let out = dir.path().join("r.jsonl");
+    let run = sweep(&[
+        manifest.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--profile",
+        "smoke",
+        "--timeout",
+        "3000",
+        "--config",
+        config.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for line in lines(&out) {
+        assert_eq!(line["profile"], "smoke");
+        assert_eq!(line["fingerprint"]["timings"]["timeoutMs"], 3000);
+        // Smoke skips the list probes; the config's request runs; the entry's command wins.
+        let methods: Vec<&str> = line["operations"]
+            .as_array()
+            .expect("operations")
+            .iter()
+            .filter_map(|o| o["method"].as_str())
+            .collect();
+        assert_eq!(methods, ["initialize", "ping"], "{line}");
+        assert_eq!(line["command"][1], json!(common::fixture("clean")));
+    }
+}

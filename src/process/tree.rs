@@ -14,7 +14,9 @@ static LEADERS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
 fn leaders() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
     // A panic elsewhere cannot leave the set half-updated: every change is one insert or remove.
-    LEADERS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    LEADERS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Spawns a leader and registers it in one step, under the lock `escaped_candidates` takes:

@@ -1,6 +1,5 @@
 //! Progress on stderr: a bar on a terminal, plain periodic lines otherwise or under CI.
 
-use crate::finding::excerpt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -26,7 +25,7 @@ impl Progress {
         let bar = (std::io::stderr().is_terminal() && !ci).then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             if let Ok(style) = ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} · {msg}",
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} · {msg}",
             ) {
                 bar.set_style(style);
             }
@@ -48,12 +47,12 @@ impl Progress {
         progress
     }
 
-    pub fn started(&mut self, _id: &str) {
+    pub fn started(&mut self) {
         self.running += 1;
         self.refresh();
     }
 
-    pub fn finished(&mut self, id: &str, status: &str) {
+    pub fn finished(&mut self, status: &str) {
         if !matches!(status, "needs-configuration" | "not-asked") {
             self.running = self.running.saturating_sub(1);
         }
@@ -61,11 +60,7 @@ impl Progress {
         *self.tally.entry(status.to_string()).or_default() += 1;
         if let Some(bar) = &self.bar {
             bar.set_position(self.done);
-            bar.set_message(format!(
-                "{} · last: {} {status}",
-                self.counts(),
-                excerpt(id, 40)
-            ));
+            bar.set_message(self.counts());
         }
     }
 

@@ -58,14 +58,14 @@ pub async fn run(
             let Some(entry) = queue.next() else { break };
             match entry.plan {
                 EntryPlan::Launch(launch) => {
-                    progress.started(&entry.id);
+                    progress.started();
                     let task = run_entry(entry.id.clone(), launch, Arc::clone(&config));
                     ids.insert(running.spawn(task).id(), entry.id);
                 }
                 plan => {
                     let line = not_started(&entry.id, &plan);
                     writer.append(&line)?;
-                    progress.finished(&entry.id, status_of(&line));
+                    progress.finished(status_of(&line));
                 }
             }
         }
@@ -83,8 +83,7 @@ pub async fn run(
                     None => continue,
                 };
                 writer.append(&line)?;
-                let id = line.get("id").and_then(Value::as_str).unwrap_or("");
-                progress.finished(id, status_of(&line));
+                progress.finished(status_of(&line));
             }
             _ = sigint.recv() => return Ok(interrupt(&mut running, 2).await),
             _ = sigterm.recv() => return Ok(interrupt(&mut running, 15).await),
