@@ -112,6 +112,23 @@ pub async fn kill_and_reap(pids: &[i32]) {
 mod tests {
     use super::*;
 
+    #[tokio::test]
+    async fn a_leader_is_registered_by_the_time_its_spawn_returns() {
+        let child = spawn_leader(|| {
+            tokio::process::Command::new("sleep")
+                .arg("30")
+                .kill_on_drop(true)
+                .spawn()
+        })
+        .expect("spawn sleep");
+        let pid = child.id().expect("pid") as i32;
+        // Another session's orphan hunt leaves a registered leader alone...
+        assert!(!escaped_candidates(-1).contains(&pid));
+        // ...and would kill the same child were it not registered: the race this closes.
+        unregister_leader(pid);
+        assert!(escaped_candidates(-1).contains(&pid));
+    }
+
     #[test]
     fn the_process_table_includes_this_process_and_its_parent() {
         let me = std::process::id() as i32;
