@@ -205,7 +205,7 @@ pub struct SweepArgs {
     /// The guard's --profile for every server.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
-    /// A guard config file applied to every server (its command, cwd and env give way to the entry's).
+    /// A guard config file applied to every server; the entry's command and cwd replace its own, the entry's env adds to its env.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Longest an entry's `setup` command may run, in milliseconds.
