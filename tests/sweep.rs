@@ -82,11 +82,19 @@ fn twenty_servers_at_jobs_8_each_once_with_single_run_verdicts_and_nothing_left_
                 >= line["durationMs"].as_u64().expect("durationMs")
         );
         assert_eq!(line["schemaVersion"], 1);
-        // The entry's variable is named in the fingerprint, its value never.
-        assert_eq!(
-            line["fingerprint"]["env"],
-            json!(["FIXTURE_PID_FILE=[REDACTED]"])
+        // The server's variables (sandbox, then the entry's) are named, their values never.
+        let env: Vec<&str> = line["fingerprint"]["env"]
+            .as_array()
+            .expect("env")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(env.last(), Some(&"FIXTURE_PID_FILE=[REDACTED]"), "{env:?}");
+        assert!(
+            env.contains(&"HOME=[REDACTED]") && env.contains(&"PATH=[REDACTED]"),
+            "{env:?}"
         );
+        assert!(env.iter().all(|e| e.ends_with("=[REDACTED]")), "{env:?}");
     }
     let singles = single_verdicts(&TWENTY, "5000");
     assert_matches_single_runs(&results, &servers, &singles);
