@@ -17,6 +17,7 @@ pub const MAX_ID_CHARS: usize = 200;
 const COMMAND_KEYS: &[&str] = &[
     "id",
     "command",
+    "args",
     "cwd",
     "env",
     "setup",
@@ -196,8 +197,7 @@ fn command_entry(obj: &Map<String, Value>, position: &str, dir: &Path) -> Result
         ));
     }
     let id = valid_id(string_field(obj.get("id").unwrap_or(&Value::Null), "id")?)?;
-    let command = argv(obj.get("command"), "command")?
-        .ok_or_else(|| "`command` must be a non-empty array of strings".to_string())?;
+    let command = command_argv(obj)?;
     let mut env = Vec::new();
     let mut missing = Vec::new();
     if let Some(v) = obj.get("env") {
@@ -333,6 +333,30 @@ fn argv(v: Option<&Value>, what: &str) -> Result<Option<Vec<String>>, String> {
     }
 }
 
+/// `"command": ["node", "s.js"]`, or as in client configs `"command": "node", "args": ["s.js"]`.
+fn command_argv(obj: &Map<String, Value>) -> Result<Vec<String>, String> {
+    let args = match obj.get("args") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect::<Option<Vec<String>>>()
+            .ok_or("`args` must hold only strings")?,
+        Some(_) => return Err("`args` must be an array of strings".into()),
+    };
+    match obj.get("command") {
+        Some(Value::String(program)) if !program.is_empty() => {
+            Ok(std::iter::once(program.clone()).chain(args).collect())
+        }
+        Some(Value::Array(_)) if obj.contains_key("args") => Err(
+            "give `args` only with a string `command`; with an array, put the arguments in it"
+                .into(),
+        ),
+        other => argv(other, "command")?
+            .ok_or_else(|| "`command` must be a non-empty array of strings".to_string()),
+    }
+}
+
 fn setup(v: Option<&Value>) -> Result<Option<Vec<String>>, String> {
     argv(v, "setup")
 }
@@ -400,6 +424,31 @@ mod tests {
         };
         assert_eq!(l.command, ["python3", "a.py"]);
         assert_eq!(l.env, [("K".to_string(), "v".to_string())]);
+    }
+
+    #[test]
+    fn a_string_command_takes_its_arguments_from_args() {
+        let (_d, path) = write(
+            "m.json",
+            r#"[{"id":"a","command":"npx","args":["-y","pkg@1.0.0"]},{"id":"b","command":"node"}]"#,
+        );
+        let entries = load(&path).expect("manifest");
+        let argv = |e: &Entry| match &e.plan {
+            EntryPlan::Launch(l) => l.command.clone(),
+            other => panic!("not a launch: {other:?}"),
+        };
+        assert_eq!(argv(&entries[0]), ["npx", "-y", "pkg@1.0.0"]);
+        assert_eq!(argv(&entries[1]), ["node"]);
+        let (_d, path) = write("m.json", r#"[{"id":"a","command":["npx"],"args":["x"]}]"#);
+        assert!(load(&path)
+            .expect_err("both")
+            .0
+            .contains("give `args` only with a string `command`"));
+        let (_d, path) = write("m.json", r#"[{"id":"a","command":"npx","args":[1]}]"#);
+        assert!(load(&path)
+            .expect_err("args")
+            .0
+            .contains("`args` must hold only strings"));
     }
 
     #[test]
