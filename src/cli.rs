@@ -44,6 +44,10 @@ pub enum Command {
     Action,
     /// Write .github/workflows/mcpcheck.yml for this repository.
     Init(InitArgs),
+    /// Guard every server of a manifest, several at once, streaming one JSON line per server.
+    Sweep(Box<SweepArgs>),
+    /// Merge sweep results (shards, resumed runs) into one report.
+    SweepReport(SweepReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -203,6 +207,73 @@ pub struct SurfaceArgs {
     /// Shorthand for --format json.
     #[arg(long)]
     pub json: bool,
+}
+
+impl GuardArgs {
+    /// What `mcpcheck guard` has with no flags: the sweep starts from these for every server.
+    pub fn defaults() -> Result<Self, UsageError> {
+        use clap::FromArgMatches;
+        let command = <Self as Args>::augment_args(clap::Command::new("guard"));
+        command
+            .try_get_matches_from(["guard"])
+            .and_then(|m| Self::from_arg_matches(&m))
+            .map_err(|e| UsageError(format!("internal error: guard defaults: {e}")))
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The manifest: JSON or JSON Lines; command entries or MCP registry server.json entries.
+    #[arg(value_name = "MANIFEST")]
+    pub manifest: PathBuf,
+    /// Results file (JSON Lines, one line per server); must not exist unless --resume.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Servers checked at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Only this share of the manifest, by a stable hash of each id: I of N, 1-based.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Keep the lines already in --out and run only the entries without one.
+    #[arg(long)]
+    pub resume: bool,
+    /// The guard's --timeout for every server, in milliseconds [default: 5000].
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u64>,
+    /// The guard's --profile for every server.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// A guard config file applied to every server; the entry's command and cwd replace its own, the entry's env adds to its env.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Longest an entry's `setup` command may run, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 600_000)]
+    pub setup_timeout: u64,
+    /// Pass this variable from mcpcheck's environment to every server (repeatable).
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pub pass_env: Vec<String>,
+    /// Give each server empty npm/uv/pip caches instead of the invoking user's.
+    #[arg(long)]
+    pub isolated_caches: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SweepReportFormat {
+    Human,
+    Json,
+    Markdown,
+    Sarif,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepReportArgs {
+    /// Results files written by `mcpcheck sweep` (shards, resumed runs).
+    #[arg(value_name = "RESULTS", required = true)]
+    pub results: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SweepReportFormat::Human)]
+    pub format: SweepReportFormat,
 }
 
 /// A usage or input error: exit code 2, one line.

@@ -14,3 +14,4 @@ pub mod report;
 pub mod scan;
 pub mod session;
 pub mod surface;
+pub mod sweep;

@@ -63,6 +63,8 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Baseline(args) => mcpcheck::scan::command::baseline(*args),
         Command::Pin(args) => mcpcheck::scan::command::pin(*args),
         Command::Inventory(args) => mcpcheck::scan::command::inventory(*args),
+        Command::Sweep(args) => mcpcheck::sweep::command(*args),
+        Command::SweepReport(args) => mcpcheck::sweep::report::command(&args),
         Command::Explain { code } => {
             let Some(code) = catalog::Code::from_name(&code) else {
                 return Err(UsageError(format!(

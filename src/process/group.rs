@@ -36,7 +36,8 @@ impl GroupLeader {
         if let Some(dir) = &cmd.cwd {
             command.current_dir(dir);
         }
-        let mut child = command.spawn().map_err(|e| spawn_error(&cmd.program, &e))?;
+        let mut child =
+            tree::spawn_leader(|| command.spawn()).map_err(|e| spawn_error(&cmd.program, &e))?;
         let pid = child.id().ok_or_else(|| SpawnError {
             program: cmd.program.clone(),
             reason: "the process exited before its pid could be read".into(),
@@ -51,7 +52,6 @@ impl GroupLeader {
                 hint: "this is a bug in mcpcheck; please report it",
             });
         };
-        tree::register_leader(pid as i32);
         let leader = Self {
             child,
             pgid: Pid::from_raw(pid as i32),

@@ -12,16 +12,29 @@ use std::time::{Duration, Instant};
 /// can be told apart from them.
 static LEADERS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
-pub fn register_leader(pid: i32) {
-    if let Ok(mut l) = LEADERS.lock() {
-        l.insert(pid);
+fn leaders() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
+    // A panic elsewhere cannot leave the set half-updated: every change is one insert or remove.
+    LEADERS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Spawns a leader and registers it in one step, under the lock `escaped_candidates` takes:
+/// with several sessions at once, a child spawned but not yet registered would otherwise
+/// look like an orphan to another session's clean-up, and be killed.
+pub fn spawn_leader(
+    spawn: impl FnOnce() -> std::io::Result<tokio::process::Child>,
+) -> std::io::Result<tokio::process::Child> {
+    let mut leaders = leaders();
+    let child = spawn()?;
+    if let Some(pid) = child.id() {
+        leaders.insert(pid as i32);
     }
+    Ok(child)
 }
 
 pub fn unregister_leader(pid: i32) {
-    if let Ok(mut l) = LEADERS.lock() {
-        l.remove(&pid);
-    }
+    leaders().remove(&pid);
 }
 
 /// (pid, parent pid) of every process, from /proc.
@@ -44,12 +57,13 @@ fn process_table() -> Vec<(i32, i32)> {
 /// (which is a child subreaper) that are not the leader of another running server.
 pub fn escaped_candidates(leader: i32) -> Vec<i32> {
     let me = std::process::id() as i32;
+    // Held across the table read, so no leader can appear in the table unregistered.
+    let leaders = leaders();
     let table = process_table();
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     for &(pid, ppid) in &table {
         children.entry(ppid).or_default().push(pid);
     }
-    let leaders = LEADERS.lock().map(|l| l.clone()).unwrap_or_default();
     let mut found = Vec::new();
     let mut stack = vec![leader];
     stack.extend(
@@ -97,6 +111,23 @@ pub async fn kill_and_reap(pids: &[i32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_leader_is_registered_by_the_time_its_spawn_returns() {
+        let child = spawn_leader(|| {
+            tokio::process::Command::new("sleep")
+                .arg("30")
+                .kill_on_drop(true)
+                .spawn()
+        })
+        .expect("spawn sleep");
+        let pid = child.id().expect("pid") as i32;
+        // Another session's orphan hunt leaves a registered leader alone...
+        assert!(!escaped_candidates(-1).contains(&pid));
+        // ...and would kill the same child were it not registered: the race this closes.
+        unregister_leader(pid);
+        assert!(escaped_candidates(-1).contains(&pid));
+    }
 
     #[test]
     fn the_process_table_includes_this_process_and_its_parent() {

@@ -1,0 +1,506 @@
+//! The sweep manifest: JSON (an array, or `{"servers": [...]}` as the MCP registry API
+//! returns it) or JSON Lines, each entry a launch command or an MCP registry `server.json`.
+//! Everything is parsed and validated before any server starts.
+
+use super::server_json;
+use crate::cli::UsageError;
+use crate::finding::excerpt;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Largest manifest accepted; a registry dump of tens of thousands of servers fits.
+const MAX_MANIFEST_BYTES: u64 = 256 * 1024 * 1024;
+/// Longest id accepted: ids appear in every report row.
+pub const MAX_ID_CHARS: usize = 200;
+/// Keys a command entry may have; anything else is most likely a typo.
+const COMMAND_KEYS: &[&str] = &[
+    "id",
+    "command",
+    "args",
+    "cwd",
+    "env",
+    "setup",
+    "name",
+    "description",
+];
+
+/// One server to check.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub id: String,
+    /// Where it is in the manifest ("line 3", "entry 4"), for messages.
+    pub position: String,
+    pub plan: EntryPlan,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntryPlan {
+    Launch(Launch),
+    /// A required value (argument, secret) has no value and no default: not started.
+    NeedsConfiguration {
+        reason: String,
+        missing: Vec<String>,
+    },
+    /// Nothing mcpcheck can launch over stdio (remote-only, another transport...): not started.
+    NotAsked {
+        reason: String,
+    },
+}
+
+/// How to start a server, as a client would.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub command: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    pub setup: Option<Vec<String>>,
+}
+
+/// Values a manifest supplies for a `server.json` entry's inputs.
+#[derive(Debug, Clone, Default)]
+pub struct Supplied {
+    pub env: BTreeMap<String, String>,
+    /// Argument values and `{variables}`, by valueHint, flag name or variable name.
+    pub inputs: BTreeMap<String, String>,
+}
+
+pub fn load(path: &Path) -> Result<Vec<Entry>, UsageError> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| {
+        UsageError(format!(
+            "manifest {shown}: cannot read it ({e}); give the path of a JSON or JSON Lines file"
+        ))
+    })?;
+    if meta.len() > MAX_MANIFEST_BYTES {
+        return Err(UsageError(format!(
+            "manifest {shown}: {} bytes is more than the {MAX_MANIFEST_BYTES} accepted; split it",
+            meta.len()
+        )));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        UsageError(format!(
+            "manifest {shown}: cannot read it as UTF-8 text ({e})"
+        ))
+    })?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let values =
+        split_entries(&text, path).map_err(|e| UsageError(format!("manifest {shown}: {e}")))?;
+    let mut entries = Vec::with_capacity(values.len());
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for (position, value) in values {
+        let entry = parse_entry(value, &position, dir)
+            .map_err(|e| UsageError(format!("manifest {shown}, {position}: {e}")))?;
+        if let Some(first) = seen.insert(entry.id.clone(), position.clone()) {
+            return Err(UsageError(format!(
+                "manifest {shown}: id {:?} appears at {first} and again at {position}; ids must be unique",
+                excerpt(&entry.id, 60)
+            )));
+        }
+        entries.push(entry);
+    }
+    if entries.is_empty() {
+        return Err(UsageError(format!(
+            "manifest {shown}: no entries; give at least one server"
+        )));
+    }
+    Ok(entries)
+}
+
+/// The entries with their positions: a JSON array, a registry response, one object, or JSON Lines.
+fn split_entries(text: &str, path: &Path) -> Result<Vec<(String, Value)>, String> {
+    let lines_format = matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("jsonl" | "ndjson")
+    );
+    if !lines_format {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Array(items)) => return Ok(numbered(items)),
+            Ok(Value::Object(obj)) => {
+                if let Some(Value::Array(items)) = obj.get("servers") {
+                    return Ok(numbered(items.clone()));
+                }
+                return Ok(vec![("entry 1".into(), Value::Object(obj))]);
+            }
+            Ok(_) => {
+                return Err("expected an array of entries, an object or JSON Lines".into());
+            }
+            Err(e) => {
+                // Several lines that each hold one value are JSON Lines, whatever the extension.
+                let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                if text.lines().filter(|l| !l.trim().is_empty()).count() < 2
+                    || serde_json::from_str::<Value>(first).is_err()
+                {
+                    return Err(format!("not valid JSON ({e})"));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value = serde_json::from_str::<Value>(line)
+            .map_err(|e| format!("line {}: not valid JSON ({e})", i + 1))?;
+        out.push((format!("line {}", i + 1), value));
+    }
+    Ok(out)
+}
+
+fn numbered(items: Vec<Value>) -> Vec<(String, Value)> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| (format!("entry {}", i + 1), v))
+        .collect()
+}
+
+fn parse_entry(value: Value, position: &str, dir: &Path) -> Result<Entry, String> {
+    let Value::Object(obj) = value else {
+        return Err("an entry must be a JSON object".into());
+    };
+    if let Some(server) = obj.get("server") {
+        // A registry API item ({"server": {...}, "_meta": ...}) or our wrapper with id/env/inputs.
+        let Value::Object(server) = server else {
+            return Err("`server` must be a server.json object".into());
+        };
+        let id = match obj.get("id") {
+            Some(v) => Some(string_field(v, "id")?),
+            None => None,
+        };
+        let supplied = Supplied {
+            env: string_map(obj.get("env"), "env")?,
+            inputs: string_map(obj.get("inputs"), "inputs")?,
+        };
+        let launch_extras = (cwd(obj.get("cwd"), dir)?, setup(obj.get("setup"))?);
+        return registry_entry(server, id, &supplied, launch_extras, position);
+    }
+    if obj.contains_key("command") {
+        return command_entry(&obj, position, dir);
+    }
+    if obj.contains_key("packages") || obj.contains_key("remotes") || obj.contains_key("name") {
+        return registry_entry(&obj, None, &Supplied::default(), (None, None), position);
+    }
+    Err("needs `command` (an array: program and arguments) or MCP registry server.json fields (`name`, `packages`)".into())
+}
+
+fn command_entry(obj: &Map<String, Value>, position: &str, dir: &Path) -> Result<Entry, String> {
+    if let Some(key) = obj.keys().find(|k| !COMMAND_KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key {:?}; a command entry has {}",
+            excerpt(key, 40),
+            COMMAND_KEYS.join(", ")
+        ));
+    }
+    let id = valid_id(string_field(obj.get("id").unwrap_or(&Value::Null), "id")?)?;
+    let command = command_argv(obj)?;
+    let mut env = Vec::new();
+    let mut missing = Vec::new();
+    if let Some(v) = obj.get("env") {
+        let Value::Object(map) = v else {
+            return Err("`env` must be an object of NAME: value".into());
+        };
+        for (name, value) in map {
+            valid_env_name(name)?;
+            match value {
+                Value::String(s) => env.push((name.clone(), s.clone())),
+                // Declared but not given: the server needs it, the manifest does not have it.
+                Value::Null => missing.push(name.clone()),
+                _ => {
+                    return Err(format!(
+                        "env {}: the value must be a string (or null when not given)",
+                        excerpt(name, 40)
+                    ))
+                }
+            }
+        }
+    }
+    let plan = if missing.is_empty() {
+        EntryPlan::Launch(Launch {
+            command,
+            cwd: cwd(obj.get("cwd"), dir)?,
+            env,
+            setup: setup(obj.get("setup"))?,
+        })
+    } else {
+        needs_configuration(missing)
+    };
+    Ok(Entry {
+        id,
+        position: position.to_string(),
+        plan,
+    })
+}
+
+fn registry_entry(
+    server: &Map<String, Value>,
+    id: Option<String>,
+    supplied: &Supplied,
+    (cwd, setup): (Option<PathBuf>, Option<Vec<String>>),
+    position: &str,
+) -> Result<Entry, String> {
+    let name = server.get("name").and_then(Value::as_str);
+    let version = server.get("version").and_then(Value::as_str);
+    let id =
+        match (id, name, version) {
+            (Some(id), _, _) => id,
+            (None, Some(n), Some(v)) if !v.is_empty() => format!("{n}@{v}"),
+            (None, Some(n), _) => n.to_string(),
+            (None, None, _) => return Err(
+                "a server.json entry needs `name` (or wrap it as {\"id\": ..., \"server\": {...}})"
+                    .into(),
+            ),
+        };
+    let id = valid_id(id)?;
+    let plan = match server_json::launch_plan(server, supplied) {
+        EntryPlan::Launch(mut launch) => {
+            launch.cwd = cwd;
+            launch.setup = setup;
+            EntryPlan::Launch(launch)
+        }
+        other => other,
+    };
+    Ok(Entry {
+        id,
+        position: position.to_string(),
+        plan,
+    })
+}
+
+pub fn needs_configuration(missing: Vec<String>) -> EntryPlan {
+    let names: Vec<String> = missing.iter().map(|m| excerpt(m, 60)).collect();
+    EntryPlan::NeedsConfiguration {
+        reason: format!(
+            "required values not given: {}; supply them in the manifest",
+            names.join(", ")
+        ),
+        missing: names,
+    }
+}
+
+fn string_field(v: &Value, what: &str) -> Result<String, String> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Null => Err(format!("`{what}` is missing; give a string")),
+        _ => Err(format!("`{what}` must be a string")),
+    }
+}
+
+fn valid_id(id: String) -> Result<String, String> {
+    if id.trim().is_empty() {
+        return Err("`id` is empty; give each entry a unique name".into());
+    }
+    if id.chars().count() > MAX_ID_CHARS {
+        return Err(format!("`id` is longer than {MAX_ID_CHARS} characters"));
+    }
+    if id.chars().any(char::is_control) {
+        return Err(format!(
+            "`id` {:?} holds control characters",
+            excerpt(&id, 60)
+        ));
+    }
+    Ok(id)
+}
+
+fn valid_env_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.contains('=') || name.contains('\0') {
+        return Err(format!(
+            "env name {:?} is not valid: non-empty, without '=' or NUL",
+            excerpt(name, 40)
+        ));
+    }
+    Ok(())
+}
+
+fn argv(v: Option<&Value>, what: &str) -> Result<Option<Vec<String>>, String> {
+    let Some(v) = v else { return Ok(None) };
+    let items = v.as_array().ok_or_else(|| {
+        format!("`{what}` must be an array of strings, such as [\"python3\", \"server.py\"]")
+    })?;
+    let argv = items
+        .iter()
+        .map(|i| i.as_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()
+        .ok_or_else(|| format!("`{what}` must hold only strings"))?;
+    match argv.first() {
+        None => Err(format!("`{what}` is empty")),
+        Some(p) if p.is_empty() => Err(format!("`{what}` starts with an empty program name")),
+        Some(_) => Ok(Some(argv)),
+    }
+}
+
+/// `"command": ["node", "s.js"]`, or as in client configs `"command": "node", "args": ["s.js"]`.
+fn command_argv(obj: &Map<String, Value>) -> Result<Vec<String>, String> {
+    let args = match obj.get("args") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect::<Option<Vec<String>>>()
+            .ok_or("`args` must hold only strings")?,
+        Some(_) => return Err("`args` must be an array of strings".into()),
+    };
+    match obj.get("command") {
+        Some(Value::String(program)) if !program.is_empty() => {
+            Ok(std::iter::once(program.clone()).chain(args).collect())
+        }
+        Some(Value::Array(_)) if obj.contains_key("args") => Err(
+            "give `args` only with a string `command`; with an array, put the arguments in it"
+                .into(),
+        ),
+        other => argv(other, "command")?
+            .ok_or_else(|| "`command` must be a non-empty array of strings".to_string()),
+    }
+}
+
+fn setup(v: Option<&Value>) -> Result<Option<Vec<String>>, String> {
+    argv(v, "setup")
+}
+
+fn cwd(v: Option<&Value>, dir: &Path) -> Result<Option<PathBuf>, String> {
+    let Some(v) = v else { return Ok(None) };
+    let raw = v.as_str().ok_or("`cwd` must be a string")?;
+    let path = PathBuf::from(raw);
+    let path = if path.is_relative() {
+        dir.join(path)
+    } else {
+        path
+    };
+    if !path.is_dir() {
+        return Err(format!(
+            "cwd {}: not a directory (relative paths are from the manifest's directory)",
+            excerpt(&path.display().to_string(), 120)
+        ));
+    }
+    Ok(Some(path))
+}
+
+fn string_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>, String> {
+    let Some(v) = v else {
+        return Ok(BTreeMap::new());
+    };
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("`{what}` must be an object of NAME: \"value\""))?;
+    let mut out = BTreeMap::new();
+    for (k, val) in obj {
+        if what == "env" {
+            valid_env_name(k)?;
+        }
+        let s = val
+            .as_str()
+            .ok_or_else(|| format!("{what} {}: the value must be a string", excerpt(k, 40)))?;
+        out.insert(k.clone(), s.to_string());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        (dir, path)
+    }
+
+    #[test]
+    fn reads_json_lines_with_positions() {
+        let (_d, path) = write(
+            "m.jsonl",
+            "{\"id\":\"a\",\"command\":[\"python3\",\"a.py\"],\"env\":{\"K\":\"v\"}}\n\n{\"id\":\"b\",\"command\":[\"node\",\"b.js\"]}\n",
+        );
+        let entries = load(&path).expect("manifest");
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[1].position, "line 3");
+        let EntryPlan::Launch(l) = &entries[0].plan else {
+            panic!("launch")
+        };
+        assert_eq!(l.command, ["python3", "a.py"]);
+        assert_eq!(l.env, [("K".to_string(), "v".to_string())]);
+    }
+
+    #[test]
+    fn a_string_command_takes_its_arguments_from_args() {
+        let (_d, path) = write(
+            "m.json",
+            r#"[{"id":"a","command":"npx","args":["-y","pkg@1.0.0"]},{"id":"b","command":"node"}]"#,
+        );
+        let entries = load(&path).expect("manifest");
+        let argv = |e: &Entry| match &e.plan {
+            EntryPlan::Launch(l) => l.command.clone(),
+            other => panic!("not a launch: {other:?}"),
+        };
+        assert_eq!(argv(&entries[0]), ["npx", "-y", "pkg@1.0.0"]);
+        assert_eq!(argv(&entries[1]), ["node"]);
+        let (_d, path) = write("m.json", r#"[{"id":"a","command":["npx"],"args":["x"]}]"#);
+        assert!(load(&path)
+            .expect_err("both")
+            .0
+            .contains("give `args` only with a string `command`"));
+        let (_d, path) = write("m.json", r#"[{"id":"a","command":"npx","args":[1]}]"#);
+        assert!(load(&path)
+            .expect_err("args")
+            .0
+            .contains("`args` must hold only strings"));
+    }
+
+    #[test]
+    fn reads_a_registry_api_response() {
+        let (_d, path) = write(
+            "m.json",
+            r#"{"servers":[{"server":{"name":"io.github.x/y","version":"1.0.0","packages":[{"registryType":"npm","identifier":"y","version":"1.0.0","transport":{"type":"stdio"}}]},"_meta":{}}],"metadata":{}}"#,
+        );
+        let entries = load(&path).expect("manifest");
+        assert_eq!(entries[0].id, "io.github.x/y@1.0.0");
+        let EntryPlan::Launch(l) = &entries[0].plan else {
+            panic!("launch")
+        };
+        assert_eq!(l.command, ["npx", "-y", "y@1.0.0"]);
+    }
+
+    #[test]
+    fn a_null_env_value_means_needs_configuration() {
+        let (_d, path) = write(
+            "m.json",
+            r#"[{"id":"a","command":["x"],"env":{"API_TOKEN":null}}]"#,
+        );
+        let entries = load(&path).expect("manifest");
+        assert_eq!(
+            entries[0].plan,
+            needs_configuration(vec!["API_TOKEN".into()])
+        );
+    }
+
+    #[test]
+    fn rejects_duplicates_typos_and_bad_json_with_the_place() {
+        let (_d, path) = write(
+            "m.json",
+            r#"[{"id":"a","command":["x"]},{"id":"a","command":["y"]}]"#,
+        );
+        let e = load(&path).expect_err("duplicate").0;
+        assert!(
+            e.contains("\"a\" appears at entry 1 and again at entry 2"),
+            "{e}"
+        );
+        let (_d, path) = write("m.json", r#"[{"id":"a","comand":["x"],"command":["x"]}]"#);
+        let e = load(&path).expect_err("typo").0;
+        assert!(e.contains("entry 1: unknown key \"comand\""), "{e}");
+        let (_d, path) = write("m.jsonl", "{\"id\":\"a\",\"command\":[\"x\"]}\n{oops\n");
+        let e = load(&path).expect_err("bad line").0;
+        assert!(e.contains("line 2: not valid JSON"), "{e}");
+        let (_d, path) = write("m.json", r#"[{"id":"a","command":[]}]"#);
+        assert!(load(&path)
+            .expect_err("empty")
+            .0
+            .contains("`command` is empty"));
+        let (_d, path) = write("m.json", r#"[{"id":"a","command":["x"],"cwd":"nope"}]"#);
+        assert!(load(&path).expect_err("cwd").0.contains("not a directory"));
+    }
+}

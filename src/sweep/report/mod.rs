@@ -1,0 +1,209 @@
+//! `mcpcheck sweep-report`: merges results files (shards, resumed runs) into one report,
+//! one line per id, the newest winning.
+
+mod human;
+mod json;
+mod markdown;
+pub mod summary;
+
+use super::results::{self, ResultLine};
+use crate::cli::{SweepReportArgs, SweepReportFormat, UsageError};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+pub use summary::Summary;
+
+/// One line that survived the merge, with where it came from.
+#[derive(Debug, Clone)]
+pub struct MergedLine {
+    pub value: Value,
+    pub file: String,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    pub path: String,
+    pub lines: Vec<ResultLine>,
+    pub unreadable: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Merged {
+    /// In first-seen order of their ids.
+    pub lines: Vec<MergedLine>,
+    pub inputs: Vec<InputFile>,
+    /// Lines replaced by a newer line with the same id.
+    pub duplicates: usize,
+}
+
+pub fn command(args: &SweepReportArgs) -> Result<ExitCode, UsageError> {
+    let merged = merge(&args.results)?;
+    if args.format == SweepReportFormat::Sarif {
+        let doc = crate::report::output::render_findings(
+            crate::cli::Format::Sarif,
+            "sweep",
+            &findings_of(&merged),
+            0,
+        )?;
+        write_stdout(&doc)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let summary = Summary::of(&merged);
+    let text = match args.format {
+        SweepReportFormat::Human => human::render(&summary),
+        SweepReportFormat::Markdown => markdown::render(&summary),
+        SweepReportFormat::Json | SweepReportFormat::Sarif => {
+            let mut s = serde_json::to_string_pretty(&json::render(&summary))
+                .map_err(|e| UsageError(format!("cannot serialise the report: {e}")))?;
+            s.push('\n');
+            s
+        }
+    };
+    write_stdout(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every server's findings, each named after its server, for the SARIF renderer.
+fn findings_of(merged: &Merged) -> Vec<crate::finding::Finding> {
+    use crate::finding::{excerpt, Finding, Severity};
+    let mut out = Vec::new();
+    for line in &merged.lines {
+        let id = excerpt(line.value["id"].as_str().unwrap_or("?"), 128);
+        for issue in line.value["issues"].as_array().into_iter().flatten() {
+            let Some(code) = issue["code"]
+                .as_str()
+                .and_then(crate::catalog::Code::from_name)
+            else {
+                continue;
+            };
+            let severity = match issue["severity"].as_str() {
+                Some("error") => Severity::Error,
+                Some("warning") => Severity::Warning,
+                _ => Severity::Note,
+            };
+            let message = excerpt(issue["message"].as_str().unwrap_or(""), 1000);
+            let mut f = Finding::new(code, format!("{id}: {message}")).severity(severity);
+            f.location.logical = Some(format!("servers/{id}"));
+            out.push(f);
+        }
+    }
+    out
+}
+
+pub fn merge(paths: &[PathBuf]) -> Result<Merged, UsageError> {
+    let mut merged = Merged::default();
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    for path in paths {
+        let file = results::read(path)?;
+        let shown = path.display().to_string();
+        for line in &file.lines {
+            let Some(id) = line.id() else { continue };
+            let candidate = MergedLine {
+                value: line.value.clone(),
+                file: shown.clone(),
+                line: line.line,
+            };
+            match by_id.get(id) {
+                None => {
+                    by_id.insert(id.to_string(), merged.lines.len());
+                    merged.lines.push(candidate);
+                }
+                Some(&at) => {
+                    merged.duplicates += 1;
+                    // Newest wins; on a tie, the later file or line.
+                    if started_at(&candidate.value) >= started_at(&merged.lines[at].value) {
+                        merged.lines[at] = candidate;
+                    }
+                }
+            }
+        }
+        merged.inputs.push(InputFile {
+            path: shown,
+            lines: file.lines,
+            unreadable: file.unreadable,
+        });
+    }
+    Ok(merged)
+}
+
+/// RFC 3339 UTC strings of one fixed format compare in time order.
+fn started_at(v: &Value) -> &str {
+    v.get("startedAt").and_then(Value::as_str).unwrap_or("")
+}
+
+/// Milliseconds since the epoch of a `startedAt` written by the sweep
+/// (`YYYY-MM-DDTHH:MM:SS.mmmZ`).
+pub fn parse_rfc3339_ms(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 24 || b[4] != b'-' || b[10] != b'T' || b[19] != b'.' || b[23] != b'Z' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss, ms) = (num(11..13)?, num(14..16)?, num(17..19)?, num(20..23)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // Howard Hinnant's days_from_civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 86_400 + hh * 3600 + mm * 60 + ss) * 1000) + ms)
+}
+
+fn write_stdout(text: &str) -> Result<(), UsageError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(UsageError(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::results::rfc3339;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn startedat_round_trips() {
+        for ms in [0u64, 951_782_400_005, 1_709_251_199_999, 4_107_542_400_000] {
+            let text = rfc3339(UNIX_EPOCH + Duration::from_millis(ms));
+            assert_eq!(parse_rfc3339_ms(&text), Some(ms as i64), "{text}");
+        }
+        assert_eq!(parse_rfc3339_ms("2026-13-01T00:00:00.000Z"), None);
+        assert_eq!(parse_rfc3339_ms("yesterday"), None);
+    }
+
+    #[test]
+    fn the_newest_line_of_an_id_wins() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = dir.path().join("a.jsonl");
+        let b = dir.path().join("b.jsonl");
+        std::fs::write(&a, "{\"id\":\"x\",\"status\":\"fail\",\"startedAt\":\"2026-01-02T00:00:00.000Z\"}\n{\"id\":\"y\",\"status\":\"pass\",\"startedAt\":\"2026-01-01T00:00:00.000Z\"}\n").expect("a");
+        std::fs::write(&b, "{\"id\":\"x\",\"status\":\"pass\",\"startedAt\":\"2026-01-01T00:00:00.000Z\"}\n{\"id\":\"y\",\"status\":\"warning\",\"startedAt\":\"2026-01-03T00:00:00.000Z\"}\n{broken\n").expect("b");
+        let m = merge(&[a, b]).expect("merge");
+        let got: Vec<(&str, &str, usize)> = m
+            .lines
+            .iter()
+            .map(|l| {
+                (
+                    l.value["id"].as_str().unwrap_or(""),
+                    l.value["status"].as_str().unwrap_or(""),
+                    l.line,
+                )
+            })
+            .collect();
+        assert_eq!(got, [("x", "fail", 1), ("y", "warning", 2)]);
+        assert_eq!(m.duplicates, 2);
+        assert_eq!(m.inputs[1].unreadable, 1);
+    }
+}

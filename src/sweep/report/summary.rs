@@ -1,0 +1,393 @@
+//! What a sweep found, aggregated from merged result lines; the renderers only read this.
+
+use super::{parse_rfc3339_ms, Merged};
+use crate::catalog::Code;
+use crate::finding::{excerpt, IssueClass};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// Statuses from worst to best; a status not listed sorts after them.
+pub const STATUS_ORDER: &[&str] = &[
+    "fail",
+    "needs_inspection",
+    "setup-failed",
+    "sweep-error",
+    "warning",
+    "pass",
+    "needs-configuration",
+    "not-asked",
+];
+/// Statuses of entries that were never started.
+const NOT_STARTED: &[&str] = &["needs-configuration", "not-asked"];
+/// Example server ids listed per issue code.
+const EXAMPLES: usize = 3;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssueRow {
+    pub code: String,
+    pub severity: String,
+    pub class: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerRow {
+    pub id: String,
+    pub status: String,
+    pub primary_issue_code: Option<String>,
+    pub issue_class: Option<String>,
+    pub errors: u64,
+    pub warnings: u64,
+    pub wall_ms: Option<u64>,
+    pub started_at: Option<String>,
+    /// Why it was not started or could not be checked.
+    pub reason: Option<String>,
+    pub server_name: Option<String>,
+    pub command: Option<String>,
+    pub issues: Vec<IssueRow>,
+    /// The results file and line holding this server's full guard result.
+    pub file: String,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CodeRow {
+    pub code: String,
+    pub title: String,
+    pub severity: String,
+    pub servers: usize,
+    pub examples: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassTable {
+    pub class: String,
+    /// Servers with at least one issue of this class.
+    pub servers: usize,
+    pub codes: Vec<CodeRow>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timing {
+    /// Servers that were started.
+    pub count: usize,
+    pub total_ms: u64,
+    pub min_ms: u64,
+    pub median_ms: u64,
+    pub p90_ms: u64,
+    pub p99_ms: u64,
+    pub max_ms: u64,
+    pub mean_ms: u64,
+    pub buckets: Vec<Bucket>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Bucket {
+    pub label: &'static str,
+    pub servers: usize,
+}
+
+/// One results file's run: how long it took and how much ran at once.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileSpan {
+    pub file: String,
+    pub lines: usize,
+    pub unreadable_lines: usize,
+    /// First start to last finish.
+    pub span_ms: Option<u64>,
+    /// Sum of the servers' wall times.
+    pub busy_ms: u64,
+    /// busy / span: how many servers ran at once on average.
+    pub concurrency: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub servers: Vec<ServerRow>,
+    pub statuses: Vec<(String, usize)>,
+    pub classes: Vec<ClassTable>,
+    pub top_codes: Vec<(String, usize)>,
+    pub slowest: Vec<(String, u64)>,
+    pub timing: Timing,
+    pub files: Vec<FileSpan>,
+    pub duplicates: usize,
+}
+
+pub fn status_rank(status: &str) -> usize {
+    STATUS_ORDER
+        .iter()
+        .position(|s| *s == status)
+        .unwrap_or(STATUS_ORDER.len())
+}
+
+impl Summary {
+    pub fn of(merged: &Merged) -> Self {
+        let mut servers: Vec<ServerRow> = merged
+            .lines
+            .iter()
+            .map(|l| server_row(&l.value, &l.file, l.line))
+            .collect();
+        servers
+            .sort_by(|a, b| (status_rank(&a.status), &a.id).cmp(&(status_rank(&b.status), &b.id)));
+        let mut statuses: BTreeMap<(usize, String), usize> = BTreeMap::new();
+        for s in &servers {
+            *statuses
+                .entry((status_rank(&s.status), s.status.clone()))
+                .or_default() += 1;
+        }
+        let started: Vec<&ServerRow> = servers
+            .iter()
+            .filter(|s| !NOT_STARTED.contains(&s.status.as_str()))
+            .collect();
+        let mut slowest: Vec<(String, u64)> = started
+            .iter()
+            .filter_map(|s| Some((s.id.clone(), s.wall_ms?)))
+            .collect();
+        slowest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        slowest.truncate(10);
+        let (classes, top_codes) = classes(&servers);
+        Summary {
+            timing: timing(started.iter().filter_map(|s| s.wall_ms).collect()),
+            statuses: statuses.into_iter().map(|((_, s), n)| (s, n)).collect(),
+            classes,
+            top_codes,
+            slowest,
+            files: merged.inputs.iter().map(file_span).collect(),
+            duplicates: merged.duplicates,
+            servers,
+        }
+    }
+}
+
+fn server_row(v: &Value, file: &str, line: usize) -> ServerRow {
+    let text = |v: Option<&Value>, max: usize| v.and_then(Value::as_str).map(|s| excerpt(s, max));
+    let summary = v.get("summary");
+    let count = |sev: &str| {
+        summary
+            .and_then(|s| s.get("issueCounts"))
+            .and_then(|c| c.get(sev))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let issues = v
+        .get("issues")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|i| IssueRow {
+            code: text(i.get("code"), 80).unwrap_or_default(),
+            severity: text(i.get("severity"), 20).unwrap_or_default(),
+            class: text(i.get("class"), 40).unwrap_or_default(),
+            message: text(i.get("message"), 300).unwrap_or_default(),
+        })
+        .collect();
+    let command = v.get("command").and_then(Value::as_array).map(|argv| {
+        let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+        excerpt(&words.join(" "), 200)
+    });
+    ServerRow {
+        id: text(v.get("id"), 200).unwrap_or_default(),
+        status: text(v.get("status"), 40).unwrap_or_else(|| "unknown".into()),
+        primary_issue_code: text(summary.and_then(|s| s.get("primaryIssueCode")), 80),
+        issue_class: text(summary.and_then(|s| s.get("issueClass")), 40),
+        errors: count("error"),
+        warnings: count("warning"),
+        // An entry never started has no wall time worth showing.
+        wall_ms: v.get("wallMs").and_then(Value::as_u64).filter(|_| {
+            !NOT_STARTED.contains(&v.get("status").and_then(Value::as_str).unwrap_or(""))
+        }),
+        started_at: text(v.get("startedAt"), 40),
+        reason: text(v.get("reason"), 300),
+        server_name: text(v.get("serverInfo").and_then(|s| s.get("name")), 128),
+        command,
+        issues,
+        file: file.to_string(),
+        line,
+    }
+}
+
+/// Tables per issue class (codes by how many servers have them) and the most common codes.
+fn classes(servers: &[ServerRow]) -> (Vec<ClassTable>, Vec<(String, usize)>) {
+    // class -> code -> (worst severity, server ids)
+    let mut by_class: BTreeMap<String, BTreeMap<String, (String, Vec<String>)>> = BTreeMap::new();
+    let mut servers_in_class: HashMap<String, usize> = HashMap::new();
+    for s in servers {
+        let mut seen_classes: Vec<&str> = Vec::new();
+        for issue in &s.issues {
+            let entry = by_class
+                .entry(issue.class.clone())
+                .or_default()
+                .entry(issue.code.clone())
+                .or_insert_with(|| (issue.severity.clone(), Vec::new()));
+            if severity_rank(&issue.severity) < severity_rank(&entry.0) {
+                entry.0 = issue.severity.clone();
+            }
+            if entry.1.last() != Some(&s.id) {
+                entry.1.push(s.id.clone());
+            }
+            if !seen_classes.contains(&issue.class.as_str()) {
+                seen_classes.push(&issue.class);
+                *servers_in_class.entry(issue.class.clone()).or_default() += 1;
+            }
+        }
+    }
+    let known: Vec<&str> = IssueClass::ALL.iter().map(|c| c.as_str()).collect();
+    let mut order: Vec<String> = known.iter().map(|c| c.to_string()).collect();
+    order.extend(
+        by_class
+            .keys()
+            .filter(|k| !known.contains(&k.as_str()))
+            .cloned(),
+    );
+    let mut top: Vec<(String, usize)> = Vec::new();
+    let mut tables = Vec::new();
+    for class in order {
+        let Some(codes) = by_class.remove(&class) else {
+            continue;
+        };
+        let mut rows: Vec<CodeRow> = codes
+            .into_iter()
+            .map(|(code, (severity, ids))| CodeRow {
+                title: Code::from_name(&code)
+                    .map(|c| c.meta().title.to_string())
+                    .unwrap_or_default(),
+                servers: ids.len(),
+                examples: ids.into_iter().take(EXAMPLES).collect(),
+                severity,
+                code,
+            })
+            .collect();
+        rows.sort_by(|a, b| b.servers.cmp(&a.servers).then_with(|| a.code.cmp(&b.code)));
+        top.extend(rows.iter().map(|r| (r.code.clone(), r.servers)));
+        tables.push(ClassTable {
+            servers: servers_in_class.get(&class).copied().unwrap_or(0),
+            class,
+            codes: rows,
+        });
+    }
+    top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    top.truncate(10);
+    (tables, top)
+}
+
+fn severity_rank(s: &str) -> u8 {
+    match s {
+        "error" => 0,
+        "warning" => 1,
+        "note" => 2,
+        _ => 3,
+    }
+}
+
+const BUCKETS: &[(&str, u64)] = &[
+    ("< 1 s", 1_000),
+    ("1–5 s", 5_000),
+    ("5–10 s", 10_000),
+    ("10–30 s", 30_000),
+    ("30–60 s", 60_000),
+    ("≥ 60 s", u64::MAX),
+];
+
+fn timing(mut walls: Vec<u64>) -> Timing {
+    walls.sort_unstable();
+    let mut buckets: Vec<Bucket> = BUCKETS
+        .iter()
+        .map(|(label, _)| Bucket { label, servers: 0 })
+        .collect();
+    for &w in &walls {
+        let i = BUCKETS
+            .iter()
+            .position(|(_, upper)| w < *upper)
+            .unwrap_or(BUCKETS.len() - 1);
+        buckets[i].servers += 1;
+    }
+    let Some(&max_ms) = walls.last() else {
+        return Timing {
+            buckets,
+            ..Timing::default()
+        };
+    };
+    let total_ms: u64 = walls.iter().sum();
+    // Nearest-rank percentile.
+    let pct = |p: usize| walls[(walls.len() * p).div_ceil(100).clamp(1, walls.len()) - 1];
+    Timing {
+        count: walls.len(),
+        total_ms,
+        min_ms: walls[0],
+        median_ms: pct(50),
+        p90_ms: pct(90),
+        p99_ms: pct(99),
+        max_ms,
+        mean_ms: total_ms / walls.len() as u64,
+        buckets,
+    }
+}
+
+fn file_span(input: &super::InputFile) -> FileSpan {
+    let mut first: Option<i64> = None;
+    let mut last: Option<i64> = None;
+    let mut busy_ms = 0u64;
+    for l in &input.lines {
+        let status = l.value.get("status").and_then(Value::as_str).unwrap_or("");
+        let wall = l.value.get("wallMs").and_then(Value::as_u64).unwrap_or(0);
+        let Some(start) = l
+            .value
+            .get("startedAt")
+            .and_then(Value::as_str)
+            .and_then(parse_rfc3339_ms)
+        else {
+            continue;
+        };
+        if NOT_STARTED.contains(&status) {
+            continue;
+        }
+        busy_ms += wall;
+        first = Some(first.map_or(start, |f| f.min(start)));
+        let end = start + wall as i64;
+        last = Some(last.map_or(end, |l| l.max(end)));
+    }
+    let span_ms = match (first, last) {
+        (Some(f), Some(l)) if l >= f => Some((l - f) as u64),
+        _ => None,
+    };
+    FileSpan {
+        file: input.path.clone(),
+        lines: input.lines.len(),
+        unreadable_lines: input.unreadable,
+        span_ms,
+        busy_ms,
+        concurrency: span_ms
+            .filter(|&s| s > 0)
+            .map(|s| (busy_ms as f64 / s as f64 * 10.0).round() / 10.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_the_nearest_rank() {
+        let t = timing((1..=100).map(|n| n * 100).collect());
+        assert_eq!(
+            (t.min_ms, t.median_ms, t.p90_ms, t.p99_ms, t.max_ms),
+            (100, 5000, 9000, 9900, 10000)
+        );
+        assert_eq!(t.count, 100);
+        assert_eq!(
+            t.buckets.iter().map(|b| b.servers).collect::<Vec<_>>(),
+            [9, 40, 50, 1, 0, 0]
+        );
+        let one = timing(vec![700]);
+        assert_eq!((one.median_ms, one.p99_ms, one.mean_ms), (700, 700, 700));
+        assert_eq!(timing(Vec::new()).count, 0);
+    }
+}

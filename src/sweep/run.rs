@@ -1,0 +1,225 @@
+//! Runs the entries, up to `--jobs` guard runs at once, each in its own sandbox, and streams
+//! each result to the results file as it finishes.
+
+use super::manifest::{Entry, EntryPlan, Launch};
+use super::progress::Progress;
+use super::results::{rfc3339, ResultsWriter};
+use super::sandbox::{EnvPolicy, Sandbox};
+use super::setup;
+use crate::cli::{GuardArgs, UsageError};
+use crate::finding::excerpt;
+use crate::guard::{self, GuardSettings};
+use crate::process::ServerCommand;
+use crate::report;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::task::JoinSet;
+
+/// What every entry shares.
+#[derive(Debug, Clone)]
+pub struct SweepConfig {
+    pub jobs: usize,
+    pub timeout: Option<u64>,
+    pub profile: Option<String>,
+    pub config: Option<PathBuf>,
+    pub setup_timeout: Duration,
+    pub env_policy: EnvPolicy,
+}
+
+/// How the sweep ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepEnd {
+    Finished,
+    /// Stopped by SIGINT or SIGTERM; what finished is in the results file.
+    Interrupted {
+        signal: i32,
+    },
+}
+
+pub async fn run(
+    entries: Vec<Entry>,
+    config: Arc<SweepConfig>,
+    writer: &mut ResultsWriter,
+    progress: &mut Progress,
+) -> Result<SweepEnd, UsageError> {
+    let signal_error = |e: std::io::Error| UsageError(format!("cannot watch for signals: {e}"));
+    let mut sigint = signal(SignalKind::interrupt()).map_err(signal_error)?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(signal_error)?;
+    let mut ticker = tokio::time::interval(Duration::from_secs(1));
+    let mut queue = entries.into_iter();
+    let mut running: JoinSet<Value> = JoinSet::new();
+    let mut ids: HashMap<tokio::task::Id, String> = HashMap::new();
+    loop {
+        while running.len() < config.jobs {
+            let Some(entry) = queue.next() else { break };
+            match entry.plan {
+                EntryPlan::Launch(launch) => {
+                    progress.started();
+                    let task = run_entry(entry.id.clone(), launch, Arc::clone(&config));
+                    ids.insert(running.spawn(task).id(), entry.id);
+                }
+                plan => {
+                    let line = not_started(&entry.id, &plan);
+                    writer.append(&line)?;
+                    progress.finished(status_of(&line));
+                }
+            }
+        }
+        if running.is_empty() {
+            return Ok(SweepEnd::Finished);
+        }
+        tokio::select! {
+            joined = running.join_next_with_id() => {
+                let line = match joined {
+                    Some(Ok((task, line))) => { ids.remove(&task); line }
+                    Some(Err(e)) => {
+                        let id = ids.remove(&e.id()).unwrap_or_default();
+                        error_line(&id, SystemTime::now(), Instant::now(), "internal error: the check of this server stopped unexpectedly; please report it")
+                    }
+                    None => continue,
+                };
+                writer.append(&line)?;
+                progress.finished(status_of(&line));
+            }
+            _ = sigint.recv() => return Ok(interrupt(&mut running, 2).await),
+            _ = sigterm.recv() => return Ok(interrupt(&mut running, 15).await),
+            _ = ticker.tick() => progress.tick(),
+        }
+    }
+}
+
+/// Stops every running check: dropping a session kills its server's process group.
+async fn interrupt(running: &mut JoinSet<Value>, signal: i32) -> SweepEnd {
+    running.shutdown().await;
+    SweepEnd::Interrupted { signal }
+}
+
+fn status_of(line: &Value) -> &str {
+    line.get("status").and_then(Value::as_str).unwrap_or("")
+}
+
+/// One server: sandbox, optional setup, the guard run, the result line.
+async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Value {
+    let started_at = SystemTime::now();
+    let clock = Instant::now();
+    let sandbox = match Sandbox::create() {
+        Ok(s) => s,
+        Err(e) => {
+            let why =
+                format!("cannot create the server's temporary HOME and working directory: {e}");
+            return error_line(&id, started_at, clock, &why);
+        }
+    };
+    let base_env = sandbox.base_env(&config.env_policy);
+    let cwd = launch.cwd.clone().unwrap_or_else(|| sandbox.work());
+    let mut extra = Map::new();
+    if let Some(argv) = &launch.setup {
+        let command = ServerCommand {
+            program: argv[0].clone(),
+            args: argv[1..].to_vec(),
+            cwd: Some(cwd.clone()),
+            env: with_entry_env(&base_env, &launch.env),
+            clear_env: true,
+        };
+        let outcome = setup::run(&command, config.setup_timeout, &launch.env).await;
+        if !outcome.ok {
+            let mut line = head(&id, "setup-failed", started_at, clock);
+            line.insert(
+                "reason".into(),
+                json!("the entry's setup command failed; the server was not started"),
+            );
+            line.insert("setup".into(), outcome.facts);
+            return Value::Object(line);
+        }
+        extra.insert("setup".into(), outcome.facts);
+    }
+    let sandboxed = Launch {
+        env: with_entry_env(&base_env, &launch.env),
+        ..launch
+    };
+    let mut settings = match guard_settings(&sandboxed, &cwd, &config) {
+        Ok(s) => s,
+        Err(e) => return error_line(&id, started_at, clock, &e.0),
+    };
+    // Only the sandbox's environment reaches the server, never mcpcheck's own.
+    settings.command.clear_env = true;
+    let run = guard::run(settings).await;
+    let doc = report::json::render(&run);
+    drop(sandbox);
+    let status = doc["summary"]["status"]
+        .as_str()
+        .unwrap_or("fail")
+        .to_string();
+    let mut line = head(&id, &status, started_at, clock);
+    line.extend(extra);
+    if let Value::Object(fields) = doc {
+        line.extend(fields);
+    }
+    Value::Object(line)
+}
+
+/// The sandbox's environment with the entry's on top (the entry wins on a shared name).
+fn with_entry_env(base: &[(String, String)], entry: &[(String, String)]) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = base
+        .iter()
+        .filter(|(k, _)| !entry.iter().any(|(e, _)| e == k))
+        .cloned()
+        .collect();
+    env.extend(entry.iter().cloned());
+    env
+}
+
+/// The guard settings for one entry: exactly what `mcpcheck guard` would resolve from the
+/// same flags, so a swept verdict equals a single run's.
+pub fn guard_settings(
+    launch: &Launch,
+    cwd: &Path,
+    config: &SweepConfig,
+) -> Result<GuardSettings, UsageError> {
+    let mut args = GuardArgs::defaults()?;
+    args.config = config.config.clone();
+    args.profile = config.profile.clone();
+    args.timeout = config.timeout;
+    args.cwd = Some(cwd.to_path_buf());
+    args.env = launch.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    args.command = launch.command.clone();
+    guard::options::resolve(&args)
+}
+
+/// The fields every line starts with.
+fn head(id: &str, status: &str, started_at: SystemTime, clock: Instant) -> Map<String, Value> {
+    let mut line = Map::new();
+    line.insert("id".into(), json!(id));
+    line.insert("status".into(), json!(status));
+    line.insert("startedAt".into(), json!(rfc3339(started_at)));
+    line.insert("wallMs".into(), json!(clock.elapsed().as_millis() as u64));
+    line
+}
+
+fn error_line(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> Value {
+    let mut line = head(id, "sweep-error", started_at, clock);
+    line.insert("reason".into(), json!(excerpt(why, 500)));
+    Value::Object(line)
+}
+
+/// The line of an entry that is not started.
+pub fn not_started(id: &str, plan: &EntryPlan) -> Value {
+    let mut line = head(id, "", SystemTime::now(), Instant::now());
+    match plan {
+        EntryPlan::NeedsConfiguration { reason, missing } => {
+            line.insert("status".into(), json!("needs-configuration"));
+            line.insert("reason".into(), json!(reason));
+            line.insert("missing".into(), json!(missing));
+        }
+        EntryPlan::NotAsked { reason } => {
+            line.insert("status".into(), json!("not-asked"));
+            line.insert("reason".into(), json!(reason));
+        }
+        EntryPlan::Launch(_) => {}
+    }
+    Value::Object(line)
+}

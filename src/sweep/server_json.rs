@@ -1,0 +1,399 @@
+//! An MCP registry `server.json` entry turned into the launch command a client would use:
+//! `npx -y pkg@version`, `uvx pkg==version`, `docker run -i --rm image:tag`, `dnx pkg@version`.
+//! Inputs resolve as manifest value > `value` > `default`; a required one with none of them
+//! makes the entry `needs-configuration`.
+
+use super::manifest::{needs_configuration, EntryPlan, Launch, Supplied};
+use crate::finding::excerpt;
+use serde_json::{Map, Value};
+
+/// Registry types mcpcheck can launch, with their runtimes (the first is the default).
+const RUNTIMES: &[(&str, &[&str])] = &[
+    ("npm", &["npx", "bunx"]),
+    ("pypi", &["uvx", "pipx"]),
+    ("oci", &["docker", "podman"]),
+    ("nuget", &["dnx"]),
+];
+
+pub fn launch_plan(server: &Map<String, Value>, supplied: &Supplied) -> EntryPlan {
+    let packages: &[Value] = server
+        .get("packages")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    let mut skipped = Vec::new();
+    for package in packages {
+        match launchable(package) {
+            Ok((registry, runtime)) => return package_plan(package, registry, runtime, supplied),
+            Err(why) => skipped.push(why),
+        }
+    }
+    let remotes: Vec<String> = server
+        .get("remotes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            excerpt(
+                r.get("type").and_then(Value::as_str).unwrap_or("remote"),
+                30,
+            )
+        })
+        .collect();
+    let reason = match (packages.is_empty(), remotes.is_empty()) {
+        (true, false) => format!(
+            "remote-only server ({}); mcpcheck sweeps servers it can start over stdio",
+            remotes.join(", ")
+        ),
+        (true, true) => "no packages and no remotes: nothing to start".to_string(),
+        (false, _) => format!(
+            "no package mcpcheck can start over stdio: {}",
+            skipped.join("; ")
+        ),
+    };
+    EntryPlan::NotAsked { reason }
+}
+
+/// The package's registry type and runtime, or why it cannot be started.
+fn launchable(package: &Value) -> Result<(&'static str, &'static str), String> {
+    let kind = package
+        .get("registryType")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let Some((registry, runtimes)) = RUNTIMES.iter().find(|(k, _)| *k == kind) else {
+        return Err(format!(
+            "registryType {:?} is not launched",
+            excerpt(kind, 30)
+        ));
+    };
+    let transport = package
+        .get("transport")
+        .and_then(|t| t.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("stdio");
+    if transport != "stdio" {
+        return Err(format!(
+            "{registry} package uses {:?}",
+            excerpt(transport, 30)
+        ));
+    }
+    let runtime = match package.get("runtimeHint").and_then(Value::as_str) {
+        None => runtimes[0],
+        Some(hint) => *runtimes.iter().find(|r| **r == hint).ok_or_else(|| {
+            format!(
+                "runtimeHint {:?} is not one mcpcheck runs for {registry} ({})",
+                excerpt(hint, 30),
+                runtimes.join(", ")
+            )
+        })?,
+    };
+    Ok((registry, runtime))
+}
+
+fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Supplied) -> EntryPlan {
+    let field = |k: &str| package.get(k).and_then(Value::as_str).unwrap_or("");
+    let identifier = field("identifier");
+    let version = field("version");
+    // Values become argv elements, never shell text; a leading '-' would still read as an option.
+    if identifier.is_empty() || identifier.starts_with('-') || version.starts_with('-') {
+        return EntryPlan::NotAsked {
+            reason: format!(
+                "{registry} package identifier {:?} / version {:?} cannot be launched safely",
+                excerpt(identifier, 60),
+                excerpt(version, 30)
+            ),
+        };
+    }
+    let mut missing = Vec::new();
+    let runtime_args = arguments(package.get("runtimeArguments"), supplied, &mut missing);
+    let package_args = arguments(package.get("packageArguments"), supplied, &mut missing);
+    let env = environment(package.get("environmentVariables"), supplied, &mut missing);
+    if !missing.is_empty() {
+        return needs_configuration(missing);
+    }
+    let mut command = vec![runtime.to_string()];
+    match registry {
+        "npm" => {
+            if runtime == "npx" && !runtime_args.iter().any(|a| a == "-y" || a == "--yes") {
+                command.push("-y".into());
+            }
+            command.extend(runtime_args);
+            command.push(versioned(identifier, "@", version));
+            command.extend(package_args);
+        }
+        "pypi" => {
+            if runtime == "pipx" {
+                command.push("run".into());
+            }
+            command.extend(runtime_args);
+            command.push(versioned(identifier, "==", version));
+            command.extend(package_args);
+        }
+        "oci" => {
+            command.extend(["run", "-i", "--rm"].map(String::from));
+            command.extend(runtime_args);
+            // The container does not see the CLI's environment; `-e NAME` passes each value in.
+            for (name, _) in &env {
+                command.extend(["-e".to_string(), name.clone()]);
+            }
+            command.push(image(identifier, version));
+            command.extend(package_args);
+        }
+        _ => {
+            command.extend(runtime_args);
+            command.push(versioned(identifier, "@", version));
+            if !package_args.is_empty() {
+                command.push("--".into());
+                command.extend(package_args);
+            }
+        }
+    }
+    let mut env = env;
+    for (name, value) in &supplied.env {
+        if !env.iter().any(|(k, _)| k == name) {
+            env.push((name.clone(), value.clone()));
+        }
+    }
+    EntryPlan::Launch(Launch {
+        command,
+        cwd: None,
+        env,
+        setup: None,
+    })
+}
+
+fn versioned(identifier: &str, sep: &str, version: &str) -> String {
+    if version.is_empty() {
+        identifier.to_string()
+    } else {
+        format!("{identifier}{sep}{version}")
+    }
+}
+
+/// An OCI reference keeps its own tag or digest; otherwise the package version is the tag.
+fn image(identifier: &str, version: &str) -> String {
+    let last = identifier.rsplit('/').next().unwrap_or(identifier);
+    if identifier.contains('@') || last.contains(':') || version.is_empty() {
+        identifier.to_string()
+    } else {
+        format!("{identifier}:{version}")
+    }
+}
+
+/// An input's value: the manifest's, else `value`, else `default`, with `{variables}` filled.
+/// `None` when there is none, or a variable in it has none.
+fn input_value(input: &Value, key: &str, supplied: &Supplied) -> Option<String> {
+    let own = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
+    let raw = supplied
+        .inputs
+        .get(key)
+        .cloned()
+        .or_else(|| own("value"))
+        .or_else(|| own("default"))?;
+    let Some(Value::Object(vars)) = input.get("variables") else {
+        return Some(raw);
+    };
+    let mut out = raw;
+    for (name, var) in vars {
+        let placeholder = format!("{{{name}}}");
+        if !out.contains(&placeholder) {
+            continue;
+        }
+        let value = supplied.inputs.get(name).cloned().or_else(|| {
+            var.get("value")
+                .or_else(|| var.get("default"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })?;
+        out = out.replace(&placeholder, &value);
+    }
+    Some(out)
+}
+
+fn required(input: &Value) -> bool {
+    input.get("isRequired").and_then(Value::as_bool) == Some(true)
+}
+
+fn arguments(list: Option<&Value>, supplied: &Supplied, missing: &mut Vec<String>) -> Vec<String> {
+    let mut argv = Vec::new();
+    for (i, arg) in list
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let named = arg.get("type").and_then(Value::as_str) == Some("named");
+        let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
+        let key = if named {
+            name.to_string()
+        } else {
+            arg.get("valueHint")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("positional argument {}", i + 1), str::to_string)
+        };
+        match input_value(arg, &key, supplied) {
+            Some(value) if named => argv.extend([name.to_string(), value]),
+            Some(value) => argv.push(value),
+            None if required(arg) => missing.push(key),
+            None => {}
+        }
+    }
+    argv
+}
+
+fn environment(
+    list: Option<&Value>,
+    supplied: &Supplied,
+    missing: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    for var in list.and_then(Value::as_array).into_iter().flatten() {
+        let Some(name) = var
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty() && !n.contains('=') && !n.contains('\0'))
+        else {
+            continue;
+        };
+        let value = supplied
+            .env
+            .get(name)
+            .cloned()
+            .or_else(|| input_value(var, name, &Supplied::default()));
+        match value {
+            Some(v) => env.push((name.to_string(), v)),
+            None if required(var) => {
+                let secret = var.get("isSecret").and_then(Value::as_bool) == Some(true);
+                missing.push(if secret {
+                    format!("{name} (secret)")
+                } else {
+                    name.to_string()
+                });
+            }
+            None => {}
+        }
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(server: Value, supplied: &Supplied) -> EntryPlan {
+        launch_plan(server.as_object().expect("object"), supplied)
+    }
+
+    fn command(p: &EntryPlan) -> Vec<String> {
+        match p {
+            EntryPlan::Launch(l) => l.command.clone(),
+            other => panic!("not a launch: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn npm_pypi_oci_and_nuget_become_the_client_commands() {
+        let none = Supplied::default();
+        let npm = plan(
+            json!({"packages":[{"registryType":"npm","identifier":"@s/x","version":"1.2.3","transport":{"type":"stdio"},
+            "packageArguments":[{"type":"positional","valueHint":"dir","default":"/data"},{"type":"named","name":"--mode","value":"ro"}]}]}),
+            &none,
+        );
+        assert_eq!(
+            command(&npm),
+            ["npx", "-y", "@s/x@1.2.3", "/data", "--mode", "ro"]
+        );
+        let pypi = plan(
+            json!({"packages":[{"registryType":"pypi","identifier":"mcp-server-time","version":"0.6.2","runtimeHint":"uvx","transport":{"type":"stdio"}}]}),
+            &none,
+        );
+        assert_eq!(command(&pypi), ["uvx", "mcp-server-time==0.6.2"]);
+        let oci = plan(
+            json!({"packages":[{"registryType":"oci","identifier":"mcp/fs","version":"1.0","transport":{"type":"stdio"},
+            "runtimeArguments":[{"type":"named","name":"--mount","value":"type=bind,src={src},dst=/p","variables":{"src":{"default":"/tmp"}}}],
+            "environmentVariables":[{"name":"LOG_LEVEL","default":"info"}]}]}),
+            &none,
+        );
+        assert_eq!(
+            command(&oci),
+            [
+                "docker",
+                "run",
+                "-i",
+                "--rm",
+                "--mount",
+                "type=bind,src=/tmp,dst=/p",
+                "-e",
+                "LOG_LEVEL",
+                "mcp/fs:1.0"
+            ]
+        );
+        let tagged = plan(
+            json!({"packages":[{"registryType":"oci","identifier":"ghcr.io/o/r:v2","transport":{"type":"stdio"}}]}),
+            &none,
+        );
+        assert_eq!(
+            command(&tagged),
+            ["docker", "run", "-i", "--rm", "ghcr.io/o/r:v2"]
+        );
+        let nuget = plan(
+            json!({"packages":[{"registryType":"nuget","identifier":"Knapcode.Sample","version":"0.4.0","transport":{"type":"stdio"},
+            "packageArguments":[{"type":"positional","value":"mcp"},{"type":"positional","value":"start"}]}]}),
+            &none,
+        );
+        assert_eq!(
+            command(&nuget),
+            ["dnx", "Knapcode.Sample@0.4.0", "--", "mcp", "start"]
+        );
+    }
+
+    #[test]
+    fn required_values_without_default_need_configuration() {
+        let server = json!({"packages":[{"registryType":"npm","identifier":"x","version":"1","transport":{"type":"stdio"},
+            "packageArguments":[{"type":"positional","valueHint":"target_dir","isRequired":true}],
+            "environmentVariables":[{"name":"API_KEY","isRequired":true,"isSecret":true},{"name":"OPT"}]}]});
+        assert_eq!(
+            plan(server.clone(), &Supplied::default()),
+            needs_configuration(vec!["target_dir".into(), "API_KEY (secret)".into()])
+        );
+        let mut given = Supplied::default();
+        given.env.insert("API_KEY".into(), "k".into());
+        given.inputs.insert("target_dir".into(), "/srv".into());
+        let EntryPlan::Launch(l) = plan(server, &given) else {
+            panic!("launch")
+        };
+        assert_eq!(l.command, ["npx", "-y", "x@1", "/srv"]);
+        assert_eq!(l.env, [("API_KEY".to_string(), "k".to_string())]);
+    }
+
+    #[test]
+    fn remote_only_and_unlaunchable_entries_are_not_asked() {
+        let remote = plan(
+            json!({"remotes":[{"type":"streamable-http","url":"https://x"}]}),
+            &Supplied::default(),
+        );
+        assert!(
+            matches!(&remote, EntryPlan::NotAsked { reason } if reason.starts_with("remote-only server (streamable-http)")),
+            "{remote:?}"
+        );
+        let http = plan(
+            json!({"packages":[{"registryType":"npm","identifier":"x","version":"1","transport":{"type":"streamable-http"}},
+            {"registryType":"mcpb","identifier":"https://x/y.mcpb"}]}),
+            &Supplied::default(),
+        );
+        assert_eq!(http, EntryPlan::NotAsked { reason: "no package mcpcheck can start over stdio: npm package uses \"streamable-http\"; registryType \"mcpb\" is not launched".into() });
+        let hint = plan(
+            json!({"packages":[{"registryType":"npm","identifier":"x","runtimeHint":"sh","transport":{"type":"stdio"}}]}),
+            &Supplied::default(),
+        );
+        assert!(
+            matches!(&hint, EntryPlan::NotAsked { reason } if reason.contains("runtimeHint \"sh\"")),
+            "{hint:?}"
+        );
+        let dash = plan(
+            json!({"packages":[{"registryType":"npm","identifier":"--eval=x","transport":{"type":"stdio"}}]}),
+            &Supplied::default(),
+        );
+        assert!(matches!(dash, EntryPlan::NotAsked { .. }));
+    }
+}

@@ -1,0 +1,188 @@
+//! Helpers shared by the sweep integration tests: fixture manifests, runs, verdicts.
+#![allow(dead_code)]
+
+use crate::common::{fixture, mcpcheck, survivors};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The real interpreter behind `python3` (a version-manager shim costs a second per start).
+pub fn python() -> &'static str {
+    static PATH: OnceLock<String> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3");
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
+            .trim()
+            .to_string()
+    })
+}
+
+/// The id of a fixture entry, and the fixture it runs.
+pub struct Server {
+    pub id: String,
+    pub fixture: &'static str,
+}
+
+pub fn servers(names: &[&'static str]) -> Vec<Server> {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    names
+        .iter()
+        .map(|&name| {
+            let n = seen.entry(name).or_default();
+            *n += 1;
+            Server {
+                id: if *n == 1 {
+                    name.to_string()
+                } else {
+                    format!("{name}-{n}")
+                },
+                fixture: name,
+            }
+        })
+        .collect()
+}
+
+pub fn entry(s: &Server, pid_file: &Path) -> Value {
+    json!({
+        "id": s.id,
+        "command": [python(), fixture(s.fixture)],
+        "env": {"FIXTURE_PID_FILE": pid_file.display().to_string()},
+    })
+}
+
+pub fn write_manifest(dir: &Path, entries: &[Value]) -> PathBuf {
+    let path = dir.join("manifest.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&entries).expect("json")).expect("manifest");
+    path
+}
+
+pub fn sweep(args: &[&str]) -> Output {
+    mcpcheck()
+        .arg("sweep")
+        .args(args)
+        .output()
+        .expect("run sweep")
+}
+
+pub fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("results")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+pub fn ids(lines: &[Value]) -> Vec<String> {
+    let mut ids: Vec<String> = lines
+        .iter()
+        .map(|l| l["id"].as_str().expect("id").to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// (status, sorted (code, severity) pairs): what must match between a sweep and single runs.
+pub type Verdict = (String, Vec<(String, String)>);
+
+pub fn verdict(doc: &Value) -> Verdict {
+    let mut issues: Vec<(String, String)> = doc["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            (
+                i["code"].as_str().expect("code").into(),
+                i["severity"].as_str().expect("severity").into(),
+            )
+        })
+        .collect();
+    issues.sort();
+    (
+        doc["summary"]["status"]
+            .as_str()
+            .expect("status")
+            .to_string(),
+        issues,
+    )
+}
+
+/// Single `mcpcheck guard` runs of each fixture, a few at a time.
+pub fn single_verdicts(
+    fixtures: &[&'static str],
+    timeout: &str,
+) -> BTreeMap<&'static str, Verdict> {
+    let mut unique = fixtures.to_vec();
+    unique.sort();
+    unique.dedup();
+    let mut out = BTreeMap::new();
+    for chunk in unique.chunks(4) {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|&name| {
+                    scope.spawn(move || {
+                        let r = crate::common::guard(
+                            &["--timeout", timeout],
+                            &[python(), &fixture(name)],
+                        );
+                        (name, verdict(&r.json))
+                    })
+                })
+                .collect();
+            for h in handles {
+                let (name, v) = h.join().expect("thread");
+                out.insert(name, v);
+            }
+        });
+    }
+    out
+}
+
+pub fn assert_matches_single_runs(
+    results: &[Value],
+    servers: &[Server],
+    singles: &BTreeMap<&str, Verdict>,
+) {
+    for s in servers {
+        let line = results
+            .iter()
+            .find(|l| l["id"] == s.id.as_str())
+            .expect("a line per server");
+        assert_eq!(line["status"], line["summary"]["status"], "{}", s.id);
+        assert_eq!(
+            &verdict(line),
+            &singles[s.fixture],
+            "{}: sweep and single run disagree",
+            s.id
+        );
+    }
+}
+
+pub fn assert_no_survivors(pid_file: &Path) {
+    let left = survivors(pid_file, Duration::from_secs(5));
+    assert!(left.is_empty(), "processes outlived the sweep: {left:?}");
+}
+
+/// Complete lines of a results file that is being written.
+pub fn complete_lines(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    match text.rfind('\n') {
+        Some(i) => text[..=i].to_string(),
+        None => String::new(),
+    }
+}
+
+/// Exit code 2 and exactly one line on stderr.
+pub fn assert_usage_error(out: &Output, expected: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(expected), "{stderr}");
+}
