@@ -204,9 +204,16 @@ fn security_rules_bring_the_owasp_taxonomy_into_a_valid_document() {
         .expect("rule");
     assert_eq!(rule["properties"]["security-severity"], "9.5");
     assert_eq!(rule["relationships"][0]["target"]["id"], "MCP03");
-    // Without security rules (the catalog of this build) there is no taxonomy.
+    // The catalog of this build has security rules: the plain document carries the taxonomy,
+    // and every security rule points at its category.
     let plain = validate(&render(&report(dir.path(), Vec::new(), None)));
-    assert!(plain["runs"][0].get("taxonomies").is_none());
+    assert_eq!(plain["runs"][0]["taxonomies"][0]["name"], "OWASP MCP Top 10");
+    let rules = plain["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules");
+    let hardcoded = rules
+        .iter()
+        .find(|r| r["id"] == "hardcoded-secret")
+        .expect("hardcoded-secret rule");
+    assert_eq!(hardcoded["relationships"][0]["target"]["id"], "MCP01");
 }
 
 #[test]
