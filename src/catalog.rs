@@ -203,6 +203,16 @@ catalog! {
     ToolDescriptionMissing => "tool-description-missing", McpProtocol, Warning,
         "A tool has no description",
         "Models choose tools by their description. Describe what the tool does and when to use it.";
+
+    // Source scan (src/source/).
+    StaticStdoutWrite => "static-stdout-write", StaticSource, Warning,
+        "Source code writes to stdout",
+        "On the stdio transport stdout carries only the server's JSON-RPC messages, one per line. A print, console.log, fmt.Println or println! there corrupts the channel and the client fails or drops the session. Write logs and diagnostics to stderr (print(..., file=sys.stderr), console.error, fmt.Fprintln(os.Stderr, ...), eprintln!), which clients keep as the server's log.",
+        precision = High;
+    StaticStdoutLogger => "static-stdout-logger", StaticSource, Warning,
+        "A logger or console is configured to write to stdout",
+        "This logger writes to stdout, by default or by its configuration, so every log record lands on the stdio transport's JSON-RPC channel. Point it at stderr (pino.destination(2), StreamHandler(sys.stderr), log.SetOutput(os.Stderr), .with_writer(std::io::stderr), System.err).",
+        precision = High;
 }
 
 impl Code {

@@ -10,3 +10,4 @@ pub mod process;
 pub mod protocol;
 pub mod report;
 pub mod session;
+pub mod source;

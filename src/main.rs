@@ -58,6 +58,7 @@ fn clap_error(e: clap::Error) -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, UsageError> {
     match cli.command {
         Command::Guard(args) => guard(*args),
+        Command::Source(args) => mcpcheck::source::command::run(&args),
         Command::Explain { code } => {
             let Some(code) = catalog::Code::from_name(&code) else {
                 return Err(UsageError(format!(
@@ -98,6 +99,10 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
 fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
     let command = args.server_command()?;
     let plan = args.session_plan()?;
+    let scan_options = args.scan_options();
+    if let Some(options) = &scan_options {
+        mcpcheck::source::validate(options).map_err(|e| UsageError(format!("--scan {e}")))?;
+    }
     if let Some(path) = &args.output {
         // Fail before the server runs, not after.
         let dir = match path.parent() {
@@ -115,7 +120,12 @@ fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
         .enable_all()
         .build()
         .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
-    let run = runtime.block_on(mcpcheck::guard::run(command, plan));
+    let mut run = runtime.block_on(mcpcheck::guard::run(command, plan));
+    if let Some(options) = &scan_options {
+        let scan =
+            mcpcheck::source::scan(options).map_err(|e| UsageError(format!("--scan {e}")))?;
+        run.add_check("static", mcpcheck::source::CODES, scan.findings);
+    }
     let text = match args.format() {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&report::json::render(&run))

@@ -58,3 +58,17 @@ pub async fn run(command: ServerCommand, plan: SessionPlan) -> GuardRun {
         tool_schema,
     }
 }
+
+impl GuardRun {
+    /// Adds the findings of a check made outside the session (the source scan of `--scan`),
+    /// so they count in the verdict and appear under `name` in the report's checks.
+    pub fn add_check(&mut self, name: &'static str, codes: &[Code], found: Vec<Finding>) {
+        self.findings.extend(found.iter().cloned());
+        finding::sort(&mut self.findings);
+        self.checks.push(CheckResult {
+            name,
+            codes: codes.to_vec(),
+            findings: found,
+        });
+    }
+}

@@ -14,7 +14,7 @@ pub struct Style {
 }
 
 impl Style {
-    fn paint(self, code: &str, text: &str) -> String {
+    pub(crate) fn paint(self, code: &str, text: &str) -> String {
         if self.color {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {

@@ -3,6 +3,8 @@
 pub mod human;
 pub mod json;
 mod redact;
+pub mod source_human;
+pub mod source_json;
 
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;

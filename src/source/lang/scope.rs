@@ -1,0 +1,90 @@
+//! Which declaration a name refers to: a per-file table of bindings, looked up by the
+//! innermost scope that contains the use. Each language decides what binds and where.
+
+use super::syntax::contains;
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+/// What a name was bound to, as far as the scan can follow it.
+#[derive(Debug, Clone)]
+pub enum Value<'t> {
+    /// `name = expr`.
+    Expr(Node<'t>),
+    /// `{ a: { b: name } } = expr`: the member path taken from `expr`.
+    Member { source: Node<'t>, path: Vec<String> },
+    /// An import: `member` of `module`, or the module itself.
+    Import {
+        module: String,
+        member: Option<String>,
+    },
+    /// A parameter, loop variable, definition or anything else not followed.
+    Opaque,
+}
+
+#[derive(Debug, Clone)]
+pub struct Binding<'t> {
+    /// The node whose extent is the binding's scope.
+    pub scope: Node<'t>,
+    pub value: Value<'t>,
+}
+
+/// Every binding in one file, by name.
+#[derive(Debug, Default)]
+pub struct Bindings<'t> {
+    by_name: HashMap<String, Vec<Binding<'t>>>,
+}
+
+impl<'t> Bindings<'t> {
+    pub fn add(&mut self, name: &str, scope: Node<'t>, value: Value<'t>) {
+        if name.is_empty() {
+            return;
+        }
+        self.by_name
+            .entry(name.to_string())
+            .or_default()
+            .push(Binding { scope, value });
+    }
+
+    /// The bindings of `name` in the innermost scope around `at` that binds it (all of them if
+    /// it is bound several times there). Empty when the name is free: a global or builtin.
+    /// `visible` lets a language hide scopes (Python class bodies from their methods).
+    pub fn lookup(
+        &self,
+        name: &str,
+        at: Node<'t>,
+        visible: impl Fn(&Binding<'t>, Node<'t>) -> bool,
+    ) -> Vec<&Binding<'t>> {
+        let Some(all) = self.by_name.get(name) else {
+            return Vec::new();
+        };
+        let candidates: Vec<&Binding<'t>> = all
+            .iter()
+            .filter(|b| contains(b.scope, at) && visible(b, at))
+            .collect();
+        let Some(innermost) = candidates
+            .iter()
+            .map(|b| (b.scope.end_byte() - b.scope.start_byte(), b.scope.id()))
+            .min()
+        else {
+            return Vec::new();
+        };
+        candidates
+            .into_iter()
+            .filter(|b| b.scope.id() == innermost.1)
+            .collect()
+    }
+}
+
+/// Resolves every binding with `resolve`; the result only if all of them agree.
+pub fn agree<T: PartialEq>(results: impl IntoIterator<Item = Option<T>>) -> Option<T> {
+    let mut agreed: Option<T> = None;
+    for result in results {
+        let value = result?;
+        match &agreed {
+            None => agreed = Some(value),
+            Some(a) if *a == value => {}
+            Some(_) => return None,
+        }
+    }
+    agreed
+}
