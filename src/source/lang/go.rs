@@ -339,7 +339,7 @@ impl<'t> Go<'t> {
                     ),
                     "Write to os.Stderr instead.",
                 );
-                if os_imported {
+                if os_imported && text(values[0], self.src) == "os.Stdout" {
                     hit = hit.edit(values[0], "os.Stderr", "Replace os.Stdout with os.Stderr");
                 }
                 out.push(hit);

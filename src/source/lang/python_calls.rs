@@ -192,7 +192,15 @@ fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out
         ),
         fix,
     );
-    // The edit is only safe when the call has no file= and `sys` is the sys module here.
+    // `file=sys.stdout` becomes `file=sys.stderr` on the same module object.
+    let stdout_attribute = keyword(arguments, "file", src)
+        .filter(|f| f.kind() == "attribute")
+        .and_then(|f| f.child_by_field_name("attribute"))
+        .filter(|a| text(*a, src) == "stdout");
+    if let Some(attribute) = stdout_attribute {
+        hit = hit.edit(attribute, "stderr", "Print to stderr");
+    }
+    // Adding file= is only safe when the call has none and `sys` is the sys module here.
     if !file_given && sys_imported {
         let mut cursor = arguments.walk();
         let children: Vec<Node<'_>> = arguments.children(&mut cursor).collect();

@@ -1,0 +1,156 @@
+//! Source scan, JavaScript and TypeScript: every stdout write found at its exact place,
+//! and no look-alike (strings, comments, stderr methods, shadowed names) reported.
+
+mod source_common;
+use source_common::*;
+
+const W: &str = "static-stdout-write";
+const L: &str = "static-stdout-logger";
+
+#[test]
+fn console_methods_that_node_sends_to_stdout_are_found_however_they_are_reached() {
+    let scan = expect_findings(
+        "javascript",
+        "console_writes_stdout.js",
+        &[
+            (W, "warning", 2, 1),
+            (W, "warning", 3, 1),
+            (W, "warning", 4, 1),
+            (W, "warning", 8, 1),
+            (W, "warning", 9, 1),
+            (W, "warning", 10, 1),
+            (W, "warning", 11, 1),
+            (W, "warning", 12, 1),
+            (W, "warning", 13, 1),
+            (W, "warning", 14, 1),
+            (W, "warning", 15, 1),
+            (W, "warning", 17, 1),
+            (W, "warning", 18, 1),
+            (W, "warning", 20, 1),
+            (W, "warning", 22, 1),
+            (W, "warning", 23, 1),
+            (W, "warning", 25, 1),
+            (W, "warning", 29, 1),
+        ],
+    );
+    // A call over several lines is one finding spanning them all.
+    expect_end(&scan, 4, (7, 2));
+    expect_end(&scan, 2, (2, 30));
+    // `console.log(` → `console.error(` is carried as a machine-applicable edit.
+    expect_replacement(&scan, 2, "error", (2, 9), (2, 12));
+    expect_replacement(&scan, 3, "error", (3, 9), (3, 13));
+    expect_replacement(&scan, 15, "error", (15, 10), (15, 13));
+    // console.table has no stderr twin with the same output: no edit, only advice.
+    no_replacement(&scan, 9);
+    no_replacement(&scan, 17);
+    let first = scan.at(2);
+    assert_eq!(first["language"], "javascript");
+    assert_eq!(first["class"], "staticSource");
+    assert_eq!(first["evidence"], "console.log(\"server started\")");
+    assert!(first["message"]
+        .as_str()
+        .expect("message")
+        .contains("stdout"));
+    assert!(first["fix"]
+        .as_str()
+        .expect("fix")
+        .contains("console.error"));
+}
+
+#[test]
+fn console_lookalikes_are_not_reported() {
+    expect_findings("javascript", "console_lookalikes.js", &[]);
+}
+
+#[test]
+fn process_stdout_writes_are_found_through_aliases_imports_and_pipes() {
+    let scan = expect_findings(
+        "javascript",
+        "process_stdout_writes.js",
+        &[
+            (W, "warning", 4, 1),
+            (W, "warning", 6, 1),
+            (W, "warning", 8, 1),
+            (W, "warning", 9, 1),
+            (W, "warning", 10, 1),
+            (W, "warning", 11, 1),
+            (W, "warning", 12, 1),
+            (W, "warning", 13, 1),
+        ],
+    );
+    // Indented JSON spans lines: it is not a protocol message, it is a finding.
+    assert!(scan.at(12)["evidence"]
+        .as_str()
+        .expect("evidence")
+        .contains("null, 2"));
+}
+
+#[test]
+fn process_stdout_lookalikes_and_json_rpc_lines_are_not_reported() {
+    expect_findings("javascript", "process_stdout_lookalikes.js", &[]);
+}
+
+#[test]
+fn loggers_and_consoles_on_stdout_are_found() {
+    let scan = expect_findings(
+        "javascript",
+        "loggers_to_stdout.js",
+        &[
+            (L, "warning", 7, 15),
+            (L, "warning", 8, 17),
+            (L, "warning", 9, 18),
+            (L, "warning", 10, 16),
+            (L, "warning", 11, 16),
+            (L, "warning", 15, 16),
+            (L, "warning", 17, 17),
+            (L, "warning", 19, 17),
+            (L, "warning", 20, 15),
+            (L, "warning", 22, 13),
+            (L, "warning", 23, 20),
+        ],
+    );
+    // The winston message names the levels that still reach stdout.
+    let partial = scan.at(17)["message"].as_str().expect("message");
+    assert!(
+        partial.contains("info, http, verbose, debug, silly"),
+        "{partial}"
+    );
+    assert!(!partial.contains("warn,"), "{partial}");
+    let thresholded = scan.at(15)["message"].as_str().expect("message");
+    assert!(thresholded.contains("(error, warn, info)"), "{thresholded}");
+}
+
+#[test]
+fn loggers_on_stderr_or_configured_out_of_sight_are_not_reported() {
+    expect_findings("javascript", "loggers_to_stderr.js", &[]);
+}
+
+#[test]
+fn typescript_casts_assertions_and_ambient_declarations_do_not_hide_the_console() {
+    let scan = expect_findings(
+        "typescript",
+        "console_writes_stdout.ts",
+        &[
+            (W, "warning", 6, 3),
+            (W, "warning", 7, 3),
+            (W, "warning", 8, 3),
+            (W, "warning", 9, 3),
+        ],
+    );
+    assert_eq!(scan.at(6)["language"], "typescript");
+    expect_replacement(&scan, 6, "error", (6, 11), (6, 14));
+}
+
+#[test]
+fn typescript_parameters_and_fields_named_console_are_not_reported() {
+    expect_findings("typescript", "console_lookalikes.ts", &[]);
+}
+
+#[test]
+fn tsx_handlers_are_code_and_jsx_text_is_not() {
+    expect_findings(
+        "typescript",
+        "component_writes_stdout.tsx",
+        &[(W, "warning", 4, 28)],
+    );
+}
