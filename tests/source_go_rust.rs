@@ -3,25 +3,22 @@
 mod source_common;
 use source_common::*;
 
-const W: &str = "static-stdout-write";
-const L: &str = "static-stdout-logger";
-
 #[test]
 fn go_fmt_and_os_stdout_writes_are_found_with_a_stderr_edit() {
     let scan = expect_findings(
         "go",
         "fmt_writes_stdout.go",
         &[
-            (W, "warning", 11, 2),
-            (W, "warning", 12, 2),
-            (W, "warning", 14, 2),
-            (W, "warning", 15, 2),
-            (W, "warning", 16, 2),
-            (W, "warning", 18, 2),
-            (W, "warning", 19, 2),
-            (W, "warning", 20, 2),
-            (W, "warning", 21, 2),
-            (W, "warning", 23, 2),
+            ("static-stdout-write", "warning", 11, 2),
+            ("static-stdout-write", "warning", 12, 2),
+            ("static-stdout-write", "warning", 14, 2),
+            ("static-stdout-write", "warning", 15, 2),
+            ("static-stdout-write", "warning", 16, 2),
+            ("static-stdout-write", "warning", 18, 2),
+            ("static-stdout-write", "warning", 19, 2),
+            ("static-stdout-write", "warning", 20, 2),
+            ("static-stdout-write", "warning", 21, 2),
+            ("static-stdout-write", "warning", 23, 2),
         ],
     );
     expect_end(&scan, 12, (13, 11));
@@ -45,7 +42,10 @@ fn go_import_aliases_and_dot_imports_are_resolved() {
     let scan = expect_findings(
         "go",
         "aliased_imports.go",
-        &[(W, "warning", 9, 2), (W, "warning", 10, 2)],
+        &[
+            ("static-stdout-write", "warning", 9, 2),
+            ("static-stdout-write", "warning", 10, 2),
+        ],
     );
     // `os` is dot-imported, so `os.Stderr` would not compile: no edit.
     no_replacement(&scan, 9);
@@ -57,13 +57,13 @@ fn go_loggers_on_stdout_are_found() {
         "go",
         "loggers_to_stdout.go",
         &[
-            (L, "warning", 13, 2),
-            (L, "warning", 14, 12),
-            (L, "warning", 15, 19),
-            (L, "warning", 16, 25),
-            (L, "warning", 17, 2),
-            (L, "warning", 18, 8),
-            (L, "warning", 19, 24),
+            ("static-stdout-logger", "warning", 13, 2),
+            ("static-stdout-logger", "warning", 14, 12),
+            ("static-stdout-logger", "warning", 15, 19),
+            ("static-stdout-logger", "warning", 16, 25),
+            ("static-stdout-logger", "warning", 17, 2),
+            ("static-stdout-logger", "warning", 18, 8),
+            ("static-stdout-logger", "warning", 19, 24),
         ],
     );
 }
@@ -79,16 +79,16 @@ fn rust_println_and_stdout_writes_are_found_with_an_eprintln_edit() {
         "rust",
         "println_writes_stdout.rs",
         &[
-            (W, "warning", 4, 5),
-            (W, "warning", 5, 5),
-            (W, "warning", 6, 5),
-            (W, "warning", 10, 5),
-            (W, "warning", 12, 5),
-            (W, "warning", 13, 5),
-            (W, "warning", 14, 5),
-            (W, "warning", 16, 5),
-            (W, "warning", 17, 5),
-            (W, "warning", 18, 5),
+            ("static-stdout-write", "warning", 4, 5),
+            ("static-stdout-write", "warning", 5, 5),
+            ("static-stdout-write", "warning", 6, 5),
+            ("static-stdout-write", "warning", 10, 5),
+            ("static-stdout-write", "warning", 12, 5),
+            ("static-stdout-write", "warning", 13, 5),
+            ("static-stdout-write", "warning", 14, 5),
+            ("static-stdout-write", "warning", 16, 5),
+            ("static-stdout-write", "warning", 17, 5),
+            ("static-stdout-write", "warning", 18, 5),
         ],
     );
     expect_end(&scan, 6, (9, 6));
@@ -111,15 +111,15 @@ fn rust_loggers_on_stdout_are_found() {
         "rust",
         "loggers_to_stdout.rs",
         &[
-            (L, "warning", 7, 5),
-            (L, "warning", 8, 5),
-            (L, "warning", 9, 5),
-            (L, "warning", 10, 41),
-            (L, "warning", 11, 5),
-            (L, "warning", 12, 52),
-            (L, "warning", 13, 34),
-            (L, "warning", 14, 60),
-            (L, "warning", 15, 5),
+            ("static-stdout-logger", "warning", 7, 5),
+            ("static-stdout-logger", "warning", 8, 5),
+            ("static-stdout-logger", "warning", 9, 5),
+            ("static-stdout-logger", "warning", 10, 41),
+            ("static-stdout-logger", "warning", 11, 5),
+            ("static-stdout-logger", "warning", 12, 52),
+            ("static-stdout-logger", "warning", 13, 34),
+            ("static-stdout-logger", "warning", 14, 60),
+            ("static-stdout-logger", "warning", 15, 5),
         ],
     );
 }

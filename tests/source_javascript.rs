@@ -4,33 +4,30 @@
 mod source_common;
 use source_common::*;
 
-const W: &str = "static-stdout-write";
-const L: &str = "static-stdout-logger";
-
 #[test]
 fn console_methods_that_node_sends_to_stdout_are_found_however_they_are_reached() {
     let scan = expect_findings(
         "javascript",
         "console_writes_stdout.js",
         &[
-            (W, "warning", 2, 1),
-            (W, "warning", 3, 1),
-            (W, "warning", 4, 1),
-            (W, "warning", 8, 1),
-            (W, "warning", 9, 1),
-            (W, "warning", 10, 1),
-            (W, "warning", 11, 1),
-            (W, "warning", 12, 1),
-            (W, "warning", 13, 1),
-            (W, "warning", 14, 1),
-            (W, "warning", 15, 1),
-            (W, "warning", 17, 1),
-            (W, "warning", 18, 1),
-            (W, "warning", 20, 1),
-            (W, "warning", 22, 1),
-            (W, "warning", 23, 1),
-            (W, "warning", 25, 1),
-            (W, "warning", 29, 1),
+            ("static-stdout-write", "warning", 2, 1),
+            ("static-stdout-write", "warning", 3, 1),
+            ("static-stdout-write", "warning", 4, 1),
+            ("static-stdout-write", "warning", 8, 1),
+            ("static-stdout-write", "warning", 9, 1),
+            ("static-stdout-write", "warning", 10, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+            ("static-stdout-write", "warning", 14, 1),
+            ("static-stdout-write", "warning", 15, 1),
+            ("static-stdout-write", "warning", 17, 1),
+            ("static-stdout-write", "warning", 18, 1),
+            ("static-stdout-write", "warning", 20, 1),
+            ("static-stdout-write", "warning", 22, 1),
+            ("static-stdout-write", "warning", 23, 1),
+            ("static-stdout-write", "warning", 25, 1),
+            ("static-stdout-write", "warning", 29, 1),
         ],
     );
     // A call over several lines is one finding spanning them all.
@@ -68,14 +65,14 @@ fn process_stdout_writes_are_found_through_aliases_imports_and_pipes() {
         "javascript",
         "process_stdout_writes.js",
         &[
-            (W, "warning", 4, 1),
-            (W, "warning", 6, 1),
-            (W, "warning", 8, 1),
-            (W, "warning", 9, 1),
-            (W, "warning", 10, 1),
-            (W, "warning", 11, 1),
-            (W, "warning", 12, 1),
-            (W, "warning", 13, 1),
+            ("static-stdout-write", "warning", 4, 1),
+            ("static-stdout-write", "warning", 6, 1),
+            ("static-stdout-write", "warning", 8, 1),
+            ("static-stdout-write", "warning", 9, 1),
+            ("static-stdout-write", "warning", 10, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
         ],
     );
     // Indented JSON spans lines: it is not a protocol message, it is a finding.
@@ -96,17 +93,17 @@ fn loggers_and_consoles_on_stdout_are_found() {
         "javascript",
         "loggers_to_stdout.js",
         &[
-            (L, "warning", 7, 15),
-            (L, "warning", 8, 17),
-            (L, "warning", 9, 18),
-            (L, "warning", 10, 16),
-            (L, "warning", 11, 16),
-            (L, "warning", 15, 16),
-            (L, "warning", 17, 17),
-            (L, "warning", 19, 17),
-            (L, "warning", 20, 15),
-            (L, "warning", 22, 13),
-            (L, "warning", 23, 20),
+            ("static-stdout-logger", "warning", 7, 15),
+            ("static-stdout-logger", "warning", 8, 17),
+            ("static-stdout-logger", "warning", 9, 18),
+            ("static-stdout-logger", "warning", 10, 16),
+            ("static-stdout-logger", "warning", 11, 16),
+            ("static-stdout-logger", "warning", 15, 16),
+            ("static-stdout-logger", "warning", 17, 17),
+            ("static-stdout-logger", "warning", 19, 17),
+            ("static-stdout-logger", "warning", 20, 15),
+            ("static-stdout-logger", "warning", 22, 13),
+            ("static-stdout-logger", "warning", 23, 20),
         ],
     );
     // The winston message names the levels that still reach stdout.
@@ -131,10 +128,10 @@ fn typescript_casts_assertions_and_ambient_declarations_do_not_hide_the_console(
         "typescript",
         "console_writes_stdout.ts",
         &[
-            (W, "warning", 6, 3),
-            (W, "warning", 7, 3),
-            (W, "warning", 8, 3),
-            (W, "warning", 9, 3),
+            ("static-stdout-write", "warning", 6, 3),
+            ("static-stdout-write", "warning", 7, 3),
+            ("static-stdout-write", "warning", 8, 3),
+            ("static-stdout-write", "warning", 9, 3),
         ],
     );
     assert_eq!(scan.at(6)["language"], "typescript");
@@ -151,6 +148,6 @@ fn tsx_handlers_are_code_and_jsx_text_is_not() {
     expect_findings(
         "typescript",
         "component_writes_stdout.tsx",
-        &[(W, "warning", 4, 28)],
+        &[("static-stdout-write", "warning", 4, 28)],
     );
 }

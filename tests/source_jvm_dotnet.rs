@@ -3,21 +3,18 @@
 mod source_common;
 use source_common::*;
 
-const W: &str = "static-stdout-write";
-const L: &str = "static-stdout-logger";
-
 #[test]
 fn java_system_out_writes_are_found_with_a_system_err_edit() {
     let scan = expect_findings(
         "java",
         "SystemOutWrites.java",
         &[
-            (W, "warning", 5, 9),
-            (W, "warning", 6, 9),
-            (W, "warning", 7, 9),
-            (W, "warning", 9, 9),
-            (W, "warning", 11, 9),
-            (W, "warning", 12, 9),
+            ("static-stdout-write", "warning", 5, 9),
+            ("static-stdout-write", "warning", 6, 9),
+            ("static-stdout-write", "warning", 7, 9),
+            ("static-stdout-write", "warning", 9, 9),
+            ("static-stdout-write", "warning", 11, 9),
+            ("static-stdout-write", "warning", 12, 9),
         ],
     );
     expect_end(&scan, 7, (8, 15));
@@ -29,7 +26,11 @@ fn java_system_out_writes_are_found_with_a_system_err_edit() {
 
 #[test]
 fn java_static_imports_of_system_out_are_resolved() {
-    expect_findings("java", "StaticImportWrites.java", &[(W, "warning", 5, 9)]);
+    expect_findings(
+        "java",
+        "StaticImportWrites.java",
+        &[("static-stdout-write", "warning", 5, 9)],
+    );
 }
 
 #[test]
@@ -43,10 +44,10 @@ fn java_logging_on_system_out_is_found() {
         "java",
         "LoggingToStdout.java",
         &[
-            (L, "warning", 7, 27),
-            (L, "warning", 8, 9),
-            (L, "warning", 9, 9),
-            (L, "warning", 10, 9),
+            ("static-stdout-logger", "warning", 7, 27),
+            ("static-stdout-logger", "warning", 8, 9),
+            ("static-stdout-logger", "warning", 9, 9),
+            ("static-stdout-logger", "warning", 10, 9),
         ],
     );
 }
@@ -62,11 +63,11 @@ fn kotlin_println_and_system_out_are_found() {
         "kotlin",
         "println_writes_stdout.kt",
         &[
-            (W, "warning", 4, 5),
-            (W, "warning", 5, 5),
-            (W, "warning", 6, 5),
-            (W, "warning", 9, 5),
-            (W, "warning", 10, 5),
+            ("static-stdout-write", "warning", 4, 5),
+            ("static-stdout-write", "warning", 5, 5),
+            ("static-stdout-write", "warning", 6, 5),
+            ("static-stdout-write", "warning", 9, 5),
+            ("static-stdout-write", "warning", 10, 5),
         ],
     );
     expect_end(&scan, 6, (8, 6));
@@ -89,11 +90,11 @@ fn csharp_console_writes_are_found_with_a_console_error_edit() {
         "csharp",
         "ConsoleWrites.cs",
         &[
-            (W, "warning", 7, 9),
-            (W, "warning", 8, 9),
-            (W, "warning", 9, 9),
-            (W, "warning", 10, 9),
-            (W, "warning", 11, 9),
+            ("static-stdout-write", "warning", 7, 9),
+            ("static-stdout-write", "warning", 8, 9),
+            ("static-stdout-write", "warning", 9, 9),
+            ("static-stdout-write", "warning", 10, 9),
+            ("static-stdout-write", "warning", 11, 9),
         ],
     );
     expect_end(&scan, 11, (13, 15));
@@ -104,7 +105,11 @@ fn csharp_console_writes_are_found_with_a_console_error_edit() {
 
 #[test]
 fn csharp_using_static_console_is_resolved() {
-    expect_findings("csharp", "StaticConsoleWrites.cs", &[(W, "warning", 7, 9)]);
+    expect_findings(
+        "csharp",
+        "StaticConsoleWrites.cs",
+        &[("static-stdout-write", "warning", 7, 9)],
+    );
 }
 
 #[test]
@@ -118,9 +123,9 @@ fn csharp_console_loggers_on_stdout_are_found() {
         "csharp",
         "LoggingToStdout.cs",
         &[
-            (L, "warning", 5, 1),
-            (L, "warning", 6, 1),
-            (L, "warning", 7, 14),
+            ("static-stdout-logger", "warning", 5, 1),
+            ("static-stdout-logger", "warning", 6, 1),
+            ("static-stdout-logger", "warning", 7, 14),
         ],
     );
 }

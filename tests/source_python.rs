@@ -3,25 +3,22 @@
 mod source_common;
 use source_common::*;
 
-const W: &str = "static-stdout-write";
-const L: &str = "static-stdout-logger";
-
 #[test]
 fn print_calls_that_reach_stdout_are_found_with_a_file_edit() {
     let scan = expect_findings(
         "python",
         "print_writes_stdout.py",
         &[
-            (W, "warning", 6, 1),
-            (W, "warning", 7, 1),
-            (W, "warning", 11, 1),
-            (W, "warning", 12, 1),
-            (W, "warning", 13, 1),
-            (W, "warning", 14, 1),
-            (W, "warning", 16, 1),
-            (W, "warning", 17, 1),
-            (W, "warning", 21, 5),
-            (W, "warning", 27, 9),
+            ("static-stdout-write", "warning", 6, 1),
+            ("static-stdout-write", "warning", 7, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+            ("static-stdout-write", "warning", 14, 1),
+            ("static-stdout-write", "warning", 16, 1),
+            ("static-stdout-write", "warning", 17, 1),
+            ("static-stdout-write", "warning", 21, 5),
+            ("static-stdout-write", "warning", 27, 9),
         ],
     );
     expect_end(&scan, 7, (10, 2));
@@ -45,16 +42,16 @@ fn sys_stdout_writes_are_found_through_imports_and_aliases() {
         "python",
         "sys_stdout_writes.py",
         &[
-            (W, "warning", 7, 1),
-            (W, "warning", 8, 1),
-            (W, "warning", 9, 1),
-            (W, "warning", 10, 1),
-            (W, "warning", 11, 1),
-            (W, "warning", 12, 1),
-            (W, "warning", 13, 1),
-            (W, "warning", 15, 1),
-            (W, "warning", 16, 1),
-            (W, "warning", 17, 1),
+            ("static-stdout-write", "warning", 7, 1),
+            ("static-stdout-write", "warning", 8, 1),
+            ("static-stdout-write", "warning", 9, 1),
+            ("static-stdout-write", "warning", 10, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+            ("static-stdout-write", "warning", 15, 1),
+            ("static-stdout-write", "warning", 16, 1),
+            ("static-stdout-write", "warning", 17, 1),
         ],
     );
     no_replacement(&scan, 7);
@@ -71,12 +68,12 @@ fn loggers_on_stdout_are_found() {
         "python",
         "loggers_to_stdout.py",
         &[
-            (L, "warning", 8, 1),
-            (L, "warning", 9, 11),
-            (L, "warning", 10, 9),
-            (L, "warning", 17, 17),
-            (L, "warning", 22, 1),
-            (L, "warning", 23, 36),
+            ("static-stdout-logger", "warning", 8, 1),
+            ("static-stdout-logger", "warning", 9, 11),
+            ("static-stdout-logger", "warning", 10, 9),
+            ("static-stdout-logger", "warning", 17, 17),
+            ("static-stdout-logger", "warning", 22, 1),
+            ("static-stdout-logger", "warning", 23, 36),
         ],
     );
 }
@@ -92,13 +89,13 @@ fn rich_and_click_output_on_stdout_is_found() {
         "python",
         "rich_click_to_stdout.py",
         &[
-            (W, "warning", 8, 1),
-            (W, "warning", 9, 1),
-            (L, "warning", 10, 11),
-            (L, "warning", 11, 11),
-            (W, "warning", 12, 1),
-            (W, "warning", 13, 1),
-            (W, "warning", 14, 1),
+            ("static-stdout-write", "warning", 8, 1),
+            ("static-stdout-write", "warning", 9, 1),
+            ("static-stdout-logger", "warning", 10, 11),
+            ("static-stdout-logger", "warning", 11, 11),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+            ("static-stdout-write", "warning", 14, 1),
         ],
     );
 }
