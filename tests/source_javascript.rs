@@ -151,3 +151,68 @@ fn tsx_handlers_are_code_and_jsx_text_is_not() {
         &[("static-stdout-write", "warning", 4, 28)],
     );
 }
+
+/// A large file is parsed in part (blocks that mention nothing relevant are left out): the
+/// findings must be exactly those of a whole parse, aliases used far away included.
+#[test]
+fn large_files_parsed_in_part_give_the_same_findings() {
+    let filler = |name: &str| {
+        let body: String = (0..40)
+            .map(|i| format!("  total = total + {i} * rate;\n"))
+            .collect();
+        format!("function {name}(rate) {{\n  let total = 0;\n{body}  return total;\n}}\n")
+    };
+    let mut lines: Vec<String> = vec!["const print = console.log;".into()];
+    let mut expected = Vec::new();
+    for i in 0..20 {
+        lines.extend(filler(&format!("fill{i}")).lines().map(String::from));
+    }
+    lines.push("function report(rate) {".into());
+    lines.extend(filler("inner").lines().map(String::from));
+    lines.push("  print(\"an alias used far from its binding\");".into());
+    expected.push(("static-stdout-write", "warning", lines.len() as u64, 3));
+    lines.push("}".into());
+    lines.push("function banner() {".into());
+    lines.push("  console.log(\"direct\");".into());
+    expected.push(("static-stdout-write", "warning", lines.len() as u64, 3));
+    lines.push("  // mcpcheck: ignore".into());
+    lines.push("  console.log(\"suppressed\");".into());
+    lines.push("}".into());
+    lines.push("function reply(message) {".into());
+    lines.push("  const line = JSON.stringify(message);".into());
+    lines.extend(filler("between").lines().map(String::from));
+    lines.push("  process.stdout.write(line + \"\\n\");".into());
+    lines.push("}".into());
+    lines.push("function shadowed(console) {".into());
+    lines.extend(filler("deep").lines().map(String::from));
+    lines.push("  console.log(\"a parameter called console\");".into());
+    lines.push("}".into());
+    for i in 20..40 {
+        lines.extend(filler(&format!("fill{i}")).lines().map(String::from));
+    }
+    let source = lines.join("\n") + "\n";
+    assert!(
+        source.len() > 32 * 1024,
+        "large enough to be parsed in part"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("bundle.js"), &source).expect("write");
+
+    let scan = scan_in(dir.path(), &["bundle.js"]);
+    let found: Vec<(String, String, u64, u64)> = scan
+        .found()
+        .into_iter()
+        .map(|f| (f.0, f.1, f.3, f.4))
+        .collect();
+    let expected: Vec<(String, String, u64, u64)> = expected
+        .into_iter()
+        .map(|(c, s, l, col)| (c.to_string(), s.to_string(), l, col))
+        .collect();
+    assert_eq!(found, expected);
+    assert_eq!(scan.stat("filesParsedInPart"), 1);
+    assert_eq!(scan.stat("suppressed"), 1);
+    assert!(
+        scan.stat("bytesParsed") < source.len() as u64 / 2,
+        "most of the file was left out"
+    );
+}

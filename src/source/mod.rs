@@ -25,8 +25,9 @@ pub const CODES: &[crate::catalog::Code] = &[
     crate::catalog::Code::StaticStdoutLogger,
 ];
 
-/// Default largest file scanned, in bytes.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Default largest file scanned, in bytes. Hand-written server code is far smaller; larger
+/// files are bundles and generated code, and parsing them dominates the time of a scan.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// What to scan and how.
 #[derive(Debug, Clone)]
@@ -76,6 +77,10 @@ pub struct ScanStats {
     pub files_scanned: usize,
     /// Of those, files that were parsed.
     pub files_parsed: usize,
+    /// Bytes given to the parser (less than the files' size when parsed in part).
+    pub bytes_parsed: u64,
+    /// Large files parsed in part: blocks that mention nothing the scan looks for left out.
+    pub files_parsed_in_part: usize,
     /// Parsed files with syntax errors (scanned anyway; tree-sitter recovers).
     pub files_with_syntax_errors: usize,
     pub bytes_scanned: u64,
@@ -92,6 +97,8 @@ impl ScanStats {
         self.files_scanned += other.files_scanned;
         self.files_parsed += other.files_parsed;
         self.files_with_syntax_errors += other.files_with_syntax_errors;
+        self.bytes_parsed += other.bytes_parsed;
+        self.files_parsed_in_part += other.files_parsed_in_part;
         self.bytes_scanned += other.bytes_scanned;
         self.other_files += other.other_files;
         self.suppressed += other.suppressed;

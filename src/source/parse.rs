@@ -133,7 +133,7 @@ impl Worker<'_> {
         if !lang.may_hold_finding(&bytes) {
             return;
         }
-        let Some(tree) = self.parse(lang, &bytes) else {
+        let Some(tree) = self.parse_windowed_or_whole(lang, &bytes) else {
             self.stats.files_scanned -= 1;
             return self.skip_file(FileSkip::ParseTimeout);
         };
@@ -161,7 +161,42 @@ impl Worker<'_> {
         }
     }
 
-    fn parse(&mut self, lang: Lang, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+    /// Parses only the parts of a large file worth parsing when that parses cleanly, else all.
+    fn parse_windowed_or_whole(&mut self, lang: Lang, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+        let mut ranges = lang.parse_ranges(bytes);
+        // At most twice in part: once more if the first parse shows aliases used in left-out parts.
+        for _ in 0..2 {
+            let Some(window) = ranges.take().filter(|r| !r.is_empty()) else {
+                break;
+            };
+            self.stats.bytes_parsed += window
+                .iter()
+                .map(|r| r.end_byte - r.start_byte)
+                .sum::<usize>() as u64;
+            match self.parse(lang, bytes, &window) {
+                // A syntax error may come from a wrong cut (or the file): parse it whole.
+                Some(tree) if !tree.root_node().has_error() => {
+                    match lang.widen_ranges(&tree, bytes, &window) {
+                        None => {
+                            self.stats.files_parsed_in_part += 1;
+                            return Some(tree);
+                        }
+                        wider => ranges = wider,
+                    }
+                }
+                _ => break,
+            }
+        }
+        self.stats.bytes_parsed += bytes.len() as u64;
+        self.parse(lang, bytes, &[])
+    }
+
+    fn parse(
+        &mut self,
+        lang: Lang,
+        bytes: &[u8],
+        ranges: &[tree_sitter::Range],
+    ) -> Option<tree_sitter::Tree> {
         let parser = match self.parsers.entry(lang) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
@@ -170,6 +205,8 @@ impl Worker<'_> {
                 v.insert(parser)
             }
         };
+        // Empty ranges mean the whole document.
+        parser.set_included_ranges(ranges).ok()?;
         let deadline = Instant::now() + PARSE_DEADLINE;
         let mut give_up = |_: &ParseState| {
             if Instant::now() > deadline {

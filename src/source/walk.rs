@@ -182,7 +182,7 @@ impl Rules {
     /// The checks on a file's content.
     pub fn file_content(&self, lang: Lang, bytes: &[u8], explicit: bool) -> Option<FileSkip> {
         let sample = &bytes[..bytes.len().min(SAMPLE_BYTES)];
-        if sample.contains(&0) {
+        if memchr::memchr(0, sample).is_some() {
             return Some(FileSkip::Binary);
         }
         if explicit {
@@ -192,7 +192,7 @@ impl Rules {
             return Some(FileSkip::Generated);
         }
         let is_js = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
-        let lines = sample.iter().filter(|b| **b == b'\n').count() + 1;
+        let lines = memchr::memchr_iter(b'\n', sample).count() + 1;
         if is_js && sample.len() / lines > MINIFIED_AVERAGE_LINE {
             return Some(FileSkip::Minified);
         }

@@ -4,16 +4,26 @@
 
 use super::java::CHANNEL;
 use super::syntax::{self, args, text, Words};
-use super::{quoted, Hit};
+use super::{quoted, Hit, Lang};
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&["Console", "WriteLine", "Write("]);
+static WORDS: Words = Words::new(&["Console", "WriteLine", "Write", "AddConsole"]);
 
 pub fn may_hold_finding(src: &[u8]) -> bool {
     WORDS.any(src)
 }
 
 const JSON_METHODS: &[&str] = &["Serialize", "SerializeObject"];
+
+const VISIT: &[&str] = &[
+    "invocation_expression",
+    "class_declaration",
+    "struct_declaration",
+    "interface_declaration",
+    "variable_declarator",
+    "parameter",
+    "using_directive",
+];
 
 struct Cs<'t> {
     src: &'t [u8],
@@ -22,45 +32,47 @@ struct Cs<'t> {
     static_console: bool,
 }
 
-pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     let mut cs = Cs {
         src,
         shadows_console: false,
         static_console: false,
     };
     let mut calls = Vec::new();
-    syntax::preorder(root, |node| match node.kind() {
-        "invocation_expression" => calls.push(node),
-        "class_declaration"
-        | "struct_declaration"
-        | "interface_declaration"
-        | "variable_declarator"
-        | "parameter"
-            if node
-                .child_by_field_name("name")
-                .is_some_and(|n| text(n, src) == "Console") =>
-        {
-            cs.shadows_console = true;
-        }
-        "using_directive" => {
-            let written: String = text(node, src)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            if matches!(
-                written.as_str(),
-                "using static System.Console;" | "using static global::System.Console;"
-            ) {
-                cs.static_console = true;
-            } else if node
-                .child_by_field_name("name")
-                .is_some_and(|n| text(n, src) == "Console")
-                && !written.ends_with("= System.Console;")
+    syntax::walk(root, syntax::kinds(lang, VISIT), |node, _| {
+        match node.kind() {
+            "invocation_expression" => calls.push(node),
+            "class_declaration"
+            | "struct_declaration"
+            | "interface_declaration"
+            | "variable_declarator"
+            | "parameter"
+                if node
+                    .child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "Console") =>
             {
                 cs.shadows_console = true;
             }
+            "using_directive" => {
+                let written: String = text(node, src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if matches!(
+                    written.as_str(),
+                    "using static System.Console;" | "using static global::System.Console;"
+                ) {
+                    cs.static_console = true;
+                } else if node
+                    .child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "Console")
+                    && !written.ends_with("= System.Console;")
+                {
+                    cs.shadows_console = true;
+                }
+            }
+            _ => {}
         }
-        _ => {}
     });
     for call in calls {
         cs.check_call(call, out);

@@ -4,11 +4,11 @@
 
 use super::scope::{agree, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, span, Hit};
+use super::{quoted, span, Hit, Lang};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&["Print", "Stdout"]);
+static WORDS: Words = Words::new(&["Print", "Printf", "Println", "Stdout"]);
 
 pub fn may_hold_finding(src: &[u8]) -> bool {
     WORDS.any(src)
@@ -80,6 +80,18 @@ const SCOPES: &[&str] = &[
     "func_literal",
 ];
 
+const VISIT: &[&str] = &[
+    "call_expression",
+    "composite_literal",
+    "import_spec",
+    "short_var_declaration",
+    "range_clause",
+    "var_spec",
+    "const_spec",
+    "parameter_declaration",
+    "variadic_parameter_declaration",
+];
+
 struct Go<'t> {
     src: &'t [u8],
     imports: HashMap<String, String>,
@@ -87,7 +99,7 @@ struct Go<'t> {
     locals: Bindings<'t>,
 }
 
-pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     let mut go = Go {
         src,
         imports: HashMap::new(),
@@ -95,22 +107,36 @@ pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         locals: Bindings::default(),
     };
     let mut candidates = Vec::new();
-    syntax::preorder(root, |node| match node.kind() {
-        "call_expression" | "composite_literal" => candidates.push(node),
-        "import_spec" => go.import(node),
-        "short_var_declaration" | "range_clause" => go.bind_list(node, "left", "right"),
-        "var_spec" | "const_spec" => go.bind_spec(node),
-        "parameter_declaration" | "variadic_parameter_declaration" => {
-            let function = node.parent().and_then(|list| list.parent());
-            if let Some(function) = function {
-                let mut cursor = node.walk();
-                for name in node.children_by_field_name("name", &mut cursor) {
-                    go.locals.add(text(name, src), function, Value::Opaque);
+    let scopes = syntax::kinds(lang, SCOPES);
+    syntax::walk(
+        root,
+        syntax::kinds(lang, VISIT),
+        |node, ancestors| match node.kind() {
+            "call_expression" | "composite_literal" => candidates.push(node),
+            "import_spec" => go.import(node),
+            "short_var_declaration" | "range_clause" => {
+                if let Some(scope) = syntax::nearest(ancestors, scopes) {
+                    go.bind_list(node, scope);
                 }
             }
-        }
-        _ => {}
-    });
+            "var_spec" | "const_spec" => {
+                if let Some(scope) = syntax::nearest(ancestors, scopes) {
+                    go.bind_spec(node, scope);
+                }
+            }
+            "parameter_declaration" | "variadic_parameter_declaration" => {
+                // The parameter list's parent: the function, method or function literal.
+                let function = ancestors.len().checked_sub(2).map(|i| ancestors[i]);
+                if let Some(function) = function {
+                    let mut cursor = node.walk();
+                    for name in node.children_by_field_name("name", &mut cursor) {
+                        go.locals.add(text(name, src), function, Value::Opaque);
+                    }
+                }
+            }
+            _ => {}
+        },
+    );
     for node in candidates {
         if node.kind() == "composite_literal" {
             go.check_literal(node, out);
@@ -141,13 +167,13 @@ impl<'t> Go<'t> {
     }
 
     /// `a, b := x, y` binds pairwise; `b, err := f()` binds `b` to the call's first result.
-    fn bind_list(&mut self, node: Node<'t>, left: &str, right: &str) {
-        let Some(scope) = syntax::ancestor(node, SCOPES) else {
-            return;
-        };
-        let names = node.child_by_field_name(left).map(args).unwrap_or_default();
+    fn bind_list(&mut self, node: Node<'t>, scope: Node<'t>) {
+        let names = node
+            .child_by_field_name("left")
+            .map(args)
+            .unwrap_or_default();
         let values = node
-            .child_by_field_name(right)
+            .child_by_field_name("right")
             .map(args)
             .unwrap_or_default();
         let range = node.kind() == "range_clause";
@@ -161,10 +187,7 @@ impl<'t> Go<'t> {
         }
     }
 
-    fn bind_spec(&mut self, spec: Node<'t>) {
-        let Some(scope) = syntax::ancestor(spec, SCOPES) else {
-            return;
-        };
+    fn bind_spec(&mut self, spec: Node<'t>, scope: Node<'t>) {
         let mut cursor = spec.walk();
         let names: Vec<Node<'t>> = spec.children_by_field_name("name", &mut cursor).collect();
         let values = spec

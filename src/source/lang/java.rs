@@ -4,7 +4,7 @@
 
 use super::scope::{agree, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, Hit};
+use super::{quoted, Hit, Lang};
 use tree_sitter::Node;
 
 static WORDS: Words = Words::new(&["System.out", "SYSTEM_OUT", "System.*"]);
@@ -42,6 +42,20 @@ const SCOPES: &[&str] = &[
     "catch_clause",
 ];
 
+const VISIT: &[&str] = &[
+    "method_invocation",
+    "object_creation_expression",
+    "import_declaration",
+    "class_declaration",
+    "interface_declaration",
+    "enum_declaration",
+    "record_declaration",
+    "variable_declarator",
+    "formal_parameter",
+    "catch_formal_parameter",
+    "enhanced_for_statement",
+];
+
 struct Java<'t> {
     src: &'t [u8],
     locals: Bindings<'t>,
@@ -49,7 +63,7 @@ struct Java<'t> {
     shadows_system: bool,
 }
 
-pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     let mut java = Java {
         src,
         locals: Bindings::default(),
@@ -57,54 +71,59 @@ pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         shadows_system: false,
     };
     let mut candidates = Vec::new();
-    syntax::preorder(root, |node| match node.kind() {
-        "method_invocation" | "object_creation_expression" => candidates.push(node),
-        "import_declaration" => {
-            let written: String = text(node, src)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            if written.starts_with("import static java.lang.System.out;")
-                || written.starts_with("import static java.lang.System.*;")
-            {
-                java.static_out = true;
+    let scopes = syntax::kinds(lang, SCOPES);
+    syntax::walk(
+        root,
+        syntax::kinds(lang, VISIT),
+        |node, ancestors| match node.kind() {
+            "method_invocation" | "object_creation_expression" => candidates.push(node),
+            "import_declaration" => {
+                let written: String = text(node, src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if written.starts_with("import static java.lang.System.out;")
+                    || written.starts_with("import static java.lang.System.*;")
+                {
+                    java.static_out = true;
+                }
             }
-        }
-        "class_declaration"
-        | "interface_declaration"
-        | "enum_declaration"
-        | "record_declaration"
-            if node
-                .child_by_field_name("name")
-                .is_some_and(|n| text(n, src) == "System") =>
-        {
-            java.shadows_system = true;
-        }
-        "variable_declarator" => {
-            let (Some(name), Some(scope)) = (
-                node.child_by_field_name("name"),
-                syntax::ancestor(node, SCOPES),
-            ) else {
-                return;
-            };
-            let value = node
-                .child_by_field_name("value")
-                .map_or(Value::Opaque, Value::Expr);
-            java.locals.add(text(name, src), scope, value);
-        }
-        "formal_parameter" | "catch_formal_parameter" | "enhanced_for_statement" => {
-            let scope = if node.kind() == "enhanced_for_statement" {
-                Some(node)
-            } else {
-                syntax::ancestor(node, SCOPES)
-            };
-            let (Some(name), Some(scope)) = (node.child_by_field_name("name"), scope) else {
-                return;
-            };
-            java.locals.add(text(name, src), scope, Value::Opaque);
-        }
-        _ => {}
-    });
+            "class_declaration"
+            | "interface_declaration"
+            | "enum_declaration"
+            | "record_declaration"
+                if node
+                    .child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "System") =>
+            {
+                java.shadows_system = true;
+            }
+            "variable_declarator" => {
+                let (Some(name), Some(scope)) = (
+                    node.child_by_field_name("name"),
+                    syntax::nearest(ancestors, scopes),
+                ) else {
+                    return;
+                };
+                let value = node
+                    .child_by_field_name("value")
+                    .map_or(Value::Opaque, Value::Expr);
+                java.locals.add(text(name, src), scope, value);
+            }
+            "formal_parameter" | "catch_formal_parameter" | "enhanced_for_statement" => {
+                let scope = if node.kind() == "enhanced_for_statement" {
+                    Some(node)
+                } else {
+                    syntax::nearest(ancestors, scopes)
+                };
+                let (Some(name), Some(scope)) = (node.child_by_field_name("name"), scope) else {
+                    return;
+                };
+                java.locals.add(text(name, src), scope, Value::Opaque);
+            }
+            _ => {}
+        },
+    );
     for node in candidates {
         if node.kind() == "method_invocation" {
             java.check_invocation(node, out);

@@ -2,9 +2,10 @@
 //! `process.stdout` writes, and (in `js_loggers`) consoles and loggers bound to stdout.
 
 use super::js_loggers;
+use super::js_window;
 use super::scope::{agree, Bindings, Value};
-use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, Hit};
+use super::syntax::{self, args, string_content, text, KindSet, Words, MAX_RESOLVE_DEPTH};
+use super::{quoted, Hit, Lang};
 use tree_sitter::Node;
 
 /// Console methods Node writes to stdout (`console.trace`, `warn`, `error`, `assert` go to stderr).
@@ -36,6 +37,72 @@ static WORDS: Words = Words::new(&[
     "bunyan",
     "writeSync",
 ]);
+
+/// Words a block must not mention to be left out of a windowed parse: the scan's words, and
+/// those whose far-away bindings a finding may depend on (JSON for protocol lines, suppressions).
+static KEEP: Words = Words::new(&[
+    "console",
+    "stdout",
+    "Console",
+    "pino",
+    "winston",
+    "bunyan",
+    "writeSync",
+    "JSON",
+    "mcpcheck",
+]);
+/// Logger configurations may live in object literals far from the call: parse those files whole.
+static LOGGERS: Words = Words::new(&["Console", "pino", "winston", "bunyan"]);
+
+pub fn parse_ranges(src: &[u8]) -> Option<Vec<tree_sitter::Range>> {
+    if LOGGERS.any(src) {
+        return None;
+    }
+    js_window::included_ranges(src, &KEEP, &[])
+}
+
+/// After a parse of `ranges`: the ranges widened to keep the uses of names the parsed part
+/// binds to a stdout writer (`const print = console.log` and, far below, `print(...)`), or
+/// None if no left-out block uses one.
+pub fn widen_ranges(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[tree_sitter::Range],
+) -> Option<Vec<tree_sitter::Range>> {
+    let js = collect(lang, root, src).0;
+    let aliases: Vec<String> = js
+        .bindings
+        .all()
+        .filter(|(name, bound)| {
+            global(name).is_none()
+                && bound.iter().any(|b| {
+                    matches!(
+                        js.resolve_value(&b.value, 0),
+                        Some(
+                            Sym::Console
+                                | Sym::ConsoleMethod(_)
+                                | Sym::ConsoleClass
+                                | Sym::Process
+                                | Sym::Stdout
+                                | Sym::StdoutMethod(_)
+                                | Sym::Fs
+                                | Sym::FsWrite
+                        )
+                    )
+                })
+        })
+        .map(|(name, _)| name.to_string())
+        .collect();
+    if !aliases
+        .iter()
+        .any(|a| js_window::used_outside(src, ranges, a))
+    {
+        return None;
+    }
+    // Empty ranges parse the whole file.
+    Some(js_window::included_ranges(src, &KEEP, &aliases).unwrap_or_default())
+}
 
 pub fn may_hold_finding(src: &[u8]) -> bool {
     WORDS.any_where(src, |word, end| {
@@ -160,49 +227,29 @@ const BLOCK_SCOPES: &[&str] = &[
     "generator_function",
 ];
 
+/// The nodes the scan looks at: candidates and everything that binds a name.
+const VISIT: &[&str] = &[
+    "call_expression",
+    "new_expression",
+    "variable_declarator",
+    "function_declaration",
+    "generator_function_declaration",
+    "class_declaration",
+    "formal_parameters",
+    "arrow_function",
+    "catch_clause",
+    "for_in_statement",
+    "import_statement",
+];
+
 /// One file's bindings and the resolver over them.
 pub(super) struct Js<'t> {
     pub src: &'t [u8],
     bindings: Bindings<'t>,
 }
 
-pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
-    let mut js = Js {
-        src,
-        bindings: Bindings::default(),
-    };
-    let mut candidates = Vec::new();
-    syntax::preorder(root, |node| match node.kind() {
-        "call_expression" | "new_expression" => candidates.push(node),
-        "variable_declarator" => js.bind_declarator(node),
-        "function_declaration" | "generator_function_declaration" | "class_declaration" => {
-            if let Some(name) = node.child_by_field_name("name") {
-                js.bind_in_enclosing(name, node, BLOCK_SCOPES);
-            }
-        }
-        "formal_parameters" => {
-            if let Some(function) = node.parent() {
-                js.bind_pattern(node, function, None, Vec::new());
-            }
-        }
-        "arrow_function" => {
-            if let Some(param) = node.child_by_field_name("parameter") {
-                js.bind_pattern(param, node, None, Vec::new());
-            }
-        }
-        "catch_clause" => {
-            if let Some(param) = node.child_by_field_name("parameter") {
-                js.bind_pattern(param, node, None, Vec::new());
-            }
-        }
-        "for_in_statement" => {
-            if let Some(left) = node.child_by_field_name("left") {
-                js.bind_pattern(left, node, None, Vec::new());
-            }
-        }
-        "import_statement" => js.bind_import(node, root),
-        _ => {}
-    });
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+    let (js, candidates) = collect(lang, root, src);
     for call in candidates {
         if call.kind() == "new_expression" {
             js.check_new(call, out);
@@ -212,29 +259,78 @@ pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     }
 }
 
-impl<'t> Js<'t> {
-    fn bind_in_enclosing(&mut self, name: Node<'t>, decl: Node<'t>, kinds: &[&str]) {
-        if let Some(scope) = syntax::ancestor(decl, kinds) {
-            let name = text(name, self.src);
-            self.bindings.add(name, scope, Value::Opaque);
-        }
-    }
+/// One walk over the tree: every binding, and the calls and `new`s to check.
+fn collect<'t>(lang: Lang, root: Node<'t>, src: &'t [u8]) -> (Js<'t>, Vec<Node<'t>>) {
+    let mut js = Js {
+        src,
+        bindings: Bindings::default(),
+    };
+    let mut candidates = Vec::new();
+    let (block_scopes, function_scopes) = (
+        syntax::kinds(lang, BLOCK_SCOPES),
+        syntax::kinds(lang, FUNCTION_SCOPES),
+    );
+    let ambient = syntax::kinds(lang, &["ambient_declaration"]);
+    syntax::walk(
+        root,
+        syntax::kinds(lang, VISIT),
+        |node, ancestors| match node.kind() {
+            "call_expression" | "new_expression" => candidates.push(node),
+            // `declare const console: Console` describes the global; it binds nothing.
+            "variable_declarator" if syntax::nearest(ancestors, ambient).is_none() => {
+                js.bind_declarator(node, ancestors, block_scopes, function_scopes)
+            }
+            "function_declaration" | "generator_function_declaration" | "class_declaration" => {
+                let scope = syntax::nearest(ancestors, block_scopes);
+                if let (Some(name), Some(scope)) = (node.child_by_field_name("name"), scope) {
+                    js.bindings.add(text(name, src), scope, Value::Opaque);
+                }
+            }
+            "formal_parameters" => {
+                if let Some(function) = ancestors.last() {
+                    js.bind_pattern(node, *function, None, Vec::new());
+                }
+            }
+            "arrow_function" => {
+                if let Some(param) = node.child_by_field_name("parameter") {
+                    js.bind_pattern(param, node, None, Vec::new());
+                }
+            }
+            "catch_clause" => {
+                if let Some(param) = node.child_by_field_name("parameter") {
+                    js.bind_pattern(param, node, None, Vec::new());
+                }
+            }
+            "for_in_statement" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    js.bind_pattern(left, node, None, Vec::new());
+                }
+            }
+            "import_statement" => js.bind_import(node, root),
+            _ => {}
+        },
+    );
+    (js, candidates)
+}
 
-    fn bind_declarator(&mut self, node: Node<'t>) {
-        let Some(declaration) = node.parent() else {
+impl<'t> Js<'t> {
+    fn bind_declarator(
+        &mut self,
+        node: Node<'t>,
+        ancestors: &[Node<'t>],
+        block_scopes: &KindSet,
+        function_scopes: &KindSet,
+    ) {
+        let Some(declaration) = ancestors.last() else {
             return;
         };
-        // `declare const console: Console` describes the global; it binds nothing.
-        if syntax::ancestor(node, &["ambient_declaration"]).is_some() {
-            return;
-        }
         let kinds = if declaration.kind() == "variable_declaration" {
-            FUNCTION_SCOPES
+            function_scopes
         } else {
-            BLOCK_SCOPES
+            block_scopes
         };
         let (Some(scope), Some(name)) = (
-            syntax::ancestor(declaration, kinds),
+            syntax::nearest(ancestors, kinds),
             node.child_by_field_name("name"),
         ) else {
             return;

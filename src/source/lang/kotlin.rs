@@ -4,11 +4,11 @@
 use super::java::{CHANNEL, JSON_METHODS};
 use super::scope::{Bindings, Value};
 use super::syntax::{self, args, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, Hit};
+use super::{quoted, Hit, Lang};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&["print", "System.out"]);
+static WORDS: Words = Words::new(&["print", "println", "System.out"]);
 
 pub fn may_hold_finding(src: &[u8]) -> bool {
     WORDS.any(src)
@@ -22,6 +22,13 @@ const SCOPES: &[&str] = &[
     "class_body",
 ];
 
+const VISIT: &[&str] = &[
+    "call_expression",
+    "function_declaration",
+    "import",
+    "property_declaration",
+];
+
 struct Kt<'t> {
     src: &'t [u8],
     /// Names defined or imported in this file that are not the standard library's.
@@ -31,7 +38,7 @@ struct Kt<'t> {
     locals: Bindings<'t>,
 }
 
-pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     let mut kt = Kt {
         src,
         own_functions: HashSet::new(),
@@ -39,33 +46,39 @@ pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         locals: Bindings::default(),
     };
     let mut calls = Vec::new();
-    syntax::preorder(root, |node| match node.kind() {
-        "call_expression" => calls.push(node),
-        "function_declaration" => {
-            if let Some(name) = node.child_by_field_name("name") {
-                kt.own_functions.insert(text(name, src).to_string());
+    let scopes = syntax::kinds(lang, SCOPES);
+    syntax::walk(
+        root,
+        syntax::kinds(lang, VISIT),
+        |node, ancestors| match node.kind() {
+            "call_expression" => calls.push(node),
+            "function_declaration" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    kt.own_functions.insert(text(name, src).to_string());
+                }
             }
-        }
-        "import" => kt.import(node),
-        "property_declaration" => {
-            let parts = args(node);
-            let Some(declared) = parts.iter().find(|p| p.kind() == "variable_declaration") else {
-                return;
-            };
-            let (Some(name), Some(scope)) =
-                (declared.named_child(0), syntax::ancestor(node, SCOPES))
-            else {
-                return;
-            };
-            let value = parts.last().filter(|v| v.id() != declared.id());
-            kt.locals.add(
-                text(name, src),
-                scope,
-                value.map_or(Value::Opaque, |v| Value::Expr(*v)),
-            );
-        }
-        _ => {}
-    });
+            "import" => kt.import(node),
+            "property_declaration" => {
+                let parts = args(node);
+                let Some(declared) = parts.iter().find(|p| p.kind() == "variable_declaration")
+                else {
+                    return;
+                };
+                let (Some(name), Some(scope)) =
+                    (declared.named_child(0), syntax::nearest(ancestors, scopes))
+                else {
+                    return;
+                };
+                let value = parts.last().filter(|v| v.id() != declared.id());
+                kt.locals.add(
+                    text(name, src),
+                    scope,
+                    value.map_or(Value::Opaque, |v| Value::Expr(*v)),
+                );
+            }
+            _ => {}
+        },
+    );
     for call in calls {
         kt.check_call(call, out);
     }

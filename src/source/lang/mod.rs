@@ -6,6 +6,7 @@ mod go;
 mod java;
 mod javascript;
 mod js_loggers;
+mod js_window;
 mod kotlin;
 mod python;
 mod python_calls;
@@ -110,24 +111,48 @@ impl Lang {
         }
     }
 
+    /// The parts of a large file worth parsing (see `js_window`), or None for all of it.
+    pub fn parse_ranges(self, src: &[u8]) -> Option<Vec<Range>> {
+        match self {
+            Lang::JavaScript | Lang::TypeScript if src.len() >= WINDOW_MIN_BYTES => {
+                javascript::parse_ranges(src)
+            }
+            _ => None,
+        }
+    }
+
+    /// After a parse of `ranges`: wider ranges if a left-out part uses a name the parsed part
+    /// binds to a stdout writer (empty ranges: the whole file), or None if the parse will do.
+    pub fn widen_ranges(self, tree: &Tree, src: &[u8], ranges: &[Range]) -> Option<Vec<Range>> {
+        match self {
+            Lang::JavaScript | Lang::TypeScript => {
+                javascript::widen_ranges(self, tree.root_node(), src, ranges)
+            }
+            _ => None,
+        }
+    }
+
     /// Every stdout write or stdout logger in one parsed file.
     pub fn scan(self, tree: &Tree, src: &[u8]) -> Vec<Hit> {
         let root = tree.root_node();
         let mut out = Vec::new();
         match self {
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
-                javascript::scan(root, src, &mut out)
+                javascript::scan(self, root, src, &mut out)
             }
-            Lang::Python => python::scan(root, src, &mut out),
-            Lang::Go => go::scan(root, src, &mut out),
-            Lang::Rust => rust::scan(root, src, &mut out),
-            Lang::Java => java::scan(root, src, &mut out),
-            Lang::Kotlin => kotlin::scan(root, src, &mut out),
-            Lang::CSharp => csharp::scan(root, src, &mut out),
+            Lang::Python => python::scan(self, root, src, &mut out),
+            Lang::Go => go::scan(self, root, src, &mut out),
+            Lang::Rust => rust::scan(self, root, src, &mut out),
+            Lang::Java => java::scan(self, root, src, &mut out),
+            Lang::Kotlin => kotlin::scan(self, root, src, &mut out),
+            Lang::CSharp => csharp::scan(self, root, src, &mut out),
         }
         out
     }
 }
+
+/// Files smaller than this are always parsed whole.
+const WINDOW_MIN_BYTES: usize = 16 * 1024;
 
 /// One finding in a file, before it becomes a `Finding` with a file location.
 #[derive(Debug, Clone)]

@@ -5,17 +5,23 @@
 use super::python_calls;
 use super::scope::{agree, Binding, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::Hit;
+use super::{Hit, Lang};
 use tree_sitter::Node;
 
 static WORDS: Words = Words::new(&[
     "print",
+    "pprint",
+    "pp",
     "stdout",
+    "__stdout__",
     "echo",
+    "secho",
     "Console",
     "RichHandler",
     "PrintLogger",
+    "PrintLoggerFactory",
     "WriteLogger",
+    "WriteLoggerFactory",
     "write",
 ]);
 
@@ -106,13 +112,29 @@ const SCOPES: &[&str] = &[
     "generator_expression",
 ];
 
+const VISIT: &[&str] = &[
+    "call",
+    "pair",
+    "import_statement",
+    "import_from_statement",
+    "function_definition",
+    "class_definition",
+    "lambda",
+    "assignment",
+    "named_expression",
+    "augmented_assignment",
+    "for_statement",
+    "for_in_clause",
+    "as_pattern_target",
+];
+
 pub(super) struct Py<'t> {
     pub src: &'t [u8],
     bindings: Bindings<'t>,
     imports_logging: bool,
 }
 
-pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     let mut py = Py {
         src,
         bindings: Bindings::default(),
@@ -120,42 +142,48 @@ pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     };
     let mut calls = Vec::new();
     let mut pairs = Vec::new();
-    syntax::preorder(root, |node| match node.kind() {
-        "call" => calls.push(node),
-        "pair" => pairs.push(node),
-        "import_statement" => py.bind_import(node),
-        "import_from_statement" => py.bind_from_import(node),
-        "function_definition" | "class_definition" => {
-            if let Some(name) = node.child_by_field_name("name") {
-                py.bind_targets(name, node, None);
+    let scopes = syntax::kinds(lang, SCOPES);
+    syntax::walk(root, syntax::kinds(lang, VISIT), |node, ancestors| {
+        let Some(scope) = syntax::nearest(ancestors, scopes) else {
+            return;
+        };
+        match node.kind() {
+            "call" => calls.push(node),
+            "pair" => pairs.push(node),
+            "import_statement" => py.bind_import(node, scope),
+            "import_from_statement" => py.bind_from_import(node, scope),
+            "function_definition" | "class_definition" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    py.bind_targets(name, scope, None);
+                }
+                if let Some(params) = node.child_by_field_name("parameters") {
+                    py.bind_parameters(params, node);
+                }
             }
-            if let Some(params) = node.child_by_field_name("parameters") {
-                py.bind_parameters(params, node);
+            "lambda" => {
+                if let Some(params) = node.child_by_field_name("parameters") {
+                    py.bind_parameters(params, node);
+                }
             }
+            "assignment" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    let right = node.child_by_field_name("right");
+                    py.bind_targets(left, scope, right);
+                }
+            }
+            "named_expression" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    py.bind_targets(name, scope, node.child_by_field_name("value"));
+                }
+            }
+            "augmented_assignment" | "for_statement" | "for_in_clause" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    py.bind_targets(left, scope, None);
+                }
+            }
+            "as_pattern_target" => py.bind_targets(node, scope, None),
+            _ => {}
         }
-        "lambda" => {
-            if let Some(params) = node.child_by_field_name("parameters") {
-                py.bind_parameters(params, node);
-            }
-        }
-        "assignment" => {
-            if let Some(left) = node.child_by_field_name("left") {
-                let right = node.child_by_field_name("right");
-                py.bind_targets(left, node, right);
-            }
-        }
-        "named_expression" => {
-            if let Some(name) = node.child_by_field_name("name") {
-                py.bind_targets(name, node, node.child_by_field_name("value"));
-            }
-        }
-        "augmented_assignment" | "for_statement" | "for_in_clause" => {
-            if let Some(left) = node.child_by_field_name("left") {
-                py.bind_targets(left, node, None);
-            }
-        }
-        "as_pattern_target" => py.bind_targets(node, node, None),
-        _ => {}
     });
     for call in calls {
         python_calls::check_call(&py, call, out);
@@ -168,13 +196,10 @@ pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
 }
 
 impl<'t> Py<'t> {
-    /// Binds the names assigned by a target (`a`, `a, b`, `(a, *b)`), not attributes, in the
-    /// scope around `site` (a definition's own name binds outside it; a comprehension's loop
-    /// variable inside the comprehension).
-    fn bind_targets(&mut self, target: Node<'t>, site: Node<'t>, value: Option<Node<'t>>) {
-        let Some(scope) = syntax::ancestor(site, SCOPES) else {
-            return;
-        };
+    /// Binds the names assigned by a target (`a`, `a, b`, `(a, *b)`), not attributes, in
+    /// `scope`: the scope around the assignment (a definition's own name binds outside it; a
+    /// comprehension's loop variable inside the comprehension).
+    fn bind_targets(&mut self, target: Node<'t>, scope: Node<'t>, value: Option<Node<'t>>) {
         match target.kind() {
             "identifier" => {
                 let value = value.map_or(Value::Opaque, Value::Expr);
@@ -190,7 +215,7 @@ impl<'t> Py<'t> {
             | "list_splat"
             | "as_pattern_target" => {
                 for child in args(target) {
-                    self.bind_targets(child, site, None);
+                    self.bind_targets(child, scope, None);
                 }
             }
             _ => {}
@@ -222,10 +247,7 @@ impl<'t> Py<'t> {
         }
     }
 
-    fn bind_import(&mut self, node: Node<'t>) {
-        let Some(scope) = syntax::ancestor(node, SCOPES) else {
-            return;
-        };
+    fn bind_import(&mut self, node: Node<'t>, scope: Node<'t>) {
         let mut cursor = node.walk();
         let names: Vec<Node<'t>> = node.children_by_field_name("name", &mut cursor).collect();
         for name in names {
@@ -265,10 +287,7 @@ impl<'t> Py<'t> {
         }
     }
 
-    fn bind_from_import(&mut self, node: Node<'t>) {
-        let Some(scope) = syntax::ancestor(node, SCOPES) else {
-            return;
-        };
+    fn bind_from_import(&mut self, node: Node<'t>, scope: Node<'t>) {
         let Some(module) = node.child_by_field_name("module_name") else {
             return;
         };

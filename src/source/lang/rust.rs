@@ -4,11 +4,18 @@
 
 use super::scope::{agree, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, Hit};
+use super::{quoted, Hit, Lang};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&["print", "stdout", "Stdout", "fmt", "TerminalMode"]);
+static WORDS: Words = Words::new(&[
+    "print",
+    "println",
+    "stdout",
+    "Stdout",
+    "fmt",
+    "TerminalMode",
+]);
 
 pub fn may_hold_finding(src: &[u8]) -> bool {
     WORDS.any(src)
@@ -52,6 +59,18 @@ const SCOPES: &[&str] = &[
     "for_expression",
 ];
 
+const VISIT: &[&str] = &[
+    "macro_invocation",
+    "call_expression",
+    "scoped_identifier",
+    "use_declaration",
+    "macro_definition",
+    "let_declaration",
+    "parameter",
+    "closure_parameters",
+    "for_expression",
+];
+
 struct Rs<'t> {
     src: &'t [u8],
     /// Local name → full path, from `use` declarations.
@@ -61,7 +80,7 @@ struct Rs<'t> {
     locals: Bindings<'t>,
 }
 
-pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     let mut rs = Rs {
         src,
         uses: HashMap::new(),
@@ -70,49 +89,59 @@ pub fn scan(root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         locals: Bindings::default(),
     };
     let mut candidates = Vec::new();
-    syntax::preorder(root, |node| match node.kind() {
-        "macro_invocation" | "call_expression" | "scoped_identifier" => candidates.push(node),
-        "use_declaration" => {
-            if let Some(argument) = node.child_by_field_name("argument") {
-                rs.collect_use(argument, "");
+    let scopes = syntax::kinds(lang, SCOPES);
+    let functions = syntax::kinds(lang, &["function_item", "closure_expression"]);
+    syntax::walk(
+        root,
+        syntax::kinds(lang, VISIT),
+        |node, ancestors| match node.kind() {
+            "macro_invocation" | "call_expression" => candidates.push(node),
+            // Only as an argument: `.target(Target::Stdout)`, `TermLogger::new(.., TerminalMode::Mixed, ..)`.
+            "scoped_identifier" if ancestors.last().is_some_and(|p| p.kind() == "arguments") => {
+                candidates.push(node)
             }
-        }
-        "macro_definition" => {
-            if let Some(name) = node.child_by_field_name("name") {
-                rs.macros.insert(text(name, src).to_string());
+            "use_declaration" => {
+                if let Some(argument) = node.child_by_field_name("argument") {
+                    rs.collect_use(argument, "");
+                }
             }
-        }
-        "let_declaration" => {
-            let (Some(pattern), Some(scope)) = (
-                node.child_by_field_name("pattern"),
-                syntax::ancestor(node, SCOPES),
-            ) else {
-                return;
-            };
-            let value = node
-                .child_by_field_name("value")
-                .map_or(Value::Opaque, Value::Expr);
-            if pattern.kind() == "identifier" {
-                rs.locals.add(text(pattern, src), scope, value);
+            "macro_definition" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    rs.macros.insert(text(name, src).to_string());
+                }
             }
-        }
-        "parameter" | "closure_parameters" | "for_expression" => {
-            let scope = if node.kind() == "for_expression" {
-                Some(node)
-            } else {
-                syntax::ancestor(node, &["function_item", "closure_expression"])
-            };
-            let pattern = node.child_by_field_name("pattern").unwrap_or(node);
-            if let Some(scope) = scope {
-                syntax::preorder(pattern, |n| {
-                    if n.kind() == "identifier" {
-                        rs.locals.add(text(n, src), scope, Value::Opaque);
-                    }
-                });
+            "let_declaration" => {
+                let (Some(pattern), Some(scope)) = (
+                    node.child_by_field_name("pattern"),
+                    syntax::nearest(ancestors, scopes),
+                ) else {
+                    return;
+                };
+                let value = node
+                    .child_by_field_name("value")
+                    .map_or(Value::Opaque, Value::Expr);
+                if pattern.kind() == "identifier" {
+                    rs.locals.add(text(pattern, src), scope, value);
+                }
             }
-        }
-        _ => {}
-    });
+            "parameter" | "closure_parameters" | "for_expression" => {
+                let scope = if node.kind() == "for_expression" {
+                    Some(node)
+                } else {
+                    syntax::nearest(ancestors, functions)
+                };
+                let pattern = node.child_by_field_name("pattern").unwrap_or(node);
+                if let Some(scope) = scope {
+                    syntax::preorder(pattern, |n| {
+                        if n.kind() == "identifier" {
+                            rs.locals.add(text(n, src), scope, Value::Opaque);
+                        }
+                    });
+                }
+            }
+            _ => {}
+        },
+    );
     for node in candidates {
         match node.kind() {
             "macro_invocation" => rs.check_macro(node, out),
@@ -485,10 +514,6 @@ impl<'t> Rs<'t> {
 
     /// `env_logger::Target::Stdout`, `simplelog::TerminalMode::Mixed`...
     fn check_value(&self, node: Node<'t>, out: &mut Vec<Hit>) {
-        // Only as an argument: `.target(Target::Stdout)`, `TermLogger::new(.., TerminalMode::Mixed, ..)`.
-        if node.parent().is_none_or(|p| p.kind() != "arguments") {
-            return;
-        }
         let Some(path) = self.full_path(node) else {
             return;
         };

@@ -45,6 +45,11 @@ impl<'t> Bindings<'t> {
             .push(Binding { scope, value });
     }
 
+    /// Every bound name with its bindings.
+    pub fn all(&self) -> impl Iterator<Item = (&str, &[Binding<'t>])> {
+        self.by_name.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
+    }
+
     /// The bindings of `name` in the innermost scope around `at` that binds it (all of them if
     /// it is bound several times there). Empty when the name is free: a global or builtin.
     /// `visible` lets a language hide scopes (Python class bodies from their methods).
