@@ -216,3 +216,15 @@ fn large_files_parsed_in_part_give_the_same_findings() {
         "most of the file was left out"
     );
 }
+
+#[test]
+fn console_log_reassigned_to_stderr_is_not_reported_after_the_reassignment() {
+    expect_findings(
+        "javascript",
+        "stdout_redirected.js",
+        &[
+            ("static-stdout-write", "warning", 2, 1),
+            ("static-stdout-write", "warning", 5, 1),
+        ],
+    );
+}

@@ -104,3 +104,27 @@ fn rich_and_click_output_on_stdout_is_found() {
 fn rich_and_click_output_on_stderr_is_not_reported() {
     expect_findings("python", "rich_click_to_stderr.py", &[]);
 }
+
+#[test]
+fn prints_after_sys_stdout_is_redirected_or_inside_redirect_stdout_are_not_reported() {
+    expect_findings(
+        "python",
+        "stdout_redirected.py",
+        &[
+            ("static-stdout-write", "warning", 5, 1),
+            ("static-stdout-write", "warning", 6, 1),
+        ],
+    );
+}
+
+#[test]
+fn pprint_without_a_stream_is_found() {
+    expect_findings(
+        "python",
+        "pprint_streams.py",
+        &[
+            ("static-stdout-write", "warning", 4, 1),
+            ("static-stdout-write", "warning", 5, 1),
+        ],
+    );
+}

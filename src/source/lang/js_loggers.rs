@@ -2,7 +2,7 @@
 //! pino's default destination, winston's Console transport, bunyan's default stream.
 //! A configuration the file does not show (an options object from elsewhere) is no finding.
 
-use super::javascript::{Js, Sym};
+use super::js_resolve::{Js, Sym};
 use super::syntax::{args, string_content, text};
 use super::Hit;
 use tree_sitter::Node;

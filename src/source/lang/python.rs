@@ -3,6 +3,7 @@
 //! anywhere in a function is local to all of it). The checks per call are in `python_calls`.
 
 use super::python_calls;
+use super::python_redirect::{self, Redirects};
 use super::scope::{agree, Binding, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
 use super::{Hit, Lang};
@@ -50,6 +51,8 @@ pub(super) enum Sym {
     LoguruAdd,
     JsonDumps,
     StructlogPrint,
+    RedirectStdout,
+    PPrint,
 }
 
 /// Module members that matter, as (module, attribute, meaning).
@@ -67,6 +70,8 @@ fn module_member(module: &str, attr: &str) -> Sym {
         ("os", "write") => Sym::OsWrite,
         ("loguru", "logger") => Sym::Loguru,
         ("json", "dumps") => Sym::JsonDumps,
+        ("contextlib", "redirect_stdout") => Sym::RedirectStdout,
+        ("pprint", "pprint" | "pp") => Sym::PPrint,
         (
             "structlog",
             "PrintLoggerFactory" | "PrintLogger" | "WriteLoggerFactory" | "WriteLogger",
@@ -87,6 +92,9 @@ const STAR_EXPORTS: &[(&str, &str)] = &[
     ("logging", "basicConfig"),
     ("logging", "StreamHandler"),
     ("os", "write"),
+    ("contextlib", "redirect_stdout"),
+    ("pprint", "pprint"),
+    ("pprint", "pp"),
 ];
 
 fn member(of: &Sym, attr: &str) -> Option<Sym> {
@@ -126,12 +134,14 @@ const VISIT: &[&str] = &[
     "for_statement",
     "for_in_clause",
     "as_pattern_target",
+    "with_statement",
 ];
 
 pub(super) struct Py<'t> {
     pub src: &'t [u8],
     bindings: Bindings<'t>,
     imports_logging: bool,
+    pub redirects: Redirects,
 }
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
@@ -139,9 +149,11 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         src,
         bindings: Bindings::default(),
         imports_logging: false,
+        redirects: Redirects::default(),
     };
     let mut calls = Vec::new();
     let mut pairs = Vec::new();
+    let (mut stdout_assignments, mut withs) = (Vec::new(), Vec::new());
     let scopes = syntax::kinds(lang, SCOPES);
     syntax::walk(root, syntax::kinds(lang, VISIT), |node, ancestors| {
         let Some(scope) = syntax::nearest(ancestors, scopes) else {
@@ -170,7 +182,11 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
                     let right = node.child_by_field_name("right");
                     py.bind_targets(left, scope, right);
                 }
+                if python_redirect::assigns_stdout(node, src) {
+                    stdout_assignments.push(node);
+                }
             }
+            "with_statement" => withs.push(node),
             "named_expression" => {
                 if let Some(name) = node.child_by_field_name("name") {
                     py.bind_targets(name, scope, node.child_by_field_name("value"));
@@ -185,6 +201,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
             _ => {}
         }
     });
+    py.redirects = Redirects::find(&py, &stdout_assignments, &withs);
     for call in calls {
         python_calls::check_call(&py, call, out);
     }
@@ -373,10 +390,16 @@ impl<'t> Py<'t> {
             }
             "attribute" => {
                 let object = self.resolve_at(node.child_by_field_name("object")?, depth + 1)?;
-                member(
-                    &object,
-                    text(node.child_by_field_name("attribute")?, self.src),
-                )
+                let attribute = text(node.child_by_field_name("attribute")?, self.src);
+                let resolved = member(&object, attribute);
+                // `sys.stdout` read where it has been redirected is not the process's stdout.
+                let redirected = object == Sym::Module("sys".into())
+                    && resolved == Some(Sym::Stdout)
+                    && self.redirects.covers(node);
+                if redirected {
+                    return None;
+                }
+                resolved
             }
             "call" => match self.resolve_at(node.child_by_field_name("function")?, depth + 1)? {
                 Sym::StdoutFileno => Some(Sym::StdoutFd),

@@ -117,6 +117,24 @@ pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
                 "Use logging.StreamHandler() (stderr by default) or StreamHandler(sys.stderr).",
             ));
         }
+        Sym::PPrint => {
+            let stream =
+                keyword(arguments, "stream", src).or_else(|| positional(arguments).get(1).copied());
+            let to_stdout = match stream {
+                None => !has_kwargs_splat(arguments),
+                Some(s) => py.resolve(s) == Some(Sym::Stdout) || text(s, src) == "None",
+            };
+            if to_stdout && !py.redirects.covers(call) {
+                out.push(Hit::write(
+                    call,
+                    format!(
+                        "{} writes to {CHANNEL} unless given a stream.",
+                        quoted(callee, src)
+                    ),
+                    "Pass stream=sys.stderr.",
+                ));
+            }
+        }
         Sym::RichConsole => rich_console(py, call, arguments, out),
         Sym::RichHandler => {
             let has_console =
@@ -168,6 +186,10 @@ fn writes_to_stdout_by_default(py: &Py<'_>, arguments: Node<'_>) -> bool {
 fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out: &mut Vec<Hit>) {
     let src = py.src;
     if !writes_to_stdout_by_default(py, arguments) {
+        return;
+    }
+    // Without file=, print writes to whatever sys.stdout is when it runs.
+    if keyword(arguments, "file", src).is_none() && py.redirects.covers(call) {
         return;
     }
     let file_given = keyword(arguments, "file", src).is_some();
