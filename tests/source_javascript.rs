@@ -218,13 +218,28 @@ fn large_files_parsed_in_part_give_the_same_findings() {
 }
 
 #[test]
-fn console_log_reassigned_to_stderr_is_not_reported_after_the_reassignment() {
+fn writers_reassigned_to_stderr_are_not_reported_until_restored() {
     expect_findings(
         "javascript",
         "stdout_redirected.js",
         &[
             ("static-stdout-write", "warning", 2, 1),
             ("static-stdout-write", "warning", 5, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 13, 1),
+        ],
+    );
+}
+
+#[test]
+fn writers_kept_on_this_or_in_class_fields_are_followed_within_the_class() {
+    expect_findings(
+        "javascript",
+        "instance_member_writes.js",
+        &[
+            ("static-stdout-write", "warning", 11, 5),
+            ("static-stdout-write", "warning", 12, 5),
+            ("static-stdout-write", "warning", 17, 5),
         ],
     );
 }

@@ -106,13 +106,15 @@ fn rich_and_click_output_on_stderr_is_not_reported() {
 }
 
 #[test]
-fn prints_after_sys_stdout_is_redirected_or_inside_redirect_stdout_are_not_reported() {
+fn prints_while_sys_stdout_is_redirected_or_inside_redirect_stdout_are_not_reported() {
     expect_findings(
         "python",
         "stdout_redirected.py",
         &[
             ("static-stdout-write", "warning", 5, 1),
             ("static-stdout-write", "warning", 6, 1),
+            ("static-stdout-write", "warning", 14, 1),
+            ("static-stdout-write", "warning", 16, 1),
         ],
     );
 }
@@ -125,6 +127,18 @@ fn pprint_without_a_stream_is_found() {
         &[
             ("static-stdout-write", "warning", 4, 1),
             ("static-stdout-write", "warning", 5, 1),
+        ],
+    );
+}
+
+#[test]
+fn writers_kept_on_self_or_the_class_are_followed_within_the_class() {
+    expect_findings(
+        "python",
+        "instance_attribute_writes.py",
+        &[
+            ("static-stdout-write", "warning", 13, 9),
+            ("static-stdout-write", "warning", 22, 9),
         ],
     );
 }

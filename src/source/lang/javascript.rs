@@ -72,29 +72,36 @@ pub fn widen_ranges(
     ranges: &[tree_sitter::Range],
 ) -> Option<Vec<tree_sitter::Range>> {
     let js = collect(lang, root, src).0;
-    let aliases: Vec<String> = js
+    let writer = |sym: Option<Sym>| {
+        matches!(
+            sym,
+            Some(
+                Sym::Console
+                    | Sym::ConsoleMethod(_)
+                    | Sym::ConsoleClass
+                    | Sym::Process
+                    | Sym::Stdout
+                    | Sym::StdoutMethod(_)
+                    | Sym::Fs
+                    | Sym::FsWrite
+            )
+        )
+    };
+    let mut aliases: Vec<String> = js
         .bindings
         .all()
         .filter(|(name, bound)| {
-            global(name).is_none()
-                && bound.iter().any(|b| {
-                    matches!(
-                        js.resolve_value(&b.value, 0),
-                        Some(
-                            Sym::Console
-                                | Sym::ConsoleMethod(_)
-                                | Sym::ConsoleClass
-                                | Sym::Process
-                                | Sym::Stdout
-                                | Sym::StdoutMethod(_)
-                                | Sym::Fs
-                                | Sym::FsWrite
-                        )
-                    )
-                })
+            global(name).is_none() && bound.iter().any(|b| writer(js.resolve_value(&b.value, 0)))
         })
         .map(|(name, _)| name.to_string())
         .collect();
+    // `this.out = process.stdout` used as `this.out.write(...)` in a left-out method.
+    aliases.extend(
+        js.members
+            .all()
+            .filter(|(_, values)| values.iter().any(|v| writer(js.resolve(*v))))
+            .map(|(name, _)| name.to_string()),
+    );
     if !aliases
         .iter()
         .any(|a| js_window::used_outside(src, ranges, a))
@@ -219,8 +226,7 @@ impl<'t> Js<'t> {
         arguments: &[Node<'t>],
         out: &mut Vec<Hit>,
     ) {
-        let redirected = self.redirected(&Sym::ConsoleMethod(method.to_string()), call);
-        if !STDOUT_METHODS.contains(&method) || redirected {
+        if !STDOUT_METHODS.contains(&method) {
             return;
         }
         // A hand-written server printing one JSON message per line is speaking the protocol.
@@ -260,7 +266,7 @@ impl<'t> Js<'t> {
             && arguments
                 .first()
                 .is_some_and(|a| self.is_json_message(*a, 0));
-        if json || self.redirected(&Sym::StdoutMethod(method.to_string()), call) {
+        if json {
             return;
         }
         let callee = call.child_by_field_name("function").unwrap_or(call);

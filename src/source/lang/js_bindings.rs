@@ -3,7 +3,7 @@
 
 use super::javascript::STDOUT_METHODS;
 use super::js_resolve::Js;
-use super::scope::{Bindings, Value};
+use super::scope::{Bindings, Members, Value};
 use super::syntax::{self, args, string_content, text, KindSet};
 use super::Lang;
 use tree_sitter::Node;
@@ -49,6 +49,8 @@ const VISIT: &[&str] = &[
     "for_in_statement",
     "import_statement",
     "assignment_expression",
+    "field_definition",
+    "method_definition",
 ];
 
 /// One walk over the tree: every binding, and the calls and `new`s to check.
@@ -57,8 +59,10 @@ pub(super) fn collect<'t>(lang: Lang, root: Node<'t>, src: &'t [u8]) -> (Js<'t>,
         src,
         bindings: Bindings::default(),
         redirects: Vec::new(),
+        members: Members::default(),
     };
     let mut assignments = Vec::new();
+    let classes = syntax::kinds(lang, &["class_declaration", "class"]);
     let mut candidates = Vec::new();
     let (block_scopes, function_scopes) = (
         syntax::kinds(lang, BLOCK_SCOPES),
@@ -101,11 +105,43 @@ pub(super) fn collect<'t>(lang: Lang, root: Node<'t>, src: &'t [u8]) -> (Js<'t>,
                 }
             }
             "import_statement" => js.bind_import(node, root),
-            "assignment_expression" => assignments.push(node),
+            "assignment_expression" => {
+                assignments.push(node);
+                // `this.out = process.stdout` inside a class.
+                let left = node.child_by_field_name("left");
+                let this_member = left.filter(|l| {
+                    l.kind() == "member_expression"
+                        && l.child_by_field_name("object")
+                            .is_some_and(|o| o.kind() == "this")
+                });
+                let property = this_member.and_then(|l| l.child_by_field_name("property"));
+                let class = syntax::nearest(ancestors, classes);
+                if let (Some(property), Some(value), Some(class)) =
+                    (property, node.child_by_field_name("right"), class)
+                {
+                    js.members.add(class, text(property, src), value);
+                }
+            }
+            "field_definition" => {
+                let class = syntax::nearest(ancestors, classes);
+                let property = node.child_by_field_name("property");
+                if let (Some(property), Some(value), Some(class)) =
+                    (property, node.child_by_field_name("value"), class)
+                {
+                    js.members.add(class, text(property, src), value);
+                }
+            }
+            "method_definition" => {
+                if let Some(class) = syntax::nearest(ancestors, classes) {
+                    js.members.add_method(node, "this", class);
+                }
+            }
             _ => {}
         },
     );
-    // `console.log = console.error`: later calls of console.log go where the new value goes.
+    // `console.log = console.error` and back: where the writer is replaced and restored
+    // (both sides resolved as written, before any replacement is taken into account).
+    let mut redirects = Vec::new();
     for assignment in assignments {
         let (Some(left), Some(right)) = (
             assignment.child_by_field_name("left"),
@@ -113,16 +149,15 @@ pub(super) fn collect<'t>(lang: Lang, root: Node<'t>, src: &'t [u8]) -> (Js<'t>,
         ) else {
             continue;
         };
-        let Some(replaced) = js.resolve(left) else {
+        let Some(replaced) = js.resolve(left).filter(|r| r.writes_stdout(STDOUT_METHODS)) else {
             continue;
         };
-        let still_stdout = js
+        let away = !js
             .resolve(right)
             .is_some_and(|r| r.writes_stdout(STDOUT_METHODS));
-        if replaced.writes_stdout(STDOUT_METHODS) && !still_stdout {
-            js.redirects.push((replaced, assignment.end_byte()));
-        }
+        redirects.push((replaced, assignment.end_byte(), away));
     }
+    js.redirects = redirects;
     (js, candidates)
 }
 

@@ -2,7 +2,7 @@
 //! use, through imports, `require`, aliases, destructuring and scopes (`var` to the function,
 //! `let`/`const`/classes to the block, parameters to their function).
 
-use super::scope::{agree, Bindings, Value};
+use super::scope::{agree, Bindings, Members, Value};
 use super::syntax::{args, string_content, text, MAX_RESOLVE_DEPTH};
 use tree_sitter::Node;
 
@@ -90,8 +90,11 @@ pub(super) fn global(name: &str) -> Option<Sym> {
 pub(super) struct Js<'t> {
     pub src: &'t [u8],
     pub bindings: Bindings<'t>,
-    /// `console.log = console.error` and the like: the writer replaced, and from which offset.
-    pub redirects: Vec<(Sym, usize)>,
+    /// Assignments to a stdout writer (`console.log = console.error`, and back), in source
+    /// order: the writer, where the assignment ends, and whether it now writes elsewhere.
+    pub redirects: Vec<(Sym, usize, bool)>,
+    /// `this.out = ...` and class fields.
+    pub members: Members<'t>,
 }
 
 impl Sym {
@@ -106,11 +109,19 @@ impl Sym {
 }
 
 impl<'t> Js<'t> {
-    /// True if `sym` has been replaced (by an assignment) before `node`.
-    pub(super) fn redirected(&self, sym: &Sym, node: Node<'t>) -> bool {
+    /// True if the last assignment to `sym` before `node` sent it away from stdout.
+    fn redirected(&self, sym: &Sym, node: Node<'t>) -> bool {
         self.redirects
             .iter()
-            .any(|(s, from)| s == sym && *from <= node.start_byte())
+            .rev()
+            .find(|(s, at, _)| s == sym && *at <= node.start_byte())
+            .is_some_and(|(_, _, away)| *away)
+    }
+
+    /// A writer read from its object where it has been replaced is not the stdout writer;
+    /// a copy taken before (`const write = process.stdout.write.bind(...)`) still is.
+    fn unless_redirected(&self, sym: Option<Sym>, node: Node<'t>) -> Option<Sym> {
+        sym.filter(|s| !self.redirected(s, node))
     }
 
     /// What `node` denotes, following aliases, imports and destructuring within the file.
@@ -136,16 +147,20 @@ impl<'t> Js<'t> {
                 )
             }
             "member_expression" => {
-                let object = self.resolve_at(node.child_by_field_name("object")?, depth + 1)?;
-                member(
-                    &object,
-                    text(node.child_by_field_name("property")?, self.src),
-                )
+                let object = node.child_by_field_name("object")?;
+                if object.kind() == "this" {
+                    let property = text(node.child_by_field_name("property")?, self.src);
+                    let values = self.members.of_receiver("this", property, node);
+                    return agree(values.iter().map(|v| self.resolve_at(*v, depth + 1)));
+                }
+                let object = self.resolve_at(object, depth + 1)?;
+                let property = text(node.child_by_field_name("property")?, self.src);
+                self.unless_redirected(member(&object, property), node)
             }
             "subscript_expression" => {
                 let object = self.resolve_at(node.child_by_field_name("object")?, depth + 1)?;
                 let index = string_content(node.child_by_field_name("index")?, self.src)?;
-                member(&object, &index)
+                self.unless_redirected(member(&object, &index), node)
             }
             "parenthesized_expression"
             | "as_expression"

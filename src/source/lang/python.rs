@@ -4,7 +4,7 @@
 
 use super::python_calls;
 use super::python_redirect::{self, Redirects};
-use super::scope::{agree, Binding, Bindings, Value};
+use super::scope::{agree, Binding, Bindings, Members, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
 use super::{Hit, Lang};
 use tree_sitter::Node;
@@ -142,6 +142,8 @@ pub(super) struct Py<'t> {
     bindings: Bindings<'t>,
     imports_logging: bool,
     pub redirects: Redirects,
+    /// `self.out = sys.stdout` and class attributes.
+    members: Members<'t>,
 }
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
@@ -150,6 +152,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         bindings: Bindings::default(),
         imports_logging: false,
         redirects: Redirects::default(),
+        members: Members::default(),
     };
     let mut calls = Vec::new();
     let mut pairs = Vec::new();
@@ -168,6 +171,14 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
                 if let Some(name) = node.child_by_field_name("name") {
                     py.bind_targets(name, scope, None);
                 }
+                // A method: its first parameter is the instance (`self`).
+                let receiver = node
+                    .child_by_field_name("parameters")
+                    .and_then(|p| args(p).into_iter().next())
+                    .filter(|p| p.kind() == "identifier");
+                if let (Some(receiver), "class_definition") = (receiver, scope.kind()) {
+                    py.members.add_method(node, text(receiver, src), scope);
+                }
                 if let Some(params) = node.child_by_field_name("parameters") {
                     py.bind_parameters(params, node);
                 }
@@ -185,6 +196,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
                 if python_redirect::assigns_stdout(node, src) {
                     stdout_assignments.push(node);
                 }
+                py.note_member(node, scope);
             }
             "with_statement" => withs.push(node),
             "named_expression" => {
@@ -233,6 +245,34 @@ impl<'t> Py<'t> {
             | "as_pattern_target" => {
                 for child in args(target) {
                     self.bind_targets(child, scope, None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `self.out = value` in a method, or `out = value` in a class body.
+    fn note_member(&mut self, assignment: Node<'t>, scope: Node<'t>) {
+        let (Some(left), Some(value)) = (
+            assignment.child_by_field_name("left"),
+            assignment.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        match left.kind() {
+            "identifier" if scope.kind() == "class_definition" => {
+                self.members.add(scope, text(left, self.src), value)
+            }
+            "attribute" => {
+                let (Some(object), Some(attribute)) = (
+                    left.child_by_field_name("object"),
+                    left.child_by_field_name("attribute"),
+                ) else {
+                    return;
+                };
+                if object.kind() == "identifier" {
+                    let (receiver, name) = (text(object, self.src), text(attribute, self.src));
+                    self.members.add_through(receiver, name, value, assignment);
                 }
             }
             _ => {}
@@ -389,8 +429,16 @@ impl<'t> Py<'t> {
                 )
             }
             "attribute" => {
-                let object = self.resolve_at(node.child_by_field_name("object")?, depth + 1)?;
+                let object = node.child_by_field_name("object")?;
                 let attribute = text(node.child_by_field_name("attribute")?, self.src);
+                if object.kind() == "identifier" {
+                    let receiver = text(object, self.src);
+                    let values = self.members.of_receiver(receiver, attribute, node);
+                    if !values.is_empty() {
+                        return agree(values.iter().map(|v| self.resolve_at(*v, depth + 1)));
+                    }
+                }
+                let object = self.resolve_at(object, depth + 1)?;
                 let resolved = member(&object, attribute);
                 // `sys.stdout` read where it has been redirected is not the process's stdout.
                 let redirected = object == Sym::Module("sys".into())

@@ -8,8 +8,9 @@ use tree_sitter::Node;
 /// Where `sys.stdout` no longer means the process's stdout.
 #[derive(Debug, Default)]
 pub(super) struct Redirects {
-    /// Offsets of `sys.stdout = <not stdout>` assignments: later code is redirected.
-    from: Option<usize>,
+    /// `sys.stdout = ...` assignments in source order: where each ends, and whether it sends
+    /// stdout away (`sys.stderr`) or back (`sys.__stdout__`).
+    assignments: Vec<(usize, bool)>,
     /// Bodies of `with redirect_stdout(<not stdout>):`.
     bodies: Vec<(usize, usize)>,
 }
@@ -19,17 +20,16 @@ impl Redirects {
     pub(super) fn find<'t>(py: &Py<'t>, assignments: &[Node<'t>], withs: &[Node<'t>]) -> Self {
         let away =
             |value: Option<Node<'t>>| value.is_some_and(|v| py.resolve(v) != Some(Sym::Stdout));
-        let from = assignments
+        let assignments = assignments
             .iter()
             .filter(|a| {
                 let target = a
                     .child_by_field_name("left")
                     .and_then(|l| l.child_by_field_name("object"));
                 target.is_some_and(|t| py.resolve(t) == Some(Sym::Module("sys".into())))
-                    && away(a.child_by_field_name("right"))
             })
-            .map(|a| a.end_byte())
-            .min();
+            .map(|a| (a.end_byte(), away(a.child_by_field_name("right"))))
+            .collect();
         let mut bodies = Vec::new();
         for with in withs {
             let Some(body) = with.child_by_field_name("body") else {
@@ -57,12 +57,19 @@ impl Redirects {
                 bodies.push((body.start_byte(), body.end_byte()));
             }
         }
-        Self { from, bodies }
+        Self {
+            assignments,
+            bodies,
+        }
     }
 
     /// True if stdout is redirected where `node` runs.
     pub(super) fn covers(&self, node: Node<'_>) -> bool {
-        self.from.is_some_and(|f| f <= node.start_byte())
+        self.assignments
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= node.start_byte())
+            .is_some_and(|(_, away)| *away)
             || self
                 .bodies
                 .iter()

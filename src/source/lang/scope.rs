@@ -93,3 +93,66 @@ pub fn agree<T: PartialEq>(results: impl IntoIterator<Item = Option<T>>) -> Opti
     }
     agreed
 }
+
+/// Attributes a class gives its instances (`self.out = ...`, `this.out = ...`, class fields),
+/// and the methods whose receiver (`self`, `this`) refers to them.
+#[derive(Debug, Default)]
+pub struct Members<'t> {
+    values: HashMap<(usize, String), Vec<Node<'t>>>,
+    /// (method, receiver name, class id), in source order.
+    methods: Vec<(Node<'t>, String, usize)>,
+}
+
+impl<'t> Members<'t> {
+    pub fn add(&mut self, class: Node<'t>, name: &str, value: Node<'t>) {
+        self.add_to(class.id(), name, value);
+    }
+
+    fn add_to(&mut self, class: usize, name: &str, value: Node<'t>) {
+        self.values
+            .entry((class, name.to_string()))
+            .or_default()
+            .push(value);
+    }
+
+    /// Records `receiver.name = value` if `receiver` is the receiver of the method around `at`.
+    pub fn add_through(&mut self, receiver: &str, name: &str, value: Node<'t>, at: Node<'t>) {
+        if let Some((r, class)) = self.method_at(at) {
+            if r == receiver {
+                self.add_to(class, name, value);
+            }
+        }
+    }
+
+    fn method_at(&self, at: Node<'t>) -> Option<(String, usize)> {
+        self.methods
+            .iter()
+            .filter(|(m, _, _)| contains(*m, at))
+            .min_by_key(|(m, _, _)| m.end_byte() - m.start_byte())
+            .map(|(_, r, c)| (r.clone(), *c))
+    }
+
+    pub fn add_method(&mut self, method: Node<'t>, receiver: &str, class: Node<'t>) {
+        self.methods
+            .push((method, receiver.to_string(), class.id()));
+    }
+
+    /// The values given to `receiver.name` where `at` is, if `receiver` is the receiver of
+    /// the innermost method around `at`.
+    pub fn of_receiver(&self, receiver: &str, name: &str, at: Node<'t>) -> &[Node<'t>] {
+        match self.method_at(at) {
+            Some((r, class)) if r == receiver => self
+                .values
+                .get(&(class, name.to_string()))
+                .map_or(&[], Vec::as_slice),
+            _ => &[],
+        }
+    }
+
+    /// Every attribute name with its values.
+    pub fn all(&self) -> impl Iterator<Item = (&str, &[Node<'t>])> {
+        self.values
+            .iter()
+            .map(|((_, n), v)| (n.as_str(), v.as_slice()))
+    }
+}
