@@ -418,6 +418,15 @@ catalog! {
         "A server was added to a config after the lock was written",
         "This server is not in .mcpcheck-lock.json, so nobody has pinned and reviewed it. Review it, then run `mcpcheck pin --force` to add it.",
         precision = VeryHigh, risk = Medium, owasp = "MCP09";
+    // Source scan (src/source/).
+    StaticStdoutWrite => "static-stdout-write", StaticSource, Warning,
+        "Source code writes to stdout",
+        "On the stdio transport stdout carries only the server's JSON-RPC messages, one per line. A print, console.log, fmt.Println or println! there corrupts the channel and the client fails or drops the session. Write logs and diagnostics to stderr (print(..., file=sys.stderr), console.error, fmt.Fprintln(os.Stderr, ...), eprintln!), which clients keep as the server's log.",
+        precision = High;
+    StaticStdoutLogger => "static-stdout-logger", StaticSource, Warning,
+        "A logger or console is configured to write to stdout",
+        "This logger writes to stdout, by default or by its configuration, so every log record lands on the stdio transport's JSON-RPC channel. Point it at stderr (pino.destination(2), StreamHandler(sys.stderr), log.SetOutput(os.Stderr), .with_writer(std::io::stderr), System.err).",
+        precision = High;
 }
 
 impl Code {

@@ -20,6 +20,8 @@ pub enum Command {
     Guard(Box<GuardArgs>),
     /// Sit between a real client and a stdio server, forwarding every byte and checking a copy.
     Proxy(ProxyArgs),
+    /// Scan source code for writes to stdout (print, console.log, loggers on stdout...).
+    Source(Box<SourceArgs>),
     /// Explain a finding code: what it means and how to fix it.
     Explain {
         /// The code, for example stdout-non-json.
@@ -155,6 +157,12 @@ pub struct GuardArgs {
     /// config file, or the project manifest in the server's directory].
     #[arg(long, value_name = "FILE")]
     pub anchor: Option<PathBuf>,
+    /// Also scan this source tree for stdout writes (repeatable); its findings join the report.
+    #[arg(long = "scan", value_name = "PATH")]
+    pub scan: Vec<PathBuf>,
+    /// Report source-scan findings as errors rather than warnings.
+    #[arg(long)]
+    pub fail_on_static: bool,
     /// The server command and its arguments, after `--` (or `command` in the config file).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -274,6 +282,66 @@ pub struct SweepReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SweepReportFormat::Human)]
     pub format: SweepReportFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// Files or directories to scan.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Scan only files matching this glob (repeatable). A glob without `/` matches file names.
+    #[arg(long = "include", value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip files and directories matching this glob (repeatable).
+    #[arg(long = "exclude", value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Scan test files and directories too (skipped by default).
+    #[arg(long)]
+    pub include_tests: bool,
+    /// Also scan dependency, virtual-environment and build directories (node_modules, vendor, target...).
+    #[arg(long)]
+    pub no_default_excludes: bool,
+    /// Skip files larger than this, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::source::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_bytes: u64,
+    /// Report findings as errors (exit code 1) rather than warnings.
+    #[arg(long)]
+    pub fail_on_static: bool,
+    /// Worker threads (0: one per CPU).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Shorthand for --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    pub fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+
+    pub fn scan_options(&self) -> crate::source::ScanOptions {
+        crate::source::ScanOptions {
+            roots: self.paths.clone(),
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+            include_tests: self.include_tests,
+            default_excludes: !self.no_default_excludes,
+            max_file_bytes: self.max_file_bytes,
+            fail_on_static: self.fail_on_static,
+            threads: self.threads,
+        }
+    }
 }
 
 /// A usage or input error: exit code 2, one line.

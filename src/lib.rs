@@ -13,5 +13,6 @@ pub mod proxy;
 pub mod report;
 pub mod scan;
 pub mod session;
+pub mod source;
 pub mod surface;
 pub mod sweep;

@@ -65,6 +65,7 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Inventory(args) => mcpcheck::scan::command::inventory(*args),
         Command::Sweep(args) => mcpcheck::sweep::command(*args),
         Command::SweepReport(args) => mcpcheck::sweep::report::command(&args),
+        Command::Source(args) => mcpcheck::source::command::run(&args),
         Command::Explain { code } => {
             let Some(code) = catalog::Code::from_name(&code) else {
                 return Err(UsageError(format!(
@@ -126,6 +127,15 @@ fn run(cli: Cli) -> Result<ExitCode, UsageError> {
 
 fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
     let settings = mcpcheck::guard::options::resolve(&args)?;
+    // The source scan (--scan, or `scan` in the config) runs beside the session.
+    let scan_options = (!settings.scan.is_empty()).then(|| {
+        let mut options = mcpcheck::source::ScanOptions::new(settings.scan.clone());
+        options.fail_on_static = settings.fail_on_static;
+        options
+    });
+    if let Some(options) = &scan_options {
+        mcpcheck::source::validate(options).map_err(|e| UsageError(format!("--scan {e}")))?;
+    }
     if let Some(path) = &settings.output {
         // Fail before the server runs, not after.
         let dir = match path.parent() {
@@ -152,7 +162,12 @@ fn guard(args: GuardArgs) -> Result<ExitCode, UsageError> {
         .build()
         .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
     let output = settings.output.clone();
-    let run = runtime.block_on(mcpcheck::guard::run(settings));
+    let mut run = runtime.block_on(mcpcheck::guard::run(settings));
+    if let Some(options) = &scan_options {
+        let scan =
+            mcpcheck::source::scan(options).map_err(|e| UsageError(format!("--scan {e}")))?;
+        run.add_check("static", mcpcheck::source::CODES, scan.findings);
+    }
     let verdict = Verdict::of(&run.findings);
     let exit_code = if verdict.ok() { 0 } else { 1 };
     let text = plan.render_guard(&run, exit_code)?;

@@ -434,7 +434,7 @@ async fn hostile_server_output_stays_inert_in_comment_summary_and_log() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_security_scan_runs_on_paths_and_the_source_scan_input_is_noted() {
+async fn the_security_and_source_scans_run_on_their_inputs() {
     let mut runner = Runner::new("clean", None);
     let cursor = runner.ws.path().join(".cursor");
     std::fs::create_dir_all(&cursor).expect("dir");
@@ -444,15 +444,16 @@ async fn the_security_scan_runs_on_paths_and_the_source_scan_input_is_noted() {
         "{\n  \"mcpServers\": {\n    \"gh\": {\"command\": \"gh-mcp\", \"env\": {\"GITHUB_TOKEN\": \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"}}\n  }\n}\n",
     )
     .expect("config");
+    // And a stdout write in the server's source: the source scan's finding joins them.
+    let src = runner.ws.path().join("src");
+    std::fs::create_dir_all(&src).expect("src");
+    std::fs::write(src.join("server.js"), "// start\nconsole.log(\"ready\");\n").expect("source");
     runner
         .input("scan", "src")
         .input("paths", ".cursor/mcp.json")
         .input("comment", "false");
     let step = runner.run().await;
     assert_eq!(step.exit, 1, "{}", step.log);
-    assert!(step.log.contains(
-        "::notice title=mcpcheck::The source scan (input `scan`: src) is not available in this build of mcpcheck"
-    ), "{}", step.log);
     assert!(!step
         .log
         .contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
@@ -472,6 +473,16 @@ async fn the_security_scan_runs_on_paths_and_the_source_scan_input_is_noted() {
     let location = &secret["locations"][0]["physicalLocation"];
     assert_eq!(location["artifactLocation"]["uri"], ".cursor/mcp.json");
     assert_eq!(location["region"]["startLine"], 3);
+    let write = doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "static-stdout-write")
+        .expect("a static-stdout-write result")
+        .clone();
+    let location = &write["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "src/server.js");
+    assert_eq!(location["region"]["startLine"], 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -64,8 +64,8 @@ fn run(log: &mut impl Write) -> Result<u8, UsageError> {
         }
     }
     let mut notices = Vec::new();
-    notices.extend(run_source_scan(&inputs.scan));
-    let (scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
+    let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
+    scan_findings.extend(run_source_scan(&inputs.scan)?);
     notices.extend(scan_notices);
     for notice in &notices {
         log_line(
@@ -174,14 +174,17 @@ fn run(log: &mut impl Write) -> Result<u8, UsageError> {
     Ok(exit_code)
 }
 
-/// The source scan (`scan` input). This build has no source-scan engine; the notice says so.
-pub fn run_source_scan(paths: &[String]) -> Option<String> {
-    (!paths.is_empty()).then(|| {
-        format!(
-            "The source scan (input `scan`: {}) is not available in this build of mcpcheck; those paths were not scanned.",
-            excerpt(&paths.join(", "), 300)
-        )
-    })
+/// The source scan on the `scan` input: stdout writes in the server's code. Its findings
+/// join the guard's in every output.
+pub fn run_source_scan(paths: &[String]) -> Result<Vec<crate::finding::Finding>, UsageError> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let options =
+        crate::source::ScanOptions::new(paths.iter().map(PathBuf::from).collect::<Vec<_>>());
+    crate::source::scan(&options)
+        .map(|scan| crate::source::rooted(scan.findings, &options.roots))
+        .map_err(|e| UsageError(format!("scan: {e}")))
 }
 
 /// The security scan of MCP client configs on the `paths` input: its findings join the

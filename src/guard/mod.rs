@@ -164,3 +164,17 @@ fn distinct(all: impl Iterator<Item = Finding>) -> Vec<Finding> {
     }
     out
 }
+
+impl GuardRun {
+    /// Adds the findings of a check made outside the session (the source scan of `--scan`),
+    /// so they count in the verdict and appear under `name` in the report's checks.
+    pub fn add_check(&mut self, name: &'static str, codes: &[Code], found: Vec<Finding>) {
+        self.findings.extend(found.iter().cloned());
+        finding::sort(&mut self.findings);
+        self.runs[0].checks.push(CheckResult {
+            name,
+            codes: codes.to_vec(),
+            findings: found,
+        });
+    }
+}

@@ -185,6 +185,7 @@ pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
         Format::Human
     });
     let scan = match file.and_then(|f| f.scan.as_ref()) {
+        _ if !args.scan.is_empty() => args.scan.clone(),
         Some(PathList::One(p)) => vec![relative_to(dir.as_ref(), p)],
         Some(PathList::Many(ps)) => ps.iter().map(|p| relative_to(dir.as_ref(), p)).collect(),
         None => Vec::new(),
@@ -210,9 +211,10 @@ pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
         safe_tool_calls,
         adversarial_tool_calls,
         wire_schema_errors: defaults.wire_schema_errors,
-        fail_on_static: file
-            .and_then(|f| f.fail_on_static)
-            .unwrap_or(defaults.fail_on_static),
+        fail_on_static: args.fail_on_static
+            || file
+                .and_then(|f| f.fail_on_static)
+                .unwrap_or(defaults.fail_on_static),
         scan,
         format,
         output: args.output.clone(),

@@ -19,6 +19,8 @@ mod sarif_rules;
 mod sarif_tests;
 pub mod scan_human;
 pub mod scan_json;
+pub mod source_human;
+pub mod source_json;
 
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;

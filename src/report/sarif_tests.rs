@@ -207,8 +207,13 @@ fn security_rules_bring_the_owasp_taxonomy_into_a_valid_document() {
     // The catalog of this build has security rules: the plain document carries the taxonomy,
     // and every security rule points at its category.
     let plain = validate(&render(&report(dir.path(), Vec::new(), None)));
-    assert_eq!(plain["runs"][0]["taxonomies"][0]["name"], "OWASP MCP Top 10");
-    let rules = plain["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules");
+    assert_eq!(
+        plain["runs"][0]["taxonomies"][0]["name"],
+        "OWASP MCP Top 10"
+    );
+    let rules = plain["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules");
     let hardcoded = rules
         .iter()
         .find(|r| r["id"] == "hardcoded-secret")

@@ -1,0 +1,106 @@
+//! The source scan for people: a headline, what was scanned and skipped, then each finding
+//! with its snippet and fix.
+
+use super::human::Style;
+use super::{plural, Status, Verdict};
+use crate::finding::{excerpt, Severity};
+use crate::source::SourceScan;
+use std::fmt::Write;
+
+pub fn render(scan: &SourceScan, style: Style) -> String {
+    let verdict = Verdict::of(&scan.findings);
+    let stats = &scan.stats;
+    let mut out = String::new();
+    let headline = match verdict.status {
+        Status::Pass => style.paint("1;32", "PASS"),
+        Status::Warning => style.paint("1;33", "WARN"),
+        Status::NeedsInspection | Status::Fail => style.paint("1;31", "FAIL"),
+    };
+    let _ = writeln!(
+        out,
+        "{headline}  mcpcheck source: {}",
+        excerpt(&scan.roots.join(" "), 300)
+    );
+    let languages: Vec<String> = stats
+        .languages
+        .iter()
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  scanned: {}{} · parsed: {}{}",
+        plural(stats.files_scanned, "file"),
+        if languages.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", languages.join(", "))
+        },
+        stats.files_parsed,
+        if stats.files_with_syntax_errors > 0 {
+            format!(" ({} with syntax errors)", stats.files_with_syntax_errors)
+        } else {
+            String::new()
+        }
+    );
+    let files: Vec<String> = stats
+        .skipped_files
+        .iter()
+        .map(|(r, n)| format!("{} {n}", r.as_str()))
+        .collect();
+    let dirs: Vec<String> = stats
+        .skipped_dirs
+        .iter()
+        .map(|(r, n)| format!("{} {n}", r.as_str()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  skipped: {}{} · {}{} · {} other files · {} suppressed",
+        plural(stats.files_skipped(), "file"),
+        if files.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", files.join(", "))
+        },
+        directories(stats.skipped_dirs.values().sum()),
+        if dirs.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", dirs.join(", "))
+        },
+        stats.other_files,
+        stats.suppressed
+    );
+    for f in &scan.findings {
+        let sev = match f.severity {
+            Severity::Error => style.paint("31", "error"),
+            Severity::Warning => style.paint("33", "warning"),
+            Severity::Note => style.paint("36", "note"),
+        };
+        let _ = writeln!(
+            out,
+            "\n{sev}[{}] {}",
+            style.paint("1", f.code.as_str()),
+            f.location.describe()
+        );
+        let _ = writeln!(out, "  {}", f.message);
+        if let Some(snippet) = &f.evidence {
+            let _ = writeln!(out, "  code: {snippet}");
+        }
+        let _ = writeln!(
+            out,
+            "  fix: {}",
+            f.fix.as_deref().unwrap_or(f.code.meta().help)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{}, {}",
+        plural(verdict.errors, "error"),
+        plural(verdict.warnings, "warning")
+    );
+    out
+}
+
+fn directories(n: usize) -> String {
+    format!("{n} {}", if n == 1 { "directory" } else { "directories" })
+}

@@ -1,0 +1,303 @@
+//! JavaScript, TypeScript and TSX: the console methods Node sends to stdout,
+//! `process.stdout` writes, and (in `js_loggers`) consoles and loggers bound to stdout.
+
+use super::js_bindings::collect;
+use super::js_loggers;
+use super::js_resolve::{global, Js, Sym};
+use super::js_window;
+use super::syntax::{args, text, Words};
+use super::{quoted, Hit, Lang};
+use tree_sitter::Node;
+
+/// Console methods Node writes to stdout (`console.trace`, `warn`, `error`, `assert` go to stderr).
+pub(super) const STDOUT_METHODS: &[&str] = &[
+    "log",
+    "info",
+    "debug",
+    "dir",
+    "dirxml",
+    "table",
+    "group",
+    "groupCollapsed",
+    "count",
+    "timeLog",
+    "timeEnd",
+];
+/// Console methods whose output is identical on stderr, so `console.error` is a drop-in fix.
+const REPLACEABLE: &[&str] = &["log", "info", "debug"];
+
+/// Where a console method occurrence goes when it is not one of the stdout methods.
+const STDERR_SUFFIXES: &[&str] = &[".error", ".warn", ".assert", ".trace"];
+
+static WORDS: Words = Words::new(&[
+    "console",
+    "stdout",
+    "Console",
+    "pino",
+    "winston",
+    "bunyan",
+    "writeSync",
+]);
+
+/// Words a block must not mention to be left out of a windowed parse: the scan's words, and
+/// those whose far-away bindings a finding may depend on (JSON for protocol lines, suppressions).
+static KEEP: Words = Words::new(&[
+    "console",
+    "stdout",
+    "Console",
+    "pino",
+    "winston",
+    "bunyan",
+    "writeSync",
+    "JSON",
+    "mcpcheck",
+]);
+/// Logger configurations may live in object literals far from the call: parse those files whole.
+static LOGGERS: Words = Words::new(&["Console", "pino", "winston", "bunyan"]);
+
+pub fn parse_ranges(src: &[u8]) -> Option<Vec<tree_sitter::Range>> {
+    if LOGGERS.any(src) {
+        return None;
+    }
+    js_window::included_ranges(src, &KEEP, &[])
+}
+
+/// After a parse of `ranges`: the ranges widened to keep the uses of names the parsed part
+/// binds to a stdout writer (`const print = console.log` and, far below, `print(...)`), or
+/// None if no left-out block uses one.
+pub fn widen_ranges(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[tree_sitter::Range],
+) -> Option<Vec<tree_sitter::Range>> {
+    let js = collect(lang, root, src).0;
+    let writer = |sym: Option<Sym>| {
+        matches!(
+            sym,
+            Some(
+                Sym::Console
+                    | Sym::ConsoleMethod(_)
+                    | Sym::ConsoleClass
+                    | Sym::Process
+                    | Sym::Stdout
+                    | Sym::StdoutMethod(_)
+                    | Sym::Fs
+                    | Sym::FsWrite
+            )
+        )
+    };
+    let mut aliases: Vec<String> = js
+        .bindings
+        .all()
+        .filter(|(name, bound)| {
+            global(name).is_none() && bound.iter().any(|b| writer(js.resolve_value(&b.value, 0)))
+        })
+        .map(|(name, _)| name.to_string())
+        .collect();
+    // `this.out = process.stdout` used as `this.out.write(...)` in a left-out method.
+    aliases.extend(
+        js.members
+            .all()
+            .filter(|(_, values)| values.iter().any(|v| writer(js.resolve(*v))))
+            .map(|(name, _)| name.to_string()),
+    );
+    if !aliases
+        .iter()
+        .any(|a| js_window::used_outside(src, ranges, a))
+    {
+        return None;
+    }
+    // Empty ranges parse the whole file.
+    Some(js_window::included_ranges(src, &KEEP, &aliases).unwrap_or_default())
+}
+
+pub fn may_hold_finding(src: &[u8]) -> bool {
+    WORDS.any_where(src, |word, end| {
+        if word != 0 {
+            return true;
+        }
+        // `console.error(` alone cannot be a finding; any other use of `console` may be.
+        let rest = &src[end..];
+        !STDERR_SUFFIXES.iter().any(|s| {
+            rest.starts_with(s.as_bytes())
+                && !rest
+                    .get(s.len())
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$')
+        })
+    })
+}
+
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+    let (js, candidates) = collect(lang, root, src);
+    for call in candidates {
+        if call.kind() == "new_expression" {
+            js.check_new(call, out);
+        } else {
+            js.check_call(call, out);
+        }
+    }
+}
+
+impl<'t> Js<'t> {
+    fn check_call(&self, call: Node<'t>, out: &mut Vec<Hit>) {
+        let Some(callee) = call.child_by_field_name("function") else {
+            return;
+        };
+        let arguments = match call.child_by_field_name("arguments") {
+            Some(a) if a.kind() == "arguments" => args(a),
+            _ => return,
+        };
+        match self.resolve(callee) {
+            Some(Sym::ConsoleMethod(m)) => self.console_method(call, callee, &m, &arguments, out),
+            Some(Sym::StdoutMethod(m)) => self.stdout_method(call, &m, &arguments, out),
+            Some(Sym::FsWrite) => {
+                let to_stdout = arguments.first().is_some_and(|fd| {
+                    text(*fd, self.src) == "1" || self.resolve(*fd) == Some(Sym::StdoutFd)
+                });
+                if to_stdout {
+                    out.push(Hit::write(
+                        call,
+                        format!("{} writes to file descriptor 1, stdout: the channel of the stdio transport's JSON-RPC messages.", quoted(callee, self.src)),
+                        "Write to file descriptor 2 (stderr) instead.",
+                    ));
+                }
+            }
+            Some(Sym::ConsoleClass) => js_loggers::console_class(self, call, &arguments, out),
+            Some(Sym::Pino) => js_loggers::pino(self, call, &arguments, out),
+            Some(Sym::BunyanCreate) => js_loggers::bunyan(self, call, &arguments, out),
+            Some(_) => {}
+            None => self.indirect_call(call, callee, &arguments, out),
+        }
+    }
+
+    /// `console.log.call(console, x)`, `console.log.apply(...)`, `stream.pipe(process.stdout)`.
+    fn indirect_call(
+        &self,
+        call: Node<'t>,
+        callee: Node<'t>,
+        arguments: &[Node<'t>],
+        out: &mut Vec<Hit>,
+    ) {
+        if callee.kind() != "member_expression" {
+            return;
+        }
+        let (Some(object), Some(property)) = (
+            callee.child_by_field_name("object"),
+            callee.child_by_field_name("property"),
+        ) else {
+            return;
+        };
+        match text(property, self.src) {
+            "call" | "apply" => match self.resolve(object) {
+                Some(Sym::ConsoleMethod(m)) if STDOUT_METHODS.contains(&m.as_str()) => {
+                    out.push(Hit::write(call, self.console_message(object, &m), console_fix(&m)));
+                }
+                Some(Sym::StdoutMethod(_)) => out.push(Hit::write(
+                    call,
+                    format!("{} writes to stdout, the channel of the stdio transport's JSON-RPC messages.", quoted(object, self.src)),
+                    "Write to process.stderr instead.",
+                )),
+                _ => {}
+            },
+            "pipe" if arguments.first().is_some_and(|a| self.resolve(*a) == Some(Sym::Stdout)) => {
+                out.push(Hit::write(
+                    call,
+                    "A stream is piped into process.stdout, the channel of the stdio transport's JSON-RPC messages.".to_string(),
+                    "Pipe it into process.stderr instead.",
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    fn console_message(&self, callee: Node<'t>, method: &str) -> String {
+        format!(
+            "{} writes to stdout (Node sends console.{method} there), the channel of the stdio transport's JSON-RPC messages; a client reading this output fails to parse it.",
+            quoted(callee, self.src)
+        )
+    }
+
+    fn console_method(
+        &self,
+        call: Node<'t>,
+        callee: Node<'t>,
+        method: &str,
+        arguments: &[Node<'t>],
+        out: &mut Vec<Hit>,
+    ) {
+        if !STDOUT_METHODS.contains(&method) {
+            return;
+        }
+        // A hand-written server printing one JSON message per line is speaking the protocol.
+        if let [only] = arguments {
+            if matches!(method, "log" | "info") && self.is_json_message(*only, 0) {
+                return;
+            }
+        }
+        let mut hit = Hit::write(
+            call,
+            self.console_message(callee, method),
+            console_fix(method),
+        );
+        if REPLACEABLE.contains(&method) && callee.kind() == "member_expression" {
+            let plain_global = callee
+                .child_by_field_name("object")
+                .is_some_and(|o| o.kind() == "identifier" && text(o, self.src) == "console");
+            if let (true, Some(property)) = (plain_global, callee.child_by_field_name("property")) {
+                hit = hit.edit(
+                    property,
+                    "error",
+                    format!("Replace console.{method} with console.error"),
+                );
+            }
+        }
+        out.push(hit);
+    }
+
+    fn stdout_method(
+        &self,
+        call: Node<'t>,
+        method: &str,
+        arguments: &[Node<'t>],
+        out: &mut Vec<Hit>,
+    ) {
+        let json = method == "write"
+            && arguments
+                .first()
+                .is_some_and(|a| self.is_json_message(*a, 0));
+        if json {
+            return;
+        }
+        let callee = call.child_by_field_name("function").unwrap_or(call);
+        out.push(Hit::write(
+            call,
+            format!("{} writes to stdout, the channel of the stdio transport's JSON-RPC messages; anything but one JSON message per line breaks the client.", quoted(callee, self.src)),
+            "Write logs to process.stderr instead (process.stderr.write or console.error).",
+        ));
+    }
+
+    fn check_new(&self, node: Node<'t>, out: &mut Vec<Hit>) {
+        let Some(constructor) = node.child_by_field_name("constructor") else {
+            return;
+        };
+        let arguments = node
+            .child_by_field_name("arguments")
+            .map(args)
+            .unwrap_or_default();
+        match self.resolve(constructor) {
+            Some(Sym::ConsoleClass) => js_loggers::console_class(self, node, &arguments, out),
+            Some(Sym::WinstonConsole) => js_loggers::winston_console(self, node, &arguments, out),
+            Some(Sym::Bunyan) => js_loggers::bunyan(self, node, &arguments, out),
+            _ => {}
+        }
+    }
+}
+
+fn console_fix(method: &str) -> String {
+    if REPLACEABLE.contains(&method) {
+        format!("Use console.error instead of console.{method}: it writes to stderr, which clients keep as the server's log.")
+    } else {
+        format!("console.{method} writes to stdout; format the value yourself and log it with console.error (stderr).")
+    }
+}

@@ -1,0 +1,363 @@
+//! Parsing less of a large JavaScript or TypeScript file: the inside of every large brace
+//! block that mentions none of the scan's words is left out of the parse (tree-sitter's
+//! included ranges), which leaves `{}` — valid wherever a block, body or object literal stands.
+//! Names bound inside such a block are invisible outside it, so the findings do not change.
+//! A light lexer finds the blocks (skipping strings, comments, templates and regular
+//! expressions); when it is unsure the caller parses the whole file, and also when the
+//! windowed parse has a syntax error.
+
+use super::syntax::Words;
+use tree_sitter::{Point, Range};
+
+/// Blocks smaller than this are kept: leaving them out saves less than it costs.
+const MIN_LEFT_OUT: usize = 128;
+/// Window only when at least this share of the file can be left out.
+const MIN_SAVING_PERCENT: usize = 25;
+
+/// A `{ ... }` pair at code level, by byte offset of each brace.
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    open: usize,
+    close: usize,
+}
+
+/// What the lexer remembers about the previous significant token, to tell `/` apart.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Previous {
+    /// Start of file or an operator: a `/` here starts a regular expression.
+    Operator,
+    /// An identifier, number, `)` or `]`: a `/` here divides.
+    Operand,
+}
+
+/// Keywords after which `/` starts a regular expression, although they look like operands.
+const REGEX_AFTER: &[&[u8]] = &[
+    b"return",
+    b"typeof",
+    b"case",
+    b"do",
+    b"else",
+    b"in",
+    b"of",
+    b"new",
+    b"delete",
+    b"void",
+    b"throw",
+    b"instanceof",
+    b"yield",
+    b"await",
+];
+
+/// The code-level brace blocks of a file, outermost first; None if the lexer is unsure.
+fn blocks(src: &[u8]) -> Option<Vec<Block>> {
+    enum Open {
+        Block(usize),
+        Template,
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    let mut found = Vec::new();
+    let mut previous = Previous::Operator;
+    let mut i = 0;
+    if src.starts_with(b"#!") {
+        i = memchr_from(src, b'\n', 0).unwrap_or(src.len());
+    }
+    while i < src.len() {
+        let c = src[i];
+        match c {
+            b'/' if src.get(i + 1) == Some(&b'/') => {
+                i = memchr_from(src, b'\n', i).unwrap_or(src.len());
+                continue;
+            }
+            b'/' if src.get(i + 1) == Some(&b'*') => {
+                i = find_from(src, b"*/", i + 2)? + 2;
+                continue;
+            }
+            b'\'' | b'"' => {
+                i = skip_string(src, i)?;
+                previous = Previous::Operand;
+                continue;
+            }
+            b'`' => {
+                match skip_template(src, i + 1)? {
+                    (end, false) => i = end,
+                    (end, true) => {
+                        stack.push(Open::Template);
+                        i = end;
+                        previous = Previous::Operator;
+                        continue;
+                    }
+                }
+                previous = Previous::Operand;
+                continue;
+            }
+            b'/' if previous == Previous::Operator => {
+                i = skip_regex(src, i + 1)?;
+                previous = Previous::Operand;
+                continue;
+            }
+            b'{' => {
+                stack.push(Open::Block(i));
+                previous = Previous::Operator;
+            }
+            b'}' => match stack.pop()? {
+                Open::Block(open) => {
+                    found.push(Block { open, close: i });
+                    // After a block a `/` starts a regex; after an object literal it divides:
+                    // the rare division after `}` makes the parse fail and the caller retry.
+                    previous = Previous::Operator;
+                }
+                Open::Template => {
+                    let (end, again) = skip_template(src, i + 1)?;
+                    i = end;
+                    if again {
+                        stack.push(Open::Template);
+                        previous = Previous::Operator;
+                    } else {
+                        previous = Previous::Operand;
+                    }
+                    continue;
+                }
+            },
+            b')' | b']' => previous = Previous::Operand,
+            c if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80 => {
+                let start = i;
+                while i < src.len()
+                    && (src[i].is_ascii_alphanumeric()
+                        || src[i] == b'_'
+                        || src[i] == b'$'
+                        || src[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                previous = if REGEX_AFTER.contains(&&src[start..i]) {
+                    Previous::Operator
+                } else {
+                    Previous::Operand
+                };
+                continue;
+            }
+            c if c.is_ascii_whitespace() => {}
+            _ => previous = Previous::Operator,
+        }
+        i += 1;
+    }
+    if !stack.is_empty() {
+        return None;
+    }
+    found.sort_by_key(|b| b.open);
+    Some(found)
+}
+
+/// End offsets of `word` where it is not part of a longer identifier.
+fn whole_word_ends<'a>(src: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+    memchr::memmem::find_iter(src, word)
+        .filter(move |i| {
+            (*i == 0 || !ident(src[i - 1])) && src.get(i + word.len()).is_none_or(|b| !ident(*b))
+        })
+        .map(move |i| i + word.len())
+}
+
+/// True if `name` occurs as a whole word in the parts of `src` outside `ranges`.
+pub fn used_outside(src: &[u8], ranges: &[Range], name: &str) -> bool {
+    let inside = |end: usize| {
+        ranges
+            .iter()
+            .any(|r| r.start_byte < end && end <= r.end_byte)
+    };
+    whole_word_ends(src, name.as_bytes()).any(|end| !inside(end))
+}
+
+fn memchr_from(src: &[u8], byte: u8, from: usize) -> Option<usize> {
+    memchr::memchr(byte, &src[from..]).map(|p| p + from)
+}
+
+fn find_from(src: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    memchr::memmem::find(src.get(from..)?, needle).map(|p| p + from)
+}
+
+/// The offset after a quoted string starting at `start`; None if a line ends inside it.
+fn skip_string(src: &[u8], start: usize) -> Option<usize> {
+    let quote = src[start];
+    let mut i = start + 1;
+    while i < src.len() {
+        match src[i] {
+            b'\\' => i += 2,
+            b'\n' => return None,
+            c if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Scans template text from `from`: (offset after the closing backtick, false), or
+/// (offset after `${`, true) when a substitution opens.
+fn skip_template(src: &[u8], from: usize) -> Option<(usize, bool)> {
+    let mut i = from;
+    while i < src.len() {
+        match src[i] {
+            b'\\' => i += 2,
+            b'`' => return Some((i + 1, false)),
+            b'$' if src.get(i + 1) == Some(&b'{') => return Some((i + 2, true)),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The offset after a regular expression whose body starts at `from` (flags included).
+fn skip_regex(src: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    let mut in_class = false;
+    while i < src.len() {
+        match src[i] {
+            b'\\' => i += 1,
+            b'\n' => return None,
+            b'[' => in_class = true,
+            b']' => in_class = false,
+            b'/' if !in_class => {
+                i += 1;
+                while i < src.len() && src[i].is_ascii_alphabetic() {
+                    i += 1;
+                }
+                return Some(i);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The ranges to parse, or None to parse the whole file. A block that mentions one of
+/// `keep` or of `names` is kept.
+pub fn included_ranges(src: &[u8], keep: &Words, names: &[String]) -> Option<Vec<Range>> {
+    let blocks = blocks(src)?;
+    let mut mentions: Vec<usize> = Vec::new();
+    keep.any_where(src, |_, end| {
+        mentions.push(end);
+        false
+    });
+    for name in names {
+        mentions.extend(whole_word_ends(src, name.as_bytes()));
+    }
+    mentions.sort_unstable();
+    let mentioned = |block: &Block| {
+        let first = mentions.partition_point(|m| *m <= block.open);
+        mentions.get(first).is_some_and(|m| *m <= block.close)
+    };
+    // Outermost first: once a block is left out, everything inside it goes with it.
+    let mut left_out: Vec<(usize, usize)> = Vec::new();
+    for block in &blocks {
+        let inside_left_out = left_out
+            .last()
+            .is_some_and(|(start, end)| *start <= block.open && block.close <= *end);
+        if inside_left_out || block.close - block.open < MIN_LEFT_OUT || mentioned(block) {
+            continue;
+        }
+        left_out.push((block.open + 1, block.close));
+    }
+    let saved: usize = left_out.iter().map(|(s, e)| e - s).sum();
+    if saved * 100 < src.len() * MIN_SAVING_PERCENT {
+        return None;
+    }
+    let lines = LineIndex::new(src);
+    let mut ranges = Vec::with_capacity(left_out.len() + 1);
+    let mut start = 0;
+    for (gap_start, gap_end) in left_out {
+        ranges.push(lines.range(start, gap_start));
+        start = gap_end;
+    }
+    ranges.push(lines.range(start, src.len()));
+    Some(ranges)
+}
+
+/// Byte offset to row and column, for the ranges tree-sitter needs.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(src: &[u8]) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            src.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Self { starts }
+    }
+
+    fn point(&self, byte: usize) -> Point {
+        let row = self
+            .starts
+            .partition_point(|s| *s <= byte)
+            .saturating_sub(1);
+        Point {
+            row,
+            column: byte - self.starts[row],
+        }
+    }
+
+    fn range(&self, start: usize, end: usize) -> Range {
+        Range {
+            start_byte: start,
+            end_byte: end,
+            start_point: self.point(start),
+            end_point: self.point(end),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static WORDS: Words = Words::new(&["console"]);
+
+    fn kept(src: &str) -> Option<String> {
+        let ranges = included_ranges(src.as_bytes(), &WORDS, &[])?;
+        Some(
+            ranges
+                .iter()
+                .map(|r| &src[r.start_byte..r.end_byte])
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn large_blocks_without_the_words_are_left_out() {
+        let filler = "x = x + 1;\n".repeat(100);
+        let src = format!(
+            "function a() {{\n{filler}}}\nfunction b() {{\n  console.log(1);\n{filler}}}\n"
+        );
+        let kept = kept(&src).expect("windowed");
+        assert!(
+            kept.starts_with("function a() {}\nfunction b() {\n  console.log(1);"),
+            "{kept}"
+        );
+    }
+
+    #[test]
+    fn strings_comments_templates_and_regexes_do_not_confuse_the_braces() {
+        let filler = "y();\n".repeat(200);
+        let src = format!(
+            "const s = \"{{\"; // }}\n/* {{ */ const r = /[{{]/g;\nconst t = `${{ {{ a: 1 }} }} }}`;\nfunction f() {{\n{filler}}}\nconsole.log(s);\n"
+        );
+        let kept = kept(&src).expect("windowed");
+        assert!(kept.contains("function f() {}"), "{kept}");
+        assert!(kept.contains("const t = `${ { a: 1 } } }`;"), "{kept}");
+    }
+
+    #[test]
+    fn unsure_or_unbalanced_files_are_parsed_whole() {
+        assert!(kept("function f() { console.log('unterminated) }").is_none());
+        assert!(kept("function f() {").is_none());
+        assert!(
+            kept("console.log(1)").is_none(),
+            "nothing worth leaving out"
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! The languages the source scan understands. One file per language; each walks the syntax
+//! tree once, records bindings and candidate calls, then resolves each candidate's names.
+
+mod csharp;
+mod go;
+mod java;
+mod javascript;
+mod js_bindings;
+mod js_loggers;
+mod js_resolve;
+mod js_window;
+mod kotlin;
+mod python;
+mod python_calls;
+mod python_redirect;
+mod rust;
+mod scope;
+mod syntax;
+
+use crate::catalog::Code;
+use std::path::Path;
+use tree_sitter::{Node, Range, Tree};
+
+/// A language with a grammar. TypeScript and TSX share the JavaScript rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lang {
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Python,
+    Go,
+    Rust,
+    Java,
+    Kotlin,
+    CSharp,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 9] = [
+        Lang::JavaScript,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::Python,
+        Lang::Go,
+        Lang::Rust,
+        Lang::Java,
+        Lang::Kotlin,
+        Lang::CSharp,
+    ];
+
+    /// The name used in findings and statistics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::JavaScript => "javascript",
+            Lang::TypeScript | Lang::Tsx => "typescript",
+            Lang::Python => "python",
+            Lang::Go => "go",
+            Lang::Rust => "rust",
+            Lang::Java => "java",
+            Lang::Kotlin => "kotlin",
+            Lang::CSharp => "csharp",
+        }
+    }
+
+    /// The language of a file, by its name. Type declaration files (`.d.ts`) hold no code.
+    pub fn of_path(path: &Path) -> Option<Lang> {
+        let name = path.file_name()?.to_str()?;
+        if [".d.ts", ".d.mts", ".d.cts"]
+            .iter()
+            .any(|s| name.ends_with(s))
+        {
+            return None;
+        }
+        let ext = name.rsplit_once('.')?.1;
+        Some(match ext {
+            "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "py" | "pyw" => Lang::Python,
+            "go" => Lang::Go,
+            "rs" => Lang::Rust,
+            "java" => Lang::Java,
+            "kt" | "kts" => Lang::Kotlin,
+            "cs" => Lang::CSharp,
+            _ => return None,
+        })
+    }
+
+    pub fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
+            Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Lang::Java => tree_sitter_java::LANGUAGE.into(),
+            Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        }
+    }
+
+    /// A cheap text test before parsing: false only if the file cannot hold a finding,
+    /// because none of the names every finding needs occurs in it.
+    pub fn may_hold_finding(self, src: &[u8]) -> bool {
+        match self {
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript::may_hold_finding(src),
+            Lang::Python => python::may_hold_finding(src),
+            Lang::Go => go::may_hold_finding(src),
+            Lang::Rust => rust::may_hold_finding(src),
+            Lang::Java => java::may_hold_finding(src),
+            Lang::Kotlin => kotlin::may_hold_finding(src),
+            Lang::CSharp => csharp::may_hold_finding(src),
+        }
+    }
+
+    /// The parts of a large file worth parsing (see `js_window`), or None for all of it.
+    pub fn parse_ranges(self, src: &[u8]) -> Option<Vec<Range>> {
+        match self {
+            Lang::JavaScript | Lang::TypeScript if src.len() >= WINDOW_MIN_BYTES => {
+                javascript::parse_ranges(src)
+            }
+            _ => None,
+        }
+    }
+
+    /// After a parse of `ranges`: wider ranges if a left-out part uses a name the parsed part
+    /// binds to a stdout writer (empty ranges: the whole file), or None if the parse will do.
+    pub fn widen_ranges(self, tree: &Tree, src: &[u8], ranges: &[Range]) -> Option<Vec<Range>> {
+        match self {
+            Lang::JavaScript | Lang::TypeScript => {
+                javascript::widen_ranges(self, tree.root_node(), src, ranges)
+            }
+            _ => None,
+        }
+    }
+
+    /// Every stdout write or stdout logger in one parsed file.
+    pub fn scan(self, tree: &Tree, src: &[u8]) -> Vec<Hit> {
+        let root = tree.root_node();
+        let mut out = Vec::new();
+        match self {
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+                javascript::scan(self, root, src, &mut out)
+            }
+            Lang::Python => python::scan(self, root, src, &mut out),
+            Lang::Go => go::scan(self, root, src, &mut out),
+            Lang::Rust => rust::scan(self, root, src, &mut out),
+            Lang::Java => java::scan(self, root, src, &mut out),
+            Lang::Kotlin => kotlin::scan(self, root, src, &mut out),
+            Lang::CSharp => csharp::scan(self, root, src, &mut out),
+        }
+        out
+    }
+}
+
+/// Files smaller than this are always parsed whole.
+const WINDOW_MIN_BYTES: usize = 16 * 1024;
+
+/// One finding in a file, before it becomes a `Finding` with a file location.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub code: Code,
+    pub range: Range,
+    pub message: String,
+    pub fix: String,
+    pub edit: Option<Edit>,
+}
+
+/// A safe textual replacement of `range` by `text`.
+#[derive(Debug, Clone)]
+pub struct Edit {
+    pub range: Range,
+    pub text: String,
+    pub description: String,
+}
+
+impl Hit {
+    /// A direct write to stdout at `node`.
+    pub fn write(node: Node<'_>, message: String, fix: impl Into<String>) -> Self {
+        Self {
+            code: Code::StaticStdoutWrite,
+            range: node.range(),
+            message,
+            fix: fix.into(),
+            edit: None,
+        }
+    }
+
+    /// A logger or console object configured (or defaulting) to stdout, at `node`.
+    pub fn logger(node: Node<'_>, message: String, fix: impl Into<String>) -> Self {
+        Self {
+            code: Code::StaticStdoutLogger,
+            ..Self::write(node, message, fix)
+        }
+    }
+
+    /// Carries a safe replacement of `node`'s text.
+    pub fn edit(
+        self,
+        node: Node<'_>,
+        text: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        self.edit_range(node.range(), text, description)
+    }
+
+    pub fn edit_range(
+        mut self,
+        range: Range,
+        text: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        self.edit = Some(Edit {
+            range,
+            text: text.into(),
+            description: description.into(),
+        });
+        self
+    }
+}
+
+/// The range from the start of `first` to the end of `last`.
+pub(crate) fn span(first: Node<'_>, last: Node<'_>) -> Range {
+    Range {
+        start_byte: first.start_byte(),
+        end_byte: last.end_byte(),
+        start_point: first.start_position(),
+        end_point: last.end_position(),
+    }
+}
+
+/// `snippet` as shown in a message: its first line, bounded.
+pub(crate) fn quoted(node: Node<'_>, src: &[u8]) -> String {
+    let text = syntax::text(node, src);
+    let first = text.lines().next().unwrap_or("");
+    let short = crate::finding::excerpt(first, 60);
+    if first.len() < text.len() || short.ends_with('…') {
+        format!("`{}…`", short.trim_end_matches('…'))
+    } else {
+        format!("`{short}`")
+    }
+}
+
+/// Every comment node in a tree.
+pub fn syntax_comments(root: Node<'_>) -> Vec<Node<'_>> {
+    let mut comments = Vec::new();
+    syntax::preorder(root, |n| {
+        if n.kind().ends_with("comment") {
+            comments.push(n);
+        }
+    });
+    comments
+}

@@ -1,0 +1,546 @@
+//! Python: which names are the real `print`, `sys.stdout`, `logging`, `rich`, `click`...
+//! Bindings follow Python's scoping (function, class and comprehension scopes; a name bound
+//! anywhere in a function is local to all of it). The checks per call are in `python_calls`.
+
+use super::python_calls;
+use super::python_redirect::{self, Redirects};
+use super::scope::{agree, Binding, Bindings, Members, Value};
+use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
+use super::{Hit, Lang};
+use tree_sitter::Node;
+
+static WORDS: Words = Words::new(&[
+    "print",
+    "pprint",
+    "pp",
+    "stdout",
+    "__stdout__",
+    "echo",
+    "secho",
+    "Console",
+    "RichHandler",
+    "PrintLogger",
+    "PrintLoggerFactory",
+    "WriteLogger",
+    "WriteLoggerFactory",
+    "write",
+]);
+
+pub fn may_hold_finding(src: &[u8]) -> bool {
+    WORDS.any(src)
+}
+
+/// What an expression denotes, as far as stdout is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Sym {
+    Module(String),
+    Print,
+    RichPrint,
+    Echo,
+    Stdout,
+    Stderr,
+    StdoutWrite(String),
+    StdoutFileno,
+    StdoutFd,
+    OsWrite,
+    BasicConfig,
+    StreamHandler,
+    RichConsole,
+    RichHandler,
+    Loguru,
+    LoguruAdd,
+    JsonDumps,
+    StructlogPrint,
+    RedirectStdout,
+    PPrint,
+}
+
+/// Module members that matter, as (module, attribute, meaning).
+fn module_member(module: &str, attr: &str) -> Sym {
+    match (module, attr) {
+        ("sys", "stdout" | "__stdout__") => Sym::Stdout,
+        ("sys", "stderr" | "__stderr__") => Sym::Stderr,
+        ("builtins", "print") => Sym::Print,
+        ("rich", "print") => Sym::RichPrint,
+        ("rich.console", "Console") => Sym::RichConsole,
+        ("rich.logging", "RichHandler") => Sym::RichHandler,
+        ("click" | "typer", "echo" | "secho") => Sym::Echo,
+        ("logging", "basicConfig") => Sym::BasicConfig,
+        ("logging", "StreamHandler") => Sym::StreamHandler,
+        ("os", "write") => Sym::OsWrite,
+        ("loguru", "logger") => Sym::Loguru,
+        ("json", "dumps") => Sym::JsonDumps,
+        ("contextlib", "redirect_stdout") => Sym::RedirectStdout,
+        ("pprint", "pprint" | "pp") => Sym::PPrint,
+        (
+            "structlog",
+            "PrintLoggerFactory" | "PrintLogger" | "WriteLoggerFactory" | "WriteLogger",
+        ) => Sym::StructlogPrint,
+        _ => Sym::Module(format!("{module}.{attr}")),
+    }
+}
+
+/// Names a `from MODULE import *` brings in that matter here.
+const STAR_EXPORTS: &[(&str, &str)] = &[
+    ("sys", "stdout"),
+    ("sys", "stderr"),
+    ("rich", "print"),
+    ("rich.console", "Console"),
+    ("rich.logging", "RichHandler"),
+    ("click", "echo"),
+    ("click", "secho"),
+    ("logging", "basicConfig"),
+    ("logging", "StreamHandler"),
+    ("os", "write"),
+    ("contextlib", "redirect_stdout"),
+    ("pprint", "pprint"),
+    ("pprint", "pp"),
+];
+
+fn member(of: &Sym, attr: &str) -> Option<Sym> {
+    Some(match (of, attr) {
+        (Sym::Module(m), a) => module_member(m, a),
+        (Sym::Stdout, "write" | "writelines") => Sym::StdoutWrite(attr.to_string()),
+        (Sym::Stdout, "buffer") => Sym::Stdout,
+        (Sym::Stdout, "fileno") => Sym::StdoutFileno,
+        (Sym::Stderr, "buffer") => Sym::Stderr,
+        (Sym::Loguru, "add") => Sym::LoguruAdd,
+        _ => return None,
+    })
+}
+
+const SCOPES: &[&str] = &[
+    "module",
+    "function_definition",
+    "lambda",
+    "class_definition",
+    "list_comprehension",
+    "set_comprehension",
+    "dictionary_comprehension",
+    "generator_expression",
+];
+
+const VISIT: &[&str] = &[
+    "call",
+    "pair",
+    "import_statement",
+    "import_from_statement",
+    "function_definition",
+    "class_definition",
+    "lambda",
+    "assignment",
+    "named_expression",
+    "augmented_assignment",
+    "for_statement",
+    "for_in_clause",
+    "as_pattern_target",
+    "with_statement",
+];
+
+pub(super) struct Py<'t> {
+    pub src: &'t [u8],
+    bindings: Bindings<'t>,
+    imports_logging: bool,
+    pub redirects: Redirects,
+    /// `self.out = sys.stdout` and class attributes.
+    members: Members<'t>,
+}
+
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+    let mut py = Py {
+        src,
+        bindings: Bindings::default(),
+        imports_logging: false,
+        redirects: Redirects::default(),
+        members: Members::default(),
+    };
+    let mut calls = Vec::new();
+    let mut pairs = Vec::new();
+    let (mut stdout_assignments, mut withs) = (Vec::new(), Vec::new());
+    let scopes = syntax::kinds(lang, SCOPES);
+    syntax::walk(root, syntax::kinds(lang, VISIT), |node, ancestors| {
+        let Some(scope) = syntax::nearest(ancestors, scopes) else {
+            return;
+        };
+        match node.kind() {
+            "call" => calls.push(node),
+            "pair" => pairs.push(node),
+            "import_statement" => py.bind_import(node, scope),
+            "import_from_statement" => py.bind_from_import(node, scope),
+            "function_definition" | "class_definition" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    py.bind_targets(name, scope, None);
+                }
+                // A method: its first parameter is the instance (`self`).
+                let receiver = node
+                    .child_by_field_name("parameters")
+                    .and_then(|p| args(p).into_iter().next())
+                    .filter(|p| p.kind() == "identifier");
+                if let (Some(receiver), "class_definition") = (receiver, scope.kind()) {
+                    py.members.add_method(node, text(receiver, src), scope);
+                }
+                if let Some(params) = node.child_by_field_name("parameters") {
+                    py.bind_parameters(params, node);
+                }
+            }
+            "lambda" => {
+                if let Some(params) = node.child_by_field_name("parameters") {
+                    py.bind_parameters(params, node);
+                }
+            }
+            "assignment" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    let right = node.child_by_field_name("right");
+                    py.bind_targets(left, scope, right);
+                }
+                if python_redirect::assigns_stdout(node, src) {
+                    stdout_assignments.push(node);
+                }
+                py.note_member(node, scope);
+            }
+            "with_statement" => withs.push(node),
+            "named_expression" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    py.bind_targets(name, scope, node.child_by_field_name("value"));
+                }
+            }
+            "augmented_assignment" | "for_statement" | "for_in_clause" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    py.bind_targets(left, scope, None);
+                }
+            }
+            "as_pattern_target" => py.bind_targets(node, scope, None),
+            _ => {}
+        }
+    });
+    py.redirects = Redirects::find(&py, &stdout_assignments, &withs);
+    for call in calls {
+        python_calls::check_call(&py, call, out);
+    }
+    if py.imports_logging {
+        for pair in pairs {
+            python_calls::check_dict_config(&py, pair, out);
+        }
+    }
+}
+
+impl<'t> Py<'t> {
+    /// Binds the names assigned by a target (`a`, `a, b`, `(a, *b)`), not attributes, in
+    /// `scope`: the scope around the assignment (a definition's own name binds outside it; a
+    /// comprehension's loop variable inside the comprehension).
+    fn bind_targets(&mut self, target: Node<'t>, scope: Node<'t>, value: Option<Node<'t>>) {
+        match target.kind() {
+            "identifier" => {
+                let value = value.map_or(Value::Opaque, Value::Expr);
+                self.bindings.add(text(target, self.src), scope, value);
+            }
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "tuple"
+            | "list"
+            | "parenthesized_expression"
+            | "list_splat_pattern"
+            | "list_splat"
+            | "as_pattern_target" => {
+                for child in args(target) {
+                    self.bind_targets(child, scope, None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `self.out = value` in a method, or `out = value` in a class body.
+    fn note_member(&mut self, assignment: Node<'t>, scope: Node<'t>) {
+        let (Some(left), Some(value)) = (
+            assignment.child_by_field_name("left"),
+            assignment.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        match left.kind() {
+            "identifier" if scope.kind() == "class_definition" => {
+                self.members.add(scope, text(left, self.src), value)
+            }
+            "attribute" => {
+                let (Some(object), Some(attribute)) = (
+                    left.child_by_field_name("object"),
+                    left.child_by_field_name("attribute"),
+                ) else {
+                    return;
+                };
+                if object.kind() == "identifier" {
+                    let (receiver, name) = (text(object, self.src), text(attribute, self.src));
+                    self.members.add_through(receiver, name, value, assignment);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn bind_parameters(&mut self, params: Node<'t>, function: Node<'t>) {
+        for param in args(params) {
+            let name = match param.kind() {
+                "identifier" => Some(param),
+                "default_parameter" | "typed_default_parameter" => {
+                    param.child_by_field_name("name")
+                }
+                "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+                    args(param).into_iter().find(|c| c.kind() == "identifier")
+                }
+                _ => None,
+            };
+            if let Some(name) = name {
+                self.bindings
+                    .add(text(name, self.src), function, Value::Opaque);
+            }
+        }
+    }
+
+    fn note_module(&mut self, module: &str) {
+        if module == "logging" || module.starts_with("logging.") {
+            self.imports_logging = true;
+        }
+    }
+
+    fn bind_import(&mut self, node: Node<'t>, scope: Node<'t>) {
+        let mut cursor = node.walk();
+        let names: Vec<Node<'t>> = node.children_by_field_name("name", &mut cursor).collect();
+        for name in names {
+            match name.kind() {
+                // `import a.b` binds `a`.
+                "dotted_name" => {
+                    let full = text(name, self.src);
+                    self.note_module(full);
+                    let first = full.split('.').next().unwrap_or(full);
+                    let value = Value::Import {
+                        module: first.to_string(),
+                        member: None,
+                    };
+                    self.bindings.add(first, scope, value);
+                }
+                "aliased_import" => {
+                    let (Some(module), Some(alias)) = (
+                        name.child_by_field_name("name"),
+                        name.child_by_field_name("alias"),
+                    ) else {
+                        continue;
+                    };
+                    let module = text(module, self.src).to_string();
+                    self.note_module(&module);
+                    let alias = text(alias, self.src);
+                    self.bindings.add(
+                        alias,
+                        scope,
+                        Value::Import {
+                            module,
+                            member: None,
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn bind_from_import(&mut self, node: Node<'t>, scope: Node<'t>) {
+        let Some(module) = node.child_by_field_name("module_name") else {
+            return;
+        };
+        // Relative imports name the project's own modules.
+        if module.kind() != "dotted_name" {
+            return;
+        }
+        let module = text(module, self.src).to_string();
+        self.note_module(&module);
+        let import = |member: &str| Value::Import {
+            module: module.clone(),
+            member: Some(member.to_string()),
+        };
+        if args(node).iter().any(|c| c.kind() == "wildcard_import") {
+            for (m, attr) in STAR_EXPORTS {
+                if *m == module {
+                    self.bindings.add(attr, scope, import(attr));
+                }
+            }
+        }
+        let mut cursor = node.walk();
+        let names: Vec<Node<'t>> = node.children_by_field_name("name", &mut cursor).collect();
+        for name in names {
+            let (imported, local) = match name.kind() {
+                "dotted_name" => (text(name, self.src), text(name, self.src)),
+                "aliased_import" => match (
+                    name.child_by_field_name("name"),
+                    name.child_by_field_name("alias"),
+                ) {
+                    (Some(n), Some(a)) => (text(n, self.src), text(a, self.src)),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            self.bindings.add(local, scope, import(imported));
+        }
+    }
+
+    /// A class body's names are not visible inside the methods it defines.
+    fn visible(binding: &Binding<'t>, at: Node<'t>) -> bool {
+        if binding.scope.kind() != "class_definition" {
+            return true;
+        }
+        let mut node = at.parent();
+        while let Some(n) = node {
+            if n.id() == binding.scope.id() {
+                return true;
+            }
+            if matches!(n.kind(), "function_definition" | "lambda") {
+                return false;
+            }
+            node = n.parent();
+        }
+        true
+    }
+
+    /// What a bound name means at `at`; None if it is free or not followed.
+    pub(super) fn resolve_name_at(&self, name: &str, at: Node<'t>) -> Option<Sym> {
+        let bound = self.bindings.lookup(name, at, Self::visible);
+        agree(bound.iter().map(|b| self.resolve_value(&b.value, 1)))
+    }
+
+    pub(super) fn resolve(&self, node: Node<'t>) -> Option<Sym> {
+        self.resolve_at(node, 0)
+    }
+
+    fn resolve_at(&self, node: Node<'t>, depth: u32) -> Option<Sym> {
+        if depth > MAX_RESOLVE_DEPTH {
+            return None;
+        }
+        match node.kind() {
+            "identifier" => {
+                let name = text(node, self.src);
+                let bound = self.bindings.lookup(name, node, Self::visible);
+                if bound.is_empty() {
+                    return (name == "print").then_some(Sym::Print);
+                }
+                agree(
+                    bound
+                        .iter()
+                        .map(|b| self.resolve_value(&b.value, depth + 1)),
+                )
+            }
+            "attribute" => {
+                let object = node.child_by_field_name("object")?;
+                let attribute = text(node.child_by_field_name("attribute")?, self.src);
+                if object.kind() == "identifier" {
+                    let receiver = text(object, self.src);
+                    let values = self.members.of_receiver(receiver, attribute, node);
+                    if !values.is_empty() {
+                        return agree(values.iter().map(|v| self.resolve_at(*v, depth + 1)));
+                    }
+                }
+                let object = self.resolve_at(object, depth + 1)?;
+                let resolved = member(&object, attribute);
+                // `sys.stdout` read where it has been redirected is not the process's stdout.
+                let redirected = object == Sym::Module("sys".into())
+                    && resolved == Some(Sym::Stdout)
+                    && self.redirects.covers(node);
+                if redirected {
+                    return None;
+                }
+                resolved
+            }
+            "call" => match self.resolve_at(node.child_by_field_name("function")?, depth + 1)? {
+                Sym::StdoutFileno => Some(Sym::StdoutFd),
+                _ => None,
+            },
+            "parenthesized_expression" => self.resolve_at(node.named_child(0)?, depth + 1),
+            "assignment" => self.resolve_at(node.child_by_field_name("right")?, depth + 1),
+            _ => None,
+        }
+    }
+
+    fn resolve_value(&self, value: &Value<'t>, depth: u32) -> Option<Sym> {
+        match value {
+            Value::Expr(expr) => self.resolve_at(*expr, depth),
+            Value::Import {
+                module,
+                member: None,
+            } => Some(Sym::Module(module.clone())),
+            Value::Import {
+                module,
+                member: Some(m),
+            } => Some(module_member(module, m)),
+            Value::Member { .. } | Value::Opaque => None,
+        }
+    }
+
+    /// True if the text written is one JSON document on one line: the stdio protocol itself.
+    pub(super) fn is_json_message(&self, node: Node<'t>, depth: u32) -> bool {
+        if depth > MAX_RESOLVE_DEPTH {
+            return false;
+        }
+        match node.kind() {
+            "call" => {
+                let Some(callee) = node.child_by_field_name("function") else {
+                    return false;
+                };
+                // `json.dumps(x).encode()` is the same line as bytes.
+                if callee.kind() == "attribute"
+                    && callee
+                        .child_by_field_name("attribute")
+                        .is_some_and(|a| text(a, self.src) == "encode")
+                {
+                    return callee
+                        .child_by_field_name("object")
+                        .is_some_and(|o| self.is_json_message(o, depth + 1));
+                }
+                // `indent=` spreads the document over several lines, which breaks framing.
+                self.resolve(callee) == Some(Sym::JsonDumps)
+                    && node.child_by_field_name("arguments").is_none_or(|a| {
+                        python_calls::keyword(a, "indent", self.src)
+                            .is_none_or(|v| text(v, self.src) == "None")
+                    })
+            }
+            "binary_operator" => {
+                let (Some(left), Some(right)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                ) else {
+                    return false;
+                };
+                self.is_json_message(left, depth + 1)
+                    && string_content(right, self.src).is_some_and(|s| s == "\\n")
+            }
+            "string" => {
+                let parts = args(node);
+                let interpolations: Vec<Node<'t>> = parts
+                    .iter()
+                    .copied()
+                    .filter(|p| p.kind() == "interpolation")
+                    .collect();
+                interpolations.len() == 1
+                    && interpolations[0]
+                        .child_by_field_name("expression")
+                        .is_some_and(|e| self.is_json_message(e, depth + 1))
+                    && parts.iter().all(|p| {
+                        matches!(p.kind(), "interpolation" | "string_start" | "string_end")
+                            || text(*p, self.src) == "\\n"
+                    })
+            }
+            "parenthesized_expression" => node
+                .named_child(0)
+                .is_some_and(|e| self.is_json_message(e, depth + 1)),
+            "identifier" => {
+                let bound = self
+                    .bindings
+                    .lookup(text(node, self.src), node, Self::visible);
+                !bound.is_empty()
+                    && bound.iter().all(|b| match b.value {
+                        Value::Expr(e) => self.is_json_message(e, depth + 1),
+                        _ => false,
+                    })
+            }
+            _ => false,
+        }
+    }
+}

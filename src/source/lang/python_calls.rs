@@ -1,0 +1,282 @@
+//! The Python calls that write to stdout or point a logger at it, judged by their arguments:
+//! `print` without `file=sys.stderr`, `click.echo` without `err=True`, `StreamHandler(sys.stdout)`...
+
+use super::python::{Py, Sym};
+use super::syntax::{args, string_content, text};
+use super::{quoted, Hit};
+use tree_sitter::Node;
+
+const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC messages";
+
+/// The value of keyword argument `name` in an argument list.
+pub(super) fn keyword<'t>(arguments: Node<'t>, name: &str, src: &[u8]) -> Option<Node<'t>> {
+    args(arguments).into_iter().find_map(|a| {
+        (a.kind() == "keyword_argument"
+            && a.child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == name))
+        .then(|| a.child_by_field_name("value"))?
+    })
+}
+
+fn positional(arguments: Node<'_>) -> Vec<Node<'_>> {
+    args(arguments)
+        .into_iter()
+        .filter(|a| {
+            !matches!(
+                a.kind(),
+                "keyword_argument" | "dictionary_splat" | "list_splat"
+            )
+        })
+        .collect()
+}
+
+/// `**kwargs` may hold any keyword, so what it sets is unknown.
+fn has_kwargs_splat(arguments: Node<'_>) -> bool {
+    args(arguments)
+        .iter()
+        .any(|a| a.kind() == "dictionary_splat")
+}
+
+pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
+    let (Some(callee), Some(arguments)) = (
+        call.child_by_field_name("function"),
+        call.child_by_field_name("arguments"),
+    ) else {
+        return;
+    };
+    if arguments.kind() != "argument_list" {
+        return;
+    }
+    let Some(sym) = py.resolve(callee) else {
+        return;
+    };
+    let src = py.src;
+    let first = positional(arguments).first().copied();
+    let stdout = |node: Option<Node<'_>>| node.is_some_and(|n| py.resolve(n) == Some(Sym::Stdout));
+    match sym {
+        Sym::Print => print(py, call, callee, arguments, out),
+        Sym::RichPrint if writes_to_stdout_by_default(py, arguments) => {
+            out.push(Hit::write(
+                call,
+                format!("{} (rich's print) writes to {CHANNEL}.", quoted(callee, src)),
+                "Print through a stderr console instead: rich.console.Console(stderr=True).print(...).",
+            ));
+        }
+        Sym::Echo => {
+            let to_stderr = keyword(arguments, "err", src).is_some_and(|v| text(v, src) != "False")
+                || keyword(arguments, "file", src)
+                    .is_some_and(|f| py.resolve(f) != Some(Sym::Stdout));
+            if !to_stderr && !has_kwargs_splat(arguments) {
+                out.push(Hit::write(
+                    call,
+                    format!(
+                        "{} writes to {CHANNEL} unless err=True.",
+                        quoted(callee, src)
+                    ),
+                    "Pass err=True to write to stderr.",
+                ));
+            }
+        }
+        Sym::StdoutWrite(method) => {
+            if method == "write" && first.is_some_and(|f| py.is_json_message(f, 0)) {
+                return;
+            }
+            out.push(Hit::write(
+                call,
+                format!("{} writes to {CHANNEL}; anything but one JSON message per line breaks the client.", quoted(callee, src)),
+                format!("Write logs to sys.stderr instead (sys.stderr.{method})."),
+            ));
+        }
+        Sym::OsWrite => {
+            let fd_one =
+                first.is_some_and(|f| text(f, src) == "1" || py.resolve(f) == Some(Sym::StdoutFd));
+            if fd_one {
+                out.push(Hit::write(
+                    call,
+                    format!(
+                        "{} writes to file descriptor 1, {CHANNEL}.",
+                        quoted(callee, src)
+                    ),
+                    "Write to file descriptor 2 (stderr) instead.",
+                ));
+            }
+        }
+        Sym::BasicConfig if stdout(keyword(arguments, "stream", src)) => {
+            out.push(Hit::logger(
+                call,
+                format!(
+                    "logging.basicConfig(stream=sys.stdout) sends every log record to {CHANNEL}."
+                ),
+                "Drop stream= (logging defaults to stderr) or pass stream=sys.stderr.",
+            ));
+        }
+        Sym::StreamHandler if stdout(first.or_else(|| keyword(arguments, "stream", src))) => {
+            out.push(Hit::logger(
+                call,
+                format!("A logging.StreamHandler on sys.stdout sends log records to {CHANNEL}."),
+                "Use logging.StreamHandler() (stderr by default) or StreamHandler(sys.stderr).",
+            ));
+        }
+        Sym::PPrint => {
+            let stream =
+                keyword(arguments, "stream", src).or_else(|| positional(arguments).get(1).copied());
+            let to_stdout = match stream {
+                None => !has_kwargs_splat(arguments),
+                Some(s) => py.resolve(s) == Some(Sym::Stdout) || text(s, src) == "None",
+            };
+            if to_stdout && !py.redirects.covers(call) {
+                out.push(Hit::write(
+                    call,
+                    format!(
+                        "{} writes to {CHANNEL} unless given a stream.",
+                        quoted(callee, src)
+                    ),
+                    "Pass stream=sys.stderr.",
+                ));
+            }
+        }
+        Sym::RichConsole => rich_console(py, call, arguments, out),
+        Sym::RichHandler => {
+            let has_console =
+                keyword(arguments, "console", src).is_some() || positional(arguments).len() >= 2;
+            if !has_console && !has_kwargs_splat(arguments) {
+                out.push(Hit::logger(
+                    call,
+                    format!("RichHandler() without console= logs through rich's global console, which writes to {CHANNEL}."),
+                    "Pass a stderr console: RichHandler(console=Console(stderr=True)).",
+                ));
+            }
+        }
+        Sym::LoguruAdd
+            if first.is_some_and(|f| matches!(py.resolve(f), Some(Sym::Stdout | Sym::Print))) =>
+        {
+            out.push(Hit::logger(
+                call,
+                format!("This loguru sink is {CHANNEL}."),
+                "Add the sink sys.stderr instead (loguru's default handler already writes to stderr).",
+            ));
+        }
+        Sym::StructlogPrint => {
+            let file = keyword(arguments, "file", src).or(first);
+            if file.is_none_or(|f| py.resolve(f) == Some(Sym::Stdout))
+                && !has_kwargs_splat(arguments)
+            {
+                out.push(Hit::logger(
+                    call,
+                    format!(
+                        "{} writes to sys.stdout unless given file=, {CHANNEL}.",
+                        quoted(callee, src)
+                    ),
+                    "Pass file=sys.stderr.",
+                ));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// True unless `file=` names something other than stdout (or `**kwargs` might).
+fn writes_to_stdout_by_default(py: &Py<'_>, arguments: Node<'_>) -> bool {
+    match keyword(arguments, "file", py.src) {
+        Some(file) => py.resolve(file) == Some(Sym::Stdout) || text(file, py.src) == "None",
+        None => !has_kwargs_splat(arguments),
+    }
+}
+
+fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out: &mut Vec<Hit>) {
+    let src = py.src;
+    if !writes_to_stdout_by_default(py, arguments) {
+        return;
+    }
+    // Without file=, print writes to whatever sys.stdout is when it runs.
+    if keyword(arguments, "file", src).is_none() && py.redirects.covers(call) {
+        return;
+    }
+    let file_given = keyword(arguments, "file", src).is_some();
+    // A hand-written server printing one JSON message per line is speaking the protocol.
+    let values = positional(arguments);
+    if let [only] = values.as_slice() {
+        if !file_given && keyword(arguments, "end", src).is_none() && py.is_json_message(*only, 0) {
+            return;
+        }
+    }
+    let sys_imported = py.resolve_name_at("sys", call) == Some(Sym::Module("sys".into()));
+    let fix = if sys_imported {
+        "Print to stderr: print(..., file=sys.stderr)."
+    } else {
+        "Print to stderr: print(..., file=sys.stderr), with `import sys`."
+    };
+    let mut hit = Hit::write(
+        call,
+        format!(
+            "{} writes to {CHANNEL}; a client reading this output fails to parse it.",
+            quoted(callee, src)
+        ),
+        fix,
+    );
+    // `file=sys.stdout` becomes `file=sys.stderr` on the same module object.
+    let stdout_attribute = keyword(arguments, "file", src)
+        .filter(|f| f.kind() == "attribute")
+        .and_then(|f| f.child_by_field_name("attribute"))
+        .filter(|a| text(*a, src) == "stdout");
+    if let Some(attribute) = stdout_attribute {
+        hit = hit.edit(attribute, "stderr", "Print to stderr");
+    }
+    // Adding file= is only safe when the call has none and `sys` is the sys module here.
+    if !file_given && sys_imported {
+        let mut cursor = arguments.walk();
+        let children: Vec<Node<'_>> = arguments.children(&mut cursor).collect();
+        if let [.., before, close] = children.as_slice() {
+            if close.kind() == ")" {
+                let insert = match before.kind() {
+                    "(" => "file=sys.stderr)",
+                    "," => " file=sys.stderr)",
+                    _ => ", file=sys.stderr)",
+                };
+                hit = hit.edit(*close, insert, "Add file=sys.stderr");
+            }
+        }
+    }
+    out.push(hit);
+}
+
+fn rich_console(py: &Py<'_>, call: Node<'_>, arguments: Node<'_>, out: &mut Vec<Hit>) {
+    let src = py.src;
+    if has_kwargs_splat(arguments) {
+        return;
+    }
+    let to_stdout = match (
+        keyword(arguments, "stderr", src),
+        keyword(arguments, "file", src),
+    ) {
+        (Some(flag), _) if text(flag, src) != "False" => false,
+        (_, Some(file)) => py.resolve(file) == Some(Sym::Stdout),
+        _ => true,
+    };
+    if to_stdout {
+        out.push(Hit::logger(
+            call,
+            format!("A rich Console without stderr=True writes to {CHANNEL}."),
+            "Create it with Console(stderr=True).",
+        ));
+    }
+}
+
+/// `logging.config.dictConfig({... "stream": "ext://sys.stdout"})`.
+pub(super) fn check_dict_config(py: &Py<'_>, pair: Node<'_>, out: &mut Vec<Hit>) {
+    let (Some(key), Some(value)) = (
+        pair.child_by_field_name("key"),
+        pair.child_by_field_name("value"),
+    ) else {
+        return;
+    };
+    if string_content(key, py.src).as_deref() == Some("stream")
+        && string_content(value, py.src).as_deref() == Some("ext://sys.stdout")
+    {
+        out.push(Hit::logger(
+            pair,
+            format!("This logging configuration gives a handler the stream ext://sys.stdout, {CHANNEL}."),
+            "Use \"ext://sys.stderr\".",
+        ));
+    }
+}

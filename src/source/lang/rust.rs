@@ -1,0 +1,559 @@
+//! Rust: `println!`/`print!`, writes to `std::io::stdout()`, `tracing_subscriber::fmt`
+//! without a stderr writer, and `env_logger`/`simplelog`/`fern` pointed at stdout. Paths are
+//! resolved through the file's `use` declarations; a local `macro_rules! println` shadows.
+
+use super::scope::{agree, Bindings, Value};
+use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
+use super::{quoted, Hit, Lang};
+use std::collections::{HashMap, HashSet};
+use tree_sitter::Node;
+
+static WORDS: Words = Words::new(&[
+    "print",
+    "println",
+    "stdout",
+    "Stdout",
+    "fmt",
+    "TerminalMode",
+]);
+
+pub fn may_hold_finding(src: &[u8]) -> bool {
+    WORDS.any(src)
+}
+
+const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC messages";
+const TRACING_BUILDERS: &[&str] = &[
+    "tracing_subscriber::fmt",
+    "tracing_subscriber::fmt::fmt",
+    "tracing_subscriber::fmt::layer",
+    "tracing_subscriber::fmt::Layer::new",
+    "tracing_subscriber::fmt::Layer::default",
+    "tracing_subscriber::fmt::Subscriber::builder",
+    "tracing_subscriber::fmt::SubscriberBuilder::default",
+    "tracing_subscriber::FmtSubscriber::builder",
+];
+const TRACING_INIT: &[&str] = &[
+    "tracing_subscriber::fmt::init",
+    "tracing_subscriber::fmt::try_init",
+];
+const STDOUT_VALUES: &[&str] = &[
+    "env_logger::Target::Stdout",
+    "env_logger::fmt::Target::Stdout",
+    "simplelog::TerminalMode::Stdout",
+    "simplelog::TerminalMode::Mixed",
+];
+/// Methods that install a tracing subscriber built so far.
+const INSTALLS: &[&str] = &["init", "try_init", "finish", "set_default"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Sym {
+    Stdout,
+    Stderr,
+}
+
+const SCOPES: &[&str] = &[
+    "source_file",
+    "block",
+    "function_item",
+    "closure_expression",
+    "for_expression",
+];
+
+const VISIT: &[&str] = &[
+    "macro_invocation",
+    "call_expression",
+    "scoped_identifier",
+    "use_declaration",
+    "macro_definition",
+    "let_declaration",
+    "parameter",
+    "closure_parameters",
+    "for_expression",
+];
+
+struct Rs<'t> {
+    src: &'t [u8],
+    /// Local name → full path, from `use` declarations.
+    uses: HashMap<String, String>,
+    wildcards: Vec<String>,
+    macros: HashSet<String>,
+    locals: Bindings<'t>,
+}
+
+pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+    let mut rs = Rs {
+        src,
+        uses: HashMap::new(),
+        wildcards: Vec::new(),
+        macros: HashSet::new(),
+        locals: Bindings::default(),
+    };
+    let mut candidates = Vec::new();
+    let scopes = syntax::kinds(lang, SCOPES);
+    let functions = syntax::kinds(lang, &["function_item", "closure_expression"]);
+    syntax::walk(
+        root,
+        syntax::kinds(lang, VISIT),
+        |node, ancestors| match node.kind() {
+            "macro_invocation" | "call_expression" => candidates.push(node),
+            // Only as an argument: `.target(Target::Stdout)`, `TermLogger::new(.., TerminalMode::Mixed, ..)`.
+            "scoped_identifier" if ancestors.last().is_some_and(|p| p.kind() == "arguments") => {
+                candidates.push(node)
+            }
+            "use_declaration" => {
+                if let Some(argument) = node.child_by_field_name("argument") {
+                    rs.collect_use(argument, "");
+                }
+            }
+            "macro_definition" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    rs.macros.insert(text(name, src).to_string());
+                }
+            }
+            "let_declaration" => {
+                let (Some(pattern), Some(scope)) = (
+                    node.child_by_field_name("pattern"),
+                    syntax::nearest(ancestors, scopes),
+                ) else {
+                    return;
+                };
+                let value = node
+                    .child_by_field_name("value")
+                    .map_or(Value::Opaque, Value::Expr);
+                if pattern.kind() == "identifier" {
+                    rs.locals.add(text(pattern, src), scope, value);
+                }
+            }
+            "parameter" | "closure_parameters" | "for_expression" => {
+                let scope = if node.kind() == "for_expression" {
+                    Some(node)
+                } else {
+                    syntax::nearest(ancestors, functions)
+                };
+                let pattern = node.child_by_field_name("pattern").unwrap_or(node);
+                if let Some(scope) = scope {
+                    syntax::preorder(pattern, |n| {
+                        if n.kind() == "identifier" {
+                            rs.locals.add(text(n, src), scope, Value::Opaque);
+                        }
+                    });
+                }
+            }
+            _ => {}
+        },
+    );
+    for node in candidates {
+        match node.kind() {
+            "macro_invocation" => rs.check_macro(node, out),
+            "call_expression" => rs.check_call(node, out),
+            _ => rs.check_value(node, out),
+        }
+    }
+}
+
+impl<'t> Rs<'t> {
+    fn collect_use(&mut self, node: Node<'t>, prefix: &str) {
+        let join = |p: &str, s: &str| {
+            if p.is_empty() {
+                s.to_string()
+            } else {
+                format!("{p}::{s}")
+            }
+        };
+        match node.kind() {
+            "identifier" | "scoped_identifier" => {
+                let full = join(prefix, &path_text(node, self.src));
+                let local = full.rsplit("::").next().unwrap_or(&full).to_string();
+                self.uses.insert(local, full);
+            }
+            "self" => {
+                let local = prefix.rsplit("::").next().unwrap_or(prefix).to_string();
+                self.uses.insert(local, prefix.to_string());
+            }
+            "use_as_clause" => {
+                if let (Some(path), Some(alias)) = (
+                    node.child_by_field_name("path"),
+                    node.child_by_field_name("alias"),
+                ) {
+                    let full = join(prefix, &path_text(path, self.src));
+                    self.uses.insert(text(alias, self.src).to_string(), full);
+                }
+            }
+            "scoped_use_list" => {
+                let inner = match node.child_by_field_name("path") {
+                    Some(path) => join(prefix, &path_text(path, self.src)),
+                    None => prefix.to_string(),
+                };
+                if let Some(list) = node.child_by_field_name("list") {
+                    self.collect_use(list, &inner);
+                }
+            }
+            "use_list" => {
+                for child in args(node) {
+                    self.collect_use(child, prefix);
+                }
+            }
+            "use_wildcard" => {
+                if let Some(path) = node.named_child(0) {
+                    self.wildcards
+                        .push(join(prefix, &path_text(path, self.src)));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The full path a path expression names through the file's `use`s, or None for a local name.
+    fn full_path(&self, node: Node<'t>) -> Option<String> {
+        if !matches!(node.kind(), "identifier" | "scoped_identifier") {
+            return None;
+        }
+        self.resolve_path(&path_text(node, self.src))
+    }
+
+    fn resolve_path(&self, written: &str) -> Option<String> {
+        let (first, rest) = match written.split_once("::") {
+            Some((f, r)) => (f, Some(r)),
+            None => (written, None),
+        };
+        if let Some(full) = self.uses.get(first) {
+            return Some(match rest {
+                Some(r) => format!("{full}::{r}"),
+                None => full.clone(),
+            });
+        }
+        // Names brought in by `use simplelog::*;` are only known for the paths that matter.
+        let via_wildcard = self
+            .wildcards
+            .iter()
+            .map(|w| format!("{w}::{written}"))
+            .find(|p| is_known_path(p));
+        via_wildcard.or_else(|| rest.map(|_| written.to_string()))
+    }
+
+    fn resolve(&self, node: Node<'t>, depth: u32) -> Option<Sym> {
+        if depth > MAX_RESOLVE_DEPTH {
+            return None;
+        }
+        match node.kind() {
+            "call_expression" => {
+                let function = node.child_by_field_name("function")?;
+                if function.kind() == "field_expression" {
+                    // `stdout().lock()` is still stdout.
+                    let field = text(function.child_by_field_name("field")?, self.src);
+                    let value = self.resolve(function.child_by_field_name("value")?, depth + 1)?;
+                    return (field == "lock").then_some(value);
+                }
+                match self.full_path(function)?.as_str() {
+                    "std::io::stdout" => Some(Sym::Stdout),
+                    "std::io::stderr" => Some(Sym::Stderr),
+                    _ => None,
+                }
+            }
+            "identifier" => {
+                let bound = self.locals.lookup(text(node, self.src), node, |_, _| true);
+                agree(bound.iter().map(|b| match b.value {
+                    Value::Expr(e) => self.resolve(e, depth + 1),
+                    _ => None,
+                }))
+            }
+            "reference_expression" | "parenthesized_expression" | "try_expression" => self.resolve(
+                node.child_by_field_name("value").or_else(|| {
+                    node.named_child(node.named_child_count().saturating_sub(1) as u32)
+                })?,
+                depth + 1,
+            ),
+            _ => None,
+        }
+    }
+
+    /// True if the expression (or a local it uses) serialises with `serde_json` on one line.
+    fn mentions_json(&self, node: Node<'t>, depth: u32) -> bool {
+        if depth > MAX_RESOLVE_DEPTH {
+            return false;
+        }
+        let mut found = false;
+        syntax::preorder(node, |n| {
+            if found {
+                return;
+            }
+            match n.kind() {
+                "scoped_identifier" => {
+                    found = matches!(
+                        self.full_path(n).as_deref(),
+                        Some("serde_json::to_string" | "serde_json::to_vec")
+                    )
+                }
+                "identifier" if n.parent().is_none_or(|p| p.kind() != "scoped_identifier") => {
+                    let bound = self.locals.lookup(text(n, self.src), n, |_, _| true);
+                    found = !bound.is_empty()
+                        && bound.iter().all(|b| match b.value {
+                            Value::Expr(e) => self.mentions_json(e, depth + 1),
+                            _ => false,
+                        });
+                }
+                _ => {}
+            }
+        });
+        found
+    }
+
+    /// `serde_json::to_string` in a macro's tokens, written out or through a local.
+    fn tokens_hold_json(&self, tokens: Node<'t>) -> bool {
+        let mut idents: Vec<Node<'t>> = Vec::new();
+        syntax::preorder(tokens, |n| {
+            if n.kind() == "identifier" {
+                idents.push(n);
+            }
+        });
+        idents.windows(2).any(|w| {
+            text(w[0], self.src) == "serde_json"
+                && matches!(text(w[1], self.src), "to_string" | "to_vec")
+        }) || idents.iter().any(|i| {
+            let bound = self.locals.lookup(text(*i, self.src), *i, |_, _| true);
+            !bound.is_empty()
+                && bound.iter().all(|b| match b.value {
+                    Value::Expr(e) => self.mentions_json(e, 1),
+                    _ => false,
+                })
+        })
+    }
+
+    fn check_macro(&self, node: Node<'t>, out: &mut Vec<Hit>) {
+        let (Some(name_node), Some(tokens)) = (
+            node.child_by_field_name("macro"),
+            node.named_children(&mut node.walk())
+                .find(|c| c.kind() == "token_tree"),
+        ) else {
+            return;
+        };
+        let name_leaf = name_node.child_by_field_name("name").unwrap_or(name_node);
+        let name = text(name_leaf, self.src);
+        let path = path_text(name_node, self.src);
+        let is_std = path == name
+            || matches!(
+                path.as_str(),
+                "std::println" | "std::print" | "std::write" | "std::writeln"
+            );
+        if !is_std || self.macros.contains(name) {
+            return;
+        }
+        match name {
+            "println" | "print" => {
+                let format = args(tokens)
+                    .first()
+                    .and_then(|f| string_content(*f, self.src));
+                let pure =
+                    format.is_some_and(|f| f == if name == "println" { "{}" } else { "{}\\n" });
+                if pure && self.tokens_hold_json(tokens) {
+                    return;
+                }
+                out.push(
+                    Hit::write(
+                        node,
+                        format!("{name}! writes to {CHANNEL}; a client reading this output fails to parse it."),
+                        format!("Use e{name}! (stderr) instead."),
+                    )
+                    .edit(name_leaf, format!("e{name}"), format!("Replace {name}! with e{name}!")),
+                );
+            }
+            "write" | "writeln"
+                if self.macro_target_is_stdout(tokens) && !self.tokens_hold_json(tokens) =>
+            {
+                out.push(Hit::write(
+                    node,
+                    format!("{name}! to std::io::stdout() writes to {CHANNEL}."),
+                    "Write to std::io::stderr() instead.",
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// The first argument of `write!`: `out`, `io::stdout()`, `&mut stdout().lock()`...
+    fn macro_target_is_stdout(&self, tokens: Node<'t>) -> bool {
+        let mut cursor = tokens.walk();
+        let children: Vec<Node<'t>> = tokens.children(&mut cursor).collect();
+        let inner = children
+            .get(1..children.len().saturating_sub(1))
+            .unwrap_or(&[]);
+        let target: Vec<Node<'t>> = inner
+            .iter()
+            .copied()
+            .take_while(|c| c.kind() != ",")
+            .collect();
+        let written: String = target.iter().map(|t| text(*t, self.src)).collect();
+        let written = written.trim_start_matches("&mut").trim_start_matches('&');
+        let written = written.strip_suffix(".lock()").unwrap_or(written);
+        if let Some(function) = written.strip_suffix("()") {
+            return self.resolve_path(function).as_deref() == Some("std::io::stdout");
+        }
+        let Some(ident) = target.iter().rev().find(|t| t.kind() == "identifier") else {
+            return false;
+        };
+        text(*ident, self.src) == written && self.resolve(*ident, 0) == Some(Sym::Stdout)
+    }
+
+    fn check_call(&self, call: Node<'t>, out: &mut Vec<Hit>) {
+        let Some(function) = call.child_by_field_name("function") else {
+            return;
+        };
+        let arguments = call
+            .child_by_field_name("arguments")
+            .map(args)
+            .unwrap_or_default();
+        if function.kind() == "field_expression" {
+            let (Some(value), Some(field)) = (
+                function.child_by_field_name("value"),
+                function.child_by_field_name("field"),
+            ) else {
+                return;
+            };
+            let field = text(field, self.src);
+            let on_stdout = || self.resolve(value, 0) == Some(Sym::Stdout);
+            if matches!(
+                field,
+                "write_all" | "write" | "write_fmt" | "write_vectored"
+            ) && on_stdout()
+            {
+                if arguments.first().is_some_and(|a| self.mentions_json(*a, 0)) {
+                    return;
+                }
+                out.push(Hit::write(
+                    call,
+                    format!("{} writes to {CHANNEL}.", quoted(function, self.src)),
+                    "Write to std::io::stderr() instead.",
+                ));
+            }
+            if field == "chain"
+                && arguments
+                    .first()
+                    .is_some_and(|a| self.resolve(*a, 0) == Some(Sym::Stdout))
+            {
+                out.push(Hit::logger(
+                    call,
+                    format!("This logger is chained to std::io::stdout(), {CHANNEL}."),
+                    "Chain it to std::io::stderr() instead.",
+                ));
+            }
+            return;
+        }
+        let Some(path) = self.full_path(function) else {
+            return;
+        };
+        if TRACING_INIT.contains(&path.as_str()) {
+            out.push(Hit::logger(call, format!("{} installs a tracing subscriber that writes to {CHANNEL} (its default writer).", quoted(function, self.src)), tracing_fix()));
+        } else if TRACING_BUILDERS.contains(&path.as_str())
+            && self.tracing_chain_writes_stdout(call)
+        {
+            out.push(Hit::logger(call, format!("{} builds a tracing subscriber that writes to {CHANNEL}: its default writer, unless .with_writer(std::io::stderr) is set.", quoted(function, self.src)), tracing_fix()));
+        }
+    }
+
+    /// Follows the builder's method chain: a stdout writer, or none and the subscriber is used.
+    fn tracing_chain_writes_stdout(&self, root: Node<'t>) -> bool {
+        let mut top = root;
+        let mut methods: Vec<(&str, Vec<Node<'t>>)> = Vec::new();
+        while let Some(field) = top.parent().filter(|p| p.kind() == "field_expression") {
+            let Some(call) = field.parent().filter(|c| c.kind() == "call_expression") else {
+                break;
+            };
+            let name = field
+                .child_by_field_name("field")
+                .map_or("", |f| text(f, self.src));
+            methods.push((
+                name,
+                call.child_by_field_name("arguments")
+                    .map(args)
+                    .unwrap_or_default(),
+            ));
+            top = call;
+        }
+        if let Some((_, writer)) = methods.iter().find(|(m, _)| *m == "with_writer") {
+            return writer.first().is_some_and(|w| {
+                self.full_path(*w).as_deref() == Some("std::io::stdout")
+                    || self.resolve(*w, 0) == Some(Sym::Stdout)
+            });
+        }
+        if methods.iter().any(|(m, _)| INSTALLS.contains(m)) {
+            return true;
+        }
+        let Some(parent) = top.parent() else {
+            return false;
+        };
+        match parent.kind() {
+            "arguments" => true,
+            // `let layer = fmt::layer();` may get its writer later in the same block.
+            "let_declaration" => {
+                let Some(var) = parent
+                    .child_by_field_name("pattern")
+                    .filter(|p| p.kind() == "identifier")
+                else {
+                    return false;
+                };
+                let var = text(var, self.src);
+                let Some(block) = syntax::ancestor(parent, SCOPES) else {
+                    return false;
+                };
+                let mut later_writer = false;
+                syntax::preorder(block, |n| {
+                    if n.kind() == "field_expression"
+                        && n.child_by_field_name("field")
+                            .is_some_and(|f| text(f, self.src) == "with_writer")
+                        && n.child_by_field_name("value")
+                            .is_some_and(|v| text(v, self.src) == var)
+                    {
+                        later_writer = true;
+                    }
+                });
+                !later_writer
+            }
+            _ => false,
+        }
+    }
+
+    /// `env_logger::Target::Stdout`, `simplelog::TerminalMode::Mixed`...
+    fn check_value(&self, node: Node<'t>, out: &mut Vec<Hit>) {
+        let Some(path) = self.full_path(node) else {
+            return;
+        };
+        if !STDOUT_VALUES.contains(&path.as_str()) {
+            return;
+        }
+        let (message, fix) = if path.starts_with("env_logger") {
+            (
+                "env_logger is configured with Target::Stdout",
+                "Use Target::Stderr (env_logger's default).",
+            )
+        } else {
+            (
+                "simplelog's TerminalLogger writes to stdout in this mode",
+                "Use TerminalMode::Stderr.",
+            )
+        };
+        out.push(Hit::logger(
+            node,
+            format!("{message}: log records go to {CHANNEL}."),
+            fix,
+        ));
+    }
+}
+
+fn tracing_fix() -> &'static str {
+    "Send it to stderr: tracing_subscriber::fmt().with_writer(std::io::stderr).init()."
+}
+
+fn is_known_path(path: &str) -> bool {
+    matches!(path, "std::io::stdout" | "std::io::stderr")
+        || TRACING_BUILDERS.contains(&path)
+        || TRACING_INIT.contains(&path)
+        || STDOUT_VALUES.contains(&path)
+}
+
+/// A path as written, without spaces: `std :: io` is `std::io`.
+fn path_text(node: Node<'_>, src: &[u8]) -> String {
+    text(node, src)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}

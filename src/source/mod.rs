@@ -1,0 +1,251 @@
+//! The source scan: finds writes to stdout in a stdio server's code by parsing it with
+//! tree-sitter and resolving names, so strings, comments and look-alikes are not reported.
+//!
+//! Files are walked and parsed in parallel (`ignore`'s parallel walker); each thread owns
+//! one parser per language. Locations are 1-based; columns count Unicode scalar values.
+
+pub mod command;
+pub mod lang;
+mod parse;
+mod suppress;
+pub mod walk;
+
+use crate::finding::{Finding, Severity};
+use lang::Lang;
+use parse::Worker;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use walk::{DirSkip, FileSkip, Globs, Rules};
+
+/// The codes the source scan reports.
+pub const CODES: &[crate::catalog::Code] = &[
+    crate::catalog::Code::StaticStdoutWrite,
+    crate::catalog::Code::StaticStdoutLogger,
+];
+
+/// Default largest file scanned, in bytes. Hand-written server code is far smaller; larger
+/// files are bundles and generated code, and parsing them dominates the time of a scan.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// What to scan and how.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    pub roots: Vec<PathBuf>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub include_tests: bool,
+    /// Skip dependency, virtual-environment and build directories.
+    pub default_excludes: bool,
+    pub max_file_bytes: u64,
+    /// Report findings as errors rather than warnings.
+    pub fail_on_static: bool,
+    /// Worker threads; 0 picks the number of CPUs.
+    pub threads: usize,
+}
+
+impl ScanOptions {
+    pub fn new(roots: Vec<PathBuf>) -> Self {
+        Self {
+            roots,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            include_tests: false,
+            default_excludes: true,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            fail_on_static: false,
+            threads: 0,
+        }
+    }
+}
+
+/// A problem with the scan's input: a usage error.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error("{0}: no such file or directory; give an existing path to scan")]
+    MissingRoot(String),
+    #[error("{0}")]
+    BadGlob(String),
+}
+
+/// What the scan looked at.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanStats {
+    /// Source files read and checked (parsed, or ruled out by a quick text test).
+    pub files_scanned: usize,
+    /// Of those, files that were parsed.
+    pub files_parsed: usize,
+    /// Bytes given to the parser (less than the files' size when parsed in part).
+    pub bytes_parsed: u64,
+    /// Large files parsed in part: blocks that mention nothing the scan looks for left out.
+    pub files_parsed_in_part: usize,
+    /// Parsed files with syntax errors (scanned anyway; tree-sitter recovers).
+    pub files_with_syntax_errors: usize,
+    pub bytes_scanned: u64,
+    /// Files in no supported language.
+    pub other_files: usize,
+    pub skipped_files: BTreeMap<FileSkip, usize>,
+    pub skipped_dirs: BTreeMap<DirSkip, usize>,
+    pub suppressed: usize,
+    pub languages: BTreeMap<&'static str, usize>,
+}
+
+impl ScanStats {
+    fn merge(&mut self, other: ScanStats) {
+        self.files_scanned += other.files_scanned;
+        self.files_parsed += other.files_parsed;
+        self.files_with_syntax_errors += other.files_with_syntax_errors;
+        self.bytes_parsed += other.bytes_parsed;
+        self.files_parsed_in_part += other.files_parsed_in_part;
+        self.bytes_scanned += other.bytes_scanned;
+        self.other_files += other.other_files;
+        self.suppressed += other.suppressed;
+        for (k, v) in other.skipped_files {
+            *self.skipped_files.entry(k).or_default() += v;
+        }
+        for (k, v) in other.skipped_dirs {
+            *self.skipped_dirs.entry(k).or_default() += v;
+        }
+        for (k, v) in other.languages {
+            *self.languages.entry(k).or_default() += v;
+        }
+    }
+
+    pub fn files_skipped(&self) -> usize {
+        self.skipped_files.values().sum()
+    }
+}
+
+/// The result: findings in file order, and what was scanned.
+#[derive(Debug, Clone)]
+pub struct SourceScan {
+    pub roots: Vec<String>,
+    pub findings: Vec<Finding>,
+    pub stats: ScanStats,
+}
+
+/// What every worker adds to when it finishes.
+#[derive(Debug, Default)]
+struct Collected {
+    findings: Vec<Finding>,
+    stats: ScanStats,
+}
+
+/// Checks the options without scanning: roots exist and globs compile.
+pub fn validate(options: &ScanOptions) -> Result<(), ScanError> {
+    for root in &options.roots {
+        if std::fs::symlink_metadata(root).is_err() {
+            return Err(ScanError::MissingRoot(walk::slashed(root)));
+        }
+    }
+    Globs::new(&options.include, "--include").map_err(ScanError::BadGlob)?;
+    Globs::new(&options.exclude, "--exclude").map_err(ScanError::BadGlob)?;
+    Ok(())
+}
+
+/// Scans every root.
+pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
+    validate(options)?;
+    let rules = Rules {
+        include: Globs::new(&options.include, "--include").map_err(ScanError::BadGlob)?,
+        exclude: Globs::new(&options.exclude, "--exclude").map_err(ScanError::BadGlob)?,
+        include_tests: options.include_tests,
+        default_excludes: options.default_excludes,
+        max_file_bytes: options.max_file_bytes,
+    };
+    let severity = if options.fail_on_static {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let collected = Mutex::new(Collected::default());
+    let prefix_roots = options.roots.len() > 1;
+    for root in &options.roots {
+        let display = walk::slashed(root);
+        let prefix = if prefix_roots {
+            Some(display.trim_end_matches('/').to_string())
+        } else {
+            None
+        };
+        let mut walker = ignore::WalkBuilder::new(root);
+        walker
+            .hidden(true)
+            .git_ignore(true)
+            .git_exclude(true)
+            .git_global(false)
+            .ignore(true)
+            .parents(true)
+            .require_git(false)
+            .follow_links(false)
+            .threads(options.threads);
+        let mut builder = parse::WorkerBuilder {
+            root,
+            prefix: prefix.as_deref(),
+            rules: &rules,
+            severity,
+            collected: &collected,
+        };
+        walker.build_parallel().visit(&mut builder);
+    }
+    let Collected {
+        mut findings,
+        stats,
+    } = collected.into_inner().unwrap_or_else(|e| e.into_inner());
+    findings.sort_by(|a, b| {
+        let key = |f: &Finding| {
+            (
+                f.location.file.clone(),
+                f.location.line,
+                f.location.column,
+                f.code,
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    Ok(SourceScan {
+        roots: options.roots.iter().map(|r| walk::slashed(r)).collect(),
+        findings,
+        stats,
+    })
+}
+
+impl Collected {
+    fn merge(&mut self, worker: &mut Worker<'_>) {
+        self.findings.append(&mut worker.findings);
+        self.stats.merge(std::mem::take(&mut worker.stats));
+    }
+}
+
+/// Languages with a grammar, for listings.
+pub fn languages() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Lang::ALL.iter().map(|l| l.name()).collect();
+    names.dedup();
+    names
+}
+
+/// Findings with their files as paths from the working directory (root joined), for
+/// outputs that point into the repository (SARIF, Markdown, the Action).
+pub fn rooted(
+    mut findings: Vec<crate::finding::Finding>,
+    roots: &[PathBuf],
+) -> Vec<crate::finding::Finding> {
+    for f in &mut findings {
+        let Some(file) = f.location.file.clone() else {
+            continue;
+        };
+        let joined = roots.iter().find_map(|root| {
+            let candidate = if root.is_file() {
+                root.clone()
+            } else {
+                root.join(&file)
+            };
+            candidate.is_file().then(|| walk::slashed(&candidate))
+        });
+        if let Some(path) = joined {
+            f.location.file = Some(path);
+        }
+    }
+    findings
+}

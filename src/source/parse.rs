@@ -1,0 +1,299 @@
+//! One worker per walker thread: reads each file the rules let through, parses it with the
+//! thread's own parser for its language, and turns hits into findings with 1-based locations.
+
+use super::lang::{Hit, Lang};
+use super::suppress::Suppressions;
+use super::walk::{slashed, DirSkip, FileSkip, Rules};
+use super::{Collected, ScanStats};
+use crate::finding::{Finding, Location, Replacement, Severity};
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+use std::collections::HashMap;
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tree_sitter::{ParseOptions, ParseState, Parser, Point};
+
+/// Longest time spent parsing one file (bounded input, but pathological nesting is slow).
+const PARSE_DEADLINE: Duration = Duration::from_secs(10);
+
+pub(super) struct WorkerBuilder<'s> {
+    pub root: &'s Path,
+    pub prefix: Option<&'s str>,
+    pub rules: &'s Rules,
+    pub severity: Severity,
+    pub collected: &'s Mutex<Collected>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Worker {
+            root: self.root,
+            prefix: self.prefix,
+            rules: self.rules,
+            severity: self.severity,
+            collected: self.collected,
+            parsers: HashMap::new(),
+            findings: Vec::new(),
+            stats: ScanStats::default(),
+        })
+    }
+}
+
+pub(super) struct Worker<'s> {
+    root: &'s Path,
+    prefix: Option<&'s str>,
+    rules: &'s Rules,
+    severity: Severity,
+    collected: &'s Mutex<Collected>,
+    parsers: HashMap<Lang, Parser>,
+    pub findings: Vec<Finding>,
+    pub stats: ScanStats,
+}
+
+impl Drop for Worker<'_> {
+    fn drop(&mut self) {
+        let mut collected = self.collected.lock().unwrap_or_else(|e| e.into_inner());
+        collected.merge(self);
+    }
+}
+
+impl ParallelVisitor for Worker<'_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(_) => {
+                self.skip_file(FileSkip::Unreadable);
+                return WalkState::Continue;
+            }
+        };
+        let relative = entry
+            .path()
+            .strip_prefix(self.root)
+            .map(slashed)
+            .unwrap_or_default();
+        let explicit = entry.depth() == 0;
+        let Some(file_type) = entry.file_type() else {
+            return WalkState::Continue;
+        };
+        if entry.path_is_symlink() && !explicit {
+            // Never followed, so a link cannot lead out of the tree or into a loop.
+            if std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()) {
+                *self.stats.skipped_dirs.entry(DirSkip::Symlink).or_default() += 1;
+            } else {
+                self.skip_file(FileSkip::Symlink);
+            }
+            return WalkState::Continue;
+        }
+        if file_type.is_dir() {
+            if explicit {
+                return WalkState::Continue;
+            }
+            let name = entry.file_name().to_string_lossy();
+            return match self.rules.directory(&name, &relative) {
+                Some(reason) => {
+                    *self.stats.skipped_dirs.entry(reason).or_default() += 1;
+                    WalkState::Skip
+                }
+                None => WalkState::Continue,
+            };
+        }
+        if file_type.is_file() || explicit {
+            self.file(entry.path(), &relative, explicit);
+        }
+        WalkState::Continue
+    }
+}
+
+impl Worker<'_> {
+    fn skip_file(&mut self, reason: FileSkip) {
+        *self.stats.skipped_files.entry(reason).or_default() += 1;
+    }
+
+    fn file(&mut self, path: &Path, relative: &str, explicit: bool) {
+        let Some(lang) = Lang::of_path(path) else {
+            self.stats.other_files += 1;
+            return;
+        };
+        if let Some(reason) = self.rules.file_path(relative, explicit) {
+            return self.skip_file(reason);
+        }
+        let bytes = match read_bounded(path, self.rules.max_file_bytes) {
+            Ok(Some(b)) => b,
+            Ok(None) => return self.skip_file(FileSkip::TooLarge),
+            Err(_) => return self.skip_file(FileSkip::Unreadable),
+        };
+        if let Some(reason) = self.rules.file_content(lang, &bytes, explicit) {
+            return self.skip_file(reason);
+        }
+        self.stats.files_scanned += 1;
+        self.stats.bytes_scanned += bytes.len() as u64;
+        *self.stats.languages.entry(lang.name()).or_default() += 1;
+        if !lang.may_hold_finding(&bytes) {
+            return;
+        }
+        let Some(tree) = self.parse_windowed_or_whole(lang, &bytes) else {
+            self.stats.files_scanned -= 1;
+            return self.skip_file(FileSkip::ParseTimeout);
+        };
+        self.stats.files_parsed += 1;
+        if tree.root_node().has_error() {
+            self.stats.files_with_syntax_errors += 1;
+        }
+        let hits = lang.scan(&tree, &bytes);
+        if hits.is_empty() {
+            return;
+        }
+        let suppressions = Suppressions::of(&tree, &bytes);
+        let file = match (self.prefix, relative.is_empty()) {
+            (_, true) => slashed(path),
+            (Some(prefix), false) => format!("{prefix}/{relative}"),
+            (None, false) => relative.to_string(),
+        };
+        for hit in hits {
+            if suppressions.covers(hit.code.as_str(), hit.range.start_point.row) {
+                self.stats.suppressed += 1;
+                continue;
+            }
+            let finding = to_finding(hit, &bytes, &file, lang, self.severity);
+            self.findings.push(finding);
+        }
+    }
+
+    /// Parses only the parts of a large file worth parsing when that parses cleanly, else all.
+    fn parse_windowed_or_whole(&mut self, lang: Lang, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+        let mut ranges = lang.parse_ranges(bytes);
+        // At most twice in part: once more if the first parse shows aliases used in left-out parts.
+        for _ in 0..2 {
+            let Some(window) = ranges.take().filter(|r| !r.is_empty()) else {
+                break;
+            };
+            self.stats.bytes_parsed += window
+                .iter()
+                .map(|r| r.end_byte - r.start_byte)
+                .sum::<usize>() as u64;
+            match self.parse(lang, bytes, &window) {
+                // A syntax error may come from a wrong cut (or the file): parse it whole.
+                Some(tree) if !tree.root_node().has_error() => {
+                    match lang.widen_ranges(&tree, bytes, &window) {
+                        None => {
+                            self.stats.files_parsed_in_part += 1;
+                            return Some(tree);
+                        }
+                        wider => ranges = wider,
+                    }
+                }
+                _ => break,
+            }
+        }
+        self.stats.bytes_parsed += bytes.len() as u64;
+        self.parse(lang, bytes, &[])
+    }
+
+    fn parse(
+        &mut self,
+        lang: Lang,
+        bytes: &[u8],
+        ranges: &[tree_sitter::Range],
+    ) -> Option<tree_sitter::Tree> {
+        let parser = match self.parsers.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let mut parser = Parser::new();
+                parser.set_language(&lang.grammar()).ok()?;
+                v.insert(parser)
+            }
+        };
+        // Empty ranges mean the whole document.
+        parser.set_included_ranges(ranges).ok()?;
+        let deadline = Instant::now() + PARSE_DEADLINE;
+        let mut give_up = |_: &ParseState| {
+            if Instant::now() > deadline {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let len = bytes.len();
+        let tree = parser.parse_with_options(
+            &mut |i, _| if i < len { &bytes[i..] } else { &[] },
+            None,
+            Some(ParseOptions::new().progress_callback(&mut give_up)),
+        );
+        // A cancelled parse leaves state behind; the next file must start afresh.
+        if tree.is_none() {
+            parser.reset();
+        }
+        tree
+    }
+}
+
+/// The file's bytes, or None if it is larger than `limit`.
+fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let file = std::fs::File::open(path)?;
+    if file.metadata()?.len() > limit {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+/// 1-based line and column of a point, the column counted in Unicode scalar values.
+fn position(src: &[u8], byte: usize, point: Point) -> (u64, u64) {
+    let line_start = byte.saturating_sub(point.column);
+    let prefix = &src[line_start.min(src.len())..byte.min(src.len())];
+    let chars = prefix.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+    (point.row as u64 + 1, chars as u64 + 1)
+}
+
+fn to_finding(hit: Hit, src: &[u8], file: &str, lang: Lang, severity: Severity) -> Finding {
+    let (line, column) = position(src, hit.range.start_byte, hit.range.start_point);
+    let (end_line, end_column) = position(src, hit.range.end_byte, hit.range.end_point);
+    let snippet =
+        String::from_utf8_lossy(&src[hit.range.start_byte..hit.range.end_byte.min(src.len())]);
+    let mut finding = Finding::new(hit.code, hit.message)
+        .severity(severity)
+        .at(Location {
+            file: Some(file.to_string()),
+            line: Some(line),
+            column: Some(column),
+            end_line: Some(end_line),
+            end_column: Some(end_column),
+            ..Location::default()
+        })
+        .evidence(&snippet)
+        .fix(hit.fix);
+    finding.language = Some(lang.name());
+    if let Some(edit) = hit.edit {
+        let (start_line, start_column) =
+            position(src, edit.range.start_byte, edit.range.start_point);
+        let (end_line, end_column) = position(src, edit.range.end_byte, edit.range.end_point);
+        finding = finding.replacement(Replacement {
+            description: edit.description,
+            start_line,
+            start_column,
+            end_line,
+            end_column,
+            text: edit.text,
+        });
+    }
+    finding
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let src = "é = 1; print(x)".as_bytes();
+        let byte = src.len() - "print(x)".len();
+        let point = Point {
+            row: 0,
+            column: byte,
+        };
+        assert_eq!(position(src, byte, point), (1, 8));
+    }
+}

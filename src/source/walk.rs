@@ -1,0 +1,296 @@
+//! Which files the source scan reads: the walking rules (ignore files, dependency and build
+//! directories, tests, globs, minified and generated files, binaries, size) in one place.
+
+use super::lang::Lang;
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+use std::path::Path;
+
+/// Directories of dependencies, virtual environments and build output.
+pub const DEFAULT_SKIP_DIRS: &[&str] = &[
+    "node_modules",
+    "bower_components",
+    "dist",
+    "build",
+    "target",
+    ".venv",
+    "venv",
+    "vendor",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+];
+
+/// Directories that hold tests or test data.
+pub const TEST_DIRS: &[&str] = &["test", "tests", "__tests__", "testdata"];
+
+/// Bytes at the top of a file searched for a "generated" marker.
+const HEADER_BYTES: usize = 1024;
+/// Bytes sampled to spot binaries (a NUL byte) and minified code (very long lines).
+const SAMPLE_BYTES: usize = 64 * 1024;
+/// Average line length above which JavaScript is treated as minified.
+const MINIFIED_AVERAGE_LINE: usize = 300;
+
+/// Why a file was not scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FileSkip {
+    Test,
+    Minified,
+    Generated,
+    Binary,
+    TooLarge,
+    Excluded,
+    Symlink,
+    Unreadable,
+    ParseTimeout,
+}
+
+/// Why a directory was not entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DirSkip {
+    /// Dependencies, virtual environments, build output (`node_modules`, `target`...).
+    Dependency,
+    Test,
+    Excluded,
+    Symlink,
+}
+
+impl FileSkip {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileSkip::Test => "test",
+            FileSkip::Minified => "minified",
+            FileSkip::Generated => "generated",
+            FileSkip::Binary => "binary",
+            FileSkip::TooLarge => "too large",
+            FileSkip::Excluded => "excluded",
+            FileSkip::Symlink => "symlink",
+            FileSkip::Unreadable => "unreadable",
+            FileSkip::ParseTimeout => "parse timeout",
+        }
+    }
+}
+
+impl DirSkip {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DirSkip::Dependency => "dependency/build",
+            DirSkip::Test => "test",
+            DirSkip::Excluded => "excluded",
+            DirSkip::Symlink => "symlink",
+        }
+    }
+}
+
+/// `--include`/`--exclude` globs. A glob without `/` matches a file or directory name at any
+/// depth (like .gitignore); one with `/` matches the path relative to the scan root.
+#[derive(Debug, Default)]
+pub struct Globs {
+    names: Option<GlobSet>,
+    paths: Option<GlobSet>,
+}
+
+impl Globs {
+    pub fn new(patterns: &[String], flag: &str) -> Result<Self, String> {
+        let mut names = GlobSetBuilder::new();
+        let mut paths = GlobSetBuilder::new();
+        let (mut any_name, mut any_path) = (false, false);
+        for pattern in patterns {
+            let trimmed = pattern.trim_start_matches("./").trim_end_matches('/');
+            let glob: Glob = GlobBuilder::new(trimmed)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| format!("{flag} {pattern:?}: invalid glob ({}); use a pattern such as '*.py' or 'src/**/*.ts'", e.kind()))?;
+            if trimmed.contains('/') {
+                paths.add(glob);
+                any_path = true;
+            } else {
+                names.add(glob);
+                any_name = true;
+            }
+        }
+        let build = |b: GlobSetBuilder, any: bool| -> Result<Option<GlobSet>, String> {
+            if !any {
+                return Ok(None);
+            }
+            b.build().map(Some).map_err(|e| format!("{flag}: {e}"))
+        };
+        Ok(Self {
+            names: build(names, any_name)?,
+            paths: build(paths, any_path)?,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_none() && self.paths.is_none()
+    }
+
+    /// `relative` uses forward slashes and is relative to the scan root.
+    pub fn matches(&self, relative: &str) -> bool {
+        let name = relative.rsplit('/').next().unwrap_or(relative);
+        self.names.as_ref().is_some_and(|g| g.is_match(name))
+            || self.paths.as_ref().is_some_and(|g| g.is_match(relative))
+    }
+}
+
+/// The rules, built once from the options.
+#[derive(Debug)]
+pub struct Rules {
+    pub include: Globs,
+    pub exclude: Globs,
+    pub include_tests: bool,
+    pub default_excludes: bool,
+    pub max_file_bytes: u64,
+}
+
+impl Rules {
+    /// Whether to enter a directory below the root.
+    pub fn directory(&self, name: &str, relative: &str) -> Option<DirSkip> {
+        if self.exclude.matches(relative) {
+            Some(DirSkip::Excluded)
+        } else if self.default_excludes && DEFAULT_SKIP_DIRS.contains(&name) {
+            Some(DirSkip::Dependency)
+        } else if !self.include_tests && TEST_DIRS.contains(&name) {
+            Some(DirSkip::Test)
+        } else {
+            None
+        }
+    }
+
+    /// The checks on a file's path, before it is read. Files named as roots skip the name rules.
+    pub fn file_path(&self, relative: &str, explicit: bool) -> Option<FileSkip> {
+        if explicit {
+            return None;
+        }
+        let name = relative.rsplit('/').next().unwrap_or(relative);
+        if self.exclude.matches(relative)
+            || (!self.include.is_empty() && !self.include.matches(relative))
+        {
+            Some(FileSkip::Excluded)
+        } else if !self.include_tests && is_test_file(name) {
+            Some(FileSkip::Test)
+        } else if is_minified_name(name) {
+            Some(FileSkip::Minified)
+        } else {
+            None
+        }
+    }
+
+    /// The checks on a file's content.
+    pub fn file_content(&self, lang: Lang, bytes: &[u8], explicit: bool) -> Option<FileSkip> {
+        let sample = &bytes[..bytes.len().min(SAMPLE_BYTES)];
+        if memchr::memchr(0, sample).is_some() {
+            return Some(FileSkip::Binary);
+        }
+        if explicit {
+            return None;
+        }
+        if is_generated(&bytes[..bytes.len().min(HEADER_BYTES)]) {
+            return Some(FileSkip::Generated);
+        }
+        let is_js = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+        let lines = memchr::memchr_iter(b'\n', sample).count() + 1;
+        if is_js && sample.len() / lines > MINIFIED_AVERAGE_LINE {
+            return Some(FileSkip::Minified);
+        }
+        None
+    }
+}
+
+pub fn is_test_file(name: &str) -> bool {
+    let stem_ext = |suffix: &str| name.contains(suffix) && name.rsplit_once('.').is_some();
+    stem_ext(".test.")
+        || stem_ext(".spec.")
+        || name.ends_with("_test.go")
+        || (name.starts_with("test_") && name.ends_with(".py"))
+        || name.ends_with("_test.py")
+        || name == "conftest.py"
+        || [
+            "Test.java",
+            "Tests.java",
+            "Test.kt",
+            "Tests.kt",
+            "Test.cs",
+            "Tests.cs",
+        ]
+        .iter()
+        .any(|s| name.ends_with(s) && name.len() > s.len())
+}
+
+fn is_minified_name(name: &str) -> bool {
+    [
+        ".min.js",
+        ".min.mjs",
+        ".min.cjs",
+        "-min.js",
+        ".bundle.min.js",
+    ]
+    .iter()
+    .any(|s| name.ends_with(s))
+}
+
+/// The markers code generators put at the top of what they write.
+fn is_generated(header: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(header);
+    let lower = text.to_lowercase();
+    text.contains("@generated")
+        || text.contains("DO NOT EDIT")
+        || lower.contains("<auto-generated")
+        || lower.contains("auto-generated file")
+        || lower.contains("autogenerated file")
+        || lower.contains("automatically generated")
+}
+
+/// A path with forward slashes.
+pub fn slashed(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        text.into_owned()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_files_are_recognised_by_name() {
+        for name in [
+            "a.test.ts",
+            "a.spec.js",
+            "x_test.go",
+            "test_x.py",
+            "x_test.py",
+            "conftest.py",
+            "FooTest.java",
+        ] {
+            assert!(is_test_file(name), "{name}");
+        }
+        for name in [
+            "server.py",
+            "contest.py",
+            "latest.go",
+            "Test.java",
+            "testing.py",
+            "attest.ts",
+        ] {
+            assert!(!is_test_file(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn globs_without_a_slash_match_names_and_with_one_paths() {
+        let globs =
+            Globs::new(&["*.gen.py".into(), "src/legacy/**".into()], "--exclude").expect("globs");
+        assert!(globs.matches("a/b/x.gen.py"));
+        assert!(globs.matches("src/legacy/old.py"));
+        assert!(!globs.matches("lib/src/legacy/old.py"));
+        assert!(!globs.matches("src/new.py"));
+        assert!(Globs::new(&["a[".into()], "--include").is_err());
+    }
+}

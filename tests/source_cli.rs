@@ -1,0 +1,237 @@
+//! `mcpcheck source` and `guard --scan` on the command line: reports, exit codes, usage errors.
+
+mod common;
+mod source_common;
+use source_common::{fixtures, scan_in};
+use std::path::Path;
+
+fn source_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (path, content) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, content).expect("write");
+    }
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    source_common::mcpcheck()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run mcpcheck")
+}
+
+fn one_line_usage_error(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
+    assert!(!stderr.contains("panicked"));
+    stderr
+}
+
+#[test]
+fn human_report_has_a_headline_counts_and_each_finding_with_its_fix() {
+    let dir = source_dir(&[
+        ("server.py", "import sys\n\nprint('ready')\n"),
+        ("tests/test_server.py", "print('x')\n"),
+        ("notes.txt", "print('x')\n"),
+    ]);
+    let out = run(dir.path(), &["source", "."]);
+    assert_eq!(out.status.code(), Some(0), "warnings do not fail");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.starts_with("WARN  mcpcheck source: ."), "{text}");
+    assert!(text.contains("scanned: 1 file (python 1)"), "{text}");
+    assert!(text.contains("1 directory (test 1)"), "{text}");
+    assert!(text.contains("1 other files"), "{text}");
+    assert!(
+        text.contains("warning[static-stdout-write] server.py:3:1"),
+        "{text}"
+    );
+    assert!(text.contains("  code: print('ready')"), "{text}");
+    assert!(
+        text.contains("  fix: Print to stderr: print(..., file=sys.stderr)."),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("0 errors, 1 warning"), "{text}");
+}
+
+#[test]
+fn json_report_follows_the_contract() {
+    let dir = source_dir(&[(
+        "server.js",
+        "console.log('ready');\nconsole.error('fine');\n",
+    )]);
+    let scan = scan_in(dir.path(), &["."]);
+    let json = &scan.json;
+    assert_eq!(json["schemaVersion"], 1);
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["summary"]["status"], "warning");
+    assert_eq!(json["summary"]["primaryIssueCode"], "static-stdout-write");
+    assert_eq!(json["summary"]["issueCounts"]["warning"], 1);
+    assert_eq!(json["roots"], serde_json::json!(["."]));
+    assert_eq!(json["stats"]["filesScanned"], 1);
+    assert_eq!(json["stats"]["languages"]["javascript"], 1);
+    assert_eq!(json["stats"]["suppressed"], 0);
+    let issue = &json["issues"][0];
+    assert_eq!(issue["class"], "staticSource");
+    assert_eq!(issue["language"], "javascript");
+    assert_eq!(issue["location"]["file"], "server.js");
+    assert_eq!(issue["location"]["line"], 1);
+    assert_eq!(issue["location"]["column"], 1);
+    assert_eq!(issue["location"]["endLine"], 1);
+    assert_eq!(issue["location"]["endColumn"], 21);
+    assert_eq!(issue["replacement"]["text"], "error");
+}
+
+#[test]
+fn a_clean_tree_passes() {
+    let dir = source_dir(&[("server.py", "import sys\nprint('x', file=sys.stderr)\n")]);
+    let out = run(dir.path(), &["source", "."]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.starts_with("PASS  mcpcheck source: ."), "{text}");
+    let scan = scan_in(dir.path(), &["."]);
+    assert_eq!(scan.json["summary"]["status"], "pass");
+    assert_eq!(scan.json["ok"], true);
+}
+
+#[test]
+fn fail_on_static_makes_findings_errors_and_the_exit_code_1() {
+    let dir = source_dir(&[("server.py", "print('ready')\n")]);
+    let scan = scan_in(dir.path(), &["--fail-on-static", "."]);
+    assert_eq!(scan.exit, 1);
+    assert_eq!(scan.json["ok"], false);
+    assert_eq!(scan.json["summary"]["status"], "fail");
+    assert_eq!(
+        scan.found()
+            .iter()
+            .map(|f| (f.0.as_str(), f.1.as_str()))
+            .collect::<Vec<_>>(),
+        vec![("static-stdout-write", "error")]
+    );
+}
+
+#[test]
+fn untrusted_source_text_is_escaped_in_the_evidence() {
+    let dir = source_dir(&[("server.js", "console.log(\"\u{1b}[31mred\u{202e}\");\n")]);
+    let scan = scan_in(dir.path(), &["."]);
+    let evidence = scan.json["issues"][0]["evidence"]
+        .as_str()
+        .expect("evidence");
+    assert_eq!(evidence, "console.log(\"\\u{1b}[31mred\\u{202e}\")");
+    let out = run(dir.path(), &["source", "."]);
+    assert!(
+        !out.stdout.contains(&0x1b),
+        "no raw escape reaches the terminal"
+    );
+}
+
+#[test]
+fn bad_paths_and_globs_are_one_line_usage_errors() {
+    let dir = source_dir(&[("server.py", "print('x')\n")]);
+    let missing = one_line_usage_error(dir.path(), &["source", "no/such/dir"]);
+    assert!(
+        missing.contains("no/such/dir: no such file or directory"),
+        "{missing}"
+    );
+    let glob = one_line_usage_error(dir.path(), &["source", "--include", "src/[", "."]);
+    assert!(glob.contains("--include \"src/[\""), "{glob}");
+    one_line_usage_error(dir.path(), &["source"]);
+    one_line_usage_error(dir.path(), &["source", "--max-file-bytes", "lots", "."]);
+    let output = one_line_usage_error(dir.path(), &["source", "--output", "no/dir/r.json", "."]);
+    assert!(output.contains("--output"), "{output}");
+}
+
+#[test]
+fn output_file_receives_the_report() {
+    let dir = source_dir(&[("server.py", "print('x')\n")]);
+    let out = run(
+        dir.path(),
+        &["source", "--json", "--output", "report.json", "."],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("report.json")).expect("report"))
+            .expect("json");
+    assert_eq!(report["issues"][0]["code"], "static-stdout-write");
+}
+
+#[test]
+fn guard_scan_adds_static_findings_to_the_guard_report() {
+    let server = common::fixture("clean");
+    let src = fixtures().join("python").display().to_string();
+    let result = common::guard(&["--scan", &src], &[common::python(), &server]);
+    assert_eq!(
+        result.exit, 0,
+        "static findings are warnings: {}",
+        result.stderr
+    );
+    assert_eq!(result.status(), "warning");
+    let statics: Vec<(String, String)> = result
+        .issues()
+        .into_iter()
+        .filter(|(code, _)| code.starts_with("static-"))
+        .collect();
+    // Exactly the findings `mcpcheck source` reports for the same tree.
+    let alone = scan_in(&fixtures(), &["python"]);
+    assert!(alone.found().len() > 30);
+    assert_eq!(statics.len(), alone.found().len(), "{statics:?}");
+    assert!(statics.contains(&("static-stdout-logger".to_string(), "warning".to_string())));
+    assert_eq!(result.json["checks"]["static"]["status"], "warning");
+    assert_eq!(
+        result.json["checks"]["static"]["issueCodes"],
+        serde_json::json!(["static-stdout-logger", "static-stdout-write"])
+    );
+    let print = result.issue("static-stdout-write");
+    assert_eq!(print["class"], "staticSource");
+    assert!(print["location"]["file"]
+        .as_str()
+        .expect("file")
+        .ends_with(".py"));
+}
+
+#[test]
+fn guard_fail_on_static_fails_the_run() {
+    let dir = source_dir(&[("server.py", "print('ready')\n")]);
+    let src = dir.path().display().to_string();
+    let result = common::guard(
+        &["--scan", &src, "--fail-on-static"],
+        &[common::python(), &common::fixture("clean")],
+    );
+    assert_eq!(result.exit, 1);
+    assert_eq!(result.status(), "fail");
+    assert_eq!(
+        common::pairs(&[("static-stdout-write", "error")]),
+        result.issues()
+    );
+    assert_eq!(result.json["checks"]["static"]["status"], "fail");
+    assert_eq!(
+        result.issue("static-stdout-write")["location"]["file"],
+        "server.py"
+    );
+}
+
+#[test]
+fn guard_scan_of_a_missing_path_fails_before_the_server_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marker = dir.path().join("started");
+    let out = common::mcpcheck()
+        .args(["guard", "--scan", "no/such/src", "--", "touch"])
+        .arg(&marker)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--scan no/such/src: no such file or directory"),
+        "{stderr}"
+    );
+    assert!(!marker.exists(), "the server was not started");
+    let no_scan = one_line_usage_error(dir.path(), &["guard", "--fail-on-static", "--", "true"]);
+    assert!(no_scan.contains("--scan"), "{no_scan}");
+}

@@ -1,0 +1,245 @@
+//! Source scan, JavaScript and TypeScript: every stdout write found at its exact place,
+//! and no look-alike (strings, comments, stderr methods, shadowed names) reported.
+
+mod source_common;
+use source_common::*;
+
+#[test]
+fn console_methods_that_node_sends_to_stdout_are_found_however_they_are_reached() {
+    let scan = expect_findings(
+        "javascript",
+        "console_writes_stdout.js",
+        &[
+            ("static-stdout-write", "warning", 2, 1),
+            ("static-stdout-write", "warning", 3, 1),
+            ("static-stdout-write", "warning", 4, 1),
+            ("static-stdout-write", "warning", 8, 1),
+            ("static-stdout-write", "warning", 9, 1),
+            ("static-stdout-write", "warning", 10, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+            ("static-stdout-write", "warning", 14, 1),
+            ("static-stdout-write", "warning", 15, 1),
+            ("static-stdout-write", "warning", 17, 1),
+            ("static-stdout-write", "warning", 18, 1),
+            ("static-stdout-write", "warning", 20, 1),
+            ("static-stdout-write", "warning", 22, 1),
+            ("static-stdout-write", "warning", 23, 1),
+            ("static-stdout-write", "warning", 25, 1),
+            ("static-stdout-write", "warning", 29, 1),
+        ],
+    );
+    // A call over several lines is one finding spanning them all.
+    expect_end(&scan, 4, (7, 2));
+    expect_end(&scan, 2, (2, 30));
+    // `console.log(` → `console.error(` is carried as a machine-applicable edit.
+    expect_replacement(&scan, 2, "error", (2, 9), (2, 12));
+    expect_replacement(&scan, 3, "error", (3, 9), (3, 13));
+    expect_replacement(&scan, 15, "error", (15, 10), (15, 13));
+    // console.table has no stderr twin with the same output: no edit, only advice.
+    no_replacement(&scan, 9);
+    no_replacement(&scan, 17);
+    let first = scan.at(2);
+    assert_eq!(first["language"], "javascript");
+    assert_eq!(first["class"], "staticSource");
+    assert_eq!(first["evidence"], "console.log(\"server started\")");
+    assert!(first["message"]
+        .as_str()
+        .expect("message")
+        .contains("stdout"));
+    assert!(first["fix"]
+        .as_str()
+        .expect("fix")
+        .contains("console.error"));
+}
+
+#[test]
+fn console_lookalikes_are_not_reported() {
+    expect_findings("javascript", "console_lookalikes.js", &[]);
+}
+
+#[test]
+fn process_stdout_writes_are_found_through_aliases_imports_and_pipes() {
+    let scan = expect_findings(
+        "javascript",
+        "process_stdout_writes.js",
+        &[
+            ("static-stdout-write", "warning", 4, 1),
+            ("static-stdout-write", "warning", 6, 1),
+            ("static-stdout-write", "warning", 8, 1),
+            ("static-stdout-write", "warning", 9, 1),
+            ("static-stdout-write", "warning", 10, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+        ],
+    );
+    // Indented JSON spans lines: it is not a protocol message, it is a finding.
+    assert!(scan.at(12)["evidence"]
+        .as_str()
+        .expect("evidence")
+        .contains("null, 2"));
+}
+
+#[test]
+fn process_stdout_lookalikes_and_json_rpc_lines_are_not_reported() {
+    expect_findings("javascript", "process_stdout_lookalikes.js", &[]);
+}
+
+#[test]
+fn loggers_and_consoles_on_stdout_are_found() {
+    let scan = expect_findings(
+        "javascript",
+        "loggers_to_stdout.js",
+        &[
+            ("static-stdout-logger", "warning", 7, 15),
+            ("static-stdout-logger", "warning", 8, 17),
+            ("static-stdout-logger", "warning", 9, 18),
+            ("static-stdout-logger", "warning", 10, 16),
+            ("static-stdout-logger", "warning", 11, 16),
+            ("static-stdout-logger", "warning", 15, 16),
+            ("static-stdout-logger", "warning", 17, 17),
+            ("static-stdout-logger", "warning", 19, 17),
+            ("static-stdout-logger", "warning", 20, 15),
+            ("static-stdout-logger", "warning", 22, 13),
+            ("static-stdout-logger", "warning", 23, 20),
+        ],
+    );
+    // The winston message names the levels that still reach stdout.
+    let partial = scan.at(17)["message"].as_str().expect("message");
+    assert!(
+        partial.contains("info, http, verbose, debug, silly"),
+        "{partial}"
+    );
+    assert!(!partial.contains("warn,"), "{partial}");
+    let thresholded = scan.at(15)["message"].as_str().expect("message");
+    assert!(thresholded.contains("(error, warn, info)"), "{thresholded}");
+}
+
+#[test]
+fn loggers_on_stderr_or_configured_out_of_sight_are_not_reported() {
+    expect_findings("javascript", "loggers_to_stderr.js", &[]);
+}
+
+#[test]
+fn typescript_casts_assertions_and_ambient_declarations_do_not_hide_the_console() {
+    let scan = expect_findings(
+        "typescript",
+        "console_writes_stdout.ts",
+        &[
+            ("static-stdout-write", "warning", 6, 3),
+            ("static-stdout-write", "warning", 7, 3),
+            ("static-stdout-write", "warning", 8, 3),
+            ("static-stdout-write", "warning", 9, 3),
+        ],
+    );
+    assert_eq!(scan.at(6)["language"], "typescript");
+    expect_replacement(&scan, 6, "error", (6, 11), (6, 14));
+}
+
+#[test]
+fn typescript_parameters_and_fields_named_console_are_not_reported() {
+    expect_findings("typescript", "console_lookalikes.ts", &[]);
+}
+
+#[test]
+fn tsx_handlers_are_code_and_jsx_text_is_not() {
+    expect_findings(
+        "typescript",
+        "component_writes_stdout.tsx",
+        &[("static-stdout-write", "warning", 4, 28)],
+    );
+}
+
+/// A large file is parsed in part (blocks that mention nothing relevant are left out): the
+/// findings must be exactly those of a whole parse, aliases used far away included.
+#[test]
+fn large_files_parsed_in_part_give_the_same_findings() {
+    let filler = |name: &str| {
+        let body: String = (0..40)
+            .map(|i| format!("  total = total + {i} * rate;\n"))
+            .collect();
+        format!("function {name}(rate) {{\n  let total = 0;\n{body}  return total;\n}}\n")
+    };
+    let mut lines: Vec<String> = vec!["const print = console.log;".into()];
+    let mut expected = Vec::new();
+    for i in 0..20 {
+        lines.extend(filler(&format!("fill{i}")).lines().map(String::from));
+    }
+    lines.push("function report(rate) {".into());
+    lines.extend(filler("inner").lines().map(String::from));
+    lines.push("  print(\"an alias used far from its binding\");".into());
+    expected.push(("static-stdout-write", "warning", lines.len() as u64, 3));
+    lines.push("}".into());
+    lines.push("function banner() {".into());
+    lines.push("  console.log(\"direct\");".into());
+    expected.push(("static-stdout-write", "warning", lines.len() as u64, 3));
+    lines.push("  // mcpcheck: ignore".into());
+    lines.push("  console.log(\"suppressed\");".into());
+    lines.push("}".into());
+    lines.push("function reply(message) {".into());
+    lines.push("  const line = JSON.stringify(message);".into());
+    lines.extend(filler("between").lines().map(String::from));
+    lines.push("  process.stdout.write(line + \"\\n\");".into());
+    lines.push("}".into());
+    lines.push("function shadowed(console) {".into());
+    lines.extend(filler("deep").lines().map(String::from));
+    lines.push("  console.log(\"a parameter called console\");".into());
+    lines.push("}".into());
+    for i in 20..40 {
+        lines.extend(filler(&format!("fill{i}")).lines().map(String::from));
+    }
+    let source = lines.join("\n") + "\n";
+    assert!(
+        source.len() > 32 * 1024,
+        "large enough to be parsed in part"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("bundle.js"), &source).expect("write");
+
+    let scan = scan_in(dir.path(), &["bundle.js"]);
+    let found: Vec<(String, String, u64, u64)> = scan
+        .found()
+        .into_iter()
+        .map(|f| (f.0, f.1, f.3, f.4))
+        .collect();
+    let expected: Vec<(String, String, u64, u64)> = expected
+        .into_iter()
+        .map(|(c, s, l, col)| (c.to_string(), s.to_string(), l, col))
+        .collect();
+    assert_eq!(found, expected);
+    assert_eq!(scan.stat("filesParsedInPart"), 1);
+    assert_eq!(scan.stat("suppressed"), 1);
+    assert!(
+        scan.stat("bytesParsed") < source.len() as u64 / 2,
+        "most of the file was left out"
+    );
+}
+
+#[test]
+fn writers_reassigned_to_stderr_are_not_reported_until_restored() {
+    expect_findings(
+        "javascript",
+        "stdout_redirected.js",
+        &[
+            ("static-stdout-write", "warning", 2, 1),
+            ("static-stdout-write", "warning", 5, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 13, 1),
+        ],
+    );
+}
+
+#[test]
+fn writers_kept_on_this_or_in_class_fields_are_followed_within_the_class() {
+    expect_findings(
+        "javascript",
+        "instance_member_writes.js",
+        &[
+            ("static-stdout-write", "warning", 11, 5),
+            ("static-stdout-write", "warning", 12, 5),
+            ("static-stdout-write", "warning", 17, 5),
+        ],
+    );
+}

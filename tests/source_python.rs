@@ -1,0 +1,144 @@
+//! Source scan, Python: print, sys.stdout, logging, rich, click/typer, loguru, structlog.
+
+mod source_common;
+use source_common::*;
+
+#[test]
+fn print_calls_that_reach_stdout_are_found_with_a_file_edit() {
+    let scan = expect_findings(
+        "python",
+        "print_writes_stdout.py",
+        &[
+            ("static-stdout-write", "warning", 6, 1),
+            ("static-stdout-write", "warning", 7, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+            ("static-stdout-write", "warning", 14, 1),
+            ("static-stdout-write", "warning", 16, 1),
+            ("static-stdout-write", "warning", 17, 1),
+            ("static-stdout-write", "warning", 21, 5),
+            ("static-stdout-write", "warning", 27, 9),
+        ],
+    );
+    expect_end(&scan, 7, (10, 2));
+    // `print(x)` → `print(x, file=sys.stderr)`: the closing parenthesis is rewritten.
+    expect_replacement(&scan, 6, ", file=sys.stderr)", (6, 24), (6, 25));
+    expect_replacement(&scan, 7, " file=sys.stderr)", (10, 1), (10, 2));
+    expect_replacement(&scan, 13, "file=sys.stderr)", (13, 7), (13, 8));
+    // `file=sys.stdout` → `file=sys.stderr`.
+    expect_replacement(&scan, 11, "stderr", (11, 35), (11, 41));
+    assert_eq!(scan.at(6)["language"], "python");
+}
+
+#[test]
+fn print_lookalikes_are_not_reported() {
+    expect_findings("python", "print_lookalikes.py", &[]);
+}
+
+#[test]
+fn sys_stdout_writes_are_found_through_imports_and_aliases() {
+    let scan = expect_findings(
+        "python",
+        "sys_stdout_writes.py",
+        &[
+            ("static-stdout-write", "warning", 7, 1),
+            ("static-stdout-write", "warning", 8, 1),
+            ("static-stdout-write", "warning", 9, 1),
+            ("static-stdout-write", "warning", 10, 1),
+            ("static-stdout-write", "warning", 11, 1),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+            ("static-stdout-write", "warning", 15, 1),
+            ("static-stdout-write", "warning", 16, 1),
+            ("static-stdout-write", "warning", 17, 1),
+        ],
+    );
+    no_replacement(&scan, 7);
+}
+
+#[test]
+fn sys_stdout_lookalikes_and_json_rpc_lines_are_not_reported() {
+    expect_findings("python", "sys_stdout_lookalikes.py", &[]);
+}
+
+#[test]
+fn loggers_on_stdout_are_found() {
+    expect_findings(
+        "python",
+        "loggers_to_stdout.py",
+        &[
+            ("static-stdout-logger", "warning", 8, 1),
+            ("static-stdout-logger", "warning", 9, 11),
+            ("static-stdout-logger", "warning", 10, 9),
+            ("static-stdout-logger", "warning", 17, 17),
+            ("static-stdout-logger", "warning", 22, 1),
+            ("static-stdout-logger", "warning", 23, 36),
+        ],
+    );
+}
+
+#[test]
+fn loggers_on_stderr_are_not_reported() {
+    expect_findings("python", "loggers_to_stderr.py", &[]);
+}
+
+#[test]
+fn rich_and_click_output_on_stdout_is_found() {
+    expect_findings(
+        "python",
+        "rich_click_to_stdout.py",
+        &[
+            ("static-stdout-write", "warning", 8, 1),
+            ("static-stdout-write", "warning", 9, 1),
+            ("static-stdout-logger", "warning", 10, 11),
+            ("static-stdout-logger", "warning", 11, 11),
+            ("static-stdout-write", "warning", 12, 1),
+            ("static-stdout-write", "warning", 13, 1),
+            ("static-stdout-write", "warning", 14, 1),
+        ],
+    );
+}
+
+#[test]
+fn rich_and_click_output_on_stderr_is_not_reported() {
+    expect_findings("python", "rich_click_to_stderr.py", &[]);
+}
+
+#[test]
+fn prints_while_sys_stdout_is_redirected_or_inside_redirect_stdout_are_not_reported() {
+    expect_findings(
+        "python",
+        "stdout_redirected.py",
+        &[
+            ("static-stdout-write", "warning", 5, 1),
+            ("static-stdout-write", "warning", 6, 1),
+            ("static-stdout-write", "warning", 14, 1),
+            ("static-stdout-write", "warning", 16, 1),
+        ],
+    );
+}
+
+#[test]
+fn pprint_without_a_stream_is_found() {
+    expect_findings(
+        "python",
+        "pprint_streams.py",
+        &[
+            ("static-stdout-write", "warning", 4, 1),
+            ("static-stdout-write", "warning", 5, 1),
+        ],
+    );
+}
+
+#[test]
+fn writers_kept_on_self_or_the_class_are_followed_within_the_class() {
+    expect_findings(
+        "python",
+        "instance_attribute_writes.py",
+        &[
+            ("static-stdout-write", "warning", 13, 9),
+            ("static-stdout-write", "warning", 22, 9),
+        ],
+    );
+}
