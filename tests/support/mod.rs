@@ -201,7 +201,9 @@ pub fn strip_code_spans(line: &str) -> String {
     let mut out = String::new();
     let mut i = 0;
     while i < chars.len() {
-        if chars[i] == '`' {
+        // CommonMark: a backslash-escaped backtick is literal and cannot open a code span.
+        let backslashes = chars[..i].iter().rev().take_while(|c| **c == '\\').count();
+        if chars[i] == '`' && backslashes % 2 == 0 {
             let n = chars[i..].iter().take_while(|c| **c == '`').count();
             // Find the closing run of exactly n backticks.
             let mut j = i + n;
