@@ -340,3 +340,20 @@ fn strict_profile_runs_twice_with_every_probe() {
     );
     assert_eq!(report["summary"]["status"], "pass");
 }
+
+#[test]
+fn a_slow_first_start_is_not_blamed_on_buffering() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = mcpcheck();
+    cmd.env("FIXTURE_STATE_FILE", dir.path().join("starts"));
+    let r = guard_with(
+        cmd,
+        &["--timeout", "1500"],
+        &[python(), &fixture("slow_first_start")],
+    );
+    assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+    assert_eq!(r.json["initialized"], true);
+    // First start, the unbuffered rerun, and the control run with buffering on.
+    let starts = std::fs::read_to_string(dir.path().join("starts")).expect("starts");
+    assert_eq!(starts.trim(), "3");
+}

@@ -284,9 +284,12 @@ fn hostile_server_text_stays_inert_in_markdown_and_sarif() {
             )
         })
         .collect();
+    // The surface rules see the HTML comment hidden in the tool's name and description.
     assert_eq!(
         found,
         [
+            ("invisible-characters", "error"),
+            ("invisible-characters", "error"),
             ("stdout-non-json", "error"),
             ("tool-name-invalid", "warning")
         ]

@@ -71,9 +71,9 @@ pub async fn run(settings: GuardSettings) -> GuardRun {
     for _ in 0..settings.repeat {
         let mut result = session_with_checks(&settings.command, &settings).await;
         if let Some(cause) = python::diagnose_buffering(&settings, &result).await {
-            // The unbuffered rerun answered: judge that run, and name the cause.
+            // A rerun answered: judge that run, and name the cause if it was buffering.
             result = cause.rerun;
-            extra.push(cause.finding);
+            extra.extend(cause.finding);
         }
         runs.push(result);
     }

@@ -1,5 +1,6 @@
 //! Python's block-buffered stdout, diagnosed from behaviour: a Python-launched server that
-//! hangs at initialize is rerun once with PYTHONUNBUFFERED=1; if it then answers, that was it.
+//! hangs at initialize is rerun with PYTHONUNBUFFERED=1; if it then answers, and a control
+//! run with buffering still on hangs again, buffering was the cause.
 
 use super::{session_with_checks, GuardSettings, SessionResult};
 use crate::catalog::Code;
@@ -8,9 +9,12 @@ use crate::process::ServerCommand;
 use crate::session::transcript::Outcome;
 use std::path::{Path, PathBuf};
 
+/// What the reruns showed about a Python server that timed out at initialize.
 pub struct BufferingCause {
+    /// The run to judge instead of the first one.
     pub rerun: SessionResult,
-    pub finding: Finding,
+    /// `python-buffered-stdio`, unless the first timeout was only a slow start.
+    pub finding: Option<Finding>,
 }
 
 pub async fn diagnose_buffering(
@@ -24,11 +28,23 @@ pub async fn diagnose_buffering(
     if !timed_out || !launched_through_python(&settings.command) {
         return None;
     }
-    let mut command = settings.command.clone();
-    command.env.retain(|(k, _)| k != "PYTHONUNBUFFERED");
-    command.env.push(("PYTHONUNBUFFERED".into(), "1".into()));
-    let rerun = session_with_checks(&command, settings).await;
+    let with_buffering = |value: &str| {
+        let mut command = settings.command.clone();
+        command.env.retain(|(k, _)| k != "PYTHONUNBUFFERED");
+        command.env.push(("PYTHONUNBUFFERED".into(), value.into()));
+        command
+    };
+    let rerun = session_with_checks(&with_buffering("1"), settings).await;
     rerun.transcript.initialize_result()?;
+    // A control run with buffering forced on (an empty value means unset to Python): if that
+    // answers too, the first timeout was a slow start, not buffering, and no cause is named.
+    let control = session_with_checks(&with_buffering(""), settings).await;
+    if control.transcript.initialize_result().is_some() {
+        return Some(BufferingCause {
+            rerun: control,
+            finding: None,
+        });
+    }
     let finding = Finding::new(
         Code::PythonBufferedStdio,
         format!(
@@ -38,7 +54,10 @@ pub async fn diagnose_buffering(
     )
     .at(Location::request("initialize"))
     .fix("Flush after every message (print(..., flush=True) or sys.stdout.flush()), or run Python unbuffered: `python -u` or PYTHONUNBUFFERED=1 in the server's launch environment.");
-    Some(BufferingCause { rerun, finding })
+    Some(BufferingCause {
+        rerun,
+        finding: Some(finding),
+    })
 }
 
 /// Whether the command runs Python: by interpreter name, launcher, or the script's shebang.
