@@ -155,7 +155,7 @@ impl Lang {
 }
 
 /// Files smaller than this are always parsed whole.
-const WINDOW_MIN_BYTES: usize = 16 * 1024;
+const WINDOW_MIN_BYTES: usize = 4 * 1024;
 
 /// One finding in a file, before it becomes a `Finding` with a file location.
 #[derive(Debug, Clone)]
