@@ -11,9 +11,11 @@ mod js_resolve;
 mod js_window;
 mod kotlin;
 mod python;
+mod python_bindings;
 mod python_calls;
 mod python_redirect;
 mod rust;
+mod rust_paths;
 mod scope;
 mod syntax;
 
