@@ -3,7 +3,7 @@
 
 use super::python::Py;
 use super::scope::Value;
-use super::syntax::{args, text};
+use super::syntax::{args, text, MAX_PATTERN_DEPTH};
 use tree_sitter::Node;
 
 /// Names a `from MODULE import *` brings in that matter here.
@@ -33,6 +33,19 @@ impl<'t> Py<'t> {
         scope: Node<'t>,
         value: Option<Node<'t>>,
     ) {
+        self.bind_targets_at(target, scope, value, 0);
+    }
+
+    fn bind_targets_at(
+        &mut self,
+        target: Node<'t>,
+        scope: Node<'t>,
+        value: Option<Node<'t>>,
+        depth: u32,
+    ) {
+        if depth > MAX_PATTERN_DEPTH {
+            return;
+        }
         match target.kind() {
             "identifier" => {
                 let value = value.map_or(Value::Opaque, Value::Expr);
@@ -48,7 +61,7 @@ impl<'t> Py<'t> {
             | "list_splat"
             | "as_pattern_target" => {
                 for child in args(target) {
-                    self.bind_targets(child, scope, None);
+                    self.bind_targets_at(child, scope, None, depth + 1);
                 }
             }
             _ => {}

@@ -2,7 +2,7 @@
 //! (`io::stdout` after `use std::io;`, `Target::Stdout` after `use env_logger::Target;`).
 
 use super::rust::Rs;
-use super::syntax::{args, text};
+use super::syntax::{args, text, MAX_PATTERN_DEPTH};
 use tree_sitter::Node;
 
 pub(super) const TRACING_BUILDERS: &[&str] = &[
@@ -28,6 +28,13 @@ pub(super) const STDOUT_VALUES: &[&str] = &[
 
 impl<'t> Rs<'t> {
     pub(super) fn collect_use(&mut self, node: Node<'t>, prefix: &str) {
+        self.collect_use_at(node, prefix, 0);
+    }
+
+    fn collect_use_at(&mut self, node: Node<'t>, prefix: &str, depth: u32) {
+        if depth > MAX_PATTERN_DEPTH {
+            return;
+        }
         let join = |p: &str, s: &str| {
             if p.is_empty() {
                 s.to_string()
@@ -60,12 +67,12 @@ impl<'t> Rs<'t> {
                     None => prefix.to_string(),
                 };
                 if let Some(list) = node.child_by_field_name("list") {
-                    self.collect_use(list, &inner);
+                    self.collect_use_at(list, &inner, depth + 1);
                 }
             }
             "use_list" => {
                 for child in args(node) {
-                    self.collect_use(child, prefix);
+                    self.collect_use_at(child, prefix, depth + 1);
                 }
             }
             "use_wildcard" => {
