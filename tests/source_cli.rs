@@ -235,3 +235,43 @@ fn guard_scan_of_a_missing_path_fails_before_the_server_runs() {
     let no_scan = one_line_usage_error(dir.path(), &["guard", "--fail-on-static", "--", "true"]);
     assert!(no_scan.contains("--scan"), "{no_scan}");
 }
+
+#[test]
+fn deeply_nested_hostile_input_is_scanned_without_crashing() {
+    let n = 20_000;
+    let python = format!("print(1)\n{}a{} = x\n", "(".repeat(n), ",)".repeat(n));
+    let javascript = format!(
+        "const {}b{} = console;\nconsole.log(1);\n",
+        "{a:".repeat(n),
+        "}".repeat(n)
+    );
+    let rust = format!(
+        "use a::{}c{};\nfn main() {{ println!(\"x\"); }}\n",
+        "{b::".repeat(n),
+        "}".repeat(n)
+    );
+    let dir = source_dir(&[
+        ("deep.py", &python),
+        ("deep.js", &javascript),
+        ("deep.rs", &rust),
+    ]);
+    // Named explicitly: in a directory walk these one-line files would count as minified.
+    let files = [
+        "--max-file-bytes",
+        "1000000",
+        "deep.js",
+        "deep.py",
+        "deep.rs",
+    ];
+    let scan = scan_in(dir.path(), &files);
+    assert_eq!(scan.exit, 0, "{}", scan.stderr);
+    let lines: Vec<(String, u64)> = scan.found().into_iter().map(|f| (f.2, f.3)).collect();
+    assert_eq!(
+        lines,
+        vec![
+            ("deep.js".to_string(), 2),
+            ("deep.py".to_string(), 1),
+            ("deep.rs".to_string(), 2)
+        ]
+    );
+}

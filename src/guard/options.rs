@@ -190,6 +190,12 @@ pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
         Some(PathList::Many(ps)) => ps.iter().map(|p| relative_to(dir.as_ref(), p)).collect(),
         None => Vec::new(),
     };
+    if args.fail_on_static && scan.is_empty() {
+        return Err(UsageError(
+            "--fail-on-static applies to the source scan: add --scan PATH (or `scan` in the config)"
+                .into(),
+        ));
+    }
     Ok(GuardSettings {
         command,
         plan: SessionPlan {

@@ -4,7 +4,7 @@
 use super::javascript::STDOUT_METHODS;
 use super::js_resolve::Js;
 use super::scope::{Bindings, Members, Value};
-use super::syntax::{self, args, string_content, text, KindSet};
+use super::syntax::{self, args, string_content, text, KindSet, MAX_PATTERN_DEPTH};
 use super::Lang;
 use tree_sitter::Node;
 
@@ -195,6 +195,20 @@ impl<'t> Js<'t> {
         source: Option<Node<'t>>,
         path: Vec<String>,
     ) {
+        self.bind_pattern_at(pattern, scope, source, path, 0);
+    }
+
+    fn bind_pattern_at(
+        &mut self,
+        pattern: Node<'t>,
+        scope: Node<'t>,
+        source: Option<Node<'t>>,
+        path: Vec<String>,
+        depth: u32,
+    ) {
+        if depth > MAX_PATTERN_DEPTH {
+            return;
+        }
         let value = |path: Vec<String>| match source {
             None => Value::Opaque,
             Some(s) if path.is_empty() => Value::Expr(s),
@@ -225,34 +239,34 @@ impl<'t> Js<'t> {
                                 .unwrap_or_else(|| text(key, self.src).to_string());
                             let mut p = path.clone();
                             p.push(key);
-                            self.bind_pattern(val, scope, source, p);
+                            self.bind_pattern_at(val, scope, source, p, depth + 1);
                         }
                         "object_assignment_pattern" => {
                             if let Some(left) = child.child_by_field_name("left") {
-                                self.bind_pattern(left, scope, source, path.clone());
+                                self.bind_pattern_at(left, scope, source, path.clone(), depth + 1);
                             }
                         }
                         "shorthand_property_identifier_pattern" => {
-                            self.bind_pattern(child, scope, source, path.clone())
+                            self.bind_pattern_at(child, scope, source, path.clone(), depth + 1)
                         }
-                        _ => self.bind_pattern(child, scope, None, Vec::new()),
+                        _ => self.bind_pattern_at(child, scope, None, Vec::new(), depth + 1),
                     }
                 }
             }
             "assignment_pattern" => {
                 if let Some(left) = pattern.child_by_field_name("left") {
-                    self.bind_pattern(left, scope, source, path);
+                    self.bind_pattern_at(left, scope, source, path, depth + 1);
                 }
             }
             "required_parameter" | "optional_parameter" => {
                 if let Some(p) = pattern.child_by_field_name("pattern") {
-                    self.bind_pattern(p, scope, None, Vec::new());
+                    self.bind_pattern_at(p, scope, None, Vec::new(), depth + 1);
                 }
             }
             // Parameter lists, array patterns, rest elements: every name inside is opaque.
             "formal_parameters" | "array_pattern" | "rest_pattern" => {
                 for child in args(pattern) {
-                    self.bind_pattern(child, scope, None, Vec::new());
+                    self.bind_pattern_at(child, scope, None, Vec::new(), depth + 1);
                 }
             }
             _ => {}

@@ -3,7 +3,7 @@
 //! A configuration the file does not show (an options object from elsewhere) is no finding.
 
 use super::js_resolve::{Js, Sym};
-use super::syntax::{args, string_content, text};
+use super::syntax::{args, string_content, text, MAX_PATTERN_DEPTH};
 use super::Hit;
 use tree_sitter::Node;
 
@@ -104,7 +104,15 @@ fn fd_is_stdout(js: &Js<'_>, node: Node<'_>) -> Option<bool> {
 /// The transport entry that writes to stdout: pino-pretty and pino/file default to fd 1.
 /// Ok(None) when none does; None when the configuration is not visible.
 fn transport_to_stdout<'t>(js: &Js<'t>, options: Node<'t>) -> Option<Option<Node<'t>>> {
-    if has_spread(options) {
+    transport_to_stdout_at(js, options, 0)
+}
+
+fn transport_to_stdout_at<'t>(
+    js: &Js<'t>,
+    options: Node<'t>,
+    depth: u32,
+) -> Option<Option<Node<'t>>> {
+    if has_spread(options) || depth > MAX_PATTERN_DEPTH {
         return None;
     }
     if let Some(targets) = property(options, "targets", js.src) {
@@ -113,7 +121,7 @@ fn transport_to_stdout<'t>(js: &Js<'t>, options: Node<'t>) -> Option<Option<Node
         }
         for entry in args(targets) {
             let entry = js.object_literal(entry)?;
-            if transport_to_stdout(js, entry)?.is_some() {
+            if transport_to_stdout_at(js, entry, depth + 1)?.is_some() {
                 return Some(Some(entry));
             }
         }

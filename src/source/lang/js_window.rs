@@ -11,6 +11,8 @@ use tree_sitter::{Point, Range};
 
 /// Blocks smaller than this are kept: leaving them out saves less than it costs.
 const MIN_LEFT_OUT: usize = 128;
+/// Comments smaller than this are kept whole.
+const MIN_COMMENT_LEFT_OUT: usize = 64;
 /// Window only when at least this share of the file can be left out.
 const MIN_SAVING_PERCENT: usize = 25;
 
@@ -48,14 +50,22 @@ const REGEX_AFTER: &[&[u8]] = &[
     b"await",
 ];
 
-/// The code-level brace blocks of a file, outermost first; None if the lexer is unsure.
-fn blocks(src: &[u8]) -> Option<Vec<Block>> {
+/// What the lexer found: code-level brace blocks (outermost first) and comment texts (the
+/// bytes between `//` and the line end, or between `/*` and `*/`).
+struct Lexed {
+    blocks: Vec<Block>,
+    comments: Vec<(usize, usize)>,
+}
+
+/// Lexes a file; None if the lexer is unsure.
+fn lex(src: &[u8]) -> Option<Lexed> {
     enum Open {
         Block(usize),
         Template,
     }
     let mut stack: Vec<Open> = Vec::new();
     let mut found = Vec::new();
+    let mut comments = Vec::new();
     let mut previous = Previous::Operator;
     let mut i = 0;
     if src.starts_with(b"#!") {
@@ -65,11 +75,15 @@ fn blocks(src: &[u8]) -> Option<Vec<Block>> {
         let c = src[i];
         match c {
             b'/' if src.get(i + 1) == Some(&b'/') => {
-                i = memchr_from(src, b'\n', i).unwrap_or(src.len());
+                let end = memchr_from(src, b'\n', i).unwrap_or(src.len());
+                comments.push((i + 2, end));
+                i = end;
                 continue;
             }
             b'/' if src.get(i + 1) == Some(&b'*') => {
-                i = find_from(src, b"*/", i + 2)? + 2;
+                let end = find_from(src, b"*/", i + 2)?;
+                comments.push((i + 2, end));
+                i = end + 2;
                 continue;
             }
             b'\'' | b'"' => {
@@ -145,7 +159,10 @@ fn blocks(src: &[u8]) -> Option<Vec<Block>> {
         return None;
     }
     found.sort_by_key(|b| b.open);
-    Some(found)
+    Some(Lexed {
+        blocks: found,
+        comments,
+    })
 }
 
 /// End offsets of `word` where it is not part of a longer identifier.
@@ -233,7 +250,7 @@ fn skip_regex(src: &[u8], from: usize) -> Option<usize> {
 /// The ranges to parse, or None to parse the whole file. A block that mentions one of
 /// `keep` or of `names` is kept.
 pub fn included_ranges(src: &[u8], keep: &Words, names: &[String]) -> Option<Vec<Range>> {
-    let blocks = blocks(src)?;
+    let Lexed { blocks, comments } = lex(src)?;
     let mut mentions: Vec<usize> = Vec::new();
     keep.any_where(src, |_, end| {
         mentions.push(end);
@@ -258,6 +275,21 @@ pub fn included_ranges(src: &[u8], keep: &Words, names: &[String]) -> Option<Vec
         }
         left_out.push((block.open + 1, block.close));
     }
+    // Comment texts go too (`//` and `/**/` stay valid), except suppressions.
+    let in_left_out_block = |at: usize| {
+        let next = left_out.partition_point(|(start, _)| *start <= at);
+        next > 0 && at < left_out[next - 1].1
+    };
+    let comment_gaps: Vec<(usize, usize)> = comments
+        .into_iter()
+        .filter(|(start, end)| {
+            end - start >= MIN_COMMENT_LEFT_OUT
+                && !in_left_out_block(*start)
+                && memchr::memmem::find(&src[*start..*end], b"mcpcheck").is_none()
+        })
+        .collect();
+    left_out.extend(comment_gaps);
+    left_out.sort_unstable();
     let saved: usize = left_out.iter().map(|(s, e)| e - s).sum();
     if saved * 100 < src.len() * MIN_SAVING_PERCENT {
         return None;
@@ -349,6 +381,24 @@ mod tests {
         let kept = kept(&src).expect("windowed");
         assert!(kept.contains("function f() {}"), "{kept}");
         assert!(kept.contains("const t = `${ { a: 1 } } }`;"), "{kept}");
+    }
+
+    #[test]
+    fn long_comments_are_emptied_but_suppressions_stay() {
+        let doc = format!("/**\n{}*/\n", " * explains the code.\n".repeat(40));
+        let src = format!(
+            "{doc}// {}\nconsole.log(1); // mcpcheck: ignore -- {}\n",
+            "x".repeat(80),
+            "y".repeat(80)
+        );
+        let kept = kept(&src).expect("windowed");
+        assert_eq!(
+            kept,
+            format!(
+                "/**/\n//\nconsole.log(1); // mcpcheck: ignore -- {}\n",
+                "y".repeat(80)
+            )
+        );
     }
 
     #[test]

@@ -11,9 +11,11 @@ mod js_resolve;
 mod js_window;
 mod kotlin;
 mod python;
+mod python_bindings;
 mod python_calls;
 mod python_redirect;
 mod rust;
+mod rust_paths;
 mod scope;
 mod syntax;
 
@@ -155,7 +157,7 @@ impl Lang {
 }
 
 /// Files smaller than this are always parsed whole.
-const WINDOW_MIN_BYTES: usize = 16 * 1024;
+const WINDOW_MIN_BYTES: usize = 4 * 1024;
 
 /// One finding in a file, before it becomes a `Finding` with a file location.
 #[derive(Debug, Clone)]

@@ -2,6 +2,7 @@
 //! without a stderr writer, and `env_logger`/`simplelog`/`fern` pointed at stdout. Paths are
 //! resolved through the file's `use` declarations; a local `macro_rules! println` shadows.
 
+use super::rust_paths::{path_text, STDOUT_VALUES, TRACING_BUILDERS, TRACING_INIT};
 use super::scope::{agree, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang};
@@ -22,26 +23,6 @@ pub fn may_hold_finding(src: &[u8]) -> bool {
 }
 
 const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC messages";
-const TRACING_BUILDERS: &[&str] = &[
-    "tracing_subscriber::fmt",
-    "tracing_subscriber::fmt::fmt",
-    "tracing_subscriber::fmt::layer",
-    "tracing_subscriber::fmt::Layer::new",
-    "tracing_subscriber::fmt::Layer::default",
-    "tracing_subscriber::fmt::Subscriber::builder",
-    "tracing_subscriber::fmt::SubscriberBuilder::default",
-    "tracing_subscriber::FmtSubscriber::builder",
-];
-const TRACING_INIT: &[&str] = &[
-    "tracing_subscriber::fmt::init",
-    "tracing_subscriber::fmt::try_init",
-];
-const STDOUT_VALUES: &[&str] = &[
-    "env_logger::Target::Stdout",
-    "env_logger::fmt::Target::Stdout",
-    "simplelog::TerminalMode::Stdout",
-    "simplelog::TerminalMode::Mixed",
-];
 /// Methods that install a tracing subscriber built so far.
 const INSTALLS: &[&str] = &["init", "try_init", "finish", "set_default"];
 
@@ -71,13 +52,13 @@ const VISIT: &[&str] = &[
     "for_expression",
 ];
 
-struct Rs<'t> {
-    src: &'t [u8],
+pub(super) struct Rs<'t> {
+    pub(super) src: &'t [u8],
     /// Local name → full path, from `use` declarations.
-    uses: HashMap<String, String>,
-    wildcards: Vec<String>,
-    macros: HashSet<String>,
-    locals: Bindings<'t>,
+    pub(super) uses: HashMap<String, String>,
+    pub(super) wildcards: Vec<String>,
+    pub(super) macros: HashSet<String>,
+    pub(super) locals: Bindings<'t>,
 }
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
@@ -152,85 +133,6 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
 }
 
 impl<'t> Rs<'t> {
-    fn collect_use(&mut self, node: Node<'t>, prefix: &str) {
-        let join = |p: &str, s: &str| {
-            if p.is_empty() {
-                s.to_string()
-            } else {
-                format!("{p}::{s}")
-            }
-        };
-        match node.kind() {
-            "identifier" | "scoped_identifier" => {
-                let full = join(prefix, &path_text(node, self.src));
-                let local = full.rsplit("::").next().unwrap_or(&full).to_string();
-                self.uses.insert(local, full);
-            }
-            "self" => {
-                let local = prefix.rsplit("::").next().unwrap_or(prefix).to_string();
-                self.uses.insert(local, prefix.to_string());
-            }
-            "use_as_clause" => {
-                if let (Some(path), Some(alias)) = (
-                    node.child_by_field_name("path"),
-                    node.child_by_field_name("alias"),
-                ) {
-                    let full = join(prefix, &path_text(path, self.src));
-                    self.uses.insert(text(alias, self.src).to_string(), full);
-                }
-            }
-            "scoped_use_list" => {
-                let inner = match node.child_by_field_name("path") {
-                    Some(path) => join(prefix, &path_text(path, self.src)),
-                    None => prefix.to_string(),
-                };
-                if let Some(list) = node.child_by_field_name("list") {
-                    self.collect_use(list, &inner);
-                }
-            }
-            "use_list" => {
-                for child in args(node) {
-                    self.collect_use(child, prefix);
-                }
-            }
-            "use_wildcard" => {
-                if let Some(path) = node.named_child(0) {
-                    self.wildcards
-                        .push(join(prefix, &path_text(path, self.src)));
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// The full path a path expression names through the file's `use`s, or None for a local name.
-    fn full_path(&self, node: Node<'t>) -> Option<String> {
-        if !matches!(node.kind(), "identifier" | "scoped_identifier") {
-            return None;
-        }
-        self.resolve_path(&path_text(node, self.src))
-    }
-
-    fn resolve_path(&self, written: &str) -> Option<String> {
-        let (first, rest) = match written.split_once("::") {
-            Some((f, r)) => (f, Some(r)),
-            None => (written, None),
-        };
-        if let Some(full) = self.uses.get(first) {
-            return Some(match rest {
-                Some(r) => format!("{full}::{r}"),
-                None => full.clone(),
-            });
-        }
-        // Names brought in by `use simplelog::*;` are only known for the paths that matter.
-        let via_wildcard = self
-            .wildcards
-            .iter()
-            .map(|w| format!("{w}::{written}"))
-            .find(|p| is_known_path(p));
-        via_wildcard.or_else(|| rest.map(|_| written.to_string()))
-    }
-
     fn resolve(&self, node: Node<'t>, depth: u32) -> Option<Sym> {
         if depth > MAX_RESOLVE_DEPTH {
             return None;
@@ -541,19 +443,4 @@ impl<'t> Rs<'t> {
 
 fn tracing_fix() -> &'static str {
     "Send it to stderr: tracing_subscriber::fmt().with_writer(std::io::stderr).init()."
-}
-
-fn is_known_path(path: &str) -> bool {
-    matches!(path, "std::io::stdout" | "std::io::stderr")
-        || TRACING_BUILDERS.contains(&path)
-        || TRACING_INIT.contains(&path)
-        || STDOUT_VALUES.contains(&path)
-}
-
-/// A path as written, without spaces: `std :: io` is `std::io`.
-fn path_text(node: Node<'_>, src: &[u8]) -> String {
-    text(node, src)
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect()
 }

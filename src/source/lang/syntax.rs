@@ -7,6 +7,10 @@ use tree_sitter::Node;
 /// How deep alias chains are followed (`a = b`, `b = console`...): bounds time on hostile input.
 pub const MAX_RESOLVE_DEPTH: u32 = 12;
 
+/// How deep nested patterns (`{ a: { b } }`, `((a, b), c)`, `use a::{b::{c}}`) are followed:
+/// hostile input nests thousands deep, and the binders recurse.
+pub const MAX_PATTERN_DEPTH: u32 = 32;
+
 /// The node's source text ("" if it is not UTF-8).
 pub fn text<'a>(node: Node<'_>, src: &'a [u8]) -> &'a str {
     node.utf8_text(src).unwrap_or("")
