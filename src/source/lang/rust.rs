@@ -5,7 +5,7 @@
 use super::rust_paths::{path_text, STDOUT_VALUES, TRACING_BUILDERS, TRACING_INIT};
 use super::scope::{agree, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, Hit, Lang};
+use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
@@ -338,7 +338,7 @@ impl<'t> Rs<'t> {
             {
                 out.push(Hit::logger(
                     call,
-                    format!("This logger is chained to std::io::stdout(), {CHANNEL}."),
+                    format!("This logger is chained to std::io::stdout(), {JSON_RPC_CHANNEL}."),
                     "Chain it to std::io::stderr() instead.",
                 ));
             }
