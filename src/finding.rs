@@ -343,6 +343,10 @@ pub fn sort(findings: &mut [Finding]) {
             .cmp(&a.severity)
             .then_with(|| a.code.as_str().cmp(b.code.as_str()))
             .then_with(|| a.location.stdout_line.cmp(&b.location.stdout_line))
+            // Source places by number: line 9 before line 10.
+            .then_with(|| a.location.file.cmp(&b.location.file))
+            .then_with(|| a.location.line.cmp(&b.location.line))
+            .then_with(|| a.location.column.cmp(&b.location.column))
             .then_with(|| a.location.describe().cmp(&b.location.describe()))
     });
 }

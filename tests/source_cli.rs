@@ -275,3 +275,22 @@ fn deeply_nested_hostile_input_is_scanned_without_crashing() {
         ]
     );
 }
+
+#[test]
+fn guard_reports_source_findings_in_line_order() {
+    let src = fixtures()
+        .join("go/aliased_imports.go")
+        .display()
+        .to_string();
+    let result = common::guard(
+        &["--scan", &src],
+        &[common::python(), &common::fixture("clean")],
+    );
+    let lines: Vec<u64> = result.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter_map(|i| i["location"]["line"].as_u64())
+        .collect();
+    assert_eq!(lines, vec![9, 10], "line 9 before line 10, not as text");
+}

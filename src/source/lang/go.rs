@@ -4,7 +4,7 @@
 
 use super::scope::{agree, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, span, Hit, Lang};
+use super::{quoted, span, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -357,7 +357,7 @@ impl<'t> Go<'t> {
                 let mut hit = Hit::write(
                     call,
                     format!(
-                        "{} writes to os.Stdout, {CHANNEL}.",
+                        "{} writes to os.Stdout, {JSON_RPC_CHANNEL}.",
                         quoted(callee, self.src)
                     ),
                     "Write to os.Stderr instead.",
@@ -384,7 +384,7 @@ impl<'t> Go<'t> {
                 out.push(Hit::write(
                     call,
                     format!(
-                        "{} writes to os.Stdout, {CHANNEL}.",
+                        "{} writes to os.Stdout, {JSON_RPC_CHANNEL}.",
                         quoted(callee, self.src)
                     ),
                     "Write to os.Stderr instead.",
@@ -394,7 +394,7 @@ impl<'t> Go<'t> {
                 out.push(Hit::logger(
                     call,
                     format!(
-                        "{} sends log output to os.Stdout, {CHANNEL}.",
+                        "{} sends log output to os.Stdout, {JSON_RPC_CHANNEL}.",
                         quoted(callee, self.src)
                     ),
                     "Log to os.Stderr instead.",
@@ -422,7 +422,9 @@ impl<'t> Go<'t> {
                 if text(*key, self.src) == "Out" && self.resolve(value) == Some(Sym::Stdout) {
                     out.push(Hit::logger(
                         literal,
-                        format!("This zerolog ConsoleWriter writes to os.Stdout, {CHANNEL}."),
+                        format!(
+                            "This zerolog ConsoleWriter writes to os.Stdout, {JSON_RPC_CHANNEL}."
+                        ),
                         "Set Out: os.Stderr.",
                     ));
                 }

@@ -4,7 +4,7 @@
 
 use super::scope::{agree, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, Hit, Lang};
+use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use tree_sitter::Node;
 
 static WORDS: Words = Words::new(&["System.out", "SYSTEM_OUT", "System.*"]);
@@ -244,7 +244,7 @@ impl<'t> Java<'t> {
         if to_stdout {
             out.push(Hit::logger(
                 call,
-                format!("This logging configuration writes to System.out, {CHANNEL}."),
+                format!("This logging configuration writes to System.out, {JSON_RPC_CHANNEL}."),
                 "Target System.err instead.",
             ));
         }

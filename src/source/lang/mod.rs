@@ -156,6 +156,9 @@ impl Lang {
     }
 }
 
+/// How messages name what a stdout write breaks, after naming the stream itself.
+pub(crate) const JSON_RPC_CHANNEL: &str = "the stdio transport's JSON-RPC channel";
+
 /// Files smaller than this are always parsed whole.
 const WINDOW_MIN_BYTES: usize = 4 * 1024;
 

@@ -5,7 +5,7 @@
 use super::python_calls;
 use super::python_redirect::{self, Redirects};
 use super::scope::{agree, Binding, Bindings, Members, Value};
-use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
+use super::syntax::{self, args, contains, string_content, text, Words, MAX_RESOLVE_DEPTH};
 use super::{Hit, Lang};
 use tree_sitter::Node;
 
@@ -127,6 +127,8 @@ pub(super) struct Py<'t> {
     pub redirects: Redirects,
     /// `self.out = sys.stdout` and class attributes.
     pub members: Members<'t>,
+    /// Every function and lambda, in source order (to hide class bodies from them).
+    functions: Vec<Node<'t>>,
 }
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
@@ -136,6 +138,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         imports_logging: false,
         redirects: Redirects::default(),
         members: Members::default(),
+        functions: Vec::new(),
     };
     let mut calls = Vec::new();
     let mut pairs = Vec::new();
@@ -151,6 +154,9 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
             "import_statement" => py.bind_import(node, scope),
             "import_from_statement" => py.bind_from_import(node, scope),
             "function_definition" | "class_definition" => {
+                if node.kind() == "function_definition" {
+                    py.functions.push(node);
+                }
                 if let Some(name) = node.child_by_field_name("name") {
                     py.bind_targets(name, scope, None);
                 }
@@ -167,6 +173,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
                 }
             }
             "lambda" => {
+                py.functions.push(node);
                 if let Some(params) = node.child_by_field_name("parameters") {
                     py.bind_parameters(params, node);
                 }
@@ -208,27 +215,27 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
 }
 
 impl<'t> Py<'t> {
-    /// A class body's names are not visible inside the methods it defines.
-    fn visible(binding: &Binding<'t>, at: Node<'t>) -> bool {
-        if binding.scope.kind() != "class_definition" {
+    /// A class body's names are not visible inside the functions it defines.
+    fn visible(&self, binding: &Binding<'t>, at: Node<'t>) -> bool {
+        let class = binding.scope;
+        if class.kind() != "class_definition" {
             return true;
         }
-        let mut node = at.parent();
-        while let Some(n) = node {
-            if n.id() == binding.scope.id() {
-                return true;
-            }
-            if matches!(n.kind(), "function_definition" | "lambda") {
-                return false;
-            }
-            node = n.parent();
-        }
-        true
+        // Functions are in source order: those starting inside the class, up to `at`.
+        let first = self
+            .functions
+            .partition_point(|f| f.start_byte() <= class.start_byte());
+        let last = self
+            .functions
+            .partition_point(|f| f.start_byte() <= at.start_byte());
+        !self.functions[first..last.max(first)]
+            .iter()
+            .any(|f| contains(*f, at) && contains(class, *f))
     }
 
     /// What a bound name means at `at`; None if it is free or not followed.
     pub(super) fn resolve_name_at(&self, name: &str, at: Node<'t>) -> Option<Sym> {
-        let bound = self.bindings.lookup(name, at, Self::visible);
+        let bound = self.bindings.lookup(name, at, |b, n| self.visible(b, n));
         agree(bound.iter().map(|b| self.resolve_value(&b.value, 1)))
     }
 
@@ -243,7 +250,7 @@ impl<'t> Py<'t> {
         match node.kind() {
             "identifier" => {
                 let name = text(node, self.src);
-                let bound = self.bindings.lookup(name, node, Self::visible);
+                let bound = self.bindings.lookup(name, node, |b, n| self.visible(b, n));
                 if bound.is_empty() {
                     return (name == "print").then_some(Sym::Print);
                 }
@@ -358,7 +365,7 @@ impl<'t> Py<'t> {
             "identifier" => {
                 let bound = self
                     .bindings
-                    .lookup(text(node, self.src), node, Self::visible);
+                    .lookup(text(node, self.src), node, |b, n| self.visible(b, n));
                 !bound.is_empty()
                     && bound.iter().all(|b| match b.value {
                         Value::Expr(e) => self.is_json_message(e, depth + 1),

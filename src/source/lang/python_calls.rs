@@ -3,7 +3,7 @@
 
 use super::python::{Py, Sym};
 use super::syntax::{args, string_content, text};
-use super::{quoted, Hit};
+use super::{quoted, Hit, JSON_RPC_CHANNEL};
 use tree_sitter::Node;
 
 const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC messages";
@@ -152,7 +152,7 @@ pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
         {
             out.push(Hit::logger(
                 call,
-                format!("This loguru sink is {CHANNEL}."),
+                format!("This loguru sink is sys.stdout, {JSON_RPC_CHANNEL}."),
                 "Add the sink sys.stderr instead (loguru's default handler already writes to stderr).",
             ));
         }
@@ -164,7 +164,7 @@ pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
                 out.push(Hit::logger(
                     call,
                     format!(
-                        "{} writes to sys.stdout unless given file=, {CHANNEL}.",
+                        "{} writes to sys.stdout, {JSON_RPC_CHANNEL}, unless given file=.",
                         quoted(callee, src)
                     ),
                     "Pass file=sys.stderr.",
@@ -275,7 +275,7 @@ pub(super) fn check_dict_config(py: &Py<'_>, pair: Node<'_>, out: &mut Vec<Hit>)
     {
         out.push(Hit::logger(
             pair,
-            format!("This logging configuration gives a handler the stream ext://sys.stdout, {CHANNEL}."),
+            format!("This logging configuration gives a handler the stream ext://sys.stdout, {JSON_RPC_CHANNEL}."),
             "Use \"ext://sys.stderr\".",
         ));
     }

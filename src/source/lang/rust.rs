@@ -5,7 +5,7 @@
 use super::rust_paths::{path_text, STDOUT_VALUES, TRACING_BUILDERS, TRACING_INIT};
 use super::scope::{agree, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
-use super::{quoted, Hit, Lang};
+use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
@@ -23,6 +23,8 @@ pub fn may_hold_finding(src: &[u8]) -> bool {
 }
 
 const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC messages";
+/// Most method calls followed along a builder chain.
+const MAX_CHAIN: usize = 64;
 /// Methods that install a tracing subscriber built so far.
 const INSTALLS: &[&str] = &["init", "try_init", "finish", "set_default"];
 
@@ -186,9 +188,11 @@ impl<'t> Rs<'t> {
                         Some("serde_json::to_string" | "serde_json::to_vec")
                     )
                 }
-                "identifier" if n.parent().is_none_or(|p| p.kind() != "scoped_identifier") => {
+                "identifier" => {
                     let bound = self.locals.lookup(text(n, self.src), n, |_, _| true);
+                    // A local, not the last segment of a path (parent() is costly: asked last).
                     found = !bound.is_empty()
+                        && n.parent().is_none_or(|p| p.kind() != "scoped_identifier")
                         && bound.iter().all(|b| match b.value {
                             Value::Expr(e) => self.mentions_json(e, depth + 1),
                             _ => false,
@@ -334,7 +338,7 @@ impl<'t> Rs<'t> {
             {
                 out.push(Hit::logger(
                     call,
-                    format!("This logger is chained to std::io::stdout(), {CHANNEL}."),
+                    format!("This logger is chained to std::io::stdout(), {JSON_RPC_CHANNEL}."),
                     "Chain it to std::io::stderr() instead.",
                 ));
             }
@@ -356,7 +360,11 @@ impl<'t> Rs<'t> {
     fn tracing_chain_writes_stdout(&self, root: Node<'t>) -> bool {
         let mut top = root;
         let mut methods: Vec<(&str, Vec<Node<'t>>)> = Vec::new();
-        while let Some(field) = top.parent().filter(|p| p.kind() == "field_expression") {
+        // A builder chain is a handful of calls; hostile chains are cut short.
+        while let Some(field) = top
+            .parent()
+            .filter(|p| p.kind() == "field_expression" && methods.len() < MAX_CHAIN)
+        {
             let Some(call) = field.parent().filter(|c| c.kind() == "call_expression") else {
                 break;
             };
