@@ -149,8 +149,12 @@ fn a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_server() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    let killed = child.id();
     child.kill().expect("SIGKILL");
     child.wait().expect("reap");
+    // A SIGKILLed sweep cannot remove the sandboxes of the servers it was running.
+    let left = sandboxes_of(killed).len();
+    assert!(left > 0, "no sandbox was in use at the kill");
     let before = complete_lines(&out);
     let kept = before.lines().count();
     assert!(
@@ -169,6 +173,15 @@ fn a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_server() {
         )),
         "{stderr}"
     );
+    // At least the killed sweep's; other killed sweeps on this machine may add to the count.
+    let removed: usize = stderr
+        .split("mcpcheck sweep: removed ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no clean-up line in: {stderr}"));
+    assert!(removed >= left, "{stderr}");
+    assert_eq!(sandboxes_of(killed), Vec::<std::path::PathBuf>::new());
 
     let after = std::fs::read_to_string(&out).expect("results");
     assert!(

@@ -47,6 +47,13 @@ pub fn command(args: SweepArgs) -> Result<ExitCode, UsageError> {
         .filter(|e| !done.contains(&e.id))
         .collect();
     let skipped = done.len();
+    let stale = sandbox::remove_stale(&std::env::temp_dir());
+    if stale > 0 {
+        let _ = writeln!(
+            std::io::stderr(),
+            "mcpcheck sweep: removed {stale} temporary directories left by a sweep that was killed"
+        );
+    }
     let out_shown = args.out.display().to_string();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.jobs.min(cores()).max(1))

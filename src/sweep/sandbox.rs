@@ -45,6 +45,11 @@ pub struct EnvPolicy {
     pub isolated_caches: bool,
 }
 
+const PREFIX: &str = "mcpcheck-sweep-";
+/// Holds the pid of the sweep that made the directory, so a later sweep can tell a
+/// directory left by a killed sweep from one in use.
+const OWNER_FILE: &str = "owner-pid";
+
 /// A server's private directories, removed when dropped.
 pub struct Sandbox {
     dir: tempfile::TempDir,
@@ -52,12 +57,11 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn create() -> std::io::Result<Self> {
-        let dir = tempfile::Builder::new()
-            .prefix("mcpcheck-sweep-")
-            .tempdir()?;
+        let dir = tempfile::Builder::new().prefix(PREFIX).tempdir()?;
         for sub in ["home", "work", "tmp"] {
             std::fs::create_dir(dir.path().join(sub))?;
         }
+        std::fs::write(dir.path().join(OWNER_FILE), std::process::id().to_string())?;
         Ok(Self { dir })
     }
 
@@ -77,6 +81,37 @@ impl Sandbox {
     pub fn base_env(&self, policy: &EnvPolicy) -> Vec<(String, String)> {
         base_env(policy, &self.home(), &self.tmp(), |k| std::env::var_os(k))
     }
+}
+
+/// Removes the sandboxes of sweeps that no longer run (killed with SIGKILL, which leaves no
+/// chance to clean up); returns how many. A directory without an owner is left alone.
+pub fn remove_stale(parent: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return 0;
+    };
+    let me = std::process::id();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        if !entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(PREFIX))
+        {
+            continue;
+        }
+        let path = entry.path();
+        let owner = std::fs::read_to_string(path.join(OWNER_FILE)).ok();
+        let Some(pid) = owner.and_then(|o| o.trim().parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != me
+            && !Path::new(&format!("/proc/{pid}")).exists()
+            && std::fs::remove_dir_all(&path).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 pub fn base_env(
@@ -183,6 +218,28 @@ mod tests {
         assert_eq!(get("AWS_SECRET_ACCESS_KEY"), None);
         assert_eq!(get("npm_config_cache"), Some("/root/.npm"));
         assert_eq!(get("UV_CACHE_DIR"), Some("/root/.cache/uv"));
+    }
+
+    #[test]
+    fn only_sandboxes_of_sweeps_that_are_gone_are_removed() {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let make = |name: &str, owner: Option<&str>| {
+            let d = parent.path().join(name);
+            std::fs::create_dir_all(d.join("home")).expect("dir");
+            if let Some(o) = owner {
+                std::fs::write(d.join(OWNER_FILE), o).expect("owner");
+            }
+            d
+        };
+        // pid 0 never names a /proc entry: its sweep is gone.
+        let dead = make("mcpcheck-sweep-dead", Some("0"));
+        let mine = make("mcpcheck-sweep-mine", Some(&std::process::id().to_string()));
+        let alive = make("mcpcheck-sweep-alive", Some("1"));
+        let unowned = make("mcpcheck-sweep-new", None);
+        let other = make("something-else", Some("0"));
+        assert_eq!(remove_stale(parent.path()), 1);
+        assert!(!dead.exists());
+        assert!(mine.exists() && alive.exists() && unowned.exists() && other.exists());
     }
 
     #[test]

@@ -186,3 +186,20 @@ pub fn assert_usage_error(out: &Output, expected: &str) {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains(expected), "{stderr}");
 }
+
+/// The sweep sandboxes in the temporary directory that the sweep with this pid created.
+pub fn sandboxes_of(pid: u32) -> Vec<PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .expect("temp dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("mcpcheck-sweep-"))
+        })
+        .filter(|p| {
+            std::fs::read_to_string(p.join("owner-pid")).is_ok_and(|o| o.trim() == pid.to_string())
+        })
+        .collect()
+}
