@@ -178,8 +178,18 @@ fn surface_drift_says_what_changed() {
         ]
     );
 
-    // The same surface again: no drift.
-    assert_eq!(scan_in(dir.path(), &["--live"]).issues(), pairs(&[]));
+    // The same surface again: no drift. The live surface rules still judge it: `add` changes
+    // state and the server does not advertise logging.
+    assert_eq!(
+        scan_in(dir.path(), &["--live"]).places(),
+        places(&[(
+            "mutating-tools-without-logging",
+            "low",
+            3,
+            14,
+            "servers/notes/capabilities"
+        )])
+    );
     // Without --live the surface cannot be compared, and the report says so.
     let static_scan = scan_in(dir.path(), &[]);
     assert!(static_scan.json["notices"]
@@ -189,8 +199,9 @@ fn surface_drift_says_what_changed() {
     // Same definition, different surface: a rug pull.
     write_config(dir.path(), server("b"));
     let r = scan_in(dir.path(), &["--live"]);
-    // The new surface is also judged by the live surface rules: its poisoned descriptions
-    // and its unannotated destructive tool are findings of their own, at the same entry.
+    // The new surface is also judged by the live surface rules: its poisoned descriptions,
+    // its unannotated destructive tool and its mutating tools without logging are findings of
+    // their own, at the same entry.
     assert_eq!(
         r.places(),
         places(&[
@@ -210,6 +221,13 @@ fn surface_drift_says_what_changed() {
                 "servers/notes/tools/echo/inputSchema/properties/text/description"
             ),
             (
+                "mutating-tools-without-logging",
+                "low",
+                3,
+                14,
+                "servers/notes/capabilities"
+            ),
+            (
                 "unconfirmed-destructive-tool",
                 "medium",
                 3,
@@ -224,6 +242,7 @@ fn surface_drift_says_what_changed() {
             ("tool-surface-drift", "error"),
             ("tool-poisoning-instructions", "error"),
             ("tool-poisoning-instructions", "error"),
+            ("mutating-tools-without-logging", "warning"),
             ("unconfirmed-destructive-tool", "warning"),
         ])
     );

@@ -342,8 +342,8 @@ pub fn inventory(args: InventoryArgs) -> Result<ExitCode, UsageError> {
 }
 
 /// The live surface rules (tool poisoning, hidden characters, shadowing, collisions…) over
-/// every server that answered, all at once so cross-server rules see them together. Each
-/// finding points at the config file that declares the server.
+/// every server that answered and its initialize result, all at once so cross-server rules
+/// see them together. Each finding points at the config file that declares the server.
 fn surface_findings(
     live: &[LiveListing],
     configs: &[super::config_file::ConfigFile],
@@ -367,10 +367,13 @@ fn surface_findings(
             resource_templates: l.resource_templates.clone(),
         })
         .collect();
+    // With the initialize results, so `instructions` and the capabilities are judged too.
+    let initialize: Vec<Option<serde_json::Value>> =
+        answered.iter().map(|l| l.initialize.clone()).collect();
     let options = SurfaceOptions {
         only_guard_rules: false,
     };
-    crate::surface::check(&surfaces, &options)
+    crate::surface::check_with_initialize(&surfaces, &initialize, &options)
         .into_iter()
         .filter(|f| selection.selects(f.code))
         .map(|mut f| {

@@ -56,7 +56,7 @@ pub fn live_json(l: &LiveListing, items: bool) -> Value {
         LiveState::NotAsked { why } => v["reason"] = json!(excerpt(why, 300)),
     }
     if l.state == LiveState::Answered {
-        v["serverInfo"] = l.server_info.as_ref().map_or(Value::Null, |i| {
+        v["serverInfo"] = l.server_info().map_or(Value::Null, |i| {
             let f = |k: &str| i.get(k).and_then(Value::as_str).map(|s| excerpt(s, 128));
             json!({"name": f("name"), "version": f("version")})
         });

@@ -87,7 +87,10 @@ pub struct LiveListing {
     pub config: String,
     pub pointer: String,
     pub state: LiveState,
-    pub server_info: Option<Value>,
+    /// The server's `initialize` result object (its capabilities, `instructions`,
+    /// `serverInfo`…), kept whole like the listed items and bounded as they are, by the
+    /// transport's answer limit here and by the surface rules' own bounds when judged.
+    pub initialize: Option<Value>,
     pub tools: Vec<Value>,
     pub prompts: Vec<Value>,
     pub resources: Vec<Value>,
@@ -105,7 +108,7 @@ impl LiveListing {
             config: file.display.clone(),
             pointer: entry.pointer.clone(),
             state,
-            server_info: None,
+            initialize: None,
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
@@ -113,6 +116,11 @@ impl LiveListing {
             incomplete: Vec::new(),
             withheld_env: Vec::new(),
         }
+    }
+
+    /// `serverInfo` from the initialize result.
+    pub fn server_info(&self) -> Option<&Value> {
+        self.initialize.as_ref()?.get("serverInfo")
     }
 
     pub fn items(&self, kind: ListKind) -> &[Value] {
@@ -335,8 +343,8 @@ fn from_transcript(mut listing: LiveListing, t: &Transcript) -> LiveListing {
         .map(|e| e.describe())
         .unwrap_or_else(|| "no exit status".into());
     let reason = match &init.outcome {
-        Outcome::Result(Value::Object(r)) => {
-            listing.server_info = r.get("serverInfo").cloned();
+        Outcome::Result(r @ Value::Object(_)) => {
+            listing.initialize = Some(r.clone());
             None
         }
         Outcome::Result(_) => {

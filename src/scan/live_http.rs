@@ -78,7 +78,8 @@ pub fn plan(entry: &ServerEntry, allow_unsafe: bool) -> Result<(HttpTarget, Vec<
 /// What a remote server listed.
 #[derive(Debug, Default)]
 pub struct HttpLists {
-    server_info: Option<Value>,
+    /// The initialize result object, whole.
+    initialize: Option<Value>,
     lists: Vec<(&'static str, Vec<Value>)>,
     incomplete: Vec<String>,
 }
@@ -86,7 +87,7 @@ pub struct HttpLists {
 impl HttpLists {
     pub fn into_listing(self, mut listing: LiveListing) -> LiveListing {
         listing.state = LiveState::Answered;
-        listing.server_info = self.server_info;
+        listing.initialize = self.initialize;
         listing.incomplete = self.incomplete;
         for (key, items) in self.lists {
             match key {
@@ -155,7 +156,7 @@ fn list_checked(target: &HttpTarget, timeout: Duration) -> Result<HttpLists, Str
         .map(str::to_string);
     let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
     let mut out = HttpLists {
-        server_info: result.get("serverInfo").cloned(),
+        initialize: Some(result.clone()),
         ..HttpLists::default()
     };
     c.notify("notifications/initialized")?;

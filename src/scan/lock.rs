@@ -444,7 +444,7 @@ mod tests {
             config: "c".into(),
             pointer: "/mcpServers/s".into(),
             state: LiveState::Answered,
-            server_info: None,
+            initialize: None,
             tools,
             prompts: Vec::new(),
             resources: Vec::new(),
