@@ -201,11 +201,10 @@ fn surface_drift_says_what_changed() {
     let r = scan_in(dir.path(), &["--live"]);
     // The new surface is also judged by the live surface rules: its poisoned descriptions,
     // its unannotated destructive tool and its mutating tools without logging are findings of
-    // their own, at the same entry.
+    // their own, at the same entry, in one order with the drift: highest risk first.
     assert_eq!(
         r.places(),
         places(&[
-            ("tool-surface-drift", "high", 3, 14, "/mcpServers/notes"),
             (
                 "tool-poisoning-instructions",
                 "high",
@@ -220,13 +219,7 @@ fn surface_drift_says_what_changed() {
                 14,
                 "servers/notes/tools/echo/inputSchema/properties/text/description"
             ),
-            (
-                "mutating-tools-without-logging",
-                "low",
-                3,
-                14,
-                "servers/notes/capabilities"
-            ),
+            ("tool-surface-drift", "high", 3, 14, "/mcpServers/notes"),
             (
                 "unconfirmed-destructive-tool",
                 "medium",
@@ -234,19 +227,28 @@ fn surface_drift_says_what_changed() {
                 14,
                 "servers/notes/tools/delete_all/annotations"
             ),
+            (
+                "mutating-tools-without-logging",
+                "low",
+                3,
+                14,
+                "servers/notes/capabilities"
+            ),
         ])
     );
     assert_eq!(
         r.issues(),
         pairs(&[
+            ("tool-poisoning-instructions", "error"),
+            ("tool-poisoning-instructions", "error"),
             ("tool-surface-drift", "error"),
-            ("tool-poisoning-instructions", "error"),
-            ("tool-poisoning-instructions", "error"),
-            ("mutating-tools-without-logging", "warning"),
             ("unconfirmed-destructive-tool", "warning"),
+            ("mutating-tools-without-logging", "warning"),
         ])
     );
-    let message = r.json["issues"][0]["message"].as_str().expect("message");
+    let message = r.issue_at("/mcpServers/notes")["message"]
+        .as_str()
+        .expect("message");
     assert!(message.contains("tools/delete_all added"), "{message}");
     assert!(
         message.contains("tools/echo: description changed, inputSchema/properties/text changed"),

@@ -59,12 +59,12 @@ fn live_scan_runs_the_surface_rules_across_servers() {
             expected(
                 "mutating-tools-without-logging",
                 "warning",
-                "servers/clean/capabilities"
+                "servers/poisoned/capabilities"
             ),
             expected(
                 "mutating-tools-without-logging",
                 "warning",
-                "servers/poisoned/capabilities"
+                "servers/clean/capabilities"
             ),
         ]
     );

@@ -163,6 +163,8 @@ pub fn scan(args: ScanArgs) -> Result<ExitCode, UsageError> {
     };
     let mut findings = super::findings(&loaded.configs, &settings);
     findings.extend(surface_findings(&live, &loaded.configs, &selection));
+    // One order for the whole report, config and live findings alike: highest risk first.
+    super::sort(&mut findings);
     if let Some(f) = &facts {
         loaded.notices.extend(f.notices.iter().cloned());
     }
