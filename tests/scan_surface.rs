@@ -204,3 +204,38 @@ fn live_scan_accepts_mutating_tools_when_logging_is_advertised() {
     assert_eq!(live["state"], "answered", "{live:#}");
     assert_eq!(exit, 0);
 }
+
+#[test]
+fn live_findings_are_placed_at_entries_whose_names_need_escaping() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = |name: &str| serde_json::json!({"command": "python3", "args": [fixture(name)]});
+    // `/` is escaped as `~1` in logical paths; a finding on the server itself has no `/` after
+    // its name.
+    let (report, _) = scan_live(
+        dir.path(),
+        serde_json::json!({
+            "team/notes": server("mutating_tools_without_logging"),
+            "big": server("oversized_instructions"),
+        }),
+    );
+    assert_eq!(
+        places(&report),
+        vec![
+            place(
+                "mutating-tools-without-logging",
+                "warning",
+                (3, 19),
+                "servers/team~1notes/capabilities"
+            ),
+            place("surface-scan-incomplete", "note", (9, 12), "servers/big"),
+        ],
+        "{:#}",
+        report["issues"]
+    );
+    // The instructions are bounded like any advertised field: the rest is reported, not read.
+    let incomplete = report["issues"][1]["message"].as_str().expect("message");
+    assert!(
+        incomplete.contains("initialize result") && incomplete.contains("past 65536 bytes"),
+        "{incomplete}"
+    );
+}

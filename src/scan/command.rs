@@ -375,15 +375,25 @@ fn surface_findings(
     let options = SurfaceOptions {
         only_guard_rules: false,
     };
+    // Findings name their server by its escaped, bounded segment (`servers/a~1b/…`), not its
+    // raw name. A name declared twice maps to its first entry.
+    let mut by_segment = std::collections::HashMap::new();
+    for l in &answered {
+        by_segment
+            .entry(crate::surface::item::segment(&l.server))
+            .or_insert(*l);
+    }
     crate::surface::check_with_initialize(&surfaces, &initialize, &options)
         .into_iter()
         .filter(|f| selection.selects(f.code))
         .map(|mut f| {
-            let server = f.location.logical.as_deref().and_then(|p| {
-                answered
-                    .iter()
-                    .find(|l| p.starts_with(&format!("servers/{}/", l.server)))
-            });
+            let server = f
+                .location
+                .logical
+                .as_deref()
+                .and_then(|p| p.strip_prefix("servers/"))
+                .map(|rest| rest.split('/').next().unwrap_or(rest))
+                .and_then(|segment| by_segment.get(segment));
             if let Some(l) = server {
                 f.location.file = Some(l.config.clone());
                 // At the entry that declares the server, so every output has a line.
