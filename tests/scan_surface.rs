@@ -180,8 +180,7 @@ fn live_scan_judges_each_servers_initialize_result() {
         messages[0]
     );
     assert!(
-        messages[2].starts_with("Server \"notes\" has 1 tool that change")
-            && messages[2].contains("(\"write_note\")"),
+        messages[2].starts_with("Server \"notes\" has 1 tool that changes state (\"write_note\")"),
         "{}",
         messages[2]
     );

@@ -49,9 +49,9 @@ impl SurfaceRule for MutatingToolsWithoutLogging {
             Finding::new(
                 self.code(),
                 format!(
-                    "Server {:?} has {} that change state ({}{}) but does not advertise the logging capability, so clients keep no server-side record of what they did.",
+                    "Server {:?} has {} state ({}{}) but does not advertise the logging capability, so clients keep no server-side record of what they did.",
                     server.display(),
-                    if mutating.len() == 1 { "1 tool".to_string() } else { format!("{} tools", mutating.len()) },
+                    if mutating.len() == 1 { "1 tool that changes".to_string() } else { format!("{} tools that change", mutating.len()) },
                     shown.join(", "),
                     if more > 0 { format!(" and {more} more") } else { String::new() }
                 ),
@@ -90,6 +90,20 @@ mod tests {
         let found = found(tools, Some(json!({"tools": {}})));
         assert_eq!(found.len(), 1);
         assert!(found[0].starts_with("servers/srv/capabilities Server \"srv\" has 2 tools that change state (\"git_commit\", \"drop_table\")"), "{}", found[0]);
+    }
+
+    #[test]
+    fn one_tool_is_named_in_the_singular() {
+        let found = found(
+            vec![json!({"name": "write_file"})],
+            Some(json!({"tools": {}})),
+        );
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].contains("has 1 tool that changes state (\"write_file\")"),
+            "{}",
+            found[0]
+        );
     }
 
     #[test]
