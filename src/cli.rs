@@ -82,6 +82,28 @@ pub enum Format {
     Markdown,
 }
 
+/// `--format` and its `--json` shorthand, where the default is human text.
+#[derive(Debug, Args)]
+pub struct FormatArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Shorthand for --format json.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl FormatArgs {
+    /// The format asked for: `--json` wins over `--format`.
+    pub fn chosen(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct GuardArgs {
     /// JSON config file (command, env, requests, probes...); flags override it.
@@ -209,12 +231,8 @@ pub struct SurfaceArgs {
     /// Run only the rules the guard runs (high precision: poisoning, hidden text, secrets).
     #[arg(long)]
     pub guard_rules: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Shorthand for --format json.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: FormatArgs,
 }
 
 impl GuardArgs {
@@ -310,26 +328,14 @@ pub struct SourceArgs {
     /// Worker threads (0: one per CPU).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Shorthand for --format json.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: FormatArgs,
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
 impl SourceArgs {
-    pub fn format(&self) -> Format {
-        if self.json {
-            Format::Json
-        } else {
-            self.format
-        }
-    }
-
     pub fn scan_options(&self) -> crate::source::ScanOptions {
         crate::source::ScanOptions {
             roots: self.paths.clone(),
@@ -420,12 +426,8 @@ pub struct ScanArgs {
     /// Compare with this lock file (default: .mcpcheck-lock.json in the current directory, if present).
     #[arg(long, value_name = "FILE")]
     pub lock: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Shorthand for --format json.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: FormatArgs,
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -465,12 +467,8 @@ pub struct InventoryArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Shorthand for --format json.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: FormatArgs,
     /// Write the inventory to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,

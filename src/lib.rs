@@ -12,6 +12,7 @@ pub mod protocol;
 pub mod proxy;
 pub mod report;
 pub mod scan;
+pub mod secrets;
 pub mod session;
 pub mod source;
 pub mod surface;

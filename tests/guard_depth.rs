@@ -26,12 +26,7 @@ fn config_file_supplies_command_cwd_and_safe_tool_calls() {
         "{:#}",
         r.json["issues"]
     );
-    let logical: Vec<&str> = r.json["issues"]
-        .as_array()
-        .expect("issues")
-        .iter()
-        .map(|i| i["location"]["logical"].as_str().expect("logical"))
-        .collect();
+    let logical = r.logical_locations();
     assert_eq!(
         logical,
         vec!["tools/bad_sum", "tools/no_structured", "tools/divide"]

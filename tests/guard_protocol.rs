@@ -3,23 +3,9 @@
 mod common;
 use common::*;
 
-fn expect(name: &str, options: &[&str], status: &str, findings: &[(&str, &str)]) -> GuardResult {
-    let r = guard_fixture(name, options);
-    assert_eq!(
-        r.issues(),
-        pairs(findings),
-        "{name}: {:#}",
-        r.json["issues"]
-    );
-    assert_eq!(r.status(), status, "{name}");
-    let has_error = findings.iter().any(|(_, s)| *s == "error");
-    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
-    r
-}
-
 #[test]
 fn initialize_error() {
-    let r = expect(
+    let r = expect_fixture(
         "initialize_error",
         &[],
         "fail",
@@ -34,7 +20,7 @@ fn initialize_error() {
 
 #[test]
 fn initialize_result_not_an_object() {
-    expect(
+    expect_fixture(
         "initialize_result_not_object",
         &[],
         "fail",
@@ -44,7 +30,7 @@ fn initialize_result_not_an_object() {
 
 #[test]
 fn missing_protocol_version() {
-    expect(
+    expect_fixture(
         "missing_protocol_version",
         &[],
         "fail",
@@ -54,7 +40,7 @@ fn missing_protocol_version() {
 
 #[test]
 fn protocol_version_that_does_not_exist() {
-    let r = expect(
+    let r = expect_fixture(
         "bogus_protocol_version",
         &[],
         "fail",
@@ -70,13 +56,13 @@ fn protocol_version_that_does_not_exist() {
 #[test]
 fn older_real_version_is_accepted() {
     // Asked for 2024-11-05, the fixture answers with it: a legitimate negotiation.
-    let r = expect("clean", &["--protocol", "2024-11-05"], "pass", &[]);
+    let r = expect_fixture("clean", &["--protocol", "2024-11-05"], "pass", &[]);
     assert_eq!(r.json["negotiatedProtocol"], "2024-11-05");
 }
 
 #[test]
 fn missing_capabilities() {
-    expect(
+    expect_fixture(
         "missing_capabilities",
         &[],
         "fail",
@@ -86,7 +72,7 @@ fn missing_capabilities() {
 
 #[test]
 fn capabilities_not_an_object() {
-    let r = expect(
+    let r = expect_fixture(
         "capabilities_not_object",
         &[],
         "fail",
@@ -98,7 +84,7 @@ fn capabilities_not_an_object() {
 
 #[test]
 fn missing_server_info_is_a_warning() {
-    expect(
+    expect_fixture(
         "missing_server_info",
         &[],
         "warning",
@@ -108,7 +94,7 @@ fn missing_server_info_is_a_warning() {
 
 #[test]
 fn server_info_without_name_is_a_warning() {
-    expect(
+    expect_fixture(
         "server_info_without_name",
         &[],
         "warning",
@@ -118,7 +104,7 @@ fn server_info_without_name_is_a_warning() {
 
 #[test]
 fn advertised_prompts_not_implemented() {
-    let r = expect(
+    let r = expect_fixture(
         "prompts_method_not_found",
         &[],
         "fail",
@@ -134,7 +120,7 @@ fn advertised_prompts_not_implemented() {
 
 #[test]
 fn list_method_error() {
-    expect(
+    expect_fixture(
         "tools_list_internal_error",
         &[],
         "fail",
@@ -144,7 +130,7 @@ fn list_method_error() {
 
 #[test]
 fn list_method_never_answers() {
-    let r = expect(
+    let r = expect_fixture(
         "tools_list_never_answers",
         &["--timeout", "3000"],
         "fail",
@@ -157,7 +143,7 @@ fn list_method_never_answers() {
 
 #[test]
 fn crash_while_listing_tools() {
-    let r = expect(
+    let r = expect_fixture(
         "crash_on_tools_list",
         &[],
         "needs_inspection",
@@ -173,7 +159,7 @@ fn crash_while_listing_tools() {
 
 #[test]
 fn tools_that_are_not_an_array() {
-    let r = expect(
+    let r = expect_fixture(
         "tools_not_array",
         &[],
         "fail",
@@ -187,7 +173,7 @@ fn tools_that_are_not_an_array() {
 
 #[test]
 fn cursor_that_loops_forever() {
-    let r = expect(
+    let r = expect_fixture(
         "cursor_loop",
         &[],
         "fail",
@@ -201,7 +187,7 @@ fn cursor_that_loops_forever() {
 
 #[test]
 fn pages_are_followed_to_the_end() {
-    let r = expect("paginated_tools", &[], "pass", &[]);
+    let r = expect_fixture("paginated_tools", &[], "pass", &[]);
     assert_eq!(r.json["capabilityChecks"]["tools/list"]["pages"], 3);
     assert_eq!(
         r.json["toolSchema"]["total"].as_u64(),
@@ -211,7 +197,7 @@ fn pages_are_followed_to_the_end() {
 
 #[test]
 fn page_cap_stops_a_long_listing() {
-    let r = expect(
+    let r = expect_fixture(
         "paginated_tools",
         &["--max-list-pages", "2"],
         "fail",
@@ -225,7 +211,7 @@ fn page_cap_stops_a_long_listing() {
 
 #[test]
 fn duplicate_tool_names() {
-    expect(
+    expect_fixture(
         "duplicate_tool_names",
         &[],
         "fail",
@@ -235,7 +221,7 @@ fn duplicate_tool_names() {
 
 #[test]
 fn empty_tool_name_is_an_error() {
-    let r = expect(
+    let r = expect_fixture(
         "empty_tool_name",
         &[],
         "fail",
@@ -246,7 +232,7 @@ fn empty_tool_name_is_an_error() {
 
 #[test]
 fn tool_name_outside_the_guidance_is_a_warning() {
-    let r = expect(
+    let r = expect_fixture(
         "tool_name_with_spaces",
         &[],
         "warning",
@@ -260,7 +246,7 @@ fn tool_name_outside_the_guidance_is_a_warning() {
 
 #[test]
 fn input_schema_of_type_array() {
-    let r = expect(
+    let r = expect_fixture(
         "input_schema_type_array",
         &[],
         "fail",
@@ -274,7 +260,7 @@ fn input_schema_of_type_array() {
 
 #[test]
 fn missing_input_schema() {
-    let r = expect(
+    let r = expect_fixture(
         "missing_input_schema",
         &[],
         "fail",
@@ -288,7 +274,7 @@ fn missing_input_schema() {
 
 #[test]
 fn input_schema_that_fails_the_meta_schema() {
-    let r = expect(
+    let r = expect_fixture(
         "input_schema_not_json_schema",
         &[],
         "fail",
@@ -304,7 +290,7 @@ fn input_schema_that_fails_the_meta_schema() {
 
 #[test]
 fn required_property_not_defined() {
-    expect(
+    expect_fixture(
         "required_not_in_properties",
         &[],
         "fail",
@@ -314,7 +300,7 @@ fn required_property_not_defined() {
 
 #[test]
 fn output_schema_invalid() {
-    expect(
+    expect_fixture(
         "output_schema_invalid",
         &[],
         "fail",
@@ -324,7 +310,7 @@ fn output_schema_invalid() {
 
 #[test]
 fn tool_without_description_is_a_warning() {
-    expect(
+    expect_fixture(
         "tool_without_description",
         &[],
         "warning",
@@ -334,7 +320,7 @@ fn tool_without_description_is_a_warning() {
 
 #[test]
 fn wire_schema_names_the_pointer_and_definition() {
-    let r = expect(
+    let r = expect_fixture(
         "prompt_arguments_not_array",
         &[],
         "warning",
@@ -351,7 +337,7 @@ fn wire_schema_names_the_pointer_and_definition() {
 
 #[test]
 fn wire_schema_covers_server_notifications() {
-    let r = expect(
+    let r = expect_fixture(
         "log_level_invalid",
         &[],
         "warning",
@@ -368,7 +354,7 @@ fn wire_schema_covers_server_notifications() {
 #[test]
 fn wire_schema_leaves_a_named_fault_to_its_specific_check() {
     // The tool schema is also invalid on the wire; one fault gets one finding.
-    expect(
+    expect_fixture(
         "input_schema_type_array",
         &[],
         "fail",
@@ -378,7 +364,7 @@ fn wire_schema_leaves_a_named_fault_to_its_specific_check() {
 
 #[test]
 fn discover_result_without_supported_versions() {
-    let r = expect(
+    let r = expect_fixture(
         "discover_without_versions",
         &["--protocol", "2026-07-28"],
         "fail",
@@ -392,7 +378,7 @@ fn discover_result_without_supported_versions() {
 
 #[test]
 fn auto_falls_back_to_initialize_for_a_legacy_server() {
-    let r = expect("clean", &["--protocol", "auto"], "pass", &[]);
+    let r = expect_fixture("clean", &["--protocol", "auto"], "pass", &[]);
     assert_eq!(r.json["era"], "legacy");
     assert_eq!(r.json["negotiatedProtocol"], "2025-11-25");
 }

@@ -4,20 +4,6 @@ mod common;
 use common::*;
 use std::time::Duration;
 
-fn expect(name: &str, options: &[&str], status: &str, findings: &[(&str, &str)]) -> GuardResult {
-    let r = guard_fixture(name, options);
-    assert_eq!(
-        r.issues(),
-        pairs(findings),
-        "{name}: {:#}",
-        r.json["issues"]
-    );
-    assert_eq!(r.status(), status, "{name}");
-    let has_error = findings.iter().any(|(_, s)| *s == "error");
-    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
-    r
-}
-
 #[test]
 fn command_that_does_not_exist() {
     let r = guard(&[], &["/nonexistent/mcp-server-binary"]);
@@ -34,7 +20,7 @@ fn command_that_does_not_exist() {
 
 #[test]
 fn clean_exit_before_initialize() {
-    let r = expect(
+    let r = expect_fixture(
         "exit_before_initialize_clean",
         &[],
         "needs_inspection",
@@ -46,7 +32,7 @@ fn clean_exit_before_initialize() {
 
 #[test]
 fn error_exit_before_initialize_shows_stderr() {
-    let r = expect(
+    let r = expect_fixture(
         "exit_before_initialize_error",
         &[],
         "needs_inspection",
@@ -60,7 +46,7 @@ fn error_exit_before_initialize_shows_stderr() {
 
 #[test]
 fn signal_before_initialize() {
-    let r = expect(
+    let r = expect_fixture(
         "segfault_before_initialize",
         &[],
         "needs_inspection",
@@ -72,7 +58,7 @@ fn signal_before_initialize() {
 
 #[test]
 fn initialize_never_answered() {
-    let r = expect(
+    let r = expect_fixture(
         "never_answers_initialize",
         &["--timeout", "1000"],
         "needs_inspection",
@@ -83,7 +69,7 @@ fn initialize_never_answered() {
 
 #[test]
 fn explicit_request_never_answered() {
-    let r = expect(
+    let r = expect_fixture(
         "ping_never_answered",
         &["--timeout", "3000", "--request", "ping"],
         "needs_inspection",
@@ -94,7 +80,7 @@ fn explicit_request_never_answered() {
 
 #[test]
 fn crash_on_an_explicit_request() {
-    expect(
+    expect_fixture(
         "crash_on_ping",
         &["--request", "ping"],
         "needs_inspection",
@@ -107,7 +93,7 @@ fn crash_on_an_explicit_request() {
 
 #[test]
 fn explicit_request_answered_with_an_error_is_a_warning() {
-    expect(
+    expect_fixture(
         "ping_error",
         &["--request", "ping"],
         "warning",
@@ -117,7 +103,7 @@ fn explicit_request_answered_with_an_error_is_a_warning() {
 
 #[test]
 fn explicit_requests_with_params_are_sent_in_order() {
-    let r = expect(
+    let r = expect_fixture(
         "clean",
         &[
             "--request",
@@ -147,7 +133,7 @@ fn explicit_requests_with_params_are_sent_in_order() {
 
 #[test]
 fn crash_after_initialized() {
-    let r = expect(
+    let r = expect_fixture(
         "crash_after_initialized",
         &[],
         "needs_inspection",
@@ -158,7 +144,7 @@ fn crash_after_initialized() {
 
 #[test]
 fn server_that_ignores_stdin_close_needs_sigterm() {
-    let r = expect(
+    let r = expect_fixture(
         "ignores_stdin_close",
         &["--shutdown-grace", "500"],
         "warning",
@@ -268,7 +254,7 @@ fn stdout_flood_is_cut_off_with_bounded_memory_and_nothing_left() {
 
 #[test]
 fn stderr_flood_is_drained_and_reported_as_a_warning() {
-    let r = expect(
+    let r = expect_fixture(
         "stderr_flood",
         &[],
         "warning",

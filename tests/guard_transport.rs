@@ -3,25 +3,9 @@
 mod common;
 use common::*;
 
-/// Runs a fixture and asserts the exact findings, the verdict and the exit code.
-fn expect(name: &str, options: &[&str], status: &str, findings: &[(&str, &str)]) -> GuardResult {
-    let r = guard_fixture(name, options);
-    assert_eq!(
-        r.issues(),
-        pairs(findings),
-        "{name}: {:#}",
-        r.json["issues"]
-    );
-    assert_eq!(r.status(), status, "{name}");
-    let has_error = findings.iter().any(|(_, s)| *s == "error");
-    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
-    assert_eq!(r.json["ok"], !has_error);
-    r
-}
-
 #[test]
 fn clean_server_has_no_finding() {
-    let r = expect("clean", &[], "pass", &[]);
+    let r = expect_fixture("clean", &[], "pass", &[]);
     assert_eq!(
         r.json["summary"]["primaryIssueCode"],
         serde_json::Value::Null
@@ -37,7 +21,7 @@ fn clean_server_has_no_finding() {
 
 #[test]
 fn banner_before_initialize_is_non_json_on_line_1() {
-    let r = expect(
+    let r = expect_fixture(
         "banner_before_initialize",
         &[],
         "fail",
@@ -53,7 +37,7 @@ fn banner_before_initialize_is_non_json_on_line_1() {
 
 #[test]
 fn log_after_initialize_is_non_json_on_line_2() {
-    let r = expect(
+    let r = expect_fixture(
         "log_after_initialize",
         &[],
         "fail",
@@ -64,7 +48,7 @@ fn log_after_initialize_is_non_json_on_line_2() {
 
 #[test]
 fn pretty_printed_json_is_named_as_the_cause() {
-    let r = expect(
+    let r = expect_fixture(
         "pretty_printed_json",
         &["--timeout", "1500"],
         "fail",
@@ -81,7 +65,7 @@ fn pretty_printed_json_is_named_as_the_cause() {
 
 #[test]
 fn byte_order_mark_is_named_as_the_cause() {
-    let r = expect(
+    let r = expect_fixture(
         "bom_before_json",
         &["--timeout", "1500"],
         "fail",
@@ -95,7 +79,7 @@ fn byte_order_mark_is_named_as_the_cause() {
 
 #[test]
 fn late_stdout_write_is_caught_by_the_settle_window() {
-    let r = expect(
+    let r = expect_fixture(
         "late_stdout_write",
         &["--settle", "1500"],
         "fail",
@@ -106,7 +90,7 @@ fn late_stdout_write_is_caught_by_the_settle_window() {
 
 #[test]
 fn empty_line_is_a_warning() {
-    let r = expect(
+    let r = expect_fixture(
         "empty_line",
         &[],
         "warning",
@@ -118,7 +102,7 @@ fn empty_line_is_a_warning() {
 #[test]
 fn content_length_framing_is_named_as_the_cause() {
     // The client never sees a newline-terminated answer, so initialize also times out.
-    expect(
+    expect_fixture(
         "content_length_framing",
         &["--timeout", "1500"],
         "fail",
@@ -131,7 +115,7 @@ fn content_length_framing_is_named_as_the_cause() {
 
 #[test]
 fn missing_trailing_newline_is_reported_with_the_timeout_it_causes() {
-    let r = expect(
+    let r = expect_fixture(
         "no_trailing_newline",
         &["--timeout", "1500"],
         "fail",
@@ -149,7 +133,7 @@ fn missing_trailing_newline_is_reported_with_the_timeout_it_causes() {
 
 #[test]
 fn huge_line_stops_the_run() {
-    let r = expect(
+    let r = expect_fixture(
         "huge_line",
         &[],
         "fail",
@@ -164,7 +148,7 @@ fn huge_line_stops_the_run() {
 
 #[test]
 fn line_limit_is_configurable() {
-    let r = expect(
+    let r = expect_fixture(
         "clean",
         &["--max-stdout-line-bytes", "100"],
         "fail",
@@ -178,7 +162,7 @@ fn line_limit_is_configurable() {
 
 #[test]
 fn flood_stops_at_the_output_limit() {
-    let r = expect(
+    let r = expect_fixture(
         "flood_stdout",
         &[],
         "fail",
@@ -195,7 +179,7 @@ fn flood_stops_at_the_output_limit() {
 
 #[test]
 fn invalid_utf8_is_reported() {
-    let r = expect(
+    let r = expect_fixture(
         "invalid_utf8",
         &[],
         "fail",
@@ -206,7 +190,7 @@ fn invalid_utf8_is_reported() {
 
 #[test]
 fn crlf_line_endings_are_a_warning() {
-    expect(
+    expect_fixture(
         "crlf_line_endings",
         &[],
         "warning",
@@ -216,7 +200,7 @@ fn crlf_line_endings_are_a_warning() {
 
 #[test]
 fn wrong_jsonrpc_version() {
-    let r = expect(
+    let r = expect_fixture(
         "wrong_jsonrpc_version",
         &[],
         "fail",
@@ -231,7 +215,7 @@ fn wrong_jsonrpc_version() {
 
 #[test]
 fn result_and_error_together() {
-    let r = expect(
+    let r = expect_fixture(
         "result_and_error",
         &[],
         "fail",
@@ -245,7 +229,7 @@ fn result_and_error_together() {
 
 #[test]
 fn error_code_that_is_a_string() {
-    let r = expect(
+    let r = expect_fixture(
         "error_code_string",
         &[],
         "fail",
@@ -259,7 +243,7 @@ fn error_code_that_is_a_string() {
 
 #[test]
 fn batch_response_is_reported() {
-    let r = expect(
+    let r = expect_fixture(
         "batch_response",
         &[],
         "fail",
@@ -272,7 +256,7 @@ fn batch_response_is_reported() {
 
 #[test]
 fn json_that_is_not_an_object() {
-    let r = expect(
+    let r = expect_fixture(
         "json_not_object",
         &[],
         "fail",
@@ -286,7 +270,7 @@ fn json_that_is_not_an_object() {
 
 #[test]
 fn response_to_an_unknown_id() {
-    let r = expect(
+    let r = expect_fixture(
         "unknown_response_id",
         &[],
         "fail",
@@ -297,7 +281,7 @@ fn response_to_an_unknown_id() {
 
 #[test]
 fn string_ids_for_integer_requests() {
-    expect(
+    expect_fixture(
         "string_id",
         &[],
         "fail",
@@ -307,7 +291,7 @@ fn string_ids_for_integer_requests() {
 
 #[test]
 fn reply_to_a_notification() {
-    expect(
+    expect_fixture(
         "replies_to_notification",
         &[],
         "fail",
@@ -318,7 +302,7 @@ fn reply_to_a_notification() {
 #[test]
 fn server_requests_are_answered_like_a_real_client() {
     // The fixture prints plain text on stdout if ping or roots/list is answered wrongly.
-    let r = expect("server_asks_client", &["--settle", "1000"], "pass", &[]);
+    let r = expect_fixture("server_asks_client", &["--settle", "1000"], "pass", &[]);
     let asked = r.json["stdout"]["serverRequests"]
         .as_array()
         .expect("serverRequests");
@@ -336,5 +320,5 @@ fn server_requests_are_answered_like_a_real_client() {
 
 #[test]
 fn batch_answers_are_tolerated_only_under_2025_03_26() {
-    expect("batch_response", &["--protocol", "2025-03-26"], "pass", &[]);
+    expect_fixture("batch_response", &["--protocol", "2025-03-26"], "pass", &[]);
 }

@@ -167,17 +167,7 @@ fn a_tool_list_changed_mid_session_is_a_rug_pull_finding() {
     assert!(stderr.contains("warning[session-surface-drift] `tools/list` changed since the first listing of the session: added upload; changed echo."), "{stderr}");
     let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
-    let issues: Vec<(String, String)> = doc["issues"]
-        .as_array()
-        .expect("issues")
-        .iter()
-        .map(|i| {
-            (
-                i["code"].as_str().expect("code").to_string(),
-                i["severity"].as_str().expect("severity").to_string(),
-            )
-        })
-        .collect();
+    let issues = issue_pairs(&doc);
     // The new description is poisoned: the live rules catch it the moment it is listed.
     assert_eq!(
         issues,

@@ -22,14 +22,7 @@ fn surface(options: &[&str], files: &[String]) -> GuardResult {
         .args(files)
         .output()
         .expect("run mcpcheck");
-    let stdout = String::from_utf8(out.stdout).expect("utf-8 report");
-    let json: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
-    GuardResult {
-        exit: out.status.code().expect("exit code"),
-        json,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    parse(out)
 }
 
 /// The malicious listing gives exactly `findings`, the first at `logical`; its benign
@@ -189,12 +182,7 @@ fn guard_rules_also_run_on_listings() {
         "{:#}",
         r.json["issues"]
     );
-    let places: Vec<&str> = r.json["issues"]
-        .as_array()
-        .expect("issues")
-        .iter()
-        .map(|i| i["location"]["logical"].as_str().expect("logical"))
-        .collect();
+    let places = r.logical_locations();
     assert_eq!(
         places,
         [

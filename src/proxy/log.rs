@@ -103,7 +103,7 @@ pub fn redact(value: &mut Value) {
     match value {
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
-                if crate::report::names_secret(key) && !v.is_object() && !v.is_array() {
+                if crate::secrets::might_name_credential(key) && !v.is_object() && !v.is_array() {
                     *v = Value::String("[REDACTED]".into());
                 } else {
                     redact(v);
@@ -111,11 +111,7 @@ pub fn redact(value: &mut Value) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(redact),
-        Value::String(s) => {
-            if let Some(masked) = crate::report::mask_tokens(s) {
-                *s = masked;
-            }
-        }
+        Value::String(s) => *s = crate::secrets::mask_tokens(s),
         _ => {}
     }
 }

@@ -51,7 +51,7 @@ pub fn render(run: &GuardRun, style: Style) -> String {
         let field = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
         let shown = format!("{} {}", field("name"), field("version"));
         // The server's own words: a credential in them must not reach the report.
-        excerpt(&crate::surface::secrets::redact(&shown), 100)
+        excerpt(&crate::secrets::redact(&shown), 100)
     });
     let _ = writeln!(
         out,

@@ -138,7 +138,7 @@ fn server_info(init: Option<&Value>) -> Value {
     let field = |k: &str| {
         info.get(k)
             .and_then(Value::as_str)
-            .map(|s| excerpt(&crate::surface::secrets::redact(s), 128))
+            .map(|s| excerpt(&crate::secrets::redact(s), 128))
     };
     json!({"name": field("name"), "version": field("version")})
 }

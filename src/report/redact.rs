@@ -1,87 +1,11 @@
 //! Keeps secrets out of reports: argv values that look like credentials are masked.
 
+use crate::secrets::{looks_like_token, mask_tokens, might_name_credential};
+
 const MASK: &str = "[REDACTED]";
 
-/// Words that mark an option or variable as holding a credential.
-const SECRET_WORDS: &[&str] = &[
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "apikey",
-    "api-key",
-    "api_key",
-    "auth",
-    "credential",
-    "private-key",
-    "private_key",
-    "access-key",
-    "access_key",
-    "cookie",
-    "session",
-];
-
-/// Prefixes of well-known provider tokens.
-const TOKEN_PREFIXES: &[&str] = &[
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
-    "sk-",
-    "xoxb-",
-    "xoxp-",
-    "AKIA",
-    "glpat-",
-    "npm_",
-    "hf_",
-    "AIza",
-    "sk_live_",
-    "rk_live_",
-    "eyJ",
-];
-
-/// Whether a key or option name suggests it holds a credential.
-pub fn names_secret(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    SECRET_WORDS.iter().any(|w| lower.contains(w))
-}
-
-fn looks_like_token(value: &str) -> bool {
-    value.len() >= 16 && TOKEN_PREFIXES.iter().any(|p| value.starts_with(p))
-}
-
-/// Replaces provider tokens inside free text; `None` when there is none.
-pub fn mask_tokens(text: &str) -> Option<String> {
-    let is_token_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    if !text
-        .split(|c: char| !is_token_char(c))
-        .any(looks_like_token)
-    {
-        return None;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut word = String::new();
-    for c in text.chars().chain(std::iter::once('\0')) {
-        if is_token_char(c) {
-            word.push(c);
-            continue;
-        }
-        if looks_like_token(&word) {
-            out.push_str(MASK);
-        } else {
-            out.push_str(&word);
-        }
-        word.clear();
-        if c != '\0' {
-            out.push(c);
-        }
-    }
-    Some(out)
-}
-
-/// Masks `--token X`, `--token=X`, `API_KEY=X` and bare provider tokens.
+/// Masks `--token X`, `--token=X`, `API_KEY=X`, bare provider tokens and tokens inside
+/// any other argument.
 pub fn redact_argv(argv: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(argv.len());
     let mut mask_next = false;
@@ -92,17 +16,17 @@ pub fn redact_argv(argv: &[String]) -> Vec<String> {
             continue;
         }
         if let Some((name, value)) = arg.split_once('=') {
-            if names_secret(name) || looks_like_token(value) {
+            if might_name_credential(name) || looks_like_token(value) {
                 out.push(format!("{name}={MASK}"));
                 continue;
             }
-        } else if arg.starts_with('-') && names_secret(arg) {
+        } else if arg.starts_with('-') && might_name_credential(arg) {
             mask_next = true;
         } else if looks_like_token(arg) {
             out.push(MASK.to_string());
             continue;
         }
-        out.push(arg.clone());
+        out.push(mask_tokens(arg));
     }
     out
 }

@@ -21,7 +21,7 @@ fn servers(run: &SurfaceRun) -> Vec<Value> {
         .iter()
         .map(|s| {
             json!({
-                "name": excerpt(&crate::surface::secrets::redact(&s.server), 128),
+                "name": excerpt(&crate::secrets::redact(&s.server), 128),
                 "tools": s.tools.len(),
                 "prompts": s.prompts.len(),
                 "resources": s.resources.len(),
@@ -93,7 +93,7 @@ pub fn human(run: &SurfaceRun, style: Style) -> String {
         let _ = writeln!(
             out,
             "  server {:?}: {}, {}, {}, {}",
-            excerpt(&crate::surface::secrets::redact(&s.server), 64),
+            excerpt(&crate::secrets::redact(&s.server), 64),
             plural(s.tools.len(), "tool"),
             plural(s.prompts.len(), "prompt"),
             plural(s.resources.len(), "resource"),

@@ -201,7 +201,7 @@ pub fn scan(args: ScanArgs) -> Result<ExitCode, UsageError> {
         rules_run,
         duration_ms: started.elapsed().as_millis() as u64,
     };
-    let format = if args.json { Format::Json } else { args.format };
+    let format = args.format.chosen();
     let text = match format {
         Format::Json => to_json(&crate::report::scan_json::render(&report))?,
         Format::Human => crate::report::scan_human::render(&report, style(args.output.as_deref())),
@@ -329,7 +329,7 @@ pub fn inventory(args: InventoryArgs) -> Result<ExitCode, UsageError> {
         live_ran: live_opts.is_some(),
         notices: &loaded.notices,
     };
-    let format = if args.json { Format::Json } else { args.format };
+    let format = args.format.chosen();
     let text = match format {
         Format::Json => to_json(&crate::report::inventory::json(&inv))?,
         Format::Human => crate::report::inventory::human(&inv, style(args.output.as_deref())),

@@ -4,6 +4,7 @@
 use super::config_file::ServerEntry;
 use super::live::{refuse_remote, LiveListing, LiveState};
 use super::{secrets, urls};
+use crate::secrets::{is_credential_param, names_credential};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
 use std::time::{Duration, Instant};
@@ -54,13 +55,13 @@ pub fn plan(entry: &ServerEntry, allow_unsafe: bool) -> Result<(HttpTarget, Vec<
     let credentials = parsed.userinfo.is_some()
         || headers
             .iter()
-            .any(|(n, _)| secrets::names_credential(n) || n.eq_ignore_ascii_case("cookie"))
+            .any(|(n, _)| names_credential(n) || n.eq_ignore_ascii_case("cookie"))
         || parsed
             .query
             .as_deref()
             .unwrap_or("")
             .split('&')
-            .any(|p| p.split('=').next().is_some_and(urls::is_credential_param));
+            .any(|p| p.split('=').next().is_some_and(is_credential_param));
     if let Some(why) = refuse_remote(&url.value, credentials, allow_unsafe, false) {
         return Err(why);
     }

@@ -1,196 +1,10 @@
-//! Recognising credentials in config values, and keeping them out of every output.
+//! Config values that are credentials without a provider's shape: literals random enough
+//! to be secrets, references to the environment, and arguments masked for display.
+//! Provider tokens and credential names come from [`crate::secrets`].
 
+use crate::secrets::{is_placeholder, names_credential};
 use regex::Regex;
 use std::sync::OnceLock;
-
-/// A provider token pattern.
-struct Provider {
-    name: &'static str,
-    pattern: &'static str,
-}
-
-const PROVIDERS: &[Provider] = &[
-    Provider {
-        name: "GitHub fine-grained token",
-        pattern: r"\bgithub_pat_[A-Za-z0-9_]{50,255}",
-    },
-    Provider {
-        name: "GitHub token",
-        pattern: r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b",
-    },
-    Provider {
-        name: "Anthropic API key",
-        pattern: r"\bsk-ant-[a-z]{3,6}\d{2}-[A-Za-z0-9_\-]{40,}",
-    },
-    Provider {
-        name: "OpenAI API key",
-        pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}",
-    },
-    Provider {
-        name: "OpenAI API key",
-        pattern: r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}",
-    },
-    Provider {
-        name: "OpenAI API key",
-        pattern: r"\bsk-[A-Za-z0-9]{48}\b",
-    },
-    Provider {
-        name: "AWS access key ID",
-        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
-    },
-    Provider {
-        name: "Slack token",
-        pattern: r"\bxox[abposre]-[A-Za-z0-9\-]{10,}",
-    },
-    Provider {
-        name: "Slack app token",
-        pattern: r"\bxapp-\d-[A-Za-z0-9\-]{10,}",
-    },
-    Provider {
-        name: "Slack webhook",
-        pattern: r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]{20,}",
-    },
-    Provider {
-        name: "Google API key",
-        pattern: r"\bAIza[0-9A-Za-z_\-]{35}",
-    },
-    Provider {
-        name: "Stripe live key",
-        pattern: r"\b(?:sk|rk)_live_[0-9A-Za-z]{20,}",
-    },
-    Provider {
-        name: "GitLab token",
-        pattern: r"\bgl(?:pat|dt|rt|ptt|cbt|ft|soat|oas)-[0-9A-Za-z_\-]{20,}",
-    },
-    Provider {
-        name: "npm token",
-        pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
-    },
-    Provider {
-        name: "Hugging Face token",
-        pattern: r"\b(?:hf_|api_org_)[A-Za-z0-9]{30,}\b",
-    },
-    Provider {
-        name: "JSON Web Token",
-        pattern: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}",
-    },
-    Provider {
-        name: "private key",
-        pattern: r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
-    },
-];
-
-fn compiled() -> &'static [(&'static str, Regex)] {
-    static SET: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
-    SET.get_or_init(|| {
-        PROVIDERS
-            .iter()
-            .filter_map(|p| Regex::new(p.pattern).ok().map(|r| (p.name, r)))
-            .collect()
-    })
-}
-
-/// A provider token found in a value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TokenMatch {
-    pub provider: &'static str,
-    pub start: usize,
-    pub end: usize,
-    /// Redacted evidence: provider, first four characters and length only.
-    pub evidence: String,
-}
-
-/// Every provider token in a value, placeholders excepted, without overlaps.
-pub fn find_tokens(value: &str) -> Vec<TokenMatch> {
-    let mut found: Vec<TokenMatch> = Vec::new();
-    for (provider, re) in compiled() {
-        for m in re.find_iter(value) {
-            if found.iter().any(|f| m.start() < f.end && f.start < m.end()) {
-                continue;
-            }
-            let token = m.as_str();
-            if is_placeholder(token) || (*provider == "JSON Web Token" && !jwt_header_ok(token)) {
-                continue;
-            }
-            found.push(TokenMatch {
-                provider,
-                start: m.start(),
-                end: m.end(),
-                evidence: redacted(provider, token),
-            });
-        }
-    }
-    found.sort_by_key(|f| f.start);
-    found
-}
-
-/// `GitHub token ghp_… (40 characters)`: never more than the first four characters.
-pub fn redacted(provider: &str, token: &str) -> String {
-    let head: String = token.chars().take(4).collect();
-    format!("{provider} {head}… ({} characters)", token.chars().count())
-}
-
-/// Placeholders people leave in example configs.
-pub fn is_placeholder(token: &str) -> bool {
-    let lower = token.to_ascii_lowercase();
-    const WORDS: &[&str] = &[
-        "xxxx",
-        "your",
-        "example",
-        "placeholder",
-        "redacted",
-        "changeme",
-        "dummy",
-        "<",
-        ">",
-        "***",
-        "...",
-        "replace",
-        "insert",
-    ];
-    if WORDS.iter().any(|w| lower.contains(w)) {
-        return true;
-    }
-    let body = token.rsplit(['_', '-']).next().unwrap_or(token);
-    let mut distinct: Vec<char> = body.chars().collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    body.len() >= 8 && distinct.len() < 8
-}
-
-/// A JWT's first segment decodes to a JSON object naming its algorithm.
-fn jwt_header_ok(token: &str) -> bool {
-    let Some(head) = token.split('.').next() else {
-        return false;
-    };
-    base64url_decode(head)
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .is_some_and(|v| v.get("alg").is_some() || v.get("typ").is_some())
-}
-
-fn base64url_decode(s: &str) -> Option<Vec<u8>> {
-    let mut bits = 0u32;
-    let mut count = 0;
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            b'=' => break,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-        }
-    }
-    Some(out)
-}
 
 fn reference_re() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
@@ -242,107 +56,6 @@ pub fn entropy(s: &str) -> f64 {
             -p * p.log2()
         })
         .sum()
-}
-
-/// Splits a key into lowercase words: `OPENAI_API_KEY`, `apiKey`, `x-api-key`.
-fn words(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_ascii_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        cur.push(c.to_ascii_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// A key that names a credential (`GITHUB_TOKEN`, `apiKey`, `Authorization`), and not a
-/// setting about one (`TOKEN_FILE`, `AUTH_URL`, `SECRET_NAME`).
-pub fn names_credential(name: &str) -> bool {
-    const CREDENTIAL: &[&str] = &[
-        "token",
-        "tokens",
-        "secret",
-        "secrets",
-        "password",
-        "passwd",
-        "pwd",
-        "pass",
-        "passphrase",
-        "apikey",
-        "auth",
-        "authorization",
-        "credential",
-        "credentials",
-        "cookie",
-        "bearer",
-        "jwt",
-        "privatekey",
-        "accesskey",
-        "secretkey",
-        "pat",
-        "session",
-    ];
-    const ABOUT: &[&str] = &[
-        "file",
-        "path",
-        "dir",
-        "url",
-        "uri",
-        "endpoint",
-        "host",
-        "port",
-        "name",
-        "type",
-        "mode",
-        "method",
-        "header",
-        "expiry",
-        "expires",
-        "ttl",
-        "length",
-        "scheme",
-        "provider",
-        "enabled",
-        "required",
-        "env",
-        "id",
-        "user",
-        "username",
-        "public",
-        "pub",
-        "sort",
-        "partition",
-        "primary",
-        "foreign",
-        "hash",
-        "size",
-        "alias",
-        "ref",
-        "format",
-        "location",
-        "store",
-    ];
-    let w = words(name);
-    if w.iter().any(|x| ABOUT.contains(&x.as_str())) {
-        return false;
-    }
-    w.iter().any(|x| CREDENTIAL.contains(&x.as_str()))
-        || (w.iter().any(|x| x == "key") && w.len() >= 2)
-        || w == ["key"]
 }
 
 /// Prefixes of keys that are meant to be public or are for test mode only.
@@ -408,41 +121,9 @@ pub fn mask_args(args: &[String]) -> Vec<String> {
     out
 }
 
-/// Masks every provider token in free text.
-pub fn mask_tokens(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for t in find_tokens(text) {
-        out.push_str(&text[last..t.start]);
-        out.push_str("[REDACTED]");
-        last = t.end;
-    }
-    out.push_str(&text[last..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn provider_tokens_are_found_and_redacted() {
-        let t = find_tokens("--token=ghp_Zx8Qm2Lr5Tn7Vb3Kc9Wd1Hy4Jf6Gs0Pa2Xe7");
-        assert_eq!(t.len(), 1);
-        assert_eq!(t[0].provider, "GitHub token");
-        assert_eq!(t[0].evidence, "GitHub token ghp_… (40 characters)");
-        assert!(find_tokens("ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx").is_empty());
-        assert!(find_tokens("AKIAIOSFODNN7EXAMPLE").is_empty());
-        assert_eq!(
-            find_tokens("AKIAZ3MQ7RT2VX5LP4WN")[0].provider,
-            "AWS access key ID"
-        );
-        assert!(find_tokens("-----BEGIN PUBLIC KEY-----").is_empty());
-        assert_eq!(
-            find_tokens("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl")[0].provider,
-            "private key"
-        );
-    }
 
     #[test]
     fn references_are_not_literals() {
@@ -457,32 +138,6 @@ mod tests {
             assert!(!is_high_entropy_literal(r), "{r}");
         }
         assert!(!is_reference("abc${X}"));
-    }
-
-    #[test]
-    fn credential_names() {
-        for n in [
-            "GITHUB_TOKEN",
-            "apiKey",
-            "x-api-key",
-            "Authorization",
-            "DB_PASSWORD",
-            "OPENAI_API_KEY",
-            "client_secret",
-        ] {
-            assert!(names_credential(n), "{n}");
-        }
-        for n in [
-            "TOKEN_FILE",
-            "AUTH_URL",
-            "SECRET_NAME",
-            "KEYBOARD",
-            "MONKEY",
-            "PATH",
-            "AUTHOR",
-        ] {
-            assert!(!names_credential(n), "{n}");
-        }
     }
 
     #[test]
@@ -519,14 +174,6 @@ mod tests {
                 "80",
                 "API_KEY=[REDACTED]"
             ]
-        );
-    }
-
-    #[test]
-    fn masking_leaves_the_rest() {
-        assert_eq!(
-            mask_tokens("a npm_Zx8Qm2Lr5Tn7Vb3Kc9Wd1Hy4Jf6Gs0Pa2Xe7 b"),
-            "a [REDACTED] b"
         );
     }
 }

@@ -249,41 +249,6 @@ pub fn parse_ipv4_loose(host: &str) -> Option<(Ipv4Addr, bool)> {
     Some((Ipv4Addr::from(n as u32), canonical))
 }
 
-/// Query parameter names that carry credentials.
-pub fn is_credential_param(name: &str) -> bool {
-    let n = name.to_ascii_lowercase().replace('-', "_");
-    matches!(
-        n.as_str(),
-        "token"
-            | "access_token"
-            | "accesstoken"
-            | "auth_token"
-            | "authtoken"
-            | "id_token"
-            | "refresh_token"
-            | "api_key"
-            | "apikey"
-            | "key"
-            | "secret"
-            | "client_secret"
-            | "password"
-            | "passwd"
-            | "pwd"
-            | "pass"
-            | "auth"
-            | "sig"
-            | "signature"
-            | "x_api_key"
-            | "private_token"
-            | "session"
-            | "sessionid"
-            | "jwt"
-            | "x_amz_signature"
-            | "sas"
-            | "sv_token"
-    )
-}
-
 /// Free text with every URL's credentials and every provider token masked.
 pub fn mask_all(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -297,20 +262,20 @@ pub fn mask_all(text: &str) -> String {
         last = u.start + u.text.len();
     }
     out.push_str(&text[last..]);
-    crate::scan::secrets::mask_tokens(&out)
+    crate::secrets::mask_tokens(&out)
 }
 
 /// The URL with the password and credential parameter values masked.
 pub fn mask_url(text: &str) -> String {
     let Some((scheme, rest)) = text.split_once("://") else {
-        return crate::scan::secrets::mask_tokens(text);
+        return crate::secrets::mask_tokens(text);
     };
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
     let authority = match authority.rsplit_once('@') {
         Some((info, host)) => match info.split_once(':') {
             Some((user, _)) => format!("{user}:[REDACTED]@{host}"),
-            None => format!("{}@{host}", crate::scan::secrets::mask_tokens(info)),
+            None => format!("{}@{host}", crate::secrets::mask_tokens(info)),
         },
         None => authority.to_string(),
     };
@@ -323,7 +288,9 @@ pub fn mask_url(text: &str) -> String {
             let masked: Vec<String> = query
                 .split('&')
                 .map(|pair| match pair.split_once('=') {
-                    Some((n, _)) if is_credential_param(n) => format!("{n}=[REDACTED]"),
+                    Some((n, _)) if crate::secrets::is_credential_param(n) => {
+                        format!("{n}=[REDACTED]")
+                    }
                     _ => pair.to_string(),
                 })
                 .collect();
@@ -331,7 +298,7 @@ pub fn mask_url(text: &str) -> String {
         }
         None => tail.to_string(),
     };
-    crate::scan::secrets::mask_tokens(&format!("{scheme}://{authority}{tail}"))
+    crate::secrets::mask_tokens(&format!("{scheme}://{authority}{tail}"))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ pub fn run(args: &SourceArgs) -> Result<ExitCode, UsageError> {
     super::validate(&options).map_err(|e| UsageError(e.to_string()))?;
     check_output_dir(args.output.as_deref())?;
     let scan = super::scan(&options).map_err(|e| UsageError(e.to_string()))?;
-    let text = match args.format() {
+    let text = match args.format.chosen() {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&report::source_json::render(&scan))
                 .map_err(|e| UsageError(format!("cannot serialise the report: {e}")))?;

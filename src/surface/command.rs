@@ -25,7 +25,7 @@ pub fn run(args: &SurfaceArgs) -> Result<(String, bool), UsageError> {
         options,
         findings,
     };
-    let text = match if args.json { Format::Json } else { args.format } {
+    let text = match args.format.chosen() {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&render::json(&run))
                 .map_err(|e| UsageError(format!("cannot serialise the report: {e}")))?;

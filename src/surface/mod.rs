@@ -13,7 +13,6 @@ pub mod item;
 pub mod listing;
 pub mod rules;
 pub mod schema;
-pub mod secrets;
 pub mod text;
 
 use crate::catalog::Code;

@@ -1,7 +1,7 @@
 //! Text helpers for the rules: hidden-character classes, safe evidence, offsets, words.
 
-use super::secrets;
 use crate::finding::{excerpt, EVIDENCE_CHARS};
+use crate::secrets;
 use std::collections::HashMap;
 
 /// Why a character is invisible or reorders text, or `None` for an ordinary character.

@@ -41,17 +41,7 @@ pub struct GuardResult {
 impl GuardResult {
     /// Every finding as (code, severity), in report order.
     pub fn issues(&self) -> Vec<(String, String)> {
-        self.json["issues"]
-            .as_array()
-            .expect("issues is an array")
-            .iter()
-            .map(|i| {
-                (
-                    i["code"].as_str().expect("code").to_string(),
-                    i["severity"].as_str().expect("severity").to_string(),
-                )
-            })
-            .collect()
+        issue_pairs(&self.json)
     }
 
     pub fn issue(&self, code: &str) -> &Value {
@@ -70,6 +60,31 @@ impl GuardResult {
     pub fn class(&self) -> Option<&str> {
         self.json["summary"]["issueClass"].as_str()
     }
+
+    /// Every finding's logical location, in report order.
+    pub fn logical_locations(&self) -> Vec<&str> {
+        self.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .map(|i| i["location"]["logical"].as_str().expect("logical"))
+            .collect()
+    }
+}
+
+/// Every finding of a JSON report as (code, severity), in report order.
+pub fn issue_pairs(report: &Value) -> Vec<(String, String)> {
+    report["issues"]
+        .as_array()
+        .expect("issues is an array")
+        .iter()
+        .map(|i| {
+            (
+                i["code"].as_str().expect("code").to_string(),
+                i["severity"].as_str().expect("severity").to_string(),
+            )
+        })
+        .collect()
 }
 
 /// Runs `mcpcheck guard --json OPTIONS -- SERVER...` and parses the report.
@@ -87,7 +102,8 @@ pub fn guard_with(mut cmd: Command, options: &[&str], server: &[&str]) -> GuardR
     parse(out)
 }
 
-fn parse(out: Output) -> GuardResult {
+/// Parses a finished run's JSON report from stdout.
+pub fn parse(out: Output) -> GuardResult {
     let stdout = String::from_utf8(out.stdout).expect("utf-8 report");
     let json: Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
@@ -101,6 +117,27 @@ fn parse(out: Output) -> GuardResult {
 /// Runs a stdlib fixture with default options.
 pub fn guard_fixture(name: &str, options: &[&str]) -> GuardResult {
     guard(options, &[python(), &fixture(name)])
+}
+
+/// Runs a stdlib fixture and asserts the exact findings, the verdict, `ok` and the exit code.
+pub fn expect_fixture(
+    name: &str,
+    options: &[&str],
+    status: &str,
+    findings: &[(&str, &str)],
+) -> GuardResult {
+    let r = guard_fixture(name, options);
+    assert_eq!(
+        r.issues(),
+        pairs(findings),
+        "{name}: {:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.status(), status, "{name}");
+    let has_error = findings.iter().any(|(_, s)| *s == "error");
+    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
+    assert_eq!(r.json["ok"], !has_error, "{name}: ok");
+    r
 }
 
 pub fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {

@@ -22,7 +22,7 @@ impl ConfigRule for CredentialInUrl {
                         Some((_, pass)) if is_literal(pass) => {
                             what.push("a password in user:password@".to_string())
                         }
-                        None if !secrets::find_tokens(info).is_empty() => {
+                        None if !crate::secrets::find_tokens(info).is_empty() => {
                             what.push("a token as the user name".to_string())
                         }
                         _ => {}
@@ -30,7 +30,7 @@ impl ConfigRule for CredentialInUrl {
                 }
                 for pair in url.query.as_deref().unwrap_or("").split('&') {
                     if let Some((name, value)) = pair.split_once('=') {
-                        if urls::is_credential_param(name) && is_literal(value) {
+                        if crate::secrets::is_credential_param(name) && is_literal(value) {
                             what.push(format!(
                                 "the query parameter {}",
                                 crate::finding::excerpt(name, 40)

@@ -5,7 +5,7 @@ use super::{describe_place, ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::{Finding, Replacement};
 use crate::scan::config_file::{Client, ServerEntry};
-use crate::scan::secrets;
+use crate::secrets;
 
 pub struct HardcodedSecret;
 

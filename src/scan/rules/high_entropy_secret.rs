@@ -16,9 +16,9 @@ impl ConfigRule for HighEntropySecret {
 
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
         let mut report = |name: &str, literal: &str, at: &Str| {
-            if !secrets::names_credential(name)
+            if !crate::secrets::names_credential(name)
                 || !secrets::is_high_entropy_literal(literal)
-                || !secrets::find_tokens(&at.value).is_empty()
+                || !crate::secrets::find_tokens(&at.value).is_empty()
             {
                 return;
             }
@@ -34,7 +34,7 @@ impl ConfigRule for HighEntropySecret {
                         shown.chars().count()
                     ),
                 )
-                .evidence(&secrets::redacted(&format!("{} =", crate::finding::excerpt(name, 60)), shown)),
+                .evidence(&crate::secrets::redacted(&format!("{} =", crate::finding::excerpt(name, 60)), shown)),
             );
         };
         // Values under a credential-named key: env, headers and any other field.

@@ -5,7 +5,8 @@ use super::{describe_place, ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::{Finding, Risk};
 use crate::scan::config_file::{ServerEntry, Str};
-use crate::scan::{secrets, urls};
+use crate::scan::urls;
+use crate::secrets;
 
 pub struct InsecureTransport;
 

@@ -5,7 +5,8 @@ use super::{ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::scan::config_file::ServerEntry;
-use crate::scan::{secrets, urls};
+use crate::scan::urls;
+use crate::secrets::{self, is_credential_param};
 
 pub struct UnauthenticatedRemoteEndpoint;
 
@@ -38,7 +39,7 @@ impl ConfigRule for UnauthenticatedRemoteEndpoint {
                 .as_deref()
                 .unwrap_or("")
                 .split('&')
-                .any(|p| p.split('=').next().is_some_and(urls::is_credential_param));
+                .any(|p| p.split('=').next().is_some_and(is_credential_param));
         let env_auth = server
             .env
             .iter()

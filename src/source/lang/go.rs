@@ -2,7 +2,7 @@
 //! `os.Stdout` (`log.SetOutput`, `log.New`, `slog.New*Handler`, logrus, zerolog). Package
 //! names come from the file's imports (aliases and dot imports included); locals shadow them.
 
-use super::scope::{agree, Bindings, Value};
+use super::scope::{agree, every_expr, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
 use super::{quoted, span, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::HashMap;
@@ -275,11 +275,7 @@ impl<'t> Go<'t> {
             }
             "identifier" => {
                 let bound = self.locals.lookup(text(node, self.src), node, |_, _| true);
-                !bound.is_empty()
-                    && bound.iter().all(|b| match b.value {
-                        Value::Expr(e) => self.is_json(e, depth + 1),
-                        _ => false,
-                    })
+                every_expr(&bound, |e| self.is_json(e, depth + 1))
             }
             _ => false,
         }

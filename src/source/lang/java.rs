@@ -2,7 +2,7 @@
 //! and logging pointed at `System.out` (`new StreamHandler(System.out, ...)`, a console
 //! appender's target, slf4j-simple's `logFile`).
 
-use super::scope::{agree, Bindings, Value};
+use super::scope::{agree, every_expr, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use tree_sitter::Node;
@@ -182,11 +182,7 @@ impl<'t> Java<'t> {
                 .is_some_and(|n| JSON_METHODS.contains(&text(n, self.src))),
             "identifier" => {
                 let bound = self.locals.lookup(text(node, self.src), node, |_, _| true);
-                !bound.is_empty()
-                    && bound.iter().all(|b| match b.value {
-                        Value::Expr(e) => self.is_json(e, depth + 1),
-                        _ => false,
-                    })
+                every_expr(&bound, |e| self.is_json(e, depth + 1))
             }
             _ => false,
         }

@@ -2,7 +2,7 @@
 //! use, through imports, `require`, aliases, destructuring and scopes (`var` to the function,
 //! `let`/`const`/classes to the block, parameters to their function).
 
-use super::scope::{agree, Bindings, Members, Value};
+use super::scope::{agree, every_expr, Bindings, Members, Value};
 use super::syntax::{args, string_content, text, MAX_RESOLVE_DEPTH};
 use tree_sitter::Node;
 
@@ -296,11 +296,7 @@ impl<'t> Js<'t> {
                 let bound = self
                     .bindings
                     .lookup(text(node, self.src), node, |_, _| true);
-                !bound.is_empty()
-                    && bound.iter().all(|b| match b.value {
-                        Value::Expr(e) => self.is_json_message(e, depth + 1),
-                        _ => false,
-                    })
+                every_expr(&bound, |e| self.is_json_message(e, depth + 1))
             }
             _ => false,
         }

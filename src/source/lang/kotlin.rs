@@ -2,7 +2,7 @@
 //! own) and `System.out.print*`.
 
 use super::java::{CHANNEL, JSON_METHODS};
-use super::scope::{Bindings, Value};
+use super::scope::{every_expr, Bindings, Value};
 use super::syntax::{self, args, text, Words, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang};
 use std::collections::{HashMap, HashSet};
@@ -138,11 +138,7 @@ impl<'t> Kt<'t> {
             }
             "identifier" => {
                 let bound = self.locals.lookup(text(node, self.src), node, |_, _| true);
-                !bound.is_empty()
-                    && bound.iter().all(|b| match b.value {
-                        Value::Expr(e) => self.is_system_out(e, depth + 1),
-                        _ => false,
-                    })
+                every_expr(&bound, |e| self.is_system_out(e, depth + 1))
             }
             _ => false,
         }
@@ -160,11 +156,7 @@ impl<'t> Kt<'t> {
                 .is_some_and(|m| JSON_METHODS.contains(&text(m, self.src))),
             "identifier" => {
                 let bound = self.locals.lookup(text(node, self.src), node, |_, _| true);
-                !bound.is_empty()
-                    && bound.iter().all(|b| match b.value {
-                        Value::Expr(e) => self.is_json(e, depth + 1),
-                        _ => false,
-                    })
+                every_expr(&bound, |e| self.is_json(e, depth + 1))
             }
             _ => false,
         }

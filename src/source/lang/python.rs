@@ -4,7 +4,7 @@
 
 use super::python_calls;
 use super::python_redirect::{self, Redirects};
-use super::scope::{agree, Binding, Bindings, Members, Value};
+use super::scope::{agree, every_expr, Binding, Bindings, Members, Value};
 use super::syntax::{self, args, contains, string_content, text, Words, MAX_RESOLVE_DEPTH};
 use super::{Hit, Lang};
 use tree_sitter::Node;
@@ -366,11 +366,7 @@ impl<'t> Py<'t> {
                 let bound = self
                     .bindings
                     .lookup(text(node, self.src), node, |b, n| self.visible(b, n));
-                !bound.is_empty()
-                    && bound.iter().all(|b| match b.value {
-                        Value::Expr(e) => self.is_json_message(e, depth + 1),
-                        _ => false,
-                    })
+                every_expr(&bound, |e| self.is_json_message(e, depth + 1))
             }
             _ => false,
         }

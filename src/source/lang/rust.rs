@@ -3,7 +3,7 @@
 //! resolved through the file's `use` declarations; a local `macro_rules! println` shadows.
 
 use super::rust_paths::{path_text, STDOUT_VALUES, TRACING_BUILDERS, TRACING_INIT};
-use super::scope::{agree, Bindings, Value};
+use super::scope::{agree, every_expr, Bindings, Value};
 use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::{HashMap, HashSet};
@@ -193,10 +193,7 @@ impl<'t> Rs<'t> {
                     // A local, not the last segment of a path (parent() is costly: asked last).
                     found = !bound.is_empty()
                         && n.parent().is_none_or(|p| p.kind() != "scoped_identifier")
-                        && bound.iter().all(|b| match b.value {
-                            Value::Expr(e) => self.mentions_json(e, depth + 1),
-                            _ => false,
-                        });
+                        && every_expr(&bound, |e| self.mentions_json(e, depth + 1));
                 }
                 _ => {}
             }
@@ -217,11 +214,7 @@ impl<'t> Rs<'t> {
                 && matches!(text(w[1], self.src), "to_string" | "to_vec")
         }) || idents.iter().any(|i| {
             let bound = self.locals.lookup(text(*i, self.src), *i, |_, _| true);
-            !bound.is_empty()
-                && bound.iter().all(|b| match b.value {
-                    Value::Expr(e) => self.mentions_json(e, 1),
-                    _ => false,
-                })
+            every_expr(&bound, |e| self.mentions_json(e, 1))
         })
     }
 

@@ -94,6 +94,16 @@ pub fn agree<T: PartialEq>(results: impl IntoIterator<Item = Option<T>>) -> Opti
     agreed
 }
 
+/// Whether a name is bound and every binding is an expression that `holds`: `agree` for a
+/// yes-or-no question. A parameter, an import or any value not followed answers no.
+pub fn every_expr<'t>(bound: &[&Binding<'t>], mut holds: impl FnMut(Node<'t>) -> bool) -> bool {
+    !bound.is_empty()
+        && bound.iter().all(|b| match b.value {
+            Value::Expr(e) => holds(e),
+            _ => false,
+        })
+}
+
 /// Attributes a class gives its instances (`self.out = ...`, `this.out = ...`, class fields),
 /// and the methods whose receiver (`self`, `this`) refers to them.
 #[derive(Debug, Default)]

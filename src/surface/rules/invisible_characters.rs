@@ -145,7 +145,7 @@ impl SurfaceRule for InvisibleCharacters {
         } else {
             format!(
                 " The tag characters spell out: \"{}\".",
-                excerpt(&crate::surface::secrets::redact(&hidden), 160)
+                excerpt(&crate::secrets::redact(&hidden), 160)
             )
         };
         out.push(

@@ -3,8 +3,9 @@
 use super::SurfaceRule;
 use crate::catalog::Code;
 use crate::finding::Finding;
+use crate::secrets;
 use crate::surface::item::{Item, TextField};
-use crate::surface::{secrets, text};
+use crate::surface::text;
 
 pub struct SecretInToolMetadata;
 
