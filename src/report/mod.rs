@@ -25,7 +25,7 @@ pub mod source_json;
 use crate::finding::{Finding, IssueClass, Severity};
 use serde::Serialize;
 
-pub use redact::{mask_tokens, names_secret, redact_argv};
+pub use redact::{mask_tokens, may_hold_secret, names_secret, redact_argv};
 
 /// The verdict of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

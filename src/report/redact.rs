@@ -48,6 +48,24 @@ pub fn names_secret(name: &str) -> bool {
     SECRET_WORDS.iter().any(|w| lower.contains(w))
 }
 
+/// Whether JSON text could hold anything `names_secret` or `mask_tokens` would act on once
+/// parsed: a cheap test that may say yes for nothing, never no for something.
+pub fn may_hold_secret(json_text: &str) -> bool {
+    static WORDS: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::OnceLock::new();
+    // An escape can spell any word; only parsing tells.
+    if json_text.contains("\\u") {
+        return true;
+    }
+    let words = WORDS.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(SECRET_WORDS.iter().chain(TOKEN_PREFIXES))
+            .ok()
+    });
+    words.as_ref().is_none_or(|w| w.is_match(json_text))
+}
+
 fn looks_like_token(value: &str) -> bool {
     value.len() >= 16 && TOKEN_PREFIXES.iter().any(|p| value.starts_with(p))
 }
