@@ -287,6 +287,9 @@ catalog! {
     SessionSurfaceDrift => "session-surface-drift", Security, Warning,
         "A listing changed during the session",
         "The server's tools, prompts or resources changed since the first listing of the session. A legitimate update announces itself with list_changed, but a tool whose description or schema changes after the user approved it is a rug pull. Review what changed; pin approved definitions.", precision = Medium, risk = Medium, owasp = "MCP03";
+    ProxyChecksIncomplete => "proxy-checks-incomplete", StdioTransport, Warning,
+        "Part of the session was forwarded unchecked",
+        "The proxy never makes the client wait for its checks: when traffic arrives faster than it can be checked and more than the backlog (--check-backlog, 16 MiB by default) is waiting, the rest is forwarded untouched and unchecked until the checks catch up. Findings about those messages may be missing, and a server can hide a change in such a flood. The finding gives how many bytes went unchecked in each direction. Raise --check-backlog, or check the server with `mcpcheck guard`, which reads everything.";
 
     // Wire schema.
     WireSchemaInvalid => "wire-schema-invalid", McpProtocol, Warning,

@@ -214,6 +214,10 @@ pub struct ProxyArgs {
     /// How long the server has to exit after the client closes stdin (and again after SIGTERM).
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     pub shutdown_grace: u64,
+    /// How much traffic may wait for the checks, in KiB; beyond it the client never waits:
+    /// the rest is forwarded unchecked (and reported) until the checks catch up.
+    #[arg(long, value_name = "KIB", default_value_t = 16_384, value_parser = clap::value_parser!(u64).range(1..=4_194_304))]
+    pub check_backlog: u64,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,

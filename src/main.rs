@@ -205,6 +205,7 @@ fn proxy(args: ProxyArgs) -> Result<ExitCode, UsageError> {
         report: args.report,
         timeout: std::time::Duration::from_millis(args.timeout.max(1)),
         shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace),
+        check_backlog: usize::try_from(args.check_backlog * 1024).unwrap_or(usize::MAX),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

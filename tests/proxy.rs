@@ -301,7 +301,8 @@ fn a_log_writer_that_blocks_never_stalls_the_session() {
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
     let report = dir.path().join("report.json");
     let mut input = Vec::new();
-    for i in 0..6000 {
+    // More records than the writer's queue holds (65,536 records or 8 MiB).
+    for i in 0..40_000 {
         input.extend_from_slice(format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":{i}}}}}\n").as_bytes());
     }
     let mut child = Command::new(bin())
@@ -331,7 +332,8 @@ fn a_log_writer_that_blocks_never_stalls_the_session() {
         dropped > 0,
         "records beyond the queue were dropped and counted"
     );
-    assert_eq!(doc["session"]["messages"], 12_000);
+    assert_eq!(doc["session"]["messages"], 80_000);
+    assert_eq!(doc["session"]["unobservedBytes"], 0);
 }
 
 #[test]
@@ -372,5 +374,97 @@ fn a_request_left_unanswered_is_reported_live() {
             "error[operation-timeout] `ping` (id 2) has not been answered after 1000 ms."
         ),
         "{stderr}"
+    );
+}
+
+/// Runs the SDK client through the proxy with `extra` options and a JSON report; returns the
+/// client's output, the proxy's stderr and the report.
+fn session_report(
+    calls: u32,
+    extra: &[&str],
+    server: &[String],
+) -> (String, String, serde_json::Value) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("session.json").display().to_string();
+    let mut options = extra.to_vec();
+    options.extend(["--report", &report]);
+    let (out, stderr) = client(calls, &through_proxy(&options, server));
+    let doc = serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    (out, stderr, doc)
+}
+
+fn report_issues(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            (
+                i["code"].as_str().expect("code").to_string(),
+                i["severity"].as_str().expect("severity").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
+    let server = vec![python().to_string(), fixture("hides_in_a_flood")];
+    let direct: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (expected, _) = client(3, &direct);
+
+    // With the default backlog every message is checked: the poisoned tool hidden in the
+    // 77 KB listing is found.
+    let (proxied, _, doc) = session_report(3, &[], &server);
+    assert_eq!(proxied, expected);
+    assert_eq!(
+        report_issues(&doc),
+        pairs(&[
+            ("stdout-non-json", "error"),
+            ("tool-poisoning-instructions", "error"),
+        ])
+    );
+    assert_eq!(doc["session"]["unobservedBytes"], 0);
+
+    // A 2 KiB backlog: each listing outruns the checks. The client still gets every byte,
+    // the proxy says its checks were incomplete instead of passing the listing in silence,
+    // and the checks pick up again: the pollution is caught on its right line.
+    let (proxied, stderr, doc) = session_report(3, &["--check-backlog", "2"], &server);
+    assert_eq!(
+        proxied, expected,
+        "the client sees what it sees without the proxy"
+    );
+    assert_eq!(
+        report_issues(&doc),
+        pairs(&[
+            ("stdout-non-json", "error"),
+            ("proxy-checks-incomplete", "warning"),
+        ])
+    );
+    assert!(
+        stderr.contains("error[stdout-non-json] Stdout line 9 is not JSON"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("warning[proxy-checks-incomplete] The checks fell behind the traffic (server-to-client)"),
+        "{stderr}"
+    );
+    let unchecked = doc["session"]["unobservedBytes"].as_u64().expect("bytes");
+    assert!(
+        unchecked >= 76_856,
+        "at least one whole listing went unchecked: {unchecked}"
+    );
+    let message = doc["issues"][1]["message"].as_str().expect("message");
+    let from_client: u64 = message
+        .split(' ')
+        .nth(6)
+        .and_then(|n| n.parse().ok())
+        .expect("bytes from the client");
+    assert_eq!(
+        message,
+        format!(
+            "The checks fell behind the traffic: {from_client} bytes from the client and {} bytes from the server were forwarded without being checked, so findings about them may be missing.",
+            unchecked - from_client
+        )
     );
 }

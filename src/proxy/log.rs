@@ -1,64 +1,125 @@
-//! The proxy's record log: bounded and asynchronous, so a slow disk drops records (counted)
-//! instead of stalling the session. Only the log copy is redacted; traffic is never touched.
+//! The proxy's outlets: the record log and its own stderr lines. Both are bounded and
+//! asynchronous, so a slow disk or a stderr nobody reads drops lines (counted) instead of
+//! stalling the checks or the session. Only the log copy is redacted; traffic is never
+//! touched.
 
+use super::observer::{Body, Record};
+use crate::protocol::jsonrpc::RequestId;
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Records queued for the writer before new ones are dropped.
-const QUEUE: usize = 4096;
+/// Items queued for a writer before new ones are dropped, by count and by weight in bytes.
+const QUEUE: usize = 65_536;
+const QUEUE_BYTES: usize = 8 * 1024 * 1024;
 
-pub struct RecordLog {
-    sender: std::sync::Mutex<Option<SyncSender<Value>>>,
-    dropped: Arc<AtomicU64>,
-    done: std::sync::Mutex<Receiver<()>>,
+/// What an outlet writes: one line each, formatted on the writer's thread.
+pub trait Line: Send + 'static {
+    /// About how many bytes the item holds while queued.
+    fn weight(&self) -> usize;
+    fn line(self) -> String;
 }
 
+impl Line for Record {
+    fn weight(&self) -> usize {
+        160 + self.size
+    }
+
+    fn line(self) -> String {
+        line(self)
+    }
+}
+
+impl Line for String {
+    fn weight(&self) -> usize {
+        self.len()
+    }
+
+    fn line(self) -> String {
+        self
+    }
+}
+
+pub struct Outlet<T: Line> {
+    sender: Mutex<Option<SyncSender<T>>>,
+    queued: Arc<AtomicUsize>,
+    dropped: Arc<AtomicU64>,
+    done: Mutex<Receiver<()>>,
+}
+
+/// The record log, a file created with mode 0600.
+pub type RecordLog = Outlet<Record>;
+
 impl RecordLog {
-    /// Starts the writer thread. The file is opened (mode 0600) by the writer, so even an
-    /// open that blocks (a FIFO with no reader) cannot stall the session.
-    pub fn start(path: PathBuf) -> Self {
-        let (sender, receiver) = sync_channel::<Value>(QUEUE);
+    /// The file is opened by the writer, so even an open that blocks (a FIFO with no
+    /// reader) cannot stall anything.
+    pub fn open(path: PathBuf) -> Self {
+        Outlet::start(move || {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(&path)
+                .ok()
+        })
+    }
+}
+
+impl Outlet<String> {
+    pub fn stderr() -> Self {
+        Outlet::start(|| Some(std::io::stderr()))
+    }
+}
+
+impl<T: Line> Outlet<T> {
+    /// Starts the writer thread; `open` runs on it.
+    pub fn start<W: Write>(open: impl FnOnce() -> Option<W> + Send + 'static) -> Self {
+        let (sender, receiver) = sync_channel::<T>(QUEUE);
         let (done_tx, done) = sync_channel(1);
-        let dropped = Arc::new(AtomicU64::new(0));
+        let queued = Arc::new(AtomicUsize::new(0));
+        let writer_queued = Arc::clone(&queued);
         std::thread::spawn(move || {
-            write_all(path, receiver);
+            write_all(open, receiver, &writer_queued);
             let _ = done_tx.send(());
         });
         Self {
-            sender: std::sync::Mutex::new(Some(sender)),
-            dropped,
-            done: std::sync::Mutex::new(done),
+            sender: Mutex::new(Some(sender)),
+            queued,
+            dropped: Arc::new(AtomicU64::new(0)),
+            done: Mutex::new(done),
         }
     }
 
-    /// Queues a record; if the writer is behind, the record is dropped and counted.
-    /// Redaction happens on the writer's thread, so a dropped record costs nothing.
-    pub fn record(&self, record: Value) {
-        let Ok(guard) = self.sender.lock() else {
-            return;
-        };
-        let sent = match guard.as_ref() {
-            Some(sender) => !matches!(
-                sender.try_send(record),
-                Err(TrySendError::Full(_) | TrySendError::Disconnected(_))
-            ),
-            None => false,
+    /// Queues an item; if the writer is behind, it is dropped and counted. Formatting (and
+    /// redaction) happens on the writer's thread, so a dropped item costs nothing.
+    pub fn send(&self, item: T) {
+        let weight = item.weight();
+        let sent = match self.sender.lock() {
+            Ok(guard) => match guard.as_ref() {
+                Some(sender) if self.queued.load(Ordering::Acquire) + weight <= QUEUE_BYTES => {
+                    self.queued.fetch_add(weight, Ordering::AcqRel);
+                    let ok = sender.try_send(item).is_ok();
+                    if !ok {
+                        self.queued.fetch_sub(weight, Ordering::AcqRel);
+                    }
+                    ok
+                }
+                _ => false,
+            },
+            Err(_) => false,
         };
         if !sent {
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    pub fn dropped(&self) -> u64 {
-        self.dropped.load(Ordering::Relaxed)
-    }
-
-    /// Lets the writer drain for a moment; a writer still blocked is abandoned.
+    /// Lets the writer drain for a moment; a writer still blocked is abandoned. Returns
+    /// how many items were dropped.
     pub fn close(&self, wait: Duration) -> u64 {
         if let Ok(mut sender) = self.sender.lock() {
             *sender = None;
@@ -66,36 +127,80 @@ impl RecordLog {
         if let Ok(done) = self.done.lock() {
             let _ = done.recv_timeout(wait);
         }
-        self.dropped()
+        self.dropped.load(Ordering::Relaxed)
     }
 }
 
-fn write_all(path: PathBuf, receiver: Receiver<Value>) {
-    use std::os::unix::fs::OpenOptionsExt;
-    let Ok(file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&path)
-    else {
-        // Nothing to write to: drain so senders see a full queue, not a hang.
-        for _ in receiver {}
+fn write_all<T: Line, W: Write>(
+    open: impl FnOnce() -> Option<W>,
+    receiver: Receiver<T>,
+    queued: &AtomicUsize,
+) {
+    let taken = |item: &T| {
+        queued.fetch_sub(item.weight(), Ordering::AcqRel);
+    };
+    let Some(file) = open() else {
+        // Nothing to write to: drain, counting nothing more as queued.
+        for item in receiver {
+            taken(&item);
+        }
         return;
     };
     let mut out = std::io::BufWriter::new(file);
-    loop {
-        let Ok(mut first) = receiver.recv() else {
-            break;
-        };
-        redact(&mut first);
-        let _ = writeln!(out, "{first}");
-        while let Ok(mut next) = receiver.try_recv() {
-            redact(&mut next);
-            let _ = writeln!(out, "{next}");
+    while let Ok(first) = receiver.recv() {
+        taken(&first);
+        let _ = writeln!(out, "{}", first.line());
+        while let Ok(next) = receiver.try_recv() {
+            taken(&next);
+            let _ = writeln!(out, "{}", next.line());
         }
         let _ = out.flush();
     }
     let _ = out.flush();
+}
+
+/// A record as one JSON line, its message redacted. A line that cannot hold anything to
+/// redact is copied as it came instead of being parsed and written again.
+fn line(record: Record) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(160 + record.size);
+    let _ = write!(
+        out,
+        "{{\"timeMs\":{},\"direction\":\"{}\",\"kind\":\"{}\",\"method\":{},\"id\":{},\"size\":{},\"latencyMs\":{},\"message\":",
+        json(&((record.time_ms * 1000.0).round() / 1000.0)),
+        record.direction.name(),
+        record.kind,
+        json(&record.method),
+        json(&record.id.as_ref().map(RequestId::to_json)),
+        record.size,
+        json(&record.latency_ms),
+    );
+    match record.body {
+        Body::None => out.push_str("null"),
+        Body::Raw(raw) => match std::str::from_utf8(&raw) {
+            Ok(text) if !crate::secrets::json_might_hold_credential(text) => {
+                out.push_str(text.trim())
+            }
+            _ => match serde_json::from_slice::<Value>(&raw) {
+                Ok(mut v) => {
+                    redact(&mut v);
+                    let _ = write!(out, "{v}");
+                }
+                Err(_) => out.push_str("null"),
+            },
+        },
+        Body::Value(mut v) => {
+            redact(&mut v);
+            let _ = write!(out, "{v}");
+        }
+    }
+    out.push('}');
+    out
+}
+
+/// JSON text of a small value, as serde_json writes it.
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
 }
 
 /// Masks values under credential-named keys and provider tokens anywhere in a record.
@@ -133,5 +238,35 @@ mod tests {
         );
         assert_eq!(v["params"]["arguments"]["query"], "use [REDACTED] now");
         assert_eq!(v["params"]["arguments"]["n"], 5);
+    }
+
+    #[test]
+    fn clean_lines_are_copied_as_they_came_and_any_line_masking_would_touch_is_parsed() {
+        let clean = [
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"42"}]}}"#,
+        ];
+        for text in clean {
+            assert!(!crate::secrets::json_might_hold_credential(text), "{text}");
+        }
+        // Each of these is changed by masking, so the quick test must send it to parsing.
+        let touched = [
+            r#"{"params":{"arguments":{"apiKey":"abc"}}}"#,
+            r#"{"params":{"api-key":"abc"}}"#,
+            r#"{"params":{"X-Pass-Word":"abc"}}"#,
+            r#"{"params":{"headers":{"Authorization":"Bearer x"}}}"#,
+            r#"{"params":{"sessionCookie":"abc"}}"#,
+            r#"{"params":{"key":"abc"}}"#,
+            r#"{"result":{"text":"use ghp_Zx8Qm2Lr5Tn7Vb3Kc9Wd1Hy4Jf6Gs0Pa2Xe7 now"}}"#,
+            r#"{"result":{"text":"AKIAZ3MQ7RT2VX5LP4WN"}}"#,
+            r#"{"params":{"\u0074oken":"abc"}}"#,
+        ];
+        for text in touched {
+            let mut v: Value = serde_json::from_str(text).expect("json");
+            let before = v.clone();
+            redact(&mut v);
+            assert_ne!(v, before, "masking changes {text}");
+            assert!(crate::secrets::json_might_hold_credential(text), "{text}");
+        }
     }
 }

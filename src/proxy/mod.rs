@@ -3,19 +3,20 @@
 
 mod log;
 mod observer;
+mod tap;
 
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::process::{ExitKind, GroupLeader, ServerCommand};
-use log::RecordLog;
+use log::{Outlet, RecordLog};
 use nix::sys::signal::Signal;
 use observer::{Direction, Observer};
 use serde_json::json;
 use std::io::Read;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use tap::{Drain, Event, Side, Tap};
 use tokio::signal::unix::{signal, SignalKind};
 
 pub struct ProxyOptions {
@@ -25,6 +26,8 @@ pub struct ProxyOptions {
     pub report: Option<PathBuf>,
     pub timeout: Duration,
     pub shutdown_grace: Duration,
+    /// Bytes of traffic that may wait for the checks before more is forwarded unchecked.
+    pub check_backlog: usize,
 }
 
 /// What the session produced, for the renderers.
@@ -34,43 +37,51 @@ pub struct ProxyOutcome {
     pub summary: serde_json::Value,
 }
 
-/// Shared between the two forwarding directions and the timer.
-struct Shared {
-    observer: Mutex<Observer>,
+/// Where the observer's output goes: never stdout, which belongs to the client.
+struct Outlets {
+    /// Findings as they happen, and a compact line per message when there is no log.
+    err: Outlet<String>,
     log: Option<RecordLog>,
 }
 
-impl Shared {
-    /// Observes forwarded bytes: records to the log (or one compact stderr line each),
-    /// findings to stderr as they happen. Never to stdout: that belongs to the client.
-    fn observe(&self, dir: Direction, bytes: &[u8]) {
-        let Ok(mut observer) = self.observer.lock() else {
-            return;
-        };
-        let (records, findings) = observer.feed(dir, bytes);
-        drop(observer);
-        let mut err = std::io::stderr().lock();
-        for r in records {
-            match &self.log {
-                Some(log) => log.record(r.value),
-                None => {
-                    let _ = writeln!(err, "{}", r.compact());
+/// The observer thread: drains the tap in order, checks every message, and hands the
+/// records and findings to the outlets. Returns the observer at `End`.
+fn observe(mut observer: Observer, drain: Drain, out: &Outlets) -> Observer {
+    while let Some(event) = drain.next() {
+        match event {
+            Event::Chunk {
+                dir,
+                at,
+                gap,
+                bytes,
+            } => {
+                if let Some(gap) = gap {
+                    emit(&out.err, &observer.missed(dir, gap));
                 }
+                let (records, findings) = observer.feed(dir, at, &bytes);
+                for r in records {
+                    match &out.log {
+                        Some(log) => log.send(r),
+                        None => out.err.send(r.compact()),
+                    }
+                }
+                emit(&out.err, &findings);
             }
+            Event::Tick(now) => emit(&out.err, &observer.check_timeouts(now)),
+            Event::End => break,
         }
-        emit(&mut err, &findings);
     }
+    observer
 }
 
-fn emit(err: &mut impl std::io::Write, findings: &[Finding]) {
+fn emit(err: &Outlet<String>, findings: &[Finding]) {
     for f in findings {
-        let _ = writeln!(
-            err,
+        err.send(format!(
             "mcpcheck: {}[{}] {}",
             f.severity.as_str(),
             f.code,
             f.message
-        );
+        ));
     }
 }
 
@@ -92,10 +103,16 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
     if let Some(name) = &opts.name {
         observer.set_server_name(name);
     }
-    let shared = Arc::new(Shared {
-        observer: Mutex::new(observer),
-        log: opts.log.clone().map(RecordLog::start),
+    let (tap, drain) = tap::tap(opts.check_backlog);
+    let outlets = Outlets {
+        err: Outlet::stderr(),
+        log: opts.log.clone().map(RecordLog::open),
+    };
+    let observing = std::thread::spawn(move || {
+        let observer = observe(observer, drain, &outlets);
+        (observer, outlets)
     });
+    let session = Observing { tap, observing };
 
     // Forwarding runs on plain threads with blocking I/O: no async hop between a read and
     // its write, so the proxy adds as little latency as a pipe can.
@@ -109,48 +126,29 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
             std::io::stderr(),
             "mcpcheck: cannot take over the server's pipes"
         );
-        return finish(leader, shared, opts, None).await;
+        return finish(leader, session, opts, None).await;
     };
     let (client_closed_tx, mut client_closed) = tokio::sync::oneshot::channel::<()>();
     let (server_done_tx, server_done) = tokio::sync::oneshot::channel::<()>();
-    let c2s = Arc::clone(&shared);
+    let c2s = session.tap.side(Direction::ClientToServer);
     std::thread::spawn(move || {
-        pump(
-            std::io::stdin(),
-            server_in,
-            Some(&c2s),
-            Direction::ClientToServer,
-        );
+        pump(std::io::stdin(), server_in, Some(c2s));
         let _ = client_closed_tx.send(());
     });
-    let s2c = Arc::clone(&shared);
+    let s2c = session.tap.side(Direction::ServerToClient);
     std::thread::spawn(move || {
-        pump(
-            server_out,
-            std::io::stdout(),
-            Some(&s2c),
-            Direction::ServerToClient,
-        );
+        pump(server_out, std::io::stdout(), Some(s2c));
         let _ = server_done_tx.send(());
     });
     std::thread::spawn(move || {
-        pump(
-            server_err,
-            std::io::stderr(),
-            None,
-            Direction::ServerToClient,
-        );
+        pump(server_err, std::io::stderr(), None);
     });
-    let timer_shared = Arc::clone(&shared);
+    let timer_tap = session.tap.clone();
     let timer = tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_millis(100));
         loop {
             tick.tick().await;
-            let late = match timer_shared.observer.lock() {
-                Ok(mut o) => o.check_timeouts(),
-                Err(_) => return,
-            };
-            emit(&mut std::io::stderr().lock(), &late);
+            timer_tap.tick();
         }
     });
 
@@ -160,7 +158,7 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
         signal(SignalKind::hangup()),
     ) else {
         timer.abort();
-        return finish(leader, shared, opts, Some(server_done)).await;
+        return finish(leader, session, opts, Some(server_done)).await;
     };
     loop {
         tokio::select! {
@@ -177,12 +175,18 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
         }
     }
     timer.abort();
-    finish(leader, shared, opts, Some(server_done)).await
+    finish(leader, session, opts, Some(server_done)).await
+}
+
+/// The tap and the thread observing through it.
+struct Observing {
+    tap: Tap,
+    observing: std::thread::JoinHandle<(Observer, Outlets)>,
 }
 
 async fn finish(
     mut leader: GroupLeader,
-    shared: Arc<Shared>,
+    session: Observing,
     opts: ProxyOptions,
     server_done: Option<tokio::sync::oneshot::Receiver<()>>,
 ) -> ProxyOutcome {
@@ -196,20 +200,23 @@ async fn finish(
     leader
         .stop(escaped, true, Duration::ZERO, Duration::ZERO)
         .await;
-    let (findings, mut summary) = match shared.observer.lock() {
-        Ok(mut o) => {
+    // Everything forwarded so far is observed before the verdict.
+    session.tap.end();
+    let joined = tokio::task::spawn_blocking(move || session.observing.join()).await;
+    let (findings, mut summary, dropped) = match joined {
+        Ok(Ok((mut o, outlets))) => {
             let tail = o.finish();
-            emit(&mut std::io::stderr().lock(), &tail);
+            emit(&outlets.err, &tail);
             let mut findings = o.findings().to_vec();
             crate::finding::sort(&mut findings);
-            (findings, o.summary())
+            let wait = Duration::from_secs(1);
+            let dropped = outlets.log.map_or(0, |log| log.close(wait));
+            let mut summary = o.summary();
+            summary["stderrLinesDropped"] = json!(outlets.err.close(wait));
+            (findings, summary, dropped)
         }
-        Err(_) => (Vec::new(), json!({})),
+        _ => (Vec::new(), json!({}), 0),
     };
-    let dropped = shared
-        .log
-        .as_ref()
-        .map_or(0, |log| log.close(Duration::from_secs(1)));
     let exit_code = match exit {
         ExitKind::Code(c) => c,
         ExitKind::Signal(s) => 128 + s,
@@ -244,9 +251,10 @@ async fn finish(
     }
 }
 
-/// Copies one stream to another unchanged, chunk by chunk, flushing each; observes a copy.
-/// Returns at end of input; a closed output keeps the input drained and observed.
-fn pump(mut from: impl Read, mut to: impl Write, observer: Option<&Shared>, dir: Direction) {
+/// Copies one stream to another unchanged, chunk by chunk, flushing each; hands a copy to
+/// the observer. Returns at end of input; a closed output keeps the input drained and
+/// observed.
+fn pump(mut from: impl Read, mut to: impl Write, mut tap: Option<Side>) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut writable = true;
     loop {
@@ -256,18 +264,18 @@ fn pump(mut from: impl Read, mut to: impl Write, observer: Option<&Shared>, dir:
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        // A client's request is noted before the server can see it, so its answer, observed
-        // on the other thread, always finds it; the server's bytes go out first.
-        let observe_first = dir == Direction::ClientToServer;
-        if let (true, Some(shared)) = (observe_first, observer) {
-            shared.observe(dir, &buf[..n]);
+        let at = Instant::now();
+        // Handed over before it is written: a request is queued before the server can see
+        // it, so its answer, read later on the other thread, is queued after it.
+        if let Some(side) = tap.as_mut() {
+            side.offer(at, &buf[..n]);
         }
         if writable {
             writable = to.write_all(&buf[..n]).and_then(|()| to.flush()).is_ok();
         }
-        if let (false, Some(shared)) = (observe_first, observer) {
-            shared.observe(dir, &buf[..n]);
-        }
     }
     let _ = to.flush();
+    if let Some(side) = tap {
+        side.close();
+    }
 }

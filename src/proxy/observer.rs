@@ -1,6 +1,7 @@
 //! Watches a copy of the proxied traffic: frames it, records every message, and checks it
 //! live with the guard's codes. It never touches the bytes that are forwarded.
 
+use super::tap::Gap;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::protocol::jsonrpc::{self, LineContent, Message, RequestId, ResponseId};
@@ -16,7 +17,7 @@ pub enum Direction {
 }
 
 impl Direction {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Direction::ClientToServer => "client-to-server",
             Direction::ServerToClient => "server-to-client",
@@ -28,6 +29,12 @@ impl Direction {
 const MAX_OBSERVED_LINE: usize = 4 * 1024 * 1024;
 /// Latency samples kept for percentiles.
 const MAX_SAMPLES: usize = 100_000;
+/// Requests awaiting an answer that are tracked per direction; a peer that never answers
+/// cannot make the observer grow without bound.
+const MAX_PENDING: usize = 10_000;
+/// Distinct method names counted; the rest are counted together.
+const MAX_METHODS: usize = 1_000;
+const OTHER_METHODS: &str = "(other methods)";
 
 /// Splits one direction into lines, recovering after an oversized one.
 #[derive(Default)]
@@ -39,39 +46,73 @@ struct Splitter {
 
 struct PendingRequest {
     method: String,
-    params: Option<Value>,
+    /// Whether the request asked for a later page (it had a cursor).
+    next_page: bool,
     sent: Instant,
-    timed_out: bool,
+    /// Already reported as late, or no longer judged (its answer may have been missed).
+    settled: bool,
+}
+
+impl Direction {
+    fn index(self) -> usize {
+        match self {
+            Direction::ClientToServer => 0,
+            Direction::ServerToClient => 1,
+        }
+    }
+
+    fn other(self) -> Direction {
+        match self {
+            Direction::ClientToServer => Direction::ServerToClient,
+            Direction::ServerToClient => Direction::ClientToServer,
+        }
+    }
 }
 
 /// One observed message, for the log and the stderr line.
 pub struct Record {
-    pub value: Value,
+    /// Milliseconds since the session started, when the message was read.
+    pub time_ms: f64,
+    pub direction: Direction,
+    pub kind: &'static str,
+    pub method: Option<String>,
+    pub id: Option<RequestId>,
+    pub size: usize,
+    pub latency_ms: Option<f64>,
+    pub body: Body,
+}
+
+/// The message itself, as the log shows it.
+pub enum Body {
+    /// Not a JSON value (shown as null).
+    None,
+    /// The line as it came, known to be one valid JSON value.
+    Raw(Vec<u8>),
+    /// One message of a batch.
+    Value(Value),
 }
 
 impl Record {
     /// The one-line form for stderr, built only when it is printed.
     pub fn compact(&self) -> String {
-        let v = &self.value;
-        let arrow = if v["direction"] == "client-to-server" {
-            "→"
-        } else {
-            "←"
+        let arrow = match self.direction {
+            Direction::ClientToServer => "→",
+            Direction::ServerToClient => "←",
         };
         format!(
             "mcpcheck: {arrow} {}{}{} {}B{}",
-            v["kind"].as_str().unwrap_or("?"),
-            v["method"]
-                .as_str()
+            self.kind,
+            self.method
+                .as_deref()
                 .map(|m| format!(" {}", excerpt(m, 60)))
                 .unwrap_or_default(),
-            match &v["id"] {
-                Value::Null => String::new(),
-                id => format!(" #{}", excerpt(id.to_string().trim_matches('"'), 40)),
+            match &self.id {
+                None => String::new(),
+                Some(RequestId::Number(n)) => format!(" #{}", excerpt(&n.to_string(), 40)),
+                Some(RequestId::String(id)) => format!(" #{}", excerpt(id, 40)),
             },
-            v["size"],
-            v["latencyMs"]
-                .as_f64()
+            self.size,
+            self.latency_ms
                 .map(|l| format!(" {l:.1}ms"))
                 .unwrap_or_default(),
         )
@@ -82,8 +123,15 @@ pub struct Observer {
     started: Instant,
     timeout: Duration,
     splitters: HashMap<Direction, Splitter>,
-    /// Requests waiting for an answer, by the direction they were sent in.
-    pending: HashMap<(Direction, RequestId), PendingRequest>,
+    /// Requests waiting for an answer, indexed by the direction they were sent in.
+    pending: [HashMap<RequestId, PendingRequest>; 2],
+    /// Per direction: requests not tracked because too many were already pending.
+    untracked: [u64; 2],
+    /// Per direction: some of its messages were missed, so an answer in the other
+    /// direction to an unknown id proves nothing.
+    blind: [bool; 2],
+    /// Per direction: bytes forwarded that the observer never saw (it was behind).
+    unobserved_bytes: [u64; 2],
     counts: BTreeMap<String, u64>,
     latencies: Vec<f64>,
     negotiated: Option<String>,
@@ -105,7 +153,10 @@ impl Observer {
             started: Instant::now(),
             timeout,
             splitters: HashMap::new(),
-            pending: HashMap::new(),
+            pending: [HashMap::new(), HashMap::new()],
+            untracked: [0; 2],
+            blind: [false; 2],
+            unobserved_bytes: [0; 2],
             counts: BTreeMap::new(),
             latencies: Vec::new(),
             negotiated: None,
@@ -120,8 +171,39 @@ impl Observer {
         }
     }
 
-    /// Feeds a copy of forwarded bytes; returns the records and the findings they caused.
-    pub fn feed(&mut self, dir: Direction, bytes: &[u8]) -> (Vec<Record>, Vec<Finding>) {
+    /// Accounts for bytes of one direction that were forwarded but never observed: the line
+    /// count stays right, the line they interrupted is not judged, and checks that a missed
+    /// message could fool are stood down.
+    pub fn missed(&mut self, dir: Direction, gap: Gap) -> Vec<Finding> {
+        let mut out = Vec::new();
+        if self.unobserved_bytes == [0; 2] {
+            self.report(&mut out, Finding::new(
+                Code::ProxyChecksIncomplete,
+                format!("The checks fell behind the traffic ({}): messages were forwarded unchecked from here on, so findings about them may be missing.", dir.name()),
+            ));
+        }
+        self.unobserved_bytes[dir.index()] += gap.bytes;
+        let s = self.splitters.entry(dir).or_default();
+        s.pending.clear();
+        s.line += gap.newlines;
+        s.skipping = !(gap.newlines > 0 && gap.ends_line);
+        // A missed request makes its answer look unsolicited; a missed answer makes the
+        // request look unanswered.
+        self.blind[dir.index()] = true;
+        for req in self.pending[dir.other().index()].values_mut() {
+            req.settled = true;
+        }
+        out
+    }
+
+    /// Feeds a copy of forwarded bytes read at `at`; returns the records and the findings
+    /// they caused.
+    pub fn feed(
+        &mut self,
+        dir: Direction,
+        at: Instant,
+        bytes: &[u8],
+    ) -> (Vec<Record>, Vec<Finding>) {
         let mut lines = Vec::new();
         let mut oversized = Vec::new();
         let s = self.splitters.entry(dir).or_default();
@@ -161,7 +243,7 @@ impl Observer {
             }
         }
         for (line, raw) in lines {
-            self.observe_line(dir, line, raw, &mut records, &mut findings);
+            self.observe_line(dir, at, line, raw, &mut records, &mut findings);
         }
         (records, findings)
     }
@@ -169,6 +251,7 @@ impl Observer {
     fn observe_line(
         &mut self,
         dir: Direction,
+        at: Instant,
         line: u64,
         mut raw: Vec<u8>,
         records: &mut Vec<Record>,
@@ -191,13 +274,17 @@ impl Observer {
                 .at(Location::stdout_line(line)),
             );
         }
-        let messages: Vec<(Message, Value)> = match content {
-            LineContent::Single { message, value } => vec![(message, value)],
+        let messages: Vec<(Message, Body)> = match content {
+            // The log shows the line as it came: no need to keep the parsed value.
+            LineContent::Single { message, .. } => vec![(message, Body::Raw(raw))],
             LineContent::Batch { messages } => {
                 if from_server && self.negotiated.as_deref() != Some("2025-03-26") {
                     self.report(findings, Finding::new(Code::StdoutInvalidJsonRpc, format!("Stdout line {line} is a JSON array (batch); only the 2025-03-26 revision has batches.")).detail("batch").at(Location::stdout_line(line)));
                 }
                 messages
+                    .into_iter()
+                    .map(|(m, v)| (m, Body::Value(v)))
+                    .collect()
             }
             other => {
                 self.invalid += 1;
@@ -225,61 +312,84 @@ impl Observer {
                     }
                     self.report(findings, f);
                 }
-                records.push(self.record(dir, "invalid", None, None, size, None, Value::Null));
+                records.push(self.record(dir, at, "invalid", None, None, size, None, Body::None));
                 return;
             }
         };
-        for (message, value) in messages {
+        for (message, body) in messages {
             self.messages += 1;
-            let record = self.observe_message(dir, line, message, value, size, findings);
+            let record = self.observe_message(dir, at, line, message, body, size, findings);
             records.push(record);
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn observe_message(
         &mut self,
         dir: Direction,
+        at: Instant,
         line: u64,
         message: Message,
-        value: Value,
+        value: Body,
         size: usize,
         findings: &mut Vec<Finding>,
     ) -> Record {
         let from_server = dir == Direction::ServerToClient;
-        let other = match dir {
-            Direction::ClientToServer => Direction::ServerToClient,
-            Direction::ServerToClient => Direction::ClientToServer,
-        };
+        let other = dir.other();
         match message {
             Message::Request { id, method, params } => {
-                *self.counts.entry(method.clone()).or_default() += 1;
-                self.pending.insert(
-                    (dir, id.clone()),
-                    PendingRequest {
+                self.count(&method);
+                let pending = &mut self.pending[dir.index()];
+                if pending.len() < MAX_PENDING || pending.contains_key(&id) {
+                    let next_page = params.as_ref().and_then(|p| p.get("cursor")).is_some();
+                    let req = PendingRequest {
                         method: method.clone(),
-                        params,
-                        sent: Instant::now(),
-                        timed_out: false,
-                    },
-                );
-                self.record(dir, "request", Some(&method), Some(&id), size, None, value)
+                        next_page,
+                        sent: at,
+                        settled: false,
+                    };
+                    pending.insert(id.clone(), req);
+                } else {
+                    // Its answer will look unsolicited: stop judging those.
+                    self.untracked[dir.index()] += 1;
+                    self.blind[dir.index()] = true;
+                }
+                self.record(
+                    dir,
+                    at,
+                    "request",
+                    Some(&method),
+                    Some(&id),
+                    size,
+                    None,
+                    value,
+                )
             }
             Message::Notification { method, .. } => {
-                *self.counts.entry(method.clone()).or_default() += 1;
-                self.record(dir, "notification", Some(&method), None, size, None, value)
+                self.count(&method);
+                self.record(
+                    dir,
+                    at,
+                    "notification",
+                    Some(&method),
+                    None,
+                    size,
+                    None,
+                    value,
+                )
             }
             Message::Response {
                 id: ResponseId::Id(id),
                 outcome,
             } => {
                 let kind = if outcome.is_ok() { "response" } else { "error" };
-                let Some(req) = self.pending.remove(&(other, id.clone())) else {
-                    if from_server {
+                let Some(req) = self.pending[other.index()].remove(&id) else {
+                    if from_server && !self.blind[other.index()] {
                         self.report(findings, Finding::new(Code::ResponseIdMismatch, format!("Stdout line {line} answers id {id}, which the client never sent (or already got an answer for).")).detail("unknown-id").at(Location::stdout_line(line)));
                     }
-                    return self.record(dir, kind, None, Some(&id), size, None, value);
+                    return self.record(dir, at, kind, None, Some(&id), size, None, value);
                 };
-                let latency = req.sent.elapsed().as_secs_f64() * 1000.0;
+                let latency = at.saturating_duration_since(req.sent).as_secs_f64() * 1000.0;
                 if self.latencies.len() < MAX_SAMPLES {
                     self.latencies.push(latency);
                 }
@@ -290,6 +400,7 @@ impl Observer {
                 }
                 self.record(
                     dir,
+                    at,
                     kind,
                     Some(&req.method),
                     Some(&id),
@@ -302,7 +413,7 @@ impl Observer {
                 if from_server && !self.client_sent_malformed {
                     self.report(findings, Finding::new(Code::NotificationResponse, format!("Stdout line {line} is a reply with a null or missing id; notifications must never be answered.")).at(Location::stdout_line(line)));
                 }
-                self.record(dir, "response", None, None, size, None, value)
+                self.record(dir, at, "response", None, None, size, None, value)
             }
             Message::Invalid { problem, .. } => {
                 self.invalid += 1;
@@ -320,7 +431,7 @@ impl Observer {
                         .at(Location::stdout_line(line)),
                     );
                 }
-                self.record(dir, "invalid", None, None, size, None, value)
+                self.record(dir, at, "invalid", None, None, size, None, value)
             }
         }
     }
@@ -347,7 +458,7 @@ impl Observer {
         else {
             return;
         };
-        let first_page = req.params.as_ref().and_then(|p| p.get("cursor")).is_none();
+        let first_page = !req.next_page;
         let page = self.paging.entry(list).or_default();
         if first_page {
             page.clear();
@@ -409,14 +520,14 @@ impl Observer {
         }
     }
 
-    /// Requests left unanswered past the timeout (each reported once).
-    pub fn check_timeouts(&mut self) -> Vec<Finding> {
+    /// Requests of the client left unanswered past the timeout at `now` (each reported once).
+    pub fn check_timeouts(&mut self, now: Instant) -> Vec<Finding> {
         let mut out = Vec::new();
         let timeout = self.timeout;
         let mut late = Vec::new();
-        for ((dir, id), req) in self.pending.iter_mut() {
-            if *dir == Direction::ClientToServer && !req.timed_out && req.sent.elapsed() > timeout {
-                req.timed_out = true;
+        for (id, req) in self.pending[Direction::ClientToServer.index()].iter_mut() {
+            if !req.settled && now.saturating_duration_since(req.sent) > timeout {
+                req.settled = true;
                 late.push((id.clone(), req.method.clone()));
             }
         }
@@ -452,29 +563,43 @@ impl Observer {
         }
     }
 
+    fn count(&mut self, method: &str) {
+        if let Some(n) = self.counts.get_mut(method) {
+            *n += 1;
+            return;
+        }
+        // Distinct method names are bounded: a peer inventing names cannot grow this.
+        let key = excerpt(method, 128);
+        let key = if self.counts.len() < MAX_METHODS || self.counts.contains_key(&key) {
+            key
+        } else {
+            OTHER_METHODS.to_string()
+        };
+        *self.counts.entry(key).or_default() += 1;
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         dir: Direction,
-        kind: &str,
+        at: Instant,
+        kind: &'static str,
         method: Option<&str>,
         id: Option<&RequestId>,
         size: usize,
         latency: Option<f64>,
-        message: Value,
+        body: Body,
     ) -> Record {
-        let at = self.started.elapsed().as_secs_f64() * 1000.0;
-        let value = json!({
-            "timeMs": (at * 1000.0).round() / 1000.0,
-            "direction": dir.name(),
-            "kind": kind,
-            "method": method,
-            "id": id.map(RequestId::to_json),
-            "size": size,
-            "latencyMs": latency,
-            "message": message,
-        });
-        Record { value }
+        Record {
+            time_ms: at.saturating_duration_since(self.started).as_secs_f64() * 1000.0,
+            direction: dir,
+            kind,
+            method: method.map(str::to_string),
+            id: id.cloned(),
+            size,
+            latency_ms: latency,
+            body,
+        }
     }
 
     pub fn findings(&self) -> &[Finding] {
@@ -497,7 +622,9 @@ impl Observer {
             "invalid": self.invalid,
             "perMethod": self.counts,
             "latencyMs": {"p50": pct(0.5), "p90": pct(0.9), "p99": pct(0.99), "max": pct(1.0), "samples": sorted.len()},
-            "unanswered": self.pending.keys().filter(|(d, _)| *d == Direction::ClientToServer).count(),
+            "unanswered": self.pending[Direction::ClientToServer.index()].len(),
+            "untrackedRequests": self.untracked.iter().sum::<u64>(),
+            "unobservedBytes": self.unobserved_bytes.iter().sum::<u64>(),
         })
     }
 
@@ -510,6 +637,15 @@ impl Observer {
             .map(|s| (s.pending.len(), s.line + 1));
         if let Some((len, line)) = tail.filter(|(len, _)| *len > 0) {
             self.report(&mut out, Finding::new(Code::StdoutWithoutNewline, format!("The server wrote {len} bytes on stdout line {line} without the terminating newline; the client never received them as a message.")).at(Location::stdout_line(line)));
+        }
+        // The verdict states how much went unchecked in all.
+        let [from_client, from_server] = self.unobserved_bytes;
+        if let Some(f) = self
+            .findings
+            .iter_mut()
+            .find(|f| f.code == Code::ProxyChecksIncomplete)
+        {
+            f.message = format!("The checks fell behind the traffic: {from_client} bytes from the client and {from_server} bytes from the server were forwarded without being checked, so findings about them may be missing.");
         }
         out
     }
@@ -554,4 +690,95 @@ fn describe_change(first: &[Value], now: &[Value]) -> Option<String> {
         parts.push(format!("changed {}", names(changed)));
     }
     (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(findings: &[Finding]) -> Vec<(&str, Option<u64>)> {
+        findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.location.stdout_line))
+            .collect()
+    }
+
+    #[test]
+    fn after_missed_bytes_lines_keep_their_numbers_and_the_broken_line_is_skipped() {
+        let mut o = Observer::new(Duration::from_secs(30));
+        let s2c = Direction::ServerToClient;
+        let t = Instant::now();
+        o.feed(s2c, t, b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n");
+        // Lines 2 and 3 were missed, and the start of line 4.
+        let gap = Gap {
+            bytes: 20,
+            newlines: 2,
+            ends_line: false,
+        };
+        assert_eq!(
+            codes(&o.missed(s2c, gap)),
+            [("proxy-checks-incomplete", None)]
+        );
+        let (_, found) = o.feed(s2c, t, b"end of line 4\nplain text\n");
+        assert_eq!(codes(&found), [("stdout-non-json", Some(5))]);
+    }
+
+    #[test]
+    fn what_a_missed_message_could_explain_is_not_reported() {
+        let mut o = Observer::new(Duration::from_millis(10));
+        let (c2s, s2c) = (Direction::ClientToServer, Direction::ServerToClient);
+        let t = Instant::now();
+        o.feed(
+            c2s,
+            t,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+        );
+        // The answer to 1 may have been in what was missed: 1 is no longer judged late.
+        o.missed(
+            s2c,
+            Gap {
+                bytes: 40,
+                newlines: 1,
+                ends_line: true,
+            },
+        );
+        assert!(o.check_timeouts(t + Duration::from_secs(5)).is_empty());
+        // A request may have been missed too: an answer to an id never seen proves nothing.
+        o.missed(
+            c2s,
+            Gap {
+                bytes: 40,
+                newlines: 1,
+                ends_line: true,
+            },
+        );
+        let (_, found) = o.feed(s2c, t, b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n");
+        assert!(found.is_empty(), "{found:?}");
+        // Requests sent after the gap are judged as ever.
+        o.feed(
+            c2s,
+            t,
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
+        );
+        let late = o.check_timeouts(t + Duration::from_secs(5));
+        assert_eq!(codes(&late), [("operation-timeout", None)]);
+    }
+
+    #[test]
+    fn without_a_gap_an_unknown_id_and_a_late_answer_are_reported() {
+        let mut o = Observer::new(Duration::from_millis(10));
+        let (c2s, s2c) = (Direction::ClientToServer, Direction::ServerToClient);
+        let t = Instant::now();
+        o.feed(
+            c2s,
+            t,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+        );
+        assert_eq!(
+            codes(&o.check_timeouts(t + Duration::from_secs(5))),
+            [("operation-timeout", None)]
+        );
+        let (_, found) = o.feed(s2c, t, b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n");
+        assert_eq!(codes(&found), [("response-id-mismatch", Some(1))]);
+    }
 }

@@ -17,3 +17,39 @@ pub use names::{is_credential_param, might_name_credential, names_credential};
 pub use plausible::is_placeholder;
 pub use prose::{find, mask, redact, SecretMatch};
 pub use values::{find_tokens, looks_like_token, mask_tokens, redacted, TokenMatch};
+
+/// Whether masking (of values under names that [`might_name_credential`], and of strings
+/// by [`mask_tokens`]) could change anything in this JSON text once it is parsed: a cheap
+/// test that lets clean JSON be copied as it came. It may say yes for nothing, never no
+/// for something.
+pub fn json_might_hold_credential(json: &str) -> bool {
+    use aho_corasick::AhoCorasick;
+    use std::sync::LazyLock;
+    static NAMES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+        AhoCorasick::new(names::STEMS.iter().chain(names::WORDS).chain(&["key"])).ok()
+    });
+    static TOKENS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+        let literals = shapes::SHAPES
+            .iter()
+            .flat_map(|s| s.gate.iter().chain(s.prefixes));
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(literals)
+            .ok()
+    });
+    // An escape makes a parsed string differ from its text: only parsing tells.
+    if json.contains('\\') {
+        return true;
+    }
+    // Without escapes every key and string is a run of the text, so a name's squashed,
+    // lower-cased form is a run of the text's, and a token's literals are in the text.
+    let squashed: String = json
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let (Some(names), Some(tokens)) = (NAMES.as_ref(), TOKENS.as_ref()) else {
+        return true;
+    };
+    names.is_match(&squashed) || tokens.is_match(json)
+}

@@ -2,7 +2,7 @@
 //! parameter) says that its value is a credential.
 
 /// Words that name a credential even inside a longer word (`xauthtoken`, `--api-key`).
-const STEMS: &[&str] = &[
+pub(super) const STEMS: &[&str] = &[
     "token",
     "secret",
     "password",
@@ -17,7 +17,7 @@ const STEMS: &[&str] = &[
 ];
 
 /// Words that name a credential only as a whole word of the name (`pat`, not `path`).
-const WORDS: &[&str] = &[
+pub(super) const WORDS: &[&str] = &[
     "tokens",
     "secrets",
     "pwd",
