@@ -347,7 +347,7 @@ catalog! {
         precision = Medium, risk = Medium, owasp = "MCP10";
     MutatingToolsWithoutLogging => "mutating-tools-without-logging", Security, Warning,
         "A server with mutating tools offers no logging",
-        "The server advertises tools that change state but not the logging capability, so a client has no audit trail of what those tools did. Advertise logging and send notifications/message for every mutation.",
+        "The server advertises tools that change state but not the logging capability, so a client has no audit trail of what those tools did. A tool changes state when its annotations say so (destructiveHint, or readOnlyHint false), or when its name does: a write verb (write_file, create_issue, git_commit), where a verb that is ambiguous alone (add, set, run, merge) counts only with an object (add_user). A readOnlyHint of true always wins. Advertise logging and send notifications/message for every mutation.",
         precision = Low, risk = Low, owasp = "MCP08";
     SurfaceScanIncomplete => "surface-scan-incomplete", Security, Note,
         "Part of a server's surface was too large to inspect",

@@ -347,25 +347,16 @@ fn remote_servers_initialize_results_are_judged_too() {
         json!({"remote": {"type": "http", "url": format!("http://127.0.0.1:{}/mcp", http.port)}}),
     );
     let r = scan_in(dir.path(), &["--live"]);
-    // Its instructions ask for a private key, and `add` changes state without logging.
+    // Its instructions ask for a private key. (Its `add` tool, a calculator, changes nothing.)
     assert_eq!(
         r.places(),
-        places(&[
-            (
-                "tool-poisoning-instructions",
-                "high",
-                3,
-                15,
-                "servers/remote/instructions"
-            ),
-            (
-                "mutating-tools-without-logging",
-                "low",
-                3,
-                15,
-                "servers/remote/capabilities"
-            ),
-        ]),
+        places(&[(
+            "tool-poisoning-instructions",
+            "high",
+            3,
+            15,
+            "servers/remote/instructions"
+        )]),
         "{:#}",
         r.json["issues"]
     );

@@ -55,17 +55,6 @@ fn live_scan_runs_the_surface_rules_across_servers() {
                 "warning",
                 "servers/clean/tools/echo/name"
             ),
-            // `add` changes state (a write verb), and neither server advertises logging.
-            expected(
-                "mutating-tools-without-logging",
-                "warning",
-                "servers/poisoned/capabilities"
-            ),
-            expected(
-                "mutating-tools-without-logging",
-                "warning",
-                "servers/clean/capabilities"
-            ),
         ]
     );
     for issue in report["issues"].as_array().expect("issues") {
@@ -148,14 +137,8 @@ fn live_scan_judges_each_servers_initialize_result() {
                 instructed,
                 "servers/instructed/instructions"
             ),
-            // `add` (a write verb) and `write_note` (annotated readOnlyHint: false) change
-            // state, and neither server's capabilities include logging.
-            place(
-                "mutating-tools-without-logging",
-                "warning",
-                instructed,
-                "servers/instructed/capabilities"
-            ),
+            // `write_note` (annotated readOnlyHint: false) changes state, and the server's
+            // capabilities do not include logging. (`add` alone is a calculator: no change.)
             place(
                 "mutating-tools-without-logging",
                 "warning",
@@ -180,9 +163,9 @@ fn live_scan_judges_each_servers_initialize_result() {
         messages[0]
     );
     assert!(
-        messages[2].starts_with("Server \"notes\" has 1 tool that changes state (\"write_note\")"),
+        messages[1].starts_with("Server \"notes\" has 1 tool that changes state (\"write_note\")"),
         "{}",
-        messages[2]
+        messages[1]
     );
     assert_eq!(exit, 1);
 }

@@ -20,7 +20,24 @@ fn mutates(tool: &Item<'_>) -> bool {
     hint(tool, "destructiveHint") == Some(true)
         || hint(tool, "readOnlyHint") == Some(false)
         || destructive_reason(tool).is_some()
-        || text::has_any(&text::words(tool.name().unwrap_or("")), text::WRITE_VERBS)
+        || names_a_change(tool.name().unwrap_or(""))
+}
+
+/// Write verbs that name a change only with an object: alone, `add` or `set` is as likely
+/// a calculator or a view setting as a write (`add_user` and `set_config` are writes).
+const NEEDS_OBJECT: &[&str] = &[
+    "add", "set", "put", "post", "run", "apply", "merge", "replace", "import", "move", "change",
+    "toggle", "patch", "append", "assign", "cp", "mv", "send", "store", "checkout",
+];
+
+/// A tool name that says it changes state: a write verb, with an object where the verb
+/// alone is ambiguous.
+fn names_a_change(name: &str) -> bool {
+    let words = text::words(name);
+    words.iter().any(|w| {
+        text::WRITE_VERBS.contains(&w.as_str())
+            && (words.len() > 1 || !NEEDS_OBJECT.contains(&w.as_str()))
+    })
 }
 
 impl SurfaceRule for MutatingToolsWithoutLogging {
@@ -104,6 +121,25 @@ mod tests {
             "{}",
             found[0]
         );
+    }
+
+    #[test]
+    fn an_ambiguous_verb_alone_is_no_change_but_with_an_object_it_is() {
+        let caps = || Some(json!({"tools": {}}));
+        for calculator in ["add", "set", "run", "merge"] {
+            let found = found(vec![json!({"name": calculator})], caps());
+            assert_eq!(found, Vec::<String>::new(), "{calculator}");
+        }
+        for name in ["add_user", "setConfig", "upload", "save", "git_add"] {
+            let found = found(vec![json!({"name": name})], caps());
+            assert_eq!(found.len(), 1, "{name}");
+        }
+        // An annotation says more than a name.
+        let annotated = found(
+            vec![json!({"name": "add", "annotations": {"readOnlyHint": false}})],
+            caps(),
+        );
+        assert_eq!(annotated.len(), 1);
     }
 
     #[test]
