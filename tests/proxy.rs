@@ -393,20 +393,6 @@ fn session_report(
     (out, stderr, doc)
 }
 
-fn report_issues(doc: &serde_json::Value) -> Vec<(String, String)> {
-    doc["issues"]
-        .as_array()
-        .expect("issues")
-        .iter()
-        .map(|i| {
-            (
-                i["code"].as_str().expect("code").to_string(),
-                i["severity"].as_str().expect("severity").to_string(),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
     let server = vec![python().to_string(), fixture("hides_in_a_flood")];
@@ -418,7 +404,7 @@ fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
     let (proxied, _, doc) = session_report(3, &[], &server);
     assert_eq!(proxied, expected);
     assert_eq!(
-        report_issues(&doc),
+        issue_pairs(&doc),
         pairs(&[
             ("stdout-non-json", "error"),
             ("tool-poisoning-instructions", "error"),
@@ -435,7 +421,7 @@ fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
         "the client sees what it sees without the proxy"
     );
     assert_eq!(
-        report_issues(&doc),
+        issue_pairs(&doc),
         pairs(&[
             ("stdout-non-json", "error"),
             ("proxy-checks-incomplete", "warning"),
