@@ -21,7 +21,27 @@ const QUEUE_BYTES: usize = 8 * 1024 * 1024;
 pub trait Line: Send + 'static {
     /// About how many bytes the item holds while queued.
     fn weight(&self) -> usize;
+    /// How many lines it makes (what a drop counts).
+    fn lines(&self) -> u64 {
+        1
+    }
     fn line(self) -> String;
+}
+
+/// A batch goes through the queue as one item: one wake-up of the writer, not one a line.
+impl<T: Line> Line for Vec<T> {
+    fn weight(&self) -> usize {
+        self.iter().map(Line::weight).sum()
+    }
+
+    fn lines(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn line(self) -> String {
+        let lines: Vec<String> = self.into_iter().map(Line::line).collect();
+        lines.join("\n")
+    }
 }
 
 impl Line for Record {
@@ -51,8 +71,8 @@ pub struct Outlet<T: Line> {
     done: Mutex<Receiver<()>>,
 }
 
-/// The record log, a file created with mode 0600.
-pub type RecordLog = Outlet<Record>;
+/// The record log, a file created with mode 0600; records go in batches.
+pub type RecordLog = Outlet<Vec<Record>>;
 
 impl RecordLog {
     /// The file is opened by the writer, so even an open that blocks (a FIFO with no
@@ -70,7 +90,7 @@ impl RecordLog {
     }
 }
 
-impl Outlet<String> {
+impl Outlet<Vec<String>> {
     pub fn stderr() -> Self {
         Outlet::start(|| Some(std::io::stderr()))
     }
@@ -99,6 +119,7 @@ impl<T: Line> Outlet<T> {
     /// redaction) happens on the writer's thread, so a dropped item costs nothing.
     pub fn send(&self, item: T) {
         let weight = item.weight();
+        let lines = item.lines();
         let sent = match self.sender.lock() {
             Ok(guard) => match guard.as_ref() {
                 Some(sender) if self.queued.load(Ordering::Acquire) + weight <= QUEUE_BYTES => {
@@ -114,7 +135,7 @@ impl<T: Line> Outlet<T> {
             Err(_) => false,
         };
         if !sent {
-            self.dropped.fetch_add(1, Ordering::Relaxed);
+            self.dropped.fetch_add(lines, Ordering::Relaxed);
         }
     }
 

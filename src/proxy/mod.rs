@@ -40,7 +40,7 @@ pub struct ProxyOutcome {
 /// Where the observer's output goes: never stdout, which belongs to the client.
 struct Outlets {
     /// Findings as they happen, and a compact line per message when there is no log.
-    err: Outlet<String>,
+    err: Outlet<Vec<String>>,
     log: Option<RecordLog>,
 }
 
@@ -59,10 +59,10 @@ fn observe(mut observer: Observer, drain: Drain, out: &Outlets) -> Observer {
                     emit(&out.err, &observer.missed(dir, gap));
                 }
                 let (records, findings) = observer.feed(dir, at, &bytes);
-                for r in records {
+                if !records.is_empty() {
                     match &out.log {
-                        Some(log) => log.send(r),
-                        None => out.err.send(r.compact()),
+                        Some(log) => log.send(records),
+                        None => out.err.send(records.iter().map(|r| r.compact()).collect()),
                     }
                 }
                 emit(&out.err, &findings);
@@ -74,15 +74,19 @@ fn observe(mut observer: Observer, drain: Drain, out: &Outlets) -> Observer {
     observer
 }
 
-fn emit(err: &Outlet<String>, findings: &[Finding]) {
-    for f in findings {
-        err.send(format!(
+fn emit(err: &Outlet<Vec<String>>, findings: &[Finding]) {
+    if findings.is_empty() {
+        return;
+    }
+    let lines = findings.iter().map(|f| {
+        format!(
             "mcpcheck: {}[{}] {}",
             f.severity.as_str(),
             f.code,
             f.message
-        ));
-    }
+        )
+    });
+    err.send(lines.collect());
 }
 
 /// Runs the proxied session to its end and returns the exit code to pass on.

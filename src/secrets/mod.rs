@@ -23,30 +23,35 @@ pub use values::{find_tokens, looks_like_token, mask_tokens, redacted, TokenMatc
 /// test that lets clean JSON be copied as it came. It may say yes for nothing, never no
 /// for something.
 pub fn json_might_hold_credential(json: &str) -> bool {
-    use aho_corasick::AhoCorasick;
+    use aho_corasick::{AhoCorasick, AhoCorasickKind};
     use std::sync::LazyLock;
     static NAMES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-        AhoCorasick::new(names::STEMS.iter().chain(names::WORDS).chain(&["key"])).ok()
+        AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(names::STEMS.iter().chain(names::WORDS).chain(&["key"]))
+            .ok()
     });
     static TOKENS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
         let literals = shapes::SHAPES
             .iter()
             .flat_map(|s| s.gate.iter().chain(s.prefixes));
         AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::DFA))
             .ascii_case_insensitive(true)
             .build(literals)
             .ok()
     });
-    // An escape makes a parsed string differ from its text: only parsing tells.
-    if json.contains('\\') {
+    // An escape makes a parsed string differ from its text, and beyond ASCII a name's
+    // squashed form needs Unicode's idea of a letter: only parsing tells.
+    if json.contains('\\') || !json.is_ascii() {
         return true;
     }
     // Without escapes every key and string is a run of the text, so a name's squashed,
     // lower-cased form is a run of the text's, and a token's literals are in the text.
-    let squashed: String = json
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .map(|c| c.to_ascii_lowercase())
+    let squashed: Vec<u8> = json
+        .bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|b| b.to_ascii_lowercase())
         .collect();
     let (Some(names), Some(tokens)) = (NAMES.as_ref(), TOKENS.as_ref()) else {
         return true;
