@@ -454,3 +454,36 @@ fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
         )
     );
 }
+
+#[test]
+fn when_the_server_closes_stdout_the_client_reads_its_end_at_once() {
+    use std::io::{BufRead, Read};
+    let mut child = Command::new(bin())
+        .args(["proxy", "--", python(), &fixture("closes_stdout_early")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+        .expect("write");
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).expect("initialize answer");
+    assert!(answer.contains("\"id\":1"), "{answer}");
+    // The server has closed its stdout and sleeps: the client sees the end now, not when
+    // the server exits.
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).expect("read to the end");
+    assert!(rest.is_empty());
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "the end of stdout came while the server (and the proxy) still ran"
+    );
+    drop(stdin);
+    let status = child.wait().expect("wait");
+    // The server ignored the closed stdin while sleeping, so it was stopped by SIGTERM.
+    assert_eq!(status.code(), Some(128 + 15));
+}

@@ -142,6 +142,8 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
     let s2c = session.tap.side(Direction::ServerToClient);
     std::thread::spawn(move || {
         pump(server_out, std::io::stdout(), Some(s2c));
+        // The server's stdout ended: so does the client's, as it would without the proxy.
+        end_stdout();
         let _ = server_done_tx.send(());
     });
     std::thread::spawn(move || {
@@ -252,6 +254,14 @@ async fn finish(
         exit_code,
         findings,
         summary,
+    }
+}
+
+/// Closes the proxy's stdout (the client's end of the server's stdout) so the client reads
+/// end of file; fd 1 stays open on /dev/null, so nothing can reuse it.
+fn end_stdout() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        let _ = nix::unistd::dup2_stdout(&null);
     }
 }
 
