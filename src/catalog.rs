@@ -430,6 +430,10 @@ catalog! {
         "A logger or console is configured to write to stdout",
         "This logger writes to stdout, by default or by its configuration, so every log record lands on the stdio transport's JSON-RPC channel. Point it at stderr (pino.destination(2), StreamHandler(sys.stderr), log.SetOutput(os.Stderr), .with_writer(std::io::stderr), System.err).",
         precision = High;
+    StaticStdoutLoggingConfig => "static-stdout-logging-config", StaticSource, Warning,
+        "A logging or Spring Boot configuration file sends output to stdout",
+        "Java and Kotlin servers mostly reach stdout through configuration, not code: a logback ConsoleAppender without `<target>System.err</target>`, or a log4j2 Console appender without `target=\"SYSTEM_ERR\"`, that an active logger writes through; or a Spring Boot application that enables the MCP stdio transport (`spring.ai.mcp.server.stdio=true`) but still prints its banner or logs to the console, both on stdout. Every such line corrupts the JSON-RPC channel. Send the appender to stderr; for Spring AI set `spring.main.banner-mode=off` and `logging.pattern.console=` (empty). Settings made outside these files (command line, environment, `SpringApplication.setBannerMode` in code) are not seen: if one covers it, suppress the finding with a `mcpcheck: ignore` comment next to it.",
+        precision = Medium;
 }
 
 impl Code {

@@ -5,6 +5,7 @@
 //! one parser per language. Locations are 1-based; columns count Unicode scalar values.
 
 pub mod command;
+mod config;
 pub mod lang;
 mod parse;
 mod suppress;
@@ -23,6 +24,7 @@ use walk::{DirSkip, FileSkip, Globs, Rules};
 pub const CODES: &[crate::catalog::Code] = &[
     crate::catalog::Code::StaticStdoutWrite,
     crate::catalog::Code::StaticStdoutLogger,
+    crate::catalog::Code::StaticStdoutLoggingConfig,
 ];
 
 /// Default largest file scanned, in bytes. Hand-written server code is far smaller; larger
@@ -131,6 +133,8 @@ pub struct SourceScan {
 struct Collected {
     findings: Vec<Finding>,
     stats: ScanStats,
+    spring_files: Vec<config::spring::SpringFile>,
+    logging_configs: Vec<String>,
 }
 
 /// Checks the options without scanning: roots exist and globs compile.
@@ -191,8 +195,15 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
     }
     let Collected {
         mut findings,
-        stats,
+        mut stats,
+        spring_files,
+        mut logging_configs,
     } = collected.into_inner().unwrap_or_else(|e| e.into_inner());
+    // Spring Boot settings are spread over several files: judged once all are read.
+    logging_configs.sort();
+    let (spring, suppressed) = config::spring::evaluate(&spring_files, &logging_configs, severity);
+    findings.extend(spring);
+    stats.suppressed += suppressed;
     findings.sort_by(|a, b| {
         let key = |f: &Finding| {
             (
@@ -215,6 +226,8 @@ impl Collected {
     fn merge(&mut self, worker: &mut Worker<'_>) {
         self.findings.append(&mut worker.findings);
         self.stats.merge(std::mem::take(&mut worker.stats));
+        self.spring_files.append(&mut worker.spring_files);
+        self.logging_configs.append(&mut worker.logging_configs);
     }
 }
 

@@ -1,6 +1,7 @@
 //! One worker per walker thread: reads each file the rules let through, parses it with the
 //! thread's own parser for its language, and turns hits into findings with 1-based locations.
 
+use super::config::{self, spring, ConfigKind};
 use super::lang::{Hit, Lang};
 use super::suppress::Suppressions;
 use super::walk::{slashed, DirSkip, FileSkip, Rules};
@@ -37,6 +38,8 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             parsers: HashMap::new(),
             findings: Vec::new(),
             stats: ScanStats::default(),
+            spring_files: Vec::new(),
+            logging_configs: Vec::new(),
         })
     }
 }
@@ -50,6 +53,10 @@ pub(super) struct Worker<'s> {
     parsers: HashMap<Lang, Parser>,
     pub findings: Vec<Finding>,
     pub stats: ScanStats,
+    /// Spring Boot files, judged per application once every file is read.
+    pub spring_files: Vec<spring::SpringFile>,
+    /// Paths of logback and log4j2 files (they replace Spring Boot's console logging).
+    pub logging_configs: Vec<String>,
 }
 
 impl Drop for Worker<'_> {
@@ -111,7 +118,23 @@ impl Worker<'_> {
         *self.stats.skipped_files.entry(reason).or_default() += 1;
     }
 
+    /// The path a finding reports: relative to the root, or as given for a file root.
+    fn display(&self, path: &Path, relative: &str) -> String {
+        match (self.prefix, relative.is_empty()) {
+            (_, true) => slashed(path),
+            (Some(prefix), false) => format!("{prefix}/{relative}"),
+            (None, false) => relative.to_string(),
+        }
+    }
+
     fn file(&mut self, path: &Path, relative: &str, explicit: bool) {
+        let config = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(ConfigKind::of_name);
+        if let Some(kind) = config {
+            return self.config_file(kind, path, relative, explicit);
+        }
         let Some(lang) = Lang::of_path(path) else {
             self.stats.other_files += 1;
             return;
@@ -124,7 +147,7 @@ impl Worker<'_> {
             Ok(None) => return self.skip_file(FileSkip::TooLarge),
             Err(_) => return self.skip_file(FileSkip::Unreadable),
         };
-        if let Some(reason) = self.rules.file_content(lang, &bytes, explicit) {
+        if let Some(reason) = self.rules.file_content(Some(lang), &bytes, explicit) {
             return self.skip_file(reason);
         }
         self.stats.files_scanned += 1;
@@ -146,18 +169,78 @@ impl Worker<'_> {
             return;
         }
         let suppressions = Suppressions::of(&tree, &bytes);
-        let file = match (self.prefix, relative.is_empty()) {
-            (_, true) => slashed(path),
-            (Some(prefix), false) => format!("{prefix}/{relative}"),
-            (None, false) => relative.to_string(),
-        };
+        let file = self.display(path, relative);
+        self.add_hits(hits, &suppressions, &bytes, &file, lang.name());
+    }
+
+    fn add_hits(
+        &mut self,
+        hits: Vec<Hit>,
+        suppressions: &Suppressions,
+        src: &[u8],
+        file: &str,
+        language: &'static str,
+    ) {
         for hit in hits {
             if suppressions.covers(hit.code.as_str(), hit.range.start_point.row) {
                 self.stats.suppressed += 1;
                 continue;
             }
-            let finding = to_finding(hit, &bytes, &file, lang, self.severity);
+            let finding = to_finding(hit, src, file, language, self.severity);
             self.findings.push(finding);
+        }
+    }
+
+    /// A logback, log4j2 or Spring Boot file: parsed as XML, YAML or .properties.
+    fn config_file(&mut self, kind: ConfigKind, path: &Path, relative: &str, explicit: bool) {
+        if let Some(reason) = self.rules.file_path(relative, explicit) {
+            return self.skip_file(reason);
+        }
+        let bytes = match read_bounded(path, self.rules.max_file_bytes) {
+            Ok(Some(b)) => b,
+            Ok(None) => return self.skip_file(FileSkip::TooLarge),
+            Err(_) => return self.skip_file(FileSkip::Unreadable),
+        };
+        if let Some(reason) = self.rules.file_content(None, &bytes, explicit) {
+            return self.skip_file(reason);
+        }
+        let file = self.display(path, relative);
+        if kind.is_logging_config() {
+            self.logging_configs.push(file.clone());
+        }
+        let decoded = String::from_utf8_lossy(&bytes);
+        let text = decoded.strip_prefix('\u{feff}').unwrap_or(&decoded);
+        let Some(scan) = config::scan(kind, text) else {
+            return self.skip_file(FileSkip::Malformed);
+        };
+        self.stats.files_scanned += 1;
+        self.stats.files_parsed += 1;
+        self.stats.bytes_scanned += bytes.len() as u64;
+        self.stats.bytes_parsed += bytes.len() as u64;
+        *self.stats.languages.entry(kind.format()).or_default() += 1;
+        let suppressions = Suppressions::from_comments(
+            scan.comments
+                .iter()
+                .map(|c| (c.first_row, c.last_row, c.text.as_str())),
+        );
+        let src = text.as_bytes();
+        self.add_hits(scan.hits, &suppressions, src, &file, kind.format());
+        if !scan.spring.is_empty() {
+            let settings = scan
+                .spring
+                .into_iter()
+                .map(|setting| spring::Placed {
+                    location: location(src, setting.range, &file),
+                    evidence: snippet(src, setting.range),
+                    setting,
+                })
+                .collect();
+            self.spring_files.push(spring::SpringFile {
+                file,
+                format: kind.format(),
+                settings,
+                suppressions,
+            });
         }
     }
 
@@ -248,24 +331,38 @@ fn position(src: &[u8], byte: usize, point: Point) -> (u64, u64) {
     (point.row as u64 + 1, chars as u64 + 1)
 }
 
-fn to_finding(hit: Hit, src: &[u8], file: &str, lang: Lang, severity: Severity) -> Finding {
-    let (line, column) = position(src, hit.range.start_byte, hit.range.start_point);
-    let (end_line, end_column) = position(src, hit.range.end_byte, hit.range.end_point);
-    let snippet =
-        String::from_utf8_lossy(&src[hit.range.start_byte..hit.range.end_byte.min(src.len())]);
+/// Where `range` is in `file`, 1-based, columns in characters.
+fn location(src: &[u8], range: tree_sitter::Range, file: &str) -> Location {
+    let (line, column) = position(src, range.start_byte, range.start_point);
+    let (end_line, end_column) = position(src, range.end_byte, range.end_point);
+    Location {
+        file: Some(file.to_string()),
+        line: Some(line),
+        column: Some(column),
+        end_line: Some(end_line),
+        end_column: Some(end_column),
+        ..Location::default()
+    }
+}
+
+fn snippet(src: &[u8], range: tree_sitter::Range) -> String {
+    let start = range.start_byte.min(src.len());
+    String::from_utf8_lossy(&src[start..range.end_byte.clamp(start, src.len())]).into_owned()
+}
+
+fn to_finding(
+    hit: Hit,
+    src: &[u8],
+    file: &str,
+    language: &'static str,
+    severity: Severity,
+) -> Finding {
     let mut finding = Finding::new(hit.code, hit.message)
         .severity(severity)
-        .at(Location {
-            file: Some(file.to_string()),
-            line: Some(line),
-            column: Some(column),
-            end_line: Some(end_line),
-            end_column: Some(end_column),
-            ..Location::default()
-        })
-        .evidence(&snippet)
+        .at(location(src, hit.range, file))
+        .evidence(&snippet(src, hit.range))
         .fix(hit.fix);
-    finding.language = Some(lang.name());
+    finding.language = Some(language);
     if let Some(edit) = hit.edit {
         let (start_line, start_column) =
             position(src, edit.range.start_byte, edit.range.start_point);

@@ -1,5 +1,6 @@
 //! Inline suppression: a comment `mcpcheck: ignore` or `mcpcheck: ignore[code, code]` on a
-//! finding's first line, or on the line just above it. Only real comments count, not strings.
+//! finding's first line, or on the line just above it. Only real comments count, not strings
+//! (in configuration files too: XML `<!-- -->`, `#` in YAML, `#`/`!` lines in .properties).
 
 use super::lang::syntax_comments;
 use tree_sitter::Tree;
@@ -25,17 +26,33 @@ impl Suppressions {
         if !src.windows(MARKER.len()).any(|w| w == MARKER.as_bytes()) {
             return Self::default();
         }
-        let mut entries = Vec::new();
-        for comment in syntax_comments(tree.root_node()) {
-            let text = String::from_utf8_lossy(&src[comment.start_byte()..comment.end_byte()]);
-            if let Some(codes) = parse(&text) {
-                entries.push(Suppression {
-                    first_row: comment.start_position().row,
-                    last_row: comment.end_position().row,
-                    codes,
-                });
-            }
-        }
+        Self::from_comments(
+            syntax_comments(tree.root_node())
+                .into_iter()
+                .map(|comment| {
+                    (
+                        comment.start_position().row,
+                        comment.end_position().row,
+                        String::from_utf8_lossy(&src[comment.start_byte()..comment.end_byte()]),
+                    )
+                }),
+        )
+    }
+
+    /// The suppressions among comments given as (first row, last row, text).
+    pub fn from_comments<T: AsRef<str>>(
+        comments: impl IntoIterator<Item = (usize, usize, T)>,
+    ) -> Self {
+        let entries = comments
+            .into_iter()
+            .filter_map(|(first_row, last_row, text)| {
+                Some(Suppression {
+                    first_row,
+                    last_row,
+                    codes: parse(text.as_ref())?,
+                })
+            })
+            .collect();
         Self { entries }
     }
 

@@ -45,6 +45,8 @@ pub enum FileSkip {
     Symlink,
     Unreadable,
     ParseTimeout,
+    /// A configuration file that is not well-formed XML or valid YAML.
+    Malformed,
 }
 
 /// Why a directory was not entered.
@@ -70,6 +72,7 @@ impl FileSkip {
             FileSkip::Symlink => "symlink",
             FileSkip::Unreadable => "unreadable",
             FileSkip::ParseTimeout => "parse timeout",
+            FileSkip::Malformed => "malformed",
         }
     }
 }
@@ -179,8 +182,13 @@ impl Rules {
         }
     }
 
-    /// The checks on a file's content.
-    pub fn file_content(&self, lang: Lang, bytes: &[u8], explicit: bool) -> Option<FileSkip> {
+    /// The checks on a file's content (`lang` None: a configuration file).
+    pub fn file_content(
+        &self,
+        lang: Option<Lang>,
+        bytes: &[u8],
+        explicit: bool,
+    ) -> Option<FileSkip> {
         let sample = &bytes[..bytes.len().min(SAMPLE_BYTES)];
         if memchr::memchr(0, sample).is_some() {
             return Some(FileSkip::Binary);
@@ -191,7 +199,7 @@ impl Rules {
         if is_generated(&bytes[..bytes.len().min(HEADER_BYTES)]) {
             return Some(FileSkip::Generated);
         }
-        let is_js = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+        let is_js = matches!(lang, Some(Lang::JavaScript | Lang::TypeScript | Lang::Tsx));
         let lines = memchr::memchr_iter(b'\n', sample).count() + 1;
         if is_js && sample.len() / lines > MINIFIED_AVERAGE_LINE {
             return Some(FileSkip::Minified);
