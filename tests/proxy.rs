@@ -338,30 +338,12 @@ fn a_log_writer_that_blocks_never_stalls_the_session() {
 
 #[test]
 fn a_request_left_unanswered_is_reported_live() {
-    use std::io::BufRead;
-    let mut child = Command::new(bin())
-        .args([
-            "proxy",
-            "--timeout",
-            "1000",
-            "--",
-            python(),
-            &fixture("ping_never_answered"),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("proxy");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    stdin
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
-        .expect("write");
+    let (child, mut stdin, _stdout) = initialized(
+        &["--timeout", "1000"],
+        "ping_never_answered",
+        Stdio::piped(),
+    );
     // Only once initialize is answered does the clock for the ping start.
-    let mut answer = String::new();
-    stdout.read_line(&mut answer).expect("initialize answer");
-    assert!(answer.contains("\"id\":1"), "{answer}");
     stdin
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
         .expect("write");
@@ -457,22 +439,8 @@ fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
 
 #[test]
 fn when_the_server_closes_stdout_the_client_reads_its_end_at_once() {
-    use std::io::{BufRead, Read};
-    let mut child = Command::new(bin())
-        .args(["proxy", "--", python(), &fixture("closes_stdout_early")])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("proxy");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    stdin
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
-        .expect("write");
-    let mut answer = String::new();
-    stdout.read_line(&mut answer).expect("initialize answer");
-    assert!(answer.contains("\"id\":1"), "{answer}");
+    use std::io::Read;
+    let (mut child, stdin, mut stdout) = initialized(&[], "closes_stdout_early", Stdio::null());
     // The server has closed its stdout and sleeps: the client sees the end now, not when
     // the server exits.
     let mut rest = Vec::new();
@@ -486,4 +454,36 @@ fn when_the_server_closes_stdout_the_client_reads_its_end_at_once() {
     let status = child.wait().expect("wait");
     // The server ignored the closed stdin while sleeping, so it was stopped by SIGTERM.
     assert_eq!(status.code(), Some(128 + 15));
+}
+
+/// Starts `mcpcheck proxy OPTIONS -- python FIXTURE` and completes initialize through it;
+/// returns the proxy and the client's ends of its stdin and stdout.
+fn initialized(
+    options: &[&str],
+    fixture_name: &str,
+    stderr: Stdio,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::io::BufReader<std::process::ChildStdout>,
+) {
+    use std::io::BufRead;
+    let mut child = Command::new(bin())
+        .arg("proxy")
+        .args(options)
+        .args(["--", python(), &fixture(fixture_name)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+        .expect("write");
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).expect("initialize answer");
+    assert!(answer.contains("\"id\":1"), "{answer}");
+    (child, stdin, stdout)
 }

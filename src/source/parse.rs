@@ -139,17 +139,9 @@ impl Worker<'_> {
             self.stats.other_files += 1;
             return;
         };
-        if let Some(reason) = self.rules.file_path(relative, explicit) {
-            return self.skip_file(reason);
-        }
-        let bytes = match read_bounded(path, self.rules.max_file_bytes) {
-            Ok(Some(b)) => b,
-            Ok(None) => return self.skip_file(FileSkip::TooLarge),
-            Err(_) => return self.skip_file(FileSkip::Unreadable),
+        let Some(bytes) = self.admit(path, relative, Some(lang), explicit) else {
+            return;
         };
-        if let Some(reason) = self.rules.file_content(Some(lang), &bytes, explicit) {
-            return self.skip_file(reason);
-        }
         self.stats.files_scanned += 1;
         self.stats.bytes_scanned += bytes.len() as u64;
         *self.stats.languages.entry(lang.name()).or_default() += 1;
@@ -173,6 +165,37 @@ impl Worker<'_> {
         self.add_hits(hits, &suppressions, &bytes, &file, lang.name());
     }
 
+    /// A file's bytes if the walking rules let it be scanned (its path, its size, its
+    /// content); otherwise the reason is counted and `None` returned.
+    fn admit(
+        &mut self,
+        path: &Path,
+        relative: &str,
+        lang: Option<Lang>,
+        explicit: bool,
+    ) -> Option<Vec<u8>> {
+        if let Some(reason) = self.rules.file_path(relative, explicit) {
+            self.skip_file(reason);
+            return None;
+        }
+        let bytes = match read_bounded(path, self.rules.max_file_bytes) {
+            Ok(Some(b)) => b,
+            Ok(None) => {
+                self.skip_file(FileSkip::TooLarge);
+                return None;
+            }
+            Err(_) => {
+                self.skip_file(FileSkip::Unreadable);
+                return None;
+            }
+        };
+        if let Some(reason) = self.rules.file_content(lang, &bytes, explicit) {
+            self.skip_file(reason);
+            return None;
+        }
+        Some(bytes)
+    }
+
     fn add_hits(
         &mut self,
         hits: Vec<Hit>,
@@ -193,17 +216,9 @@ impl Worker<'_> {
 
     /// A logback, log4j2 or Spring Boot file: parsed as XML, YAML or .properties.
     fn config_file(&mut self, kind: ConfigKind, path: &Path, relative: &str, explicit: bool) {
-        if let Some(reason) = self.rules.file_path(relative, explicit) {
-            return self.skip_file(reason);
-        }
-        let bytes = match read_bounded(path, self.rules.max_file_bytes) {
-            Ok(Some(b)) => b,
-            Ok(None) => return self.skip_file(FileSkip::TooLarge),
-            Err(_) => return self.skip_file(FileSkip::Unreadable),
+        let Some(bytes) = self.admit(path, relative, None, explicit) else {
+            return;
         };
-        if let Some(reason) = self.rules.file_content(None, &bytes, explicit) {
-            return self.skip_file(reason);
-        }
         let file = self.display(path, relative);
         if kind.is_logging_config() {
             self.logging_configs.push(file.clone());
