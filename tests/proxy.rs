@@ -162,17 +162,24 @@ fn a_tool_list_changed_mid_session_is_a_rug_pull_finding() {
         .collect();
     assert_eq!(
         rule_ids,
-        vec!["tool-poisoning-instructions", "session-surface-drift"]
+        vec![
+            "tool-poisoning-instructions",
+            "mutating-tools-without-logging",
+            "session-surface-drift"
+        ]
     );
     assert!(stderr.contains("warning[session-surface-drift] `tools/list` changed since the first listing of the session: added upload; changed echo."), "{stderr}");
     let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
     let issues = issue_pairs(&doc);
     // The new description is poisoned: the live rules catch it the moment it is listed.
+    // The new `upload` tool changes state, and the server's capabilities (from its
+    // initialize result) include no logging.
     assert_eq!(
         issues,
         pairs(&[
             ("tool-poisoning-instructions", "error"),
+            ("mutating-tools-without-logging", "warning"),
             ("session-surface-drift", "warning"),
         ])
     );
@@ -486,4 +493,26 @@ fn initialized(
     stdout.read_line(&mut answer).expect("initialize answer");
     assert!(answer.contains("\"id\":1"), "{answer}");
     (child, stdin, stdout)
+}
+
+#[test]
+fn poisoned_instructions_in_the_initialize_result_are_caught_live() {
+    let server = vec![
+        python().to_string(),
+        fixture("poisoned_server_instructions"),
+    ];
+    let direct: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (expected, _) = client(1, &direct);
+    let (proxied, stderr, doc) = session_report(1, &[], &server);
+    assert_eq!(proxied, expected);
+    assert_eq!(
+        issue_pairs(&doc),
+        pairs(&[("tool-poisoning-instructions", "error")])
+    );
+    assert!(
+        stderr.contains(
+            "error[tool-poisoning-instructions] In the instructions of the initialize result"
+        ),
+        "{stderr}"
+    );
 }

@@ -135,6 +135,8 @@ pub struct Observer {
     counts: BTreeMap<String, u64>,
     latencies: Vec<f64>,
     negotiated: Option<String>,
+    /// The server's initialize result: its instructions and capabilities are judged too.
+    initialize: Option<Value>,
     /// Items of the listing being paged, and the first complete listing, per list.
     paging: HashMap<ListKind, Vec<Value>>,
     first_listing: HashMap<ListKind, Vec<Value>>,
@@ -160,6 +162,7 @@ impl Observer {
             counts: BTreeMap::new(),
             latencies: Vec::new(),
             negotiated: None,
+            initialize: None,
             paging: HashMap::new(),
             first_listing: HashMap::new(),
             latest_listing: HashMap::new(),
@@ -449,6 +452,9 @@ impl Observer {
                     self.set_server_name(name);
                 }
             }
+            // Its instructions reach the model before any listing does.
+            self.initialize = Some(result.clone());
+            self.check_surface(findings);
             return;
         }
         let Some(list) = ListKind::ALL
@@ -515,7 +521,8 @@ impl Observer {
         let options = crate::surface::SurfaceOptions {
             only_guard_rules: false,
         };
-        for f in crate::surface::check(&[surface], &options) {
+        let initialize = [self.initialize.clone()];
+        for f in crate::surface::check_with_initialize(&[surface], &initialize, &options) {
             self.report(findings, f);
         }
     }
