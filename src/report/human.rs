@@ -1,7 +1,7 @@
 //! Human output: a headline, what happened, then each finding with its fix.
 
 use super::{plural, redact_argv, Status, Verdict};
-use crate::finding::{excerpt, Severity};
+use crate::finding::{excerpt, Finding, Severity};
 use crate::guard::GuardRun;
 use crate::session::transcript::{Outcome, Purpose};
 use serde_json::Value;
@@ -21,6 +21,29 @@ impl Style {
             text.to_string()
         }
     }
+
+    /// A severity's name, in its colour.
+    pub(crate) fn severity(self, severity: Severity) -> String {
+        match severity {
+            Severity::Error => self.paint("31", "error"),
+            Severity::Warning => self.paint("33", "warning"),
+            Severity::Note => self.paint("36", "note"),
+        }
+    }
+}
+
+/// What every human report says under a finding's headline: its message, its evidence
+/// (under `evidence_label`) and its fix.
+pub(crate) fn finding_body(out: &mut String, f: &Finding, evidence_label: &str) {
+    let _ = writeln!(out, "  {}", f.message);
+    if let Some(ev) = &f.evidence {
+        let _ = writeln!(out, "  {evidence_label}: {ev}");
+    }
+    let _ = writeln!(
+        out,
+        "  fix: {}",
+        f.fix.as_deref().unwrap_or(f.code.meta().help)
+    );
 }
 
 pub fn render(run: &GuardRun, style: Style) -> String {
@@ -164,11 +187,7 @@ pub fn render(run: &GuardRun, style: Style) -> String {
         out.push('\n');
     }
     for f in &run.findings {
-        let sev = match f.severity {
-            Severity::Error => style.paint("31", "error"),
-            Severity::Warning => style.paint("33", "warning"),
-            Severity::Note => style.paint("36", "note"),
-        };
+        let sev = style.severity(f.severity);
         let place = f.location.describe();
         let _ = writeln!(
             out,
@@ -180,15 +199,7 @@ pub fn render(run: &GuardRun, style: Style) -> String {
                 format!(" {place}")
             }
         );
-        let _ = writeln!(out, "  {}", f.message);
-        if let Some(ev) = &f.evidence {
-            let _ = writeln!(out, "  evidence: {ev}");
-        }
-        let _ = writeln!(
-            out,
-            "  fix: {}",
-            f.fix.as_deref().unwrap_or(f.code.meta().help)
-        );
+        finding_body(&mut out, f, "evidence");
     }
     let _ = writeln!(
         out,

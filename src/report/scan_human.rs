@@ -1,7 +1,7 @@
 //! The scan's human report: headline, configs, servers with their live state, then each
 //! finding with where it is, what is wrong, redacted evidence and a fix.
 
-use super::human::Style;
+use super::human::{finding_body, Style};
 use crate::finding::{excerpt, Risk};
 use crate::scan::{lock, risk_of, ScanReport};
 use std::fmt::Write;
@@ -95,15 +95,7 @@ pub fn render(r: &ScanReport, style: Style) -> String {
                 format!(" {place}")
             }
         );
-        let _ = writeln!(out, "  {}", f.message);
-        if let Some(ev) = &f.evidence {
-            let _ = writeln!(out, "  evidence: {ev}");
-        }
-        let _ = writeln!(
-            out,
-            "  fix: {}",
-            f.fix.as_deref().unwrap_or(f.code.meta().help)
-        );
+        finding_body(&mut out, f, "evidence");
     }
     let count = |risk: Risk| r.findings.iter().filter(|f| risk_of(f) == risk).count();
     let _ = write!(

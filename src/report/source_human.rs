@@ -1,9 +1,9 @@
 //! The source scan for people: a headline, what was scanned and skipped, then each finding
 //! with its snippet and fix.
 
-use super::human::Style;
+use super::human::{finding_body, Style};
 use super::{plural, Status, Verdict};
-use crate::finding::{excerpt, Severity};
+use crate::finding::excerpt;
 use crate::source::SourceScan;
 use std::fmt::Write;
 
@@ -71,26 +71,14 @@ pub fn render(scan: &SourceScan, style: Style) -> String {
         stats.suppressed
     );
     for f in &scan.findings {
-        let sev = match f.severity {
-            Severity::Error => style.paint("31", "error"),
-            Severity::Warning => style.paint("33", "warning"),
-            Severity::Note => style.paint("36", "note"),
-        };
+        let sev = style.severity(f.severity);
         let _ = writeln!(
             out,
             "\n{sev}[{}] {}",
             style.paint("1", f.code.as_str()),
             f.location.describe()
         );
-        let _ = writeln!(out, "  {}", f.message);
-        if let Some(snippet) = &f.evidence {
-            let _ = writeln!(out, "  code: {snippet}");
-        }
-        let _ = writeln!(
-            out,
-            "  fix: {}",
-            f.fix.as_deref().unwrap_or(f.code.meta().help)
-        );
+        finding_body(&mut out, f, "code");
     }
     let _ = writeln!(
         out,

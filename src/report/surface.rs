@@ -1,8 +1,8 @@
 //! Reports of `mcpcheck surface`: the surface rules over saved listings.
 
 use super::{plural, Status, Verdict};
-use crate::finding::{excerpt, Finding, IssueClass, Severity};
-use crate::report::human::Style;
+use crate::finding::{excerpt, Finding, IssueClass};
+use crate::report::human::{finding_body, Style};
 use crate::surface::{ServerSurface, SurfaceOptions};
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -67,22 +67,14 @@ pub fn json(run: &SurfaceRun) -> Value {
     })
 }
 
-fn paint(style: Style, code: &str, text: &str) -> String {
-    if style.color {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_string()
-    }
-}
-
 /// The human report: a headline, what was inspected, then each finding with its fix.
 pub fn human(run: &SurfaceRun, style: Style) -> String {
     let verdict = Verdict::of(&run.findings);
     let mut out = String::new();
     let headline = match verdict.status {
-        Status::Pass => paint(style, "1;32", "PASS"),
-        Status::Warning => paint(style, "1;33", "WARN"),
-        Status::NeedsInspection | Status::Fail => paint(style, "1;31", "FAIL"),
+        Status::Pass => style.paint("1;32", "PASS"),
+        Status::Warning => style.paint("1;33", "WARN"),
+        Status::NeedsInspection | Status::Fail => style.paint("1;31", "FAIL"),
     };
     let _ = writeln!(
         out,
@@ -104,11 +96,7 @@ pub fn human(run: &SurfaceRun, style: Style) -> String {
         out.push('\n');
     }
     for f in &run.findings {
-        let sev = match f.severity {
-            Severity::Error => paint(style, "31", "error"),
-            Severity::Warning => paint(style, "33", "warning"),
-            Severity::Note => paint(style, "36", "note"),
-        };
+        let sev = style.severity(f.severity);
         let risk = f
             .risk
             .map(|r| format!(" ({} risk)", r.as_str()))
@@ -116,18 +104,10 @@ pub fn human(run: &SurfaceRun, style: Style) -> String {
         let _ = writeln!(
             out,
             "{sev}[{}]{risk} {}",
-            paint(style, "1", f.code.as_str()),
+            style.paint("1", f.code.as_str()),
             f.location.describe()
         );
-        let _ = writeln!(out, "  {}", f.message);
-        if let Some(ev) = &f.evidence {
-            let _ = writeln!(out, "  evidence: {ev}");
-        }
-        let _ = writeln!(
-            out,
-            "  fix: {}",
-            f.fix.as_deref().unwrap_or(f.code.meta().help)
-        );
+        finding_body(&mut out, f, "evidence");
     }
     let _ = writeln!(
         out,
