@@ -1,5 +1,6 @@
-//! Every finding code with its metadata, in one place. Listings, `explain`, JSON and
-//! (later) SARIF rules and docs are generated from this table so they cannot drift.
+//! Every finding code with its metadata, in one place. `rules`, `explain`, the JSON
+//! reports, SARIF rules, docs/rules and the README's code table are generated from this
+//! table, so they cannot drift.
 
 use crate::finding::{IssueClass, Risk, Severity};
 use serde::{Serialize, Serializer};
@@ -31,7 +32,8 @@ pub struct CodeMeta {
     pub code: &'static str,
     pub title: &'static str,
     pub class: IssueClass,
-    pub severity: Severity,
+    /// As written in the table; read [`CodeMeta::default_severity`], which lets a risk decide.
+    pub(crate) declared_severity: Severity,
     /// Why it matters and how to fix it.
     pub help: &'static str,
     pub precision: Precision,
@@ -56,7 +58,7 @@ macro_rules! catalog {
             code: $code,
             title: $title,
             class: IssueClass::$class,
-            severity: Severity::$severity,
+            declared_severity: Severity::$severity,
             help: $help,
             precision: catalog!(@precision $($precision)?),
             risk: catalog!(@risk $($risk)?),
@@ -389,7 +391,7 @@ catalog! {
         "A server is reached over cleartext http:// off this machine",
         "Plain http:// to another host lets anyone on the path read and change the MCP traffic, including tokens and tool results. Use https://; plain http is fine only for loopback (localhost, 127.0.0.1, ::1).",
         precision = High, risk = Medium, owasp = "MCP07";
-    SsrfReachableTarget => "ssrf-reachable-target", Security, Error,
+    SsrfReachableTarget => "ssrf-reachable-target", Security, Warning,
         "A URL points at a cloud metadata, private or link-local address",
         "Cloud metadata endpoints hand out credentials, and private, link-local, CGNAT and *.internal addresses reach systems that trust their network. Encoded forms (decimal, octal, hex) are a known way to hide them. Point the server at a public, named endpoint, or document why this internal target is intended.",
         precision = High, risk = Medium, owasp = "MCP07";
@@ -436,6 +438,14 @@ catalog! {
         precision = Medium;
 }
 
+impl CodeMeta {
+    /// The one place a code's default severity is decided: a security rule's risk decides
+    /// it, every other code declares it.
+    pub fn default_severity(&self) -> Severity {
+        self.risk.map_or(self.declared_severity, Risk::severity)
+    }
+}
+
 impl Code {
     pub fn meta(self) -> &'static CodeMeta {
         &META[self as usize]
@@ -443,6 +453,13 @@ impl Code {
 
     pub fn as_str(self) -> &'static str {
         self.meta().code
+    }
+
+    /// The severity a finding of this code has unless its engine says otherwise: a
+    /// security rule's risk decides it, every other code declares it. Findings, SARIF rules,
+    /// `explain`, `rules` and docs/rules all read it from here.
+    pub fn severity(self) -> Severity {
+        self.meta().default_severity()
     }
 
     pub fn from_name(name: &str) -> Option<Code> {
@@ -479,6 +496,26 @@ mod tests {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
             assert_eq!(Code::from_name(name), Some(*code));
             assert!(!code.meta().help.is_empty() && !code.meta().title.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_risk_and_its_declared_severity_never_disagree() {
+        // The table must not say one thing while findings, `explain` and docs say another.
+        for code in ALL {
+            let meta = code.meta();
+            if let Some(risk) = meta.risk {
+                assert_eq!(
+                    meta.declared_severity,
+                    risk.severity(),
+                    "{}: declared {} but its risk {} means {}",
+                    meta.code,
+                    meta.declared_severity.as_str(),
+                    risk.as_str(),
+                    risk.severity().as_str()
+                );
+            }
+            assert_eq!(code.severity(), meta.default_severity());
         }
     }
 }

@@ -225,7 +225,7 @@ impl Finding {
         let meta = code.meta();
         Self {
             code,
-            severity: meta.risk.map_or(meta.severity, Risk::severity),
+            severity: code.severity(),
             message: message.into(),
             detail_code: None,
             location: Location::default(),
@@ -279,7 +279,6 @@ impl Finding {
     }
 }
 
-// --- Added by the scan engine (baselines; SARIF reuses it as a partial fingerprint). ---
 impl Finding {
     /// A stable identity: code + file + logical path + (redacted) evidence, never line
     /// numbers, so reformatting a file does not make a known finding new again.
@@ -304,7 +303,6 @@ impl Finding {
             .collect()
     }
 }
-// --- End of the scan engine's addition. ---
 
 /// Characters of untrusted input kept as evidence.
 pub const EVIDENCE_CHARS: usize = 200;
@@ -349,6 +347,15 @@ pub fn sort(findings: &mut [Finding]) {
             .then_with(|| a.location.column.cmp(&b.location.column))
             .then_with(|| a.location.describe().cmp(&b.location.describe()))
     });
+}
+
+/// "1 error", "2 errors".
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 #[cfg(test)]

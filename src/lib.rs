@@ -1,10 +1,13 @@
 //! mcpcheck: tells whether an MCP server is safe to hand to a client.
 //!
-//! Data flows one way: inputs → engines → findings → renderers.
+//! Data flows one way: command line → command layer (`app`) → engines → findings →
+//! renderers (`report`, `github`) → output. Engines know neither clap nor the renderers.
 
+pub mod app;
 pub mod catalog;
-pub mod cli;
+pub mod error;
 pub mod finding;
+pub mod gate;
 pub mod github;
 pub mod guard;
 pub mod process;
@@ -17,3 +20,4 @@ pub mod session;
 pub mod source;
 pub mod surface;
 pub mod sweep;
+pub mod verdict;

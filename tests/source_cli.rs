@@ -56,7 +56,10 @@ fn human_report_has_a_headline_counts_and_each_finding_with_its_fix() {
         text.contains("  fix: Print to stderr: print(..., file=sys.stderr)."),
         "{text}"
     );
-    assert!(text.trim_end().ends_with("0 errors, 1 warning"), "{text}");
+    assert!(
+        text.trim_end().ends_with("0 errors, 1 warning, 0 notes"),
+        "{text}"
+    );
 }
 
 #[test]

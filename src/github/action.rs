@@ -2,17 +2,19 @@
 //! command and the checks the inputs ask for, then writes the SARIF file, the job summary,
 //! the step outputs, annotations and the sticky pull-request comment.
 
-use super::commands::{escape_data, write_outputs, write_untrusted};
 use super::comment::{self, CommentOutcome, Target};
 use super::inputs::{FailOn, Inputs};
-use crate::cli::{Cli, Command, UsageError};
+use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
+use crate::error::Error;
 use crate::finding::excerpt;
 use crate::guard::GuardRun;
 use crate::report::document::{Report, ReportContext};
+use crate::report::guard::human;
+use crate::report::human::Style;
 use crate::report::markdown::{self, MarkdownOptions};
 use crate::report::repo::RepoContext;
-use crate::report::{human, sarif, Verdict};
-use clap::Parser;
+use crate::report::sarif;
+use crate::verdict::Verdict;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,9 +28,9 @@ pub fn main() -> ExitCode {
     match run(&mut log) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let _ = writeln!(log, "::error title=mcpcheck::{}", escape_data(&e.0));
+            let _ = writeln!(log, "::error title=mcpcheck::{}", escape_data(e.message()));
             let _ = log.flush();
-            let _ = writeln!(std::io::stderr(), "mcpcheck: error: {}", e.0);
+            let _ = writeln!(std::io::stderr(), "mcpcheck: error: {}", e.message());
             ExitCode::from(2)
         }
     }
@@ -38,10 +40,10 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-fn run(log: &mut impl Write) -> Result<u8, UsageError> {
+fn run(log: &mut impl Write) -> Result<u8, Error> {
     let inputs = Inputs::read(env)?;
     if !inputs.runs_guard() && inputs.scan.is_empty() && inputs.paths.is_empty() {
-        return Err(UsageError(
+        return Err(Error::Usage(
             "nothing to check: set the `command` input (how the server starts, e.g. `node dist/index.js`) or `config`".into(),
         ));
     }
@@ -53,14 +55,14 @@ fn run(log: &mut impl Write) -> Result<u8, UsageError> {
         .transpose()?;
     let guard_argv = inputs.guard_argv()?;
     let settings = if inputs.runs_guard() {
-        Some(guard_settings(&guard_argv)?)
+        Some(crate::guard::options::resolve(&inputs.guard_request()?)?)
     } else {
         None
     };
     if let Some(setup) = &inputs.setup {
         if let Err(failure) = run_setup(log, setup, inputs.working_directory.as_deref()) {
             report_setup_failure(log, &inputs, &failure)?;
-            return Err(UsageError(failure));
+            return Err(Error::Input(failure));
         }
     }
     let mut notices = Vec::new();
@@ -79,7 +81,7 @@ fn run(log: &mut impl Write) -> Result<u8, UsageError> {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
+                .map_err(|e| Error::System(format!("cannot start the async runtime: {e}")))?;
             Some(runtime.block_on(crate::guard::run(settings)))
         }
         None => None,
@@ -134,7 +136,7 @@ fn run(log: &mut impl Write) -> Result<u8, UsageError> {
         match env("GITHUB_STEP_SUMMARY") {
             Some(path) => {
                 append(Path::new(&path), &markdown::render(&report, &options)).map_err(|e| {
-                    UsageError(format!("cannot append to GITHUB_STEP_SUMMARY {path}: {e}"))
+                    Error::Output(format!("cannot append to GITHUB_STEP_SUMMARY {path}: {e}"))
                 })?
             }
             None => log_line(
@@ -154,7 +156,7 @@ fn run(log: &mut impl Write) -> Result<u8, UsageError> {
                 ("sarif-file", inputs.sarif_file.clone()),
             ],
         )
-        .map_err(|e| UsageError(format!("cannot write GITHUB_OUTPUT {path}: {e}")))?;
+        .map_err(|e| Error::Output(format!("cannot write GITHUB_OUTPUT {path}: {e}")))?;
     }
     for line in super::annotations::lines(&report) {
         log_line(log, &line);
@@ -176,7 +178,7 @@ fn run(log: &mut impl Write) -> Result<u8, UsageError> {
 
 /// The source scan on the `scan` input: stdout writes in the server's code. Its findings
 /// join the guard's in every output.
-pub fn run_source_scan(paths: &[String]) -> Result<Vec<crate::finding::Finding>, UsageError> {
+pub fn run_source_scan(paths: &[String]) -> Result<Vec<crate::finding::Finding>, Error> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
@@ -184,46 +186,27 @@ pub fn run_source_scan(paths: &[String]) -> Result<Vec<crate::finding::Finding>,
         crate::source::ScanOptions::new(paths.iter().map(PathBuf::from).collect::<Vec<_>>());
     crate::source::scan(&options)
         .map(|scan| crate::source::rooted(scan.findings, &options.roots))
-        .map_err(|e| UsageError(format!("scan: {e}")))
+        .map_err(|e| Error::Input(format!("scan: {e}")))
 }
 
 /// The security scan of MCP client configs on the `paths` input: its findings join the
 /// guard's in every output.
 pub fn run_security_scan(
     paths: &[String],
-) -> Result<(Vec<crate::finding::Finding>, Vec<String>), UsageError> {
+) -> Result<(Vec<crate::finding::Finding>, Vec<String>), Error> {
     if paths.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
     let cwd = std::env::current_dir()
-        .map_err(|e| UsageError(format!("cannot read the working directory: {e}")))?;
+        .map_err(|e| Error::System(format!("cannot read the working directory: {e}")))?;
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    crate::scan::scan_paths(&paths, &cwd).map_err(|e| UsageError(format!("paths: {e}")))
-}
-
-/// Parses the guard command line exactly as `mcpcheck guard` would.
-fn guard_settings(argv: &[String]) -> Result<crate::guard::GuardSettings, UsageError> {
-    let cli = Cli::try_parse_from(argv).map_err(|e| {
-        let first = e.render().to_string();
-        UsageError(format!(
-            "inputs: {}",
-            first
-                .lines()
-                .next()
-                .unwrap_or("invalid")
-                .trim_start_matches("error: ")
-        ))
-    })?;
-    match cli.command {
-        Command::Guard(args) => crate::guard::options::resolve(&args),
-        _ => Err(UsageError("inputs: not a guard command".into())),
-    }
+    crate::scan::scan_paths(&paths, &cwd).map_err(|e| Error::Input(format!("paths: {e}")))
 }
 
 /// Runs `setup` through `sh -c` in the working directory, its output fenced off from
 /// workflow commands. Returns why it failed.
 fn run_setup(log: &mut impl Write, setup: &str, dir: Option<&str>) -> Result<(), String> {
-    let token = super::commands::random_token();
+    let token = super::workflow_commands::random_token();
     log_line(
         log,
         &format!(
@@ -250,16 +233,12 @@ fn run_setup(log: &mut impl Write, setup: &str, dir: Option<&str>) -> Result<(),
     }
 }
 
-fn report_setup_failure(
-    log: &mut impl Write,
-    inputs: &Inputs,
-    failure: &str,
-) -> Result<(), UsageError> {
+fn report_setup_failure(log: &mut impl Write, inputs: &Inputs, failure: &str) -> Result<(), Error> {
     if inputs.summary {
         if let Some(path) = env("GITHUB_STEP_SUMMARY") {
             let text = format!(
                 "## ❌ mcpcheck: setup failed\n\n{}\n",
-                crate::report::md::text(failure, 500)
+                crate::report::markdown_escape::text(failure, 500)
             );
             let _ = append(Path::new(&path), &text);
         }
@@ -280,7 +259,7 @@ fn report_setup_failure(
 
 /// The human report in the log, inside a stop-commands block: it quotes server output.
 fn log_guard(log: &mut impl Write, run: &GuardRun) {
-    let text = human::render(run, human::Style { color: false });
+    let text = human::render(run, Style { color: false });
     log_line(log, "::group::mcpcheck guard report");
     let _ = write_untrusted(log, &text);
     log_line(log, "::endgroup::");
@@ -363,17 +342,17 @@ fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
     lines
 }
 
-fn write_file(path: &Path, text: &str, input: &str) -> Result<(), UsageError> {
+fn write_file(path: &Path, text: &str, input: &str) -> Result<(), Error> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| {
-            UsageError(format!(
+            Error::Output(format!(
                 "input `{input}`: cannot create {} ({e})",
                 dir.display()
             ))
         })?;
     }
     std::fs::write(path, text).map_err(|e| {
-        UsageError(format!(
+        Error::Output(format!(
             "input `{input}`: cannot write {} ({e})",
             path.display()
         ))

@@ -1,7 +1,7 @@
 //! `::error` and `::warning` annotations with file and line, at most ten of each (GitHub
 //! shows no more per step), and a notice counting the rest.
 
-use super::commands::{escape_data, escape_property};
+use super::workflow_commands::{escape_data, escape_property};
 use crate::finding::{excerpt, Finding, Severity};
 use crate::report::document::Report;
 

@@ -1,8 +1,10 @@
 //! The Action's inputs, read from `INPUT_<NAME>` variables (an empty value means unset).
 //! Input names are single words or use underscores so they survive as variable names.
 
-use crate::cli::UsageError;
+use crate::error::Error;
 use crate::finding::excerpt;
+use crate::guard::GuardRequest;
+use std::path::PathBuf;
 
 /// When the step fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,19 +39,19 @@ pub struct Inputs {
 
 impl Inputs {
     /// Reads the inputs through `var` (the process environment in production).
-    pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Self, UsageError> {
+    pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
         let input = |name: &str| {
             var(&format!("INPUT_{}", name.to_ascii_uppercase()))
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
-        let flag = |name: &str, default: bool| -> Result<bool, UsageError> {
+        let flag = |name: &str, default: bool| -> Result<bool, Error> {
             match input(name) {
                 None => Ok(default),
                 Some(v) => match v.to_ascii_lowercase().as_str() {
                     "true" => Ok(true),
                     "false" => Ok(false),
-                    _ => Err(UsageError(format!(
+                    _ => Err(Error::Usage(format!(
                         "input `{name}` is {:?}; use true or false",
                         excerpt(&v, 40)
                     ))),
@@ -61,7 +63,7 @@ impl Inputs {
             Some("warning") => FailOn::Warning,
             Some("never") => FailOn::Never,
             Some(other) => {
-                return Err(UsageError(format!(
+                return Err(Error::Usage(format!(
                     "input `fail_on` is {:?}; use error, warning or never",
                     excerpt(other, 40)
                 )))
@@ -90,7 +92,7 @@ impl Inputs {
     }
 
     /// The `mcpcheck guard` command line these inputs stand for.
-    pub fn guard_argv(&self) -> Result<Vec<String>, UsageError> {
+    pub fn guard_argv(&self) -> Result<Vec<String>, Error> {
         let mut argv = vec!["mcpcheck".to_string(), "guard".to_string()];
         let mut option = |name: &str, value: &Option<String>| {
             if let Some(v) = value {
@@ -108,19 +110,55 @@ impl Inputs {
             argv.push("--request".into());
             argv.push(request.clone());
         }
-        if let Some(command) = &self.command {
-            let words = shell_words::split(command).map_err(|e| {
-                UsageError(format!(
-                    "input `command` cannot be split into words ({e}); check its quotes"
-                ))
-            })?;
-            if words.is_empty() {
-                return Err(UsageError("input `command` is empty".into()));
-            }
+        if self.command.is_some() {
             argv.push("--".into());
-            argv.extend(words);
+            argv.extend(self.command_words()?);
         }
         Ok(argv)
+    }
+
+    /// The `command` input split like a shell would (it is not run through one).
+    fn command_words(&self) -> Result<Vec<String>, Error> {
+        let Some(command) = &self.command else {
+            return Ok(Vec::new());
+        };
+        let words = shell_words::split(command).map_err(|e| {
+            Error::Usage(format!(
+                "input `command` cannot be split into words ({e}); check its quotes"
+            ))
+        })?;
+        if words.is_empty() {
+            return Err(Error::Usage("input `command` is empty".into()));
+        }
+        Ok(words)
+    }
+
+    /// The guard run these inputs ask for, built directly (never through a command line).
+    pub fn guard_request(&self) -> Result<GuardRequest, Error> {
+        let number = |name: &str, value: &Option<String>| -> Result<Option<u64>, Error> {
+            value
+                .as_deref()
+                .map(|v| {
+                    v.trim().parse::<u64>().map_err(|_| {
+                        Error::Usage(format!(
+                            "input `{name}` must be a whole number, got {:?}",
+                            excerpt(v, 40)
+                        ))
+                    })
+                })
+                .transpose()
+        };
+        Ok(GuardRequest {
+            config: self.config.as_ref().map(PathBuf::from),
+            profile: self.profile.clone(),
+            protocol: self.protocol.clone(),
+            timeout: number("timeout", &self.timeout)?,
+            repeat: number("repeat", &self.repeat)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+            cwd: self.working_directory.as_ref().map(PathBuf::from),
+            requests: self.requests.clone(),
+            command: self.command_words()?,
+            ..GuardRequest::default()
+        })
     }
 
     /// Whether the guard has a server to run.
@@ -147,7 +185,7 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn read(pairs: &[(&str, &str)]) -> Result<Inputs, UsageError> {
+    fn read(pairs: &[(&str, &str)]) -> Result<Inputs, Error> {
         let env: HashMap<String, String> = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -197,12 +235,47 @@ mod tests {
     }
 
     #[test]
+    fn the_request_is_what_the_reproduce_line_would_run() {
+        use crate::app::cli::{Cli, Command};
+        use clap::Parser;
+        let i = read(&[
+            ("INPUT_COMMAND", "node 'dist/my server.js' --port=1"),
+            ("INPUT_REQUESTS", "tools/list,\nprompts/list"),
+            ("INPUT_TIMEOUT", "9000"),
+            ("INPUT_REPEAT", "2"),
+            ("INPUT_PROFILE", "ci"),
+            ("INPUT_PROTOCOL", "auto"),
+            ("INPUT_CONFIG", "mcpcheck.json"),
+            ("INPUT_WORKING_DIRECTORY", "pkg"),
+        ])
+        .expect("inputs");
+        let Command::Guard(args) = Cli::try_parse_from(i.guard_argv().expect("argv"))
+            .expect("parses")
+            .command
+        else {
+            panic!("not a guard command");
+        };
+        assert_eq!(i.guard_request().expect("request"), args.request());
+        let bad =
+            read(&[("INPUT_COMMAND", "node s.js"), ("INPUT_TIMEOUT", "soon")]).expect("inputs");
+        let e = bad
+            .guard_request()
+            .expect_err("a timeout that is not a number");
+        assert!(e.message().contains("input `timeout`"), "{e}");
+    }
+
+    #[test]
     fn bad_inputs_are_named() {
         let e = read(&[("INPUT_FAIL_ON", "sometimes")]).expect_err("bad fail_on");
-        assert!(e.0.contains("fail_on"), "{}", e.0);
+        assert!(e.message().contains("fail_on"), "{}", e.message());
         let e = read(&[("INPUT_COMMENT", "yes please")]).expect_err("bad flag");
-        assert!(e.0.contains("comment"), "{}", e.0);
+        assert!(e.message().contains("comment"), "{}", e.message());
         let i = read(&[("INPUT_COMMAND", "node 'unclosed")]).expect("inputs");
-        assert!(i.guard_argv().expect_err("quotes").0.contains("quotes"));
+        assert!(i
+            .guard_argv()
+            .expect_err("quotes")
+            .message()
+            .to_string()
+            .contains("quotes"));
     }
 }

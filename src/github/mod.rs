@@ -1,9 +1,8 @@
 //! GitHub-specific output: the Action entrypoint, workflow commands, annotations, the sticky
-//! pull-request comment and `mcpcheck init`.
+//! pull-request comment (`mcpcheck init` is in the command layer).
 
 pub mod action;
 pub mod annotations;
-pub mod commands;
 pub mod comment;
-pub mod init;
 pub mod inputs;
+pub mod workflow_commands;

@@ -1,6 +1,6 @@
 //! The guard's JSON config file (`--config FILE`): parsed and validated before anything runs.
 
-use crate::cli::UsageError;
+use crate::error::Error;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -88,28 +88,28 @@ pub struct LoadedConfig {
     pub config: GuardConfig,
 }
 
-pub fn load(path: &Path) -> Result<LoadedConfig, UsageError> {
+pub fn load(path: &Path) -> Result<LoadedConfig, Error> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| {
-        UsageError(format!(
+        Error::Input(format!(
             "--config {shown}: cannot read ({e}); check the path"
         ))
     })?;
     if meta.len() > MAX_CONFIG_BYTES {
-        return Err(UsageError(format!(
+        return Err(Error::Input(format!(
             "--config {shown}: {} bytes is larger than the {MAX_CONFIG_BYTES}-byte limit for a config file",
             meta.len()
         )));
     }
     let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("--config {shown}: cannot read as UTF-8 text ({e})")))?;
+        .map_err(|e| Error::Input(format!("--config {shown}: cannot read as UTF-8 text ({e})")))?;
     let config: GuardConfig = serde_json::from_str(&text).map_err(|e| {
         // serde_json names the key or type and ends with "at line L column C".
         let message = e.to_string();
         let what = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(m, _)| m);
-        UsageError(format!(
+        Error::Input(format!(
             "{shown}:{}:{}: {}; fix it (keys are camelCase, see the README's config section)",
             e.line(),
             e.column(),
@@ -135,7 +135,9 @@ mod tests {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let path = dir.path().join("mcpcheck.json");
         std::fs::write(&path, text).map_err(|e| e.to_string())?;
-        load(&path).map(|l| l.config).map_err(|e| e.0)
+        load(&path)
+            .map(|l| l.config)
+            .map_err(|e| e.message().to_string())
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::process::{self, ServerCommand};
 use crate::session::{self, transcript::Transcript, SessionPlan};
 use checks::{CheckContext, ToolSchemaSummary};
 pub use drift::RunDrift;
-pub use options::GuardSettings;
+pub use options::{GuardRequest, GuardSettings};
 
 /// The outcome of one check, for the report's `checks` object.
 #[derive(Debug, Clone)]

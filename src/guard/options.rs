@@ -2,7 +2,7 @@
 
 use super::config::{self, CommandSpec, PathList, ProbeSelection, RequestSpec, ToolCallSpec};
 use super::profile::Profile;
-use crate::cli::{Format, GuardArgs, UsageError};
+use crate::error::Error;
 use crate::finding::excerpt;
 use crate::process::{ServerCommand, StdioLimits};
 use crate::protocol::versions;
@@ -71,15 +71,84 @@ pub struct GuardSettings {
     pub wire_schema_errors: bool,
     pub fail_on_static: bool,
     pub scan: Vec<PathBuf>,
-    pub format: Format,
-    pub output: Option<PathBuf>,
+    /// The config file or the profile asks for the JSON report unless a format is named.
+    pub prefers_json: bool,
     pub config_file: Option<PathBuf>,
+}
+
+/// How long the guard listens for late stdout after the last answer, by default.
+pub const DEFAULT_SETTLE_MS: u64 = 300;
+/// How long a server has to exit after stdin closes (and again after SIGTERM), by default.
+pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 2000;
+/// Most pages followed per list method, by default.
+pub const DEFAULT_MAX_LIST_PAGES: usize = 100;
+
+/// What a caller asks of one guard run: the command line's flags, the sweep's per-server
+/// settings or the Action's inputs. `None` and empty mean "from the config file, else the
+/// profile, else the default".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuardRequest {
+    pub config: Option<PathBuf>,
+    pub profile: Option<String>,
+    pub cwd: Option<PathBuf>,
+    /// `KEY=VALUE` pairs, as given.
+    pub env: Vec<String>,
+    pub protocol: Option<String>,
+    pub protocol_matrix: bool,
+    pub requests: Vec<String>,
+    pub params: Vec<String>,
+    pub list_probes: bool,
+    pub no_list_probes: bool,
+    pub repeat: Option<u32>,
+    pub adversarial_probes: Option<String>,
+    pub timeout: Option<u64>,
+    pub settle: u64,
+    pub shutdown_grace: u64,
+    pub max_stdout_line_bytes: Option<usize>,
+    pub max_stdout_bytes: Option<u64>,
+    pub max_stderr_bytes: Option<u64>,
+    pub max_list_pages: usize,
+    /// `--json`: the JSON report was asked for by name.
+    pub json: bool,
+    pub scan: Vec<PathBuf>,
+    pub fail_on_static: bool,
+    pub command: Vec<String>,
+}
+
+impl Default for GuardRequest {
+    fn default() -> Self {
+        Self {
+            config: None,
+            profile: None,
+            cwd: None,
+            env: Vec::new(),
+            protocol: None,
+            protocol_matrix: false,
+            requests: Vec::new(),
+            params: Vec::new(),
+            list_probes: false,
+            no_list_probes: false,
+            repeat: None,
+            adversarial_probes: None,
+            timeout: None,
+            settle: DEFAULT_SETTLE_MS,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE_MS,
+            max_stdout_line_bytes: None,
+            max_stdout_bytes: None,
+            max_stderr_bytes: None,
+            max_list_pages: DEFAULT_MAX_LIST_PAGES,
+            json: false,
+            scan: Vec::new(),
+            fail_on_static: false,
+            command: Vec::new(),
+        }
+    }
 }
 
 /// Most runs `--repeat` accepts: each is a full session.
 const MAX_REPEAT: u32 = 20;
 
-pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
+pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
     let loaded = args.config.as_deref().map(config::load).transpose()?;
     let (file, dir) = match &loaded {
         Some(l) => (Some(&l.config), Some(l.dir.clone())),
@@ -103,7 +172,7 @@ pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
         .or_else(|| file.and_then(|f| f.protocol.clone()))
         .unwrap_or_else(|| versions::DEFAULT_VERSION.to_string());
     if protocol != "auto" && !versions::is_known(&protocol) {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "--protocol {:?} is not supported; use one of {} or auto",
             excerpt(&protocol, 40),
             versions::KNOWN_VERSIONS.join(", ")
@@ -140,7 +209,7 @@ pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
         .or_else(|| file.and_then(|f| f.repeat))
         .unwrap_or(defaults.repeat);
     if !(1..=MAX_REPEAT).contains(&repeat) {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "--repeat {repeat}: give 1 to {MAX_REPEAT} runs"
         )));
     }
@@ -170,20 +239,15 @@ pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
             .unwrap_or(1_048_576),
     };
     if timeout == 0 {
-        return Err(UsageError("--timeout must be at least 1 ms".into()));
+        return Err(Error::Usage("--timeout must be at least 1 ms".into()));
     }
     if limits.max_stdout_line_bytes == 0 || limits.max_stdout_bytes == 0 {
-        return Err(UsageError("stdout limits must be at least 1 byte".into()));
+        return Err(Error::Usage("stdout limits must be at least 1 byte".into()));
     }
     if args.max_list_pages == 0 {
-        return Err(UsageError("--max-list-pages must be at least 1".into()));
+        return Err(Error::Usage("--max-list-pages must be at least 1".into()));
     }
-    let json_output = args.json || file.and_then(|f| f.json).unwrap_or(defaults.json);
-    let format = args.format.unwrap_or(if json_output {
-        Format::Json
-    } else {
-        Format::Human
-    });
+    let prefers_json = args.json || file.and_then(|f| f.json).unwrap_or(defaults.json);
     let scan = match file.and_then(|f| f.scan.as_ref()) {
         _ if !args.scan.is_empty() => args.scan.clone(),
         Some(PathList::One(p)) => vec![relative_to(dir.as_ref(), p)],
@@ -191,7 +255,7 @@ pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
         None => Vec::new(),
     };
     if args.fail_on_static && scan.is_empty() {
-        return Err(UsageError(
+        return Err(Error::Usage(
             "--fail-on-static applies to the source scan: add --scan PATH (or `scan` in the config)"
                 .into(),
         ));
@@ -222,8 +286,7 @@ pub fn resolve(args: &GuardArgs) -> Result<GuardSettings, UsageError> {
                 .and_then(|f| f.fail_on_static)
                 .unwrap_or(defaults.fail_on_static),
         scan,
-        format,
-        output: args.output.clone(),
+        prefers_json,
         config_file: loaded.map(|l| l.path),
     })
 }
@@ -236,10 +299,10 @@ fn relative_to(dir: Option<&PathBuf>, path: &std::path::Path) -> PathBuf {
 }
 
 fn server_command(
-    args: &GuardArgs,
+    args: &GuardRequest,
     file: Option<&config::GuardConfig>,
     dir: Option<&PathBuf>,
-) -> Result<ServerCommand, UsageError> {
+) -> Result<ServerCommand, Error> {
     let argv: Vec<String> = if !args.command.is_empty() {
         args.command.clone()
     } else {
@@ -252,12 +315,12 @@ fn server_command(
         }
     };
     let Some((program, rest)) = argv.split_first() else {
-        return Err(UsageError(
+        return Err(Error::Usage(
             "no server command: give it after `--` (for example `mcpcheck guard -- python3 server.py`) or as `command` in --config".into(),
         ));
     };
     if program.is_empty() {
-        return Err(UsageError("the server command is empty".into()));
+        return Err(Error::Usage("the server command is empty".into()));
     }
     let cwd = args.cwd.clone().or_else(|| {
         file.and_then(|f| f.cwd.as_ref())
@@ -265,7 +328,7 @@ fn server_command(
     });
     if let Some(d) = &cwd {
         if !d.is_dir() {
-            return Err(UsageError(format!(
+            return Err(Error::Usage(format!(
                 "--cwd {}: not a directory; give an existing directory",
                 d.display()
             )));
@@ -283,7 +346,7 @@ fn server_command(
                 env.push((k.to_string(), v.to_string()));
             }
             _ => {
-                return Err(UsageError(format!(
+                return Err(Error::Usage(format!(
                     "--env {:?}: expected KEY=VALUE",
                     excerpt(kv.split('=').next().unwrap_or(""), 40)
                 )))
@@ -299,9 +362,9 @@ fn server_command(
     })
 }
 
-fn cli_requests(args: &GuardArgs) -> Result<Vec<PlannedRequest>, UsageError> {
+fn cli_requests(args: &GuardRequest) -> Result<Vec<PlannedRequest>, Error> {
     if args.params.len() > args.requests.len() {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "{} --params given for {} --request; each --params belongs to the --request at the same position",
             args.params.len(),
             args.requests.len()
@@ -312,7 +375,7 @@ fn cli_requests(args: &GuardArgs) -> Result<Vec<PlannedRequest>, UsageError> {
         .enumerate()
         .map(|(i, method)| {
             if method.trim().is_empty() {
-                return Err(UsageError(
+                return Err(Error::Usage(
                     "--request needs a method name, such as tools/list".into(),
                 ));
             }
@@ -321,12 +384,12 @@ fn cli_requests(args: &GuardArgs) -> Result<Vec<PlannedRequest>, UsageError> {
                 Some(raw) => match serde_json::from_str::<Value>(raw) {
                     Ok(v @ (Value::Object(_) | Value::Array(_))) => Some(v),
                     Ok(_) => {
-                        return Err(UsageError(format!(
+                        return Err(Error::Usage(format!(
                             "--params for {method}: must be a JSON object or array"
                         )))
                     }
                     Err(e) => {
-                        return Err(UsageError(format!(
+                        return Err(Error::Usage(format!(
                             "--params for {method}: invalid JSON ({e}); quote it, for example --params '{{\"name\":\"echo\"}}'"
                         )))
                     }
@@ -340,18 +403,18 @@ fn cli_requests(args: &GuardArgs) -> Result<Vec<PlannedRequest>, UsageError> {
         .collect()
 }
 
-fn planned(spec: &RequestSpec) -> Result<PlannedRequest, UsageError> {
+fn planned(spec: &RequestSpec) -> Result<PlannedRequest, Error> {
     let (method, params) = match spec {
         RequestSpec::Method(m) => (m.clone(), None),
         RequestSpec::Full(f) => (f.method.clone(), f.params.clone()),
     };
     if method.trim().is_empty() {
-        return Err(UsageError(
+        return Err(Error::Usage(
             "config: a request needs a method name, such as tools/list".into(),
         ));
     }
     if matches!(&params, Some(p) if !p.is_object() && !p.is_array()) {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "config: params of {method} must be a JSON object or array"
         )));
     }
@@ -373,7 +436,7 @@ fn tool_calls(specs: Option<&Vec<ToolCallSpec>>) -> Vec<ToolCall> {
         .collect()
 }
 
-fn probe_selection(selection: &ProbeSelection) -> Result<Vec<Probe>, UsageError> {
+fn probe_selection(selection: &ProbeSelection) -> Result<Vec<Probe>, Error> {
     let names: Vec<String> = match selection {
         ProbeSelection::Keyword(k) if k == "all" => return Ok(Probe::ALL.to_vec()),
         ProbeSelection::Keyword(k) if k == "none" => return Ok(Vec::new()),
@@ -386,7 +449,7 @@ fn probe_selection(selection: &ProbeSelection) -> Result<Vec<Probe>, UsageError>
             .iter()
             .find(|p| p.name() == name)
             .ok_or_else(|| {
-                UsageError(format!(
+                Error::Usage(format!(
                     "unknown adversarial probe {:?}; use all, none or some of {}",
                     excerpt(name, 40),
                     Probe::ALL.map(Probe::name).join(", ")

@@ -1,6 +1,6 @@
 //! Profiles: named depths of checking. Explicit flags and config keys narrow or deepen them.
 
-use crate::cli::UsageError;
+use crate::error::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
@@ -30,7 +30,7 @@ pub struct ProfileDefaults {
 impl Profile {
     pub const NAMES: &'static str = "custom, smoke, registry, ci, strict";
 
-    pub fn parse(name: &str) -> Result<Self, UsageError> {
+    pub fn parse(name: &str) -> Result<Self, Error> {
         Ok(match name {
             "custom" => Profile::Custom,
             "smoke" => Profile::Smoke,
@@ -38,7 +38,7 @@ impl Profile {
             "ci" => Profile::Ci,
             "strict" => Profile::Strict,
             other => {
-                return Err(UsageError(format!(
+                return Err(Error::Usage(format!(
                     "unknown profile {:?}; use one of {}",
                     crate::finding::excerpt(other, 40),
                     Self::NAMES

@@ -23,7 +23,6 @@ pub struct ProxyOptions {
     pub command: ServerCommand,
     pub name: Option<String>,
     pub log: Option<PathBuf>,
-    pub report: Option<PathBuf>,
     pub timeout: Duration,
     pub shutdown_grace: Duration,
     /// Bytes of traffic that may wait for the checks before more is forwarded unchecked.
@@ -231,24 +230,6 @@ async fn finish(
     summary["exitCode"] = json!(exit_code);
     if let Some(name) = &opts.name {
         summary["name"] = json!(crate::finding::excerpt(name, 128));
-    }
-    if let Some(path) = &opts.report {
-        let doc = json!({
-            "schemaVersion": 1,
-            "session": summary,
-            "issues": findings.iter().map(|f| {
-                let mut v = serde_json::to_value(f).unwrap_or_default();
-                v["class"] = json!(f.class().as_str());
-                v
-            }).collect::<Vec<_>>(),
-        });
-        if let Err(e) = std::fs::write(path, format!("{doc:#}\n")) {
-            let _ = writeln!(
-                std::io::stderr(),
-                "mcpcheck: cannot write the report to {}: {e}",
-                path.display()
-            );
-        }
     }
     ProxyOutcome {
         exit_code,

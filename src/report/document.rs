@@ -3,10 +3,11 @@
 //! past this struct, so a new engine needs a builder and no renderer change.
 
 use super::repo::RepoContext;
-use super::{redact_argv, Verdict};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Severity};
 use crate::guard::GuardRun;
+use crate::secrets::redact_argv;
+use crate::verdict::Verdict;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

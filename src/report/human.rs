@@ -1,13 +1,10 @@
-//! Human output: a headline, what happened, then each finding with its fix.
+//! What every human report shares: ANSI styling and the body under a finding's headline.
 
-use super::{plural, redact_argv, Status, Verdict};
-use crate::finding::{excerpt, Finding, Severity};
-use crate::guard::GuardRun;
-use crate::session::transcript::{Outcome, Purpose};
-use serde_json::Value;
+use crate::finding::{plural, Finding, Severity};
+use crate::verdict::Verdict;
 use std::fmt::Write;
 
-/// ANSI styling, on only for a terminal without NO_COLOR.
+/// ANSI styling; the command layer decides whether colour is on.
 #[derive(Clone, Copy)]
 pub struct Style {
     pub color: bool,
@@ -46,166 +43,13 @@ pub(crate) fn finding_body(out: &mut String, f: &Finding, evidence_label: &str) 
     );
 }
 
-pub fn render(run: &GuardRun, style: Style) -> String {
-    let verdict = Verdict::of(&run.findings);
-    let t = run.transcript();
-    let mut out = String::new();
-    let headline = match verdict.status {
-        Status::Pass => style.paint("1;32", "PASS"),
-        Status::Warning => style.paint("1;33", "WARN"),
-        Status::NeedsInspection => style.paint("1;31", "FAIL (needs inspection)"),
-        Status::Fail => style.paint("1;31", "FAIL"),
-    };
-    let argv: Vec<String> = std::iter::once(run.command.program.clone())
-        .chain(run.command.args.iter().cloned())
-        .collect();
+/// The closing line of every human report that has a verdict: its counts, notes included.
+pub(crate) fn closing_counts(out: &mut String, verdict: &Verdict<'_>) {
     let _ = writeln!(
         out,
-        "{headline}  mcpcheck guard: {}",
-        excerpt(&redact_argv(&argv).join(" "), 300)
-    );
-
-    let init = t.initialize_result();
-    let negotiated = t.session_version().map(|v| excerpt(&v, 40)).or_else(|| {
-        init.and_then(|r| r.get("protocolVersion"))
-            .map(|v| excerpt(&v.to_string(), 40))
-    });
-    let server = init.and_then(|r| r.get("serverInfo")).map(|i| {
-        let field = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-        let shown = format!("{} {}", field("name"), field("version"));
-        // The server's own words: a credential in them must not reach the report.
-        excerpt(&crate::secrets::redact(&shown), 100)
-    });
-    let _ = writeln!(
-        out,
-        "  protocol: {} (requested {}){}",
-        negotiated.as_deref().unwrap_or("not negotiated"),
-        match t.era {
-            Some(era) if run.plan.protocol == "auto" => format!(
-                "auto: {} server",
-                if era == crate::session::transcript::Era::Modern {
-                    "modern (stateless)"
-                } else {
-                    "legacy (initialize)"
-                }
-            ),
-            _ => run.plan.protocol.clone(),
-        },
-        server
-            .map(|s| format!(" · server: {s}"))
-            .unwrap_or_default()
-    );
-    let invalid = t.frames.iter().filter(|f| !f.is_valid_message()).count();
-    let stderr = &t.process.stderr;
-    let _ = writeln!(
-        out,
-        "  stdout: {} ({} invalid) · stderr: {} ({} bytes) · {} ms",
-        plural(t.frames.len(), "frame"),
-        invalid,
-        plural(stderr.lines as usize, "line"),
-        stderr.total_bytes,
-        t.duration_ms
-    );
-    if !t.exchanges.is_empty() {
-        let _ = writeln!(out, "  requests:");
-        for e in &t.exchanges {
-            let latency = e
-                .answered_ms
-                .map(|a| format!("{} ms", a.saturating_sub(e.sent_ms)))
-                .unwrap_or_default();
-            let extra = match (&e.outcome, &e.purpose) {
-                (Outcome::Error(err), _) => format!(" {} {}", err.code, excerpt(&err.message, 80)),
-                (Outcome::Result(r), Purpose::ListProbe { list, .. }) => r
-                    .get(list.items_key())
-                    .and_then(Value::as_array)
-                    .map(|a| format!(" {}", plural(a.len(), "item")))
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
-            let _ = writeln!(
-                out,
-                "    {:<26} {:<12} {:>8}{extra}",
-                excerpt(&e.method, 26),
-                e.outcome.label(),
-                latency
-            );
-        }
-    }
-    if t.list(crate::session::transcript::ListKind::Tools)
-        .is_some()
-    {
-        let _ = writeln!(
-            out,
-            "  tool schemas: {}/{} valid",
-            run.primary().tool_schema.valid,
-            run.primary().tool_schema.total
-        );
-    }
-    if run.runs.len() > 1 {
-        let drifted: Vec<String> = run.drift.iter().map(|d| d.run.to_string()).collect();
-        let _ = writeln!(
-            out,
-            "  runs: {} ({})",
-            run.runs.len(),
-            if drifted.is_empty() {
-                "no drift".to_string()
-            } else {
-                format!("drift in run {}", drifted.join(", "))
-            }
-        );
-    }
-    if !run.matrix.is_empty() {
-        let _ = writeln!(out, "  protocol matrix:");
-        for e in &run.matrix {
-            let _ = writeln!(
-                out,
-                "    {:<12} {:<16} {:<10} {}",
-                e.requested,
-                e.method,
-                e.outcome,
-                e.negotiated
-                    .as_deref()
-                    .map(|n| format!("→ {n}"))
-                    .or(e.error_code.map(|c| format!("error {c}")))
-                    .unwrap_or_default()
-            );
-        }
-    }
-    if !run.probes.is_empty() {
-        let _ = writeln!(out, "  adversarial probes:");
-        for p in &run.probes {
-            let _ = writeln!(
-                out,
-                "    {:<26} {:<14} {}",
-                excerpt(&p.probe, 26),
-                p.status,
-                excerpt(&p.observed, 100)
-            );
-        }
-    }
-    if !run.findings.is_empty() {
-        out.push('\n');
-    }
-    for f in &run.findings {
-        let sev = style.severity(f.severity);
-        let place = f.location.describe();
-        let _ = writeln!(
-            out,
-            "{sev}[{}]{}",
-            style.paint("1", f.code.as_str()),
-            if place.is_empty() {
-                String::new()
-            } else {
-                format!(" {place}")
-            }
-        );
-        finding_body(&mut out, f, "evidence");
-    }
-    let _ = writeln!(
-        out,
-        "\n{}, {}",
+        "\n{}, {}, {}",
         plural(verdict.errors, "error"),
-        plural(verdict.warnings, "warning")
+        plural(verdict.warnings, "warning"),
+        plural(verdict.notes, "note")
     );
-    out
 }

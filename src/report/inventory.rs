@@ -56,8 +56,8 @@ pub fn human(inv: &Inventory<'_>, style: Style) -> String {
         out,
         "{}  {}, {}{}",
         style.paint("1", "mcpcheck inventory:"),
-        super::plural(inv.configs.len(), "config"),
-        super::plural(servers, "server"),
+        crate::finding::plural(inv.configs.len(), "config"),
+        crate::finding::plural(servers, "server"),
         if inv.live_ran { " (live)" } else { "" }
     );
     for (path, error) in inv.broken {

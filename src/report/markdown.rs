@@ -2,8 +2,10 @@
 //! `--format markdown`. Every piece of untrusted text goes through `md`.
 
 use super::document::{help_uri, CheckStatus, Report};
-use super::{md, plural, Status};
+use super::markdown_escape as md;
+use crate::finding::plural;
 use crate::finding::{Finding, Severity};
+use crate::verdict::Status;
 use std::fmt::Write;
 
 /// The first line of the sticky pull-request comment, by which later runs find it.

@@ -1,7 +1,7 @@
 //! Where the repository is, which of its files a report may point at, and how to link them.
 //! Reports never name a path that is not a file inside the repository.
 
-use crate::cli::UsageError;
+use crate::error::Error;
 use crate::finding::excerpt;
 use std::path::{Component, Path, PathBuf};
 
@@ -81,9 +81,9 @@ impl BlobLink {
 impl RepoContext {
     /// The repository of the current run: `GITHUB_WORKSPACE` when set, else the nearest
     /// ancestor of the current directory holding `.git`, else the current directory.
-    pub fn detect() -> Result<Self, UsageError> {
+    pub fn detect() -> Result<Self, Error> {
         let cwd = std::env::current_dir()
-            .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?;
+            .map_err(|e| Error::System(format!("cannot read the current directory: {e}")))?;
         let root = match std::env::var_os("GITHUB_WORKSPACE").filter(|v| !v.is_empty()) {
             Some(ws) => PathBuf::from(ws),
             None => cwd
@@ -93,7 +93,7 @@ impl RepoContext {
                 .to_path_buf(),
         };
         let root = root.canonicalize().map_err(|e| {
-            UsageError(format!(
+            Error::Usage(format!(
                 "repository root {}: {e}; set GITHUB_WORKSPACE to an existing directory",
                 root.display()
             ))
@@ -129,9 +129,9 @@ impl RepoContext {
     }
 
     /// `--anchor FILE` checked before anything runs.
-    pub fn explicit_anchor(&self, path: &Path) -> Result<String, UsageError> {
+    pub fn explicit_anchor(&self, path: &Path) -> Result<String, Error> {
         self.relative(path).ok_or_else(|| {
-            UsageError(format!(
+            Error::Usage(format!(
                 "--anchor {}: not a file inside the repository {}; give a file such as package.json or pyproject.toml",
                 excerpt(&path.display().to_string(), 200),
                 self.root.display()

@@ -3,7 +3,7 @@
 
 use super::owasp;
 use crate::catalog::{self, CodeMeta};
-use crate::cli::UsageError;
+use crate::error::Error;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -17,7 +17,11 @@ pub fn help_markdown(meta: &CodeMeta) -> String {
     let _ = writeln!(out, "| | |\n|---|---|");
     let _ = writeln!(out, "| Code | `{}` |", meta.code);
     let _ = writeln!(out, "| Class | `{}` |", meta.class.as_str());
-    let _ = writeln!(out, "| Default severity | {} |", meta.severity.as_str());
+    let _ = writeln!(
+        out,
+        "| Default severity | {} |",
+        meta.default_severity().as_str()
+    );
     let _ = writeln!(out, "| Precision | {} |", meta.precision.as_str());
     if let Some(risk) = meta.risk {
         let _ = writeln!(
@@ -63,7 +67,7 @@ pub fn index() -> String {
             "| [`{}`]({}.md) | {} | {} | {} |",
             m.code,
             m.code,
-            m.severity.as_str(),
+            code.severity().as_str(),
             m.class.as_str(),
             m.title.replace('|', "\\|")
         );
@@ -84,9 +88,9 @@ pub fn files() -> Vec<(String, String)> {
 }
 
 /// Writes every page into `dir` (created if missing); returns the paths written.
-pub fn write_all(dir: &Path) -> Result<Vec<PathBuf>, UsageError> {
+pub fn write_all(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     std::fs::create_dir_all(dir).map_err(|e| {
-        UsageError(format!(
+        Error::Output(format!(
             "--markdown {}: cannot create the directory ({e})",
             dir.display()
         ))
@@ -95,7 +99,7 @@ pub fn write_all(dir: &Path) -> Result<Vec<PathBuf>, UsageError> {
     for (name, content) in files() {
         let path = dir.join(name);
         std::fs::write(&path, content).map_err(|e| {
-            UsageError(format!(
+            Error::Output(format!(
                 "--markdown: cannot write {} ({e}); check the directory is writable",
                 path.display()
             ))

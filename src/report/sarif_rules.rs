@@ -17,11 +17,6 @@ pub fn level(severity: Severity) -> &'static str {
     severity.as_str()
 }
 
-/// The default severity of a code: security rules take it from their risk.
-pub fn default_severity(meta: &CodeMeta) -> Severity {
-    meta.risk.map_or(meta.severity, Risk::severity)
-}
-
 /// `stdout-non-json` → `StdoutNonJson`: SARIF's readable rule name.
 pub fn rule_name(code: &str) -> String {
     code.split('-')
@@ -99,7 +94,7 @@ fn rule(meta: &CodeMeta, help_uri: &str) -> ReportingDescriptor {
         .help_uri(help_uri)
         .default_configuration(
             ReportingConfiguration::builder()
-                .level(json!(level(default_severity(meta))))
+                .level(json!(level(meta.default_severity())))
                 .build(),
         )
         .properties(properties);
@@ -171,7 +166,7 @@ mod tests {
         code: "config-secret-literal",
         title: "A secret is written into the config",
         class: IssueClass::Security,
-        severity: Severity::Error,
+        declared_severity: Severity::Error,
         help: "Move it into the environment.",
         precision: Precision::High,
         risk: Some(Risk::High),

@@ -173,7 +173,7 @@ static POISONED_TOOL: CodeMeta = CodeMeta {
     code: "tool-description-injection",
     title: "A tool description addresses the model",
     class: IssueClass::Security,
-    severity: Severity::Error,
+    declared_severity: Severity::Error,
     help: "Remove instructions aimed at the model from the description.",
     precision: Precision::Medium,
     risk: Some(Risk::Critical),

@@ -1,20 +1,15 @@
 //! Reports of `mcpcheck surface`: the surface rules over saved listings.
 
-use super::{plural, Status, Verdict};
-use crate::finding::{excerpt, Finding, IssueClass};
-use crate::report::human::{finding_body, Style};
-use crate::surface::{ServerSurface, SurfaceOptions};
+use crate::finding::{excerpt, plural};
+use crate::report::human::{closing_counts, finding_body, Style};
+use crate::report::issue::{issues_json, summary_json};
+use crate::surface::SurfaceRun;
+use crate::verdict::{Status, Verdict};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
-/// What one `mcpcheck surface` run inspected and found.
-#[derive(Debug)]
-pub struct SurfaceRun {
-    pub files: Vec<String>,
-    pub surfaces: Vec<ServerSurface>,
-    pub options: SurfaceOptions,
-    pub findings: Vec<Finding>,
-}
+/// The surface report contract (v1).
+pub const SCHEMA_VERSION: u32 = 1;
 
 fn servers(run: &SurfaceRun) -> Vec<Value> {
     run.surfaces
@@ -40,30 +35,13 @@ pub fn json(run: &SurfaceRun) -> Value {
         .map(|r| r.code().as_str())
         .collect();
     json!({
-        "schemaVersion": super::json::SCHEMA_VERSION,
+        "schemaVersion": SCHEMA_VERSION,
         "ok": verdict.ok(),
-        "summary": {
-            "status": verdict.status.as_str(),
-            "primaryIssueCode": verdict.primary.map(|p| p.code.as_str()),
-            "issueCounts": {
-                "error": verdict.errors,
-                "warning": verdict.warnings,
-                "note": verdict.notes,
-                "total": verdict.errors + verdict.warnings + verdict.notes,
-            },
-            "display": verdict.display(),
-        },
+        "summary": summary_json(&verdict),
         "files": run.files,
         "servers": servers(run),
         "rules": rules,
-        "issues": run.findings.iter().map(|f| {
-            let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
-            v["class"] = json!(IssueClass::Security.as_str());
-            if let Some(owasp) = f.code.meta().owasp {
-                v["owasp"] = json!(owasp);
-            }
-            v
-        }).collect::<Vec<_>>(),
+        "issues": issues_json(&run.findings),
     })
 }
 
@@ -109,12 +87,6 @@ pub fn human(run: &SurfaceRun, style: Style) -> String {
         );
         finding_body(&mut out, f, "evidence");
     }
-    let _ = writeln!(
-        out,
-        "\n{}, {}, {}",
-        plural(verdict.errors, "error"),
-        plural(verdict.warnings, "warning"),
-        plural(verdict.notes, "note")
-    );
+    closing_counts(&mut out, &verdict);
     out
 }

@@ -2,7 +2,6 @@
 //! surfaces (`--live`), baselines, lock files and the inventory.
 
 pub mod baseline;
-pub mod command;
 pub mod config_file;
 pub mod discover;
 pub mod http;
@@ -12,8 +11,9 @@ pub mod launcher;
 pub mod live;
 pub mod live_http;
 pub mod lock;
-pub mod registry;
+pub mod package_registry;
 pub mod rules;
+pub mod run;
 pub mod secrets;
 pub mod server_entry;
 pub mod urls;
@@ -164,7 +164,7 @@ impl Selection {
 /// Everything a scan needs besides the configs.
 pub struct ScanSettings<'a> {
     pub selection: &'a Selection,
-    pub registry: Option<&'a registry::RegistryFacts>,
+    pub registry: Option<&'a package_registry::RegistryFacts>,
     pub lock: Option<&'a lock::LockFile>,
     /// Live listings, when `--live` ran (one per server, in config order).
     pub live: Option<&'a [LiveListing]>,
@@ -310,4 +310,10 @@ pub fn scan_paths(
         live: None,
     };
     Ok((findings(&loaded.configs, &settings), loaded.notices))
+}
+
+impl From<InputError> for crate::error::Error {
+    fn from(e: InputError) -> Self {
+        crate::error::Error::Input(e.0)
+    }
 }

@@ -7,12 +7,14 @@
 //! a log field) the whole value may be the token, so looser shapes count too
 //! ([`find_tokens`], [`mask_tokens`]).
 
+mod argv;
 mod names;
 mod plausible;
 mod prose;
 mod shapes;
 mod values;
 
+pub use argv::redact_argv;
 pub use names::{is_credential_param, might_name_credential, names_credential};
 pub use plausible::is_placeholder;
 pub use prose::{find, mask, redact, SecretMatch};

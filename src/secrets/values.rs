@@ -3,7 +3,7 @@
 
 use super::plausible::{is_placeholder, jwt_header_ok};
 use super::shapes::{Shape, SHAPES};
-use crate::surface::gate::{Gated, GatedSet};
+use crate::gate::{Gated, GatedSet};
 use std::sync::LazyLock;
 
 const MASK: &str = "[REDACTED]";

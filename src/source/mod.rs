@@ -4,7 +4,6 @@
 //! Files are walked and parsed in parallel (`ignore`'s parallel walker); each thread owns
 //! one parser per language. Locations are 1-based; columns count Unicode scalar values.
 
-pub mod command;
 mod config;
 pub mod lang;
 mod parse;

@@ -3,7 +3,7 @@
 //! FILE` reads them. The last three are the server's `initialize` result, when known.
 
 use super::ServerSurface;
-use crate::cli::UsageError;
+use crate::error::Error;
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -20,7 +20,7 @@ pub struct ListedServer {
 }
 
 /// Reads a listing file (`-` for stdin), bounded to [`MAX_LISTING_BYTES`].
-pub fn read(path: &Path) -> Result<Vec<ListedServer>, UsageError> {
+pub fn read(path: &Path) -> Result<Vec<ListedServer>, Error> {
     let shown = path.display();
     let mut bytes = Vec::new();
     let read = if path == Path::new("-") {
@@ -32,18 +32,18 @@ pub fn read(path: &Path) -> Result<Vec<ListedServer>, UsageError> {
             .and_then(|f| f.take(MAX_LISTING_BYTES + 1).read_to_end(&mut bytes))
     };
     read.map_err(|e| {
-        UsageError(format!(
+        Error::Input(format!(
             "{shown}: cannot read ({e}); give a readable listing file"
         ))
     })?;
     if bytes.len() as u64 > MAX_LISTING_BYTES {
-        return Err(UsageError(format!(
+        return Err(Error::Input(format!(
             "{shown}: larger than {} MiB; split the listing into one file per server",
             MAX_LISTING_BYTES / (1024 * 1024)
         )));
     }
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        UsageError(format!(
+        Error::Input(format!(
             "{shown}: not valid JSON ({e}); a listing is {{\"server\", \"tools\", \"prompts\", \"resources\", \"resourceTemplates\"}} or an array of them"
         ))
     })?;
@@ -52,7 +52,7 @@ pub fn read(path: &Path) -> Result<Vec<ListedServer>, UsageError> {
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| !s.is_empty() && s != "-")
         .unwrap_or_else(|| "server".into());
-    parse(&value, &fallback).map_err(|e| UsageError(format!("{shown}: {e}")))
+    parse(&value, &fallback).map_err(|e| Error::Input(format!("{shown}: {e}")))
 }
 
 /// A listing value: one server object or an array of them.

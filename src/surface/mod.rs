@@ -7,13 +7,14 @@
 //! piece of advertised text that reaches a finding goes through [`text::evidence`] or
 //! [`item::segment`], which bound it, make hidden characters visible and redact secrets.
 
-pub mod command;
-pub mod gate;
+mod files;
 pub mod item;
 pub mod listing;
 pub mod rules;
 pub mod schema;
 pub mod text;
+
+pub use files::{check_files, SurfaceRequest, SurfaceRun};
 
 use crate::catalog::Code;
 use crate::finding::{self, Finding, Location};

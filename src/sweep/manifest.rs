@@ -3,7 +3,7 @@
 //! Everything is parsed and validated before any server starts.
 
 use super::server_json;
-use crate::cli::UsageError;
+use crate::error::Error;
 use crate::finding::excerpt;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -65,21 +65,21 @@ pub struct Supplied {
     pub inputs: BTreeMap<String, String>,
 }
 
-pub fn load(path: &Path) -> Result<Vec<Entry>, UsageError> {
+pub fn load(path: &Path) -> Result<Vec<Entry>, Error> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| {
-        UsageError(format!(
+        Error::Input(format!(
             "manifest {shown}: cannot read it ({e}); give the path of a JSON or JSON Lines file"
         ))
     })?;
     if meta.len() > MAX_MANIFEST_BYTES {
-        return Err(UsageError(format!(
+        return Err(Error::Input(format!(
             "manifest {shown}: {} bytes is more than the {MAX_MANIFEST_BYTES} accepted; split it",
             meta.len()
         )));
     }
     let text = std::fs::read_to_string(path).map_err(|e| {
-        UsageError(format!(
+        Error::Input(format!(
             "manifest {shown}: cannot read it as UTF-8 text ({e})"
         ))
     })?;
@@ -88,14 +88,14 @@ pub fn load(path: &Path) -> Result<Vec<Entry>, UsageError> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let values =
-        split_entries(&text, path).map_err(|e| UsageError(format!("manifest {shown}: {e}")))?;
+        split_entries(&text, path).map_err(|e| Error::Input(format!("manifest {shown}: {e}")))?;
     let mut entries = Vec::with_capacity(values.len());
     let mut seen: HashMap<String, String> = HashMap::new();
     for (position, value) in values {
         let entry = parse_entry(value, &position, dir)
-            .map_err(|e| UsageError(format!("manifest {shown}, {position}: {e}")))?;
+            .map_err(|e| Error::Input(format!("manifest {shown}, {position}: {e}")))?;
         if let Some(first) = seen.insert(entry.id.clone(), position.clone()) {
-            return Err(UsageError(format!(
+            return Err(Error::Input(format!(
                 "manifest {shown}: id {:?} appears at {first} and again at {position}; ids must be unique",
                 excerpt(&entry.id, 60)
             )));
@@ -103,7 +103,7 @@ pub fn load(path: &Path) -> Result<Vec<Entry>, UsageError> {
         entries.push(entry);
     }
     if entries.is_empty() {
-        return Err(UsageError(format!(
+        return Err(Error::Input(format!(
             "manifest {shown}: no entries; give at least one server"
         )));
     }
@@ -442,12 +442,14 @@ mod tests {
         let (_d, path) = write("m.json", r#"[{"id":"a","command":["npx"],"args":["x"]}]"#);
         assert!(load(&path)
             .expect_err("both")
-            .0
+            .message()
+            .to_string()
             .contains("give `args` only with a string `command`"));
         let (_d, path) = write("m.json", r#"[{"id":"a","command":"npx","args":[1]}]"#);
         assert!(load(&path)
             .expect_err("args")
-            .0
+            .message()
+            .to_string()
             .contains("`args` must hold only strings"));
     }
 
@@ -484,23 +486,28 @@ mod tests {
             "m.json",
             r#"[{"id":"a","command":["x"]},{"id":"a","command":["y"]}]"#,
         );
-        let e = load(&path).expect_err("duplicate").0;
+        let e = load(&path).expect_err("duplicate").message().to_string();
         assert!(
             e.contains("\"a\" appears at entry 1 and again at entry 2"),
             "{e}"
         );
         let (_d, path) = write("m.json", r#"[{"id":"a","comand":["x"],"command":["x"]}]"#);
-        let e = load(&path).expect_err("typo").0;
+        let e = load(&path).expect_err("typo").message().to_string();
         assert!(e.contains("entry 1: unknown key \"comand\""), "{e}");
         let (_d, path) = write("m.jsonl", "{\"id\":\"a\",\"command\":[\"x\"]}\n{oops\n");
-        let e = load(&path).expect_err("bad line").0;
+        let e = load(&path).expect_err("bad line").message().to_string();
         assert!(e.contains("line 2: not valid JSON"), "{e}");
         let (_d, path) = write("m.json", r#"[{"id":"a","command":[]}]"#);
         assert!(load(&path)
             .expect_err("empty")
-            .0
+            .message()
+            .to_string()
             .contains("`command` is empty"));
         let (_d, path) = write("m.json", r#"[{"id":"a","command":["x"],"cwd":"nope"}]"#);
-        assert!(load(&path).expect_err("cwd").0.contains("not a directory"));
+        assert!(load(&path)
+            .expect_err("cwd")
+            .message()
+            .to_string()
+            .contains("not a directory"));
     }
 }

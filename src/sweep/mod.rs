@@ -1,46 +1,98 @@
 //! The sweep engine: guard every server of a manifest, several at once, each a full guard
-//! run in its own sandbox, streaming one result line per server; and `sweep-report`.
+//! run in its own sandbox, streaming one result line per server; and the merge of results
+//! files that `sweep-report` summarises.
 
 pub mod manifest;
+pub mod merge;
 mod progress;
-pub mod report;
 pub mod results;
 mod run;
 pub mod sandbox;
 pub mod server_json;
 mod setup;
 pub mod shard;
+pub mod summary;
 
-use crate::cli::{SweepArgs, UsageError};
+use crate::error::Error;
 use crate::finding::excerpt;
 use crate::guard::profile::Profile;
 use manifest::Entry;
 use progress::Progress;
 use results::ResultsWriter;
-use run::{SweepConfig, SweepEnd};
+pub use run::LineRenderer;
+use run::SweepConfig;
+pub use run::SweepEnd;
 use sandbox::EnvPolicy;
 use shard::Shard;
-use std::fmt::Write as _;
 use std::io::Write as _;
-use std::process::ExitCode;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Most servers run at once: each is a process tree with its own pipes.
 const MAX_JOBS: usize = 256;
 
-pub fn command(args: SweepArgs) -> Result<ExitCode, UsageError> {
-    let config = Arc::new(validate(&args)?);
-    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
-    let entries = manifest::load(&args.manifest)?;
+/// What a sweep is asked to do.
+#[derive(Debug, Clone)]
+pub struct SweepRequest {
+    /// JSON or JSON Lines; command entries or MCP registry server.json entries.
+    pub manifest: PathBuf,
+    /// The results file (JSON Lines); must not exist unless `resume`.
+    pub out: PathBuf,
+    /// Servers checked at once; `None`: the number of cores.
+    pub jobs: Option<usize>,
+    /// `I/N`: only this share of the manifest.
+    pub shard: Option<String>,
+    pub resume: bool,
+    pub timeout: Option<u64>,
+    pub profile: Option<String>,
+    pub config: Option<PathBuf>,
+    pub setup_timeout: Duration,
+    pub pass_env: Vec<String>,
+    pub isolated_caches: bool,
+}
+
+impl Default for SweepRequest {
+    fn default() -> Self {
+        Self {
+            manifest: PathBuf::new(),
+            out: PathBuf::new(),
+            jobs: None,
+            shard: None,
+            resume: false,
+            timeout: None,
+            profile: None,
+            config: None,
+            setup_timeout: DEFAULT_SETUP_TIMEOUT,
+            pass_env: Vec::new(),
+            isolated_caches: false,
+        }
+    }
+}
+
+/// Longest an entry's `setup` command may run, by default.
+pub const DEFAULT_SETUP_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How a sweep ended, for the closing summary and the exit code.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepOutcome {
+    pub end: SweepEnd,
+    pub shard: Option<Shard>,
+    pub elapsed: Duration,
+}
+
+pub fn sweep(request: &SweepRequest, render: LineRenderer) -> Result<SweepOutcome, Error> {
+    let config = Arc::new(validate(request, render)?);
+    let shard = request.shard.as_deref().map(Shard::parse).transpose()?;
+    let entries = manifest::load(&request.manifest)?;
     let in_shard: Vec<Entry> = entries
         .into_iter()
         .filter(|e| shard.is_none_or(|s| s.contains(&e.id)))
         .collect();
-    let (mut writer, done) = if args.resume {
-        ResultsWriter::resume(&args.out)?
+    let (mut writer, done) = if request.resume {
+        ResultsWriter::resume(&request.out)?
     } else {
-        (ResultsWriter::create(&args.out)?, Default::default())
+        (ResultsWriter::create(&request.out)?, Default::default())
     };
     let to_run: Vec<Entry> = in_shard
         .into_iter()
@@ -54,12 +106,12 @@ pub fn command(args: SweepArgs) -> Result<ExitCode, UsageError> {
             "mcpcheck sweep: removed {stale} temporary directories left by a sweep that was killed"
         );
     }
-    let out_shown = args.out.display().to_string();
+    let out_shown = request.out.display().to_string();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.jobs.min(cores()).max(1))
         .enable_all()
         .build()
-        .map_err(|e| UsageError(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| Error::System(format!("cannot start the async runtime: {e}")))?;
     let clock = Instant::now();
     let mut progress = Progress::new(to_run.len() as u64, skipped as u64, config.jobs, &out_shown);
     let end = runtime.block_on(run::run(
@@ -76,11 +128,10 @@ pub fn command(args: SweepArgs) -> Result<ExitCode, UsageError> {
         SweepEnd::Interrupted { signal } => Some(crate::process::signal_name(signal)),
     };
     progress.finish(interrupted);
-    let summary = closing_summary(&args, shard, clock.elapsed())?;
-    write_stdout(&summary)?;
-    Ok(match end {
-        SweepEnd::Finished => ExitCode::SUCCESS,
-        SweepEnd::Interrupted { signal } => ExitCode::from(128 + signal as u8),
+    Ok(SweepOutcome {
+        end,
+        shard,
+        elapsed: clock.elapsed(),
     })
 }
 
@@ -88,21 +139,21 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// Every flag checked before the first server starts.
-fn validate(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
+/// Every setting checked before the first server starts.
+fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Error> {
     let jobs = args.jobs.unwrap_or_else(cores);
     if !(1..=MAX_JOBS).contains(&jobs) {
-        return Err(UsageError(format!("--jobs {jobs}: give 1 to {MAX_JOBS}")));
+        return Err(Error::Usage(format!("--jobs {jobs}: give 1 to {MAX_JOBS}")));
     }
     if let Some(p) = &args.profile {
         Profile::parse(p)?;
     }
-    if args.setup_timeout == 0 {
-        return Err(UsageError("--setup-timeout must be at least 1 ms".into()));
+    if args.setup_timeout.is_zero() {
+        return Err(Error::Usage("--setup-timeout must be at least 1 ms".into()));
     }
     for name in &args.pass_env {
         if name.is_empty() || name.contains('=') || name.contains('\0') {
-            return Err(UsageError(format!(
+            return Err(Error::Usage(format!(
                 "--pass-env {:?}: give a variable name, without '='",
                 excerpt(name, 40)
             )));
@@ -113,7 +164,7 @@ fn validate(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
         _ => std::path::Path::new("."),
     };
     if !dir.is_dir() {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "--out {}: the directory does not exist; create it or choose another path",
             args.out.display()
         )));
@@ -123,11 +174,12 @@ fn validate(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
         timeout: args.timeout,
         profile: args.profile.clone(),
         config: args.config.clone(),
-        setup_timeout: Duration::from_millis(args.setup_timeout),
+        setup_timeout: args.setup_timeout,
         env_policy: EnvPolicy {
             pass: args.pass_env.clone(),
             isolated_caches: args.isolated_caches,
         },
+        render,
     };
     // The guard's own checks of --timeout, --profile and --config, once, before anything runs.
     let probe = manifest::Launch {
@@ -138,61 +190,4 @@ fn validate(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
     };
     run::guard_settings(&probe, &std::env::temp_dir(), &config)?;
     Ok(config)
-}
-
-/// Counts per status, the most common issue codes and the slowest servers, over the whole
-/// results file (earlier runs of a resumed sweep included).
-fn closing_summary(
-    args: &SweepArgs,
-    shard: Option<Shard>,
-    elapsed: Duration,
-) -> Result<String, UsageError> {
-    let merged = report::merge(std::slice::from_ref(&args.out))?;
-    let summary = report::Summary::of(&merged);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "sweep: {} server(s) in {} ({:.1} s this run{}) · {} line(s) unreadable",
-        summary.servers.len(),
-        args.out.display(),
-        elapsed.as_secs_f64(),
-        shard
-            .map(|s| format!(", shard {}", s.label()))
-            .unwrap_or_default(),
-        merged.inputs.iter().map(|i| i.unreadable).sum::<usize>()
-    );
-    let statuses: Vec<String> = summary
-        .statuses
-        .iter()
-        .map(|(s, n)| format!("{s} {n}"))
-        .collect();
-    let _ = writeln!(out, "  {}", statuses.join(" · "));
-    if !summary.top_codes.is_empty() {
-        let codes: Vec<String> = summary
-            .top_codes
-            .iter()
-            .take(5)
-            .map(|(c, n)| format!("{c} ({n})"))
-            .collect();
-        let _ = writeln!(out, "  most common issues: {}", codes.join(", "));
-    }
-    if !summary.slowest.is_empty() {
-        let slow: Vec<String> = summary
-            .slowest
-            .iter()
-            .take(5)
-            .map(|(id, ms)| format!("{} {:.1} s", excerpt(id, 60), *ms as f64 / 1000.0))
-            .collect();
-        let _ = writeln!(out, "  slowest: {}", slow.join(", "));
-    }
-    Ok(out)
-}
-
-fn write_stdout(text: &str) -> Result<(), UsageError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(UsageError(format!("cannot write to stdout: {e}"))),
-    }
 }

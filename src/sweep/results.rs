@@ -1,7 +1,7 @@
 //! The results file: JSON Lines, one line per server, each written whole, flushed and
 //! fsynced before the next, so a sweep killed at any moment keeps every finished server.
 
-use crate::cli::UsageError;
+use crate::error::Error;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -19,10 +19,10 @@ pub struct ResultsWriter {
 
 impl ResultsWriter {
     /// A new results file; refuses to overwrite one that has lines unless resuming.
-    pub fn create(path: &Path) -> Result<Self, UsageError> {
+    pub fn create(path: &Path) -> Result<Self, Error> {
         let shown = path.display();
         if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
-            return Err(UsageError(format!(
+            return Err(Error::Usage(format!(
                 "--out {shown} already has results; add --resume to continue that sweep, or choose a new file"
             )));
         }
@@ -41,7 +41,7 @@ impl ResultsWriter {
 
     /// Opens an existing results file to append to, dropping a line cut short by a kill,
     /// and returns the ids it already holds.
-    pub fn resume(path: &Path) -> Result<(Self, HashSet<String>), UsageError> {
+    pub fn resume(path: &Path) -> Result<(Self, HashSet<String>), Error> {
         if !path.exists() {
             return Ok((Self::create(path)?, HashSet::new()));
         }
@@ -69,16 +69,16 @@ impl ResultsWriter {
     }
 
     /// Writes one line and makes it durable before returning.
-    pub fn append(&mut self, line: &Value) -> Result<(), UsageError> {
+    pub fn append(&mut self, line: &Value) -> Result<(), Error> {
         let mut text = serde_json::to_string(line)
-            .map_err(|e| UsageError(format!("cannot serialise a result line: {e}")))?;
+            .map_err(|e| Error::System(format!("cannot serialise a result line: {e}")))?;
         text.push('\n');
         self.file
             .write_all(text.as_bytes())
             .and_then(|()| self.file.flush())
             .and_then(|()| self.file.sync_data())
             .map_err(|e| {
-                UsageError(format!(
+                Error::Output(format!(
                     "--out {}: cannot write ({e}); the lines before this one are safe, rerun with --resume",
                     self.path.display()
                 ))
@@ -115,8 +115,8 @@ fn sync_parent(path: &Path) {
     }
 }
 
-fn open_error(path: &Path, e: &std::io::Error) -> UsageError {
-    UsageError(format!(
+fn open_error(path: &Path, e: &std::io::Error) -> Error {
+    Error::Output(format!(
         "--out {}: cannot open it ({e}); check the directory exists and is writable",
         path.display()
     ))
@@ -143,9 +143,9 @@ pub struct ResultsFile {
     pub unreadable: usize,
 }
 
-pub fn read(path: &Path) -> Result<ResultsFile, UsageError> {
+pub fn read(path: &Path) -> Result<ResultsFile, Error> {
     let file = File::open(path).map_err(|e| {
-        UsageError(format!(
+        Error::Input(format!(
             "results {}: cannot read it ({e}); give a file written by `mcpcheck sweep --out`",
             path.display()
         ))
@@ -159,7 +159,7 @@ pub fn read(path: &Path) -> Result<ResultsFile, UsageError> {
         let n = (&mut reader)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(|e| UsageError(format!("results {}: read error ({e})", path.display())))?;
+            .map_err(|e| Error::Input(format!("results {}: read error ({e})", path.display())))?;
         if n == 0 {
             break;
         }

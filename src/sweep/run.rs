@@ -6,11 +6,10 @@ use super::progress::Progress;
 use super::results::{rfc3339, ResultsWriter};
 use super::sandbox::{EnvPolicy, Sandbox};
 use super::setup;
-use crate::cli::{GuardArgs, UsageError};
+use crate::error::Error;
 use crate::finding::excerpt;
-use crate::guard::{self, GuardSettings};
+use crate::guard::{self, GuardRequest, GuardRun, GuardSettings};
 use crate::process::ServerCommand;
-use crate::report;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,8 +18,12 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
 
+/// Turns a finished guard run into the fields of its result line (the guard's JSON
+/// contract); the command layer supplies it, so the engine knows no renderer.
+pub type LineRenderer = Arc<dyn Fn(&GuardRun) -> Value + Send + Sync>;
+
 /// What every entry shares.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SweepConfig {
     pub jobs: usize,
     pub timeout: Option<u64>,
@@ -28,6 +31,7 @@ pub struct SweepConfig {
     pub config: Option<PathBuf>,
     pub setup_timeout: Duration,
     pub env_policy: EnvPolicy,
+    pub render: LineRenderer,
 }
 
 /// How the sweep ended.
@@ -45,8 +49,8 @@ pub async fn run(
     config: Arc<SweepConfig>,
     writer: &mut ResultsWriter,
     progress: &mut Progress,
-) -> Result<SweepEnd, UsageError> {
-    let signal_error = |e: std::io::Error| UsageError(format!("cannot watch for signals: {e}"));
+) -> Result<SweepEnd, Error> {
+    let signal_error = |e: std::io::Error| Error::System(format!("cannot watch for signals: {e}"));
     let mut sigint = signal(SignalKind::interrupt()).map_err(signal_error)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(signal_error)?;
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
@@ -143,12 +147,12 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
     };
     let mut settings = match guard_settings(&sandboxed, &cwd, &config) {
         Ok(s) => s,
-        Err(e) => return error_line(&id, started_at, clock, &e.0),
+        Err(e) => return error_line(&id, started_at, clock, e.message()),
     };
     // Only the sandbox's environment reaches the server, never mcpcheck's own.
     settings.command.clear_env = true;
     let run = guard::run(settings).await;
-    let doc = report::json::render(&run);
+    let doc = (config.render)(&run);
     drop(sandbox);
     let status = doc["summary"]["status"]
         .as_str()
@@ -179,15 +183,16 @@ pub fn guard_settings(
     launch: &Launch,
     cwd: &Path,
     config: &SweepConfig,
-) -> Result<GuardSettings, UsageError> {
-    let mut args = GuardArgs::defaults()?;
-    args.config = config.config.clone();
-    args.profile = config.profile.clone();
-    args.timeout = config.timeout;
-    args.cwd = Some(cwd.to_path_buf());
-    args.env = launch.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    args.command = launch.command.clone();
-    guard::options::resolve(&args)
+) -> Result<GuardSettings, Error> {
+    guard::options::resolve(&GuardRequest {
+        config: config.config.clone(),
+        profile: config.profile.clone(),
+        timeout: config.timeout,
+        cwd: Some(cwd.to_path_buf()),
+        env: launch.env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        command: launch.command.clone(),
+        ..GuardRequest::default()
+    })
 }
 
 /// The fields every line starts with.

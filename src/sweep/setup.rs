@@ -69,7 +69,7 @@ pub async fn run(
     let tail_text = redact_values(&tail_text, secrets);
     let ok = exit == Some(ExitKind::Code(0));
     let mut facts = json!({
-        "command": crate::report::redact_argv(
+        "command": crate::secrets::redact_argv(
             &std::iter::once(command.program.clone()).chain(command.args.iter().cloned()).collect::<Vec<_>>()
         ),
         "ok": ok,

@@ -1,7 +1,7 @@
 //! `--shard I/N`: a deterministic share of the manifest, by a stable hash of each id, so N
 //! machines with the same manifest cover it exactly once.
 
-use crate::cli::UsageError;
+use crate::error::Error;
 use crate::finding::excerpt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,9 +15,9 @@ pub struct Shard {
 const MAX_SHARDS: u64 = 10_000;
 
 impl Shard {
-    pub fn parse(text: &str) -> Result<Self, UsageError> {
+    pub fn parse(text: &str) -> Result<Self, Error> {
         let bad = || {
-            UsageError(format!(
+            Error::Usage(format!(
                 "--shard {:?}: expected I/N with 1 <= I <= N <= {MAX_SHARDS}, such as 2/5",
                 excerpt(text, 30)
             ))
@@ -82,7 +82,7 @@ mod tests {
             Shard { index: 2, count: 5 }
         );
         for bad in ["0/3", "4/3", "3", "a/b", "1/0", "1/100000"] {
-            let e = Shard::parse(bad).expect_err(bad).0;
+            let e = Shard::parse(bad).expect_err(bad).message().to_string();
             assert!(e.starts_with("--shard"), "{e}");
         }
     }

@@ -16,7 +16,7 @@ mod unknown_server_entry;
 mod unpinned_package;
 
 use super::config_file::{ConfigFile, ServerEntry, Str};
-use super::registry::RegistryFacts;
+use super::package_registry::RegistryFacts;
 use crate::catalog::Code;
 use crate::finding::Finding;
 

@@ -20,7 +20,7 @@ impl ConfigRule for ShellCommandWrapper {
             return;
         };
         let script: Vec<String> = wrapper.script.iter().map(|w| w.text.clone()).collect();
-        let shown = crate::report::redact_argv(&script).join(" ");
+        let shown = crate::secrets::redact_argv(&script).join(" ");
         out.push(
             cx.finding(
                 Code::ShellCommandWrapper,

@@ -1,8 +1,8 @@
 //! The scan's human report: headline, configs, servers with their live state, then each
 //! finding with where it is, what is wrong, redacted evidence and a fix.
 
-use super::human::{finding_body, Style};
 use crate::finding::{excerpt, Risk};
+use crate::report::human::{finding_body, Style};
 use crate::scan::{lock, risk_of, ScanReport};
 use std::fmt::Write;
 
@@ -27,8 +27,8 @@ pub fn render(r: &ScanReport, style: Style) -> String {
     let _ = writeln!(
         out,
         "{headline}  mcpcheck scan: {} · {} · fail on {}",
-        super::plural(r.configs.len(), "config"),
-        super::plural(r.server_count(), "server"),
+        crate::finding::plural(r.configs.len(), "config"),
+        crate::finding::plural(r.server_count(), "server"),
         r.fail_on.as_str()
     );
     if !r.configs.is_empty() {
@@ -39,7 +39,7 @@ pub fn render(r: &ScanReport, style: Style) -> String {
                 "    {:<40} {:<14} {}",
                 excerpt(&c.display, 120),
                 c.client.as_str(),
-                super::plural(c.servers.len(), "server")
+                crate::finding::plural(c.servers.len(), "server")
             );
         }
     }
@@ -55,10 +55,10 @@ pub fn render(r: &ScanReport, style: Style) -> String {
                         let counts = if l.state == crate::scan::live::LiveState::Answered {
                             format!(
                                 " ({}, {}, {}, {})",
-                                super::plural(l.tools.len(), "tool"),
-                                super::plural(l.prompts.len(), "prompt"),
-                                super::plural(l.resources.len(), "resource"),
-                                super::plural(l.resource_templates.len(), "template")
+                                crate::finding::plural(l.tools.len(), "tool"),
+                                crate::finding::plural(l.prompts.len(), "prompt"),
+                                crate::finding::plural(l.resources.len(), "resource"),
+                                crate::finding::plural(l.resource_templates.len(), "template")
                             )
                         } else {
                             String::new()
@@ -101,7 +101,7 @@ pub fn render(r: &ScanReport, style: Style) -> String {
     let _ = write!(
         out,
         "\n{} at or above {} · {} critical, {} high, {} medium, {} low, {} info",
-        super::plural(r.failing(), "finding"),
+        crate::finding::plural(r.failing(), "finding"),
         r.fail_on.as_str(),
         count(Risk::Critical),
         count(Risk::High),

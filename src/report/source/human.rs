@@ -1,10 +1,11 @@
 //! The source scan for people: a headline, what was scanned and skipped, then each finding
 //! with its snippet and fix.
 
-use super::human::{finding_body, Style};
-use super::{plural, Status, Verdict};
 use crate::finding::excerpt;
+use crate::finding::plural;
+use crate::report::human::{closing_counts, finding_body, Style};
 use crate::source::SourceScan;
+use crate::verdict::{Status, Verdict};
 use std::fmt::Write;
 
 pub fn render(scan: &SourceScan, style: Style) -> String {
@@ -80,12 +81,7 @@ pub fn render(scan: &SourceScan, style: Style) -> String {
         );
         finding_body(&mut out, f, "code");
     }
-    let _ = writeln!(
-        out,
-        "\n{}, {}",
-        plural(verdict.errors, "error"),
-        plural(verdict.warnings, "warning")
-    );
+    closing_counts(&mut out, &verdict);
     out
 }
 

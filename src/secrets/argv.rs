@@ -1,6 +1,6 @@
 //! Keeps secrets out of reports: argv values that look like credentials are masked.
 
-use crate::secrets::{looks_like_token, mask_tokens, might_name_credential};
+use super::{looks_like_token, mask_tokens, might_name_credential};
 
 const MASK: &str = "[REDACTED]";
 

@@ -1,7 +1,9 @@
 //! The sweep report as plain text for a terminal. Every untrusted string was excerpted
 //! (bounded, control characters escaped) when the summary was built.
 
-use super::summary::Summary;
+use crate::finding::excerpt;
+use crate::sweep::merge::Merged;
+use crate::sweep::summary::Summary;
 use std::fmt::Write;
 
 pub fn render(summary: &Summary) -> String {
@@ -17,20 +19,7 @@ pub fn render(summary: &Summary) -> String {
             String::new()
         }
     );
-    let statuses: Vec<String> = summary
-        .statuses
-        .iter()
-        .map(|(s, n)| format!("{s} {n}"))
-        .collect();
-    let _ = writeln!(out, "  {}", statuses.join(" · "));
-    if !summary.top_codes.is_empty() {
-        let codes: Vec<String> = summary
-            .top_codes
-            .iter()
-            .map(|(c, n)| format!("{c} ({n})"))
-            .collect();
-        let _ = writeln!(out, "  most common issues: {}", codes.join(", "));
-    }
+    statuses_and_codes(&mut out, summary, usize::MAX);
     for class in &summary.classes {
         let _ = writeln!(out, "\n{} — {} server(s)", class.class, class.servers);
         for row in &class.codes {
@@ -101,4 +90,56 @@ pub fn render(summary: &Summary) -> String {
 
 pub fn secs(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// What `mcpcheck sweep` prints when it ends: counts per status, the most common issue
+/// codes and the slowest servers, over the whole results file (earlier runs of a resumed
+/// sweep included).
+pub fn closing(
+    merged: &Merged,
+    summary: &Summary,
+    out_file: &str,
+    elapsed: std::time::Duration,
+    shard: Option<&str>,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "sweep: {} server(s) in {} ({:.1} s this run{}) · {} line(s) unreadable",
+        summary.servers.len(),
+        out_file,
+        elapsed.as_secs_f64(),
+        shard.map(|s| format!(", shard {s}")).unwrap_or_default(),
+        merged.inputs.iter().map(|i| i.unreadable).sum::<usize>()
+    );
+    statuses_and_codes(&mut out, summary, 5);
+    if !summary.slowest.is_empty() {
+        let slow: Vec<String> = summary
+            .slowest
+            .iter()
+            .take(5)
+            .map(|(id, ms)| format!("{} {:.1} s", excerpt(id, 60), *ms as f64 / 1000.0))
+            .collect();
+        let _ = writeln!(out, "  slowest: {}", slow.join(", "));
+    }
+    out
+}
+
+/// The count per status, then the `most` commonest issue codes.
+fn statuses_and_codes(out: &mut String, summary: &Summary, most: usize) {
+    let statuses: Vec<String> = summary
+        .statuses
+        .iter()
+        .map(|(s, n)| format!("{s} {n}"))
+        .collect();
+    let _ = writeln!(out, "  {}", statuses.join(" · "));
+    if !summary.top_codes.is_empty() {
+        let codes: Vec<String> = summary
+            .top_codes
+            .iter()
+            .take(most)
+            .map(|(c, n)| format!("{c} ({n})"))
+            .collect();
+        let _ = writeln!(out, "  most common issues: {}", codes.join(", "));
+    }
 }

@@ -1,6 +1,6 @@
 //! The sweep report as JSON: every aggregate and every server row, for machines.
 
-use super::Summary;
+use crate::sweep::summary::Summary;
 use serde_json::{json, Value};
 
 pub const SCHEMA_VERSION: u32 = 1;

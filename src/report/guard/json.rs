@@ -1,15 +1,18 @@
 //! The JSON report: a stable machine contract (`schemaVersion: 1`), documented in the README.
 
-use super::{redact_argv, Status, Verdict};
 use crate::finding::Finding;
 use crate::finding::{excerpt, IssueClass, Severity};
 use crate::guard::{GuardRun, SessionResult};
 use crate::process::{ExitKind, ShutdownPath};
+use crate::report::issue::{issues_json, summary_json};
+use crate::secrets::redact_argv;
 use crate::session::advertises;
 use crate::session::transcript::Transcript;
 use crate::session::transcript::{ListKind, Outcome, Phase, Purpose};
+use crate::verdict::{Status, Verdict};
 use serde_json::{json, Map, Value};
 
+/// The guard report contract (v1): fields are only ever added under this version.
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// The report: the primary session's facts, every distinct finding of every run, and
@@ -99,11 +102,7 @@ fn session_document(run: &GuardRun, session: &SessionResult, findings: &[Finding
                 "maxStderrBytes": run.plan.limits.max_stderr_bytes,
             },
         },
-        "issues": findings.iter().map(|f| {
-            let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
-            v["class"] = json!(f.class().as_str());
-            v
-        }).collect::<Vec<_>>(),
+        "issues": issues_json(findings),
         "durationMs": t.duration_ms,
     })
 }
@@ -115,19 +114,9 @@ fn summary(verdict: &Verdict<'_>) -> Value {
         Status::NeedsInspection => "orange",
         Status::Fail => "red",
     };
-    json!({
-        "status": verdict.status.as_str(),
-        "issueClass": verdict.primary.map(|p| p.class().as_str()),
-        "primaryIssueCode": verdict.primary.map(|p| p.code.as_str()),
-        "issueCounts": {
-            "error": verdict.errors,
-            "warning": verdict.warnings,
-            "note": verdict.notes,
-            "total": verdict.errors + verdict.warnings + verdict.notes,
-        },
-        "badge": {"label": "mcp stdio", "message": verdict.status.as_str().replace('_', " "), "color": color},
-        "display": verdict.display(),
-    })
+    let mut summary = summary_json(verdict);
+    summary["badge"] = json!({"label": "mcp stdio", "message": verdict.status.as_str().replace('_', " "), "color": color});
+    summary
 }
 
 fn server_info(init: Option<&Value>) -> Value {

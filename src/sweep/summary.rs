@@ -1,6 +1,6 @@
 //! What a sweep found, aggregated from merged result lines; the renderers only read this.
 
-use super::{parse_rfc3339_ms, Merged};
+use super::merge::{parse_rfc3339_ms, InputFile, Merged};
 use crate::catalog::Code;
 use crate::finding::{excerpt, IssueClass};
 use serde::Serialize;
@@ -331,7 +331,7 @@ fn timing(mut walls: Vec<u64>) -> Timing {
     }
 }
 
-fn file_span(input: &super::InputFile) -> FileSpan {
+fn file_span(input: &InputFile) -> FileSpan {
     let mut first: Option<i64> = None;
     let mut last: Option<i64> = None;
     let mut busy_ms = 0u64;

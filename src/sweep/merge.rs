@@ -1,19 +1,11 @@
-//! `mcpcheck sweep-report`: merges results files (shards, resumed runs) into one report,
-//! one line per id, the newest winning.
-
-mod human;
-mod json;
-mod markdown;
-pub mod summary;
+//! Merges results files (shards, resumed runs) into one set of lines, one per id, the
+//! newest winning: what `sweep-report` and the sweep's closing summary read.
 
 use super::results::{self, ResultLine};
-use crate::cli::{SweepReportArgs, SweepReportFormat, UsageError};
+use crate::error::Error;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
-pub use summary::Summary;
 
 /// One line that survived the merge, with where it came from.
 #[derive(Debug, Clone)]
@@ -39,35 +31,8 @@ pub struct Merged {
     pub duplicates: usize,
 }
 
-pub fn command(args: &SweepReportArgs) -> Result<ExitCode, UsageError> {
-    let merged = merge(&args.results)?;
-    if args.format == SweepReportFormat::Sarif {
-        let doc = crate::report::output::render_findings(
-            crate::cli::Format::Sarif,
-            "sweep",
-            &findings_of(&merged),
-            0,
-        )?;
-        write_stdout(&doc)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let summary = Summary::of(&merged);
-    let text = match args.format {
-        SweepReportFormat::Human => human::render(&summary),
-        SweepReportFormat::Markdown => markdown::render(&summary),
-        SweepReportFormat::Json | SweepReportFormat::Sarif => {
-            let mut s = serde_json::to_string_pretty(&json::render(&summary))
-                .map_err(|e| UsageError(format!("cannot serialise the report: {e}")))?;
-            s.push('\n');
-            s
-        }
-    };
-    write_stdout(&text)?;
-    Ok(ExitCode::SUCCESS)
-}
-
 /// Every server's findings, each named after its server, for the SARIF renderer.
-fn findings_of(merged: &Merged) -> Vec<crate::finding::Finding> {
+pub fn findings_of(merged: &Merged) -> Vec<crate::finding::Finding> {
     use crate::finding::{excerpt, Finding, Severity};
     let mut out = Vec::new();
     for line in &merged.lines {
@@ -93,7 +58,7 @@ fn findings_of(merged: &Merged) -> Vec<crate::finding::Finding> {
     out
 }
 
-pub fn merge(paths: &[PathBuf]) -> Result<Merged, UsageError> {
+pub fn merge(paths: &[PathBuf]) -> Result<Merged, Error> {
     let mut merged = Merged::default();
     let mut by_id: HashMap<String, usize> = HashMap::new();
     for path in paths {
@@ -156,15 +121,6 @@ pub fn parse_rfc3339_ms(s: &str) -> Option<i64> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     Some(((days * 86_400 + hh * 3600 + mm * 60 + ss) * 1000) + ms)
-}
-
-fn write_stdout(text: &str) -> Result<(), UsageError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(UsageError(format!("cannot write to stdout: {e}"))),
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! `mcpcheck init`: writes `.github/workflows/mcpcheck.yml` for the user's repository, with
 //! the permissions the Action needs and the SARIF upload step. Never overwrites unasked.
 
-use crate::cli::{InitArgs, UsageError};
+use super::cli::InitArgs;
+use crate::error::Error;
 use crate::finding::excerpt;
 use crate::report::document::{REPOSITORY_URL, TOOL_VERSION};
 use std::io::Write;
@@ -13,21 +14,21 @@ const CHECKOUT: &str = "actions/checkout@de0fac2e4500dabe0009e67214ff5f5447ce83d
 const UPLOAD_SARIF: &str =
     "github/codeql-action/upload-sarif@1c5b675653bb5c22dbe9b12b556ec555138e09fd # v4.38.1";
 
-pub fn run(args: &InitArgs) -> Result<(), UsageError> {
+pub fn run(args: &InitArgs) -> Result<(), Error> {
     let root = match &args.dir {
         Some(d) => d.clone(),
         None => std::env::current_dir()
-            .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?,
+            .map_err(|e| Error::Usage(format!("cannot read the current directory: {e}")))?,
     };
     if !root.is_dir() {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "--dir {}: not a directory",
             root.display()
         )));
     }
     let path = root.join(WORKFLOW_PATH);
     if path.exists() && !args.force {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "{} already exists; pass --force to overwrite it",
             path.display()
         )));
@@ -37,17 +38,17 @@ pub fn run(args: &InitArgs) -> Result<(), UsageError> {
         None => guess(&root),
     };
     if command.contains(['\n', '\r']) {
-        return Err(UsageError(
+        return Err(Error::Usage(
             "--command must be one line, as you would type it in a shell".into(),
         ));
     }
     let text = workflow(&command, setup.as_deref(), guessed);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
-            .map_err(|e| UsageError(format!("cannot create {}: {e}", dir.display())))?;
+            .map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
     }
     std::fs::write(&path, &text)
-        .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?;
+        .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
     let mut out = std::io::stdout().lock();
     let _ = write!(
         out,

@@ -1,12 +1,15 @@
-//! Picks the renderer for `mcpcheck guard --format ...` and gathers what the machine formats
-//! need (repository, anchor, category) before the server runs, so bad flags fail early.
+//! Picks the renderer for a format, and gathers what the machine formats need (repository,
+//! anchor, category) before the work starts, so bad flags fail early.
 
-use super::document::{Report, ReportContext};
-use super::markdown::{self, MarkdownOptions};
-use super::repo::RepoContext;
-use super::{human, json, sarif};
-use crate::cli::{Format, UsageError};
+use super::cli::Format;
+use super::io::json_text;
+use crate::error::Error;
 use crate::guard::GuardRun;
+use crate::report::document::{Report, ReportContext};
+use crate::report::guard::{human, json};
+use crate::report::markdown::{self, MarkdownOptions};
+use crate::report::repo::RepoContext;
+use crate::report::sarif;
 use std::path::Path;
 
 /// Options that take a value; they are dropped from the command shown for reproducing.
@@ -29,7 +32,7 @@ impl OutputPlan {
         anchor: Option<&Path>,
         category: Option<String>,
         color: bool,
-    ) -> Result<Self, UsageError> {
+    ) -> Result<Self, Error> {
         let needs_repo = matches!(format, Format::Sarif | Format::Markdown) || anchor.is_some();
         let repo = needs_repo.then(RepoContext::detect).transpose()?;
         let anchor = match (anchor, &repo) {
@@ -37,7 +40,7 @@ impl OutputPlan {
             _ => None,
         };
         if category.as_deref().is_some_and(|c| c.trim().is_empty()) {
-            return Err(UsageError(
+            return Err(Error::Usage(
                 "--category is empty; give a name such as mcpcheck".into(),
             ));
         }
@@ -51,8 +54,8 @@ impl OutputPlan {
     }
 
     /// Renders a guard run in the planned format.
-    pub fn render_guard(&self, run: &GuardRun, exit_code: i32) -> Result<String, UsageError> {
-        let report = || -> Result<Report, UsageError> {
+    pub fn render_guard(&self, run: &GuardRun, exit_code: i32) -> Result<String, Error> {
+        let report = || -> Result<Report, Error> {
             let repo = match &self.repo {
                 Some(r) => r.clone(),
                 None => RepoContext::detect()?,
@@ -69,13 +72,8 @@ impl OutputPlan {
             ))
         };
         Ok(match self.format {
-            Format::Json => {
-                let mut s = serde_json::to_string_pretty(&json::render(run))
-                    .map_err(|e| UsageError(format!("cannot serialise the report: {e}")))?;
-                s.push('\n');
-                s
-            }
-            Format::Human => human::render(run, human::Style { color: self.color }),
+            Format::Json => json_text(&json::render(run))?,
+            Format::Human => human::render(run, crate::report::human::Style { color: self.color }),
             Format::Sarif => sarif::render(&report()?),
             Format::Markdown => markdown::render(&report()?, &MarkdownOptions::document()),
         })
@@ -89,7 +87,7 @@ pub fn render_findings(
     engine: &'static str,
     findings: &[crate::finding::Finding],
     exit_code: i32,
-) -> Result<String, UsageError> {
+) -> Result<String, Error> {
     let mut report = Report::without_engine(ReportContext {
         repo: RepoContext::detect()?,
         anchor: None,
@@ -102,7 +100,7 @@ pub fn render_findings(
     match format {
         Format::Sarif => Ok(sarif::render(&report)),
         Format::Markdown => Ok(markdown::render(&report, &MarkdownOptions::document())),
-        Format::Human | Format::Json => Err(UsageError(
+        Format::Human | Format::Json => Err(Error::Usage(
             "this output is rendered by the engine itself; use --format sarif or markdown here"
                 .into(),
         )),

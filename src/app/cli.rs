@@ -1,4 +1,5 @@
-//! Command-line interface: parse, validate, turn into engine inputs. No engine logic here.
+//! The command line, as clap sees it. The command layer turns these into engine requests;
+//! no engine ever sees them.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -10,8 +11,39 @@ use std::path::PathBuf;
     about = "Checks that an MCP server is safe to hand to a client."
 )]
 pub struct Cli {
+    /// Colour in human output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE
+    /// forces it), always or never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// `auto` colours a terminal unless NO_COLOR is set (non-empty); a non-zero
+    /// CLICOLOR_FORCE colours any destination; NO_COLOR still wins over it.
+    pub fn enabled(
+        self,
+        to_terminal: bool,
+        var: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> bool {
+        let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto if set("NO_COLOR") => false,
+            ColorChoice::Auto => {
+                to_terminal || var("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0")
+            }
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -30,7 +62,6 @@ pub enum Command {
     /// Check a saved listing: run every surface rule (tool poisoning, hidden characters,
     /// secrets, look-alike names…) on the tools, prompts and resources in FILE.
     Surface(SurfaceArgs),
-    // Security scan of MCP client configs (src/scan).
     /// Scan MCP client configs (and, with --live, their servers) for security problems.
     Scan(Box<ScanArgs>),
     /// Write a baseline of today's findings, so later scans report only new ones.
@@ -146,10 +177,10 @@ pub struct GuardArgs {
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u64>,
     /// How long to keep listening for late stdout after the last answer, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 300)]
+    #[arg(long, value_name = "MS", default_value_t = crate::guard::options::DEFAULT_SETTLE_MS)]
     pub settle: u64,
     /// How long the server has to exit after stdin closes (and again after SIGTERM), in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    #[arg(long, value_name = "MS", default_value_t = crate::guard::options::DEFAULT_SHUTDOWN_GRACE_MS)]
     pub shutdown_grace: u64,
     /// Largest stdout line accepted, in bytes [default: 262144].
     #[arg(long, value_name = "BYTES")]
@@ -161,7 +192,7 @@ pub struct GuardArgs {
     #[arg(long, value_name = "BYTES")]
     pub max_stderr_bytes: Option<u64>,
     /// Most pages followed per list method.
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    #[arg(long, value_name = "N", default_value_t = crate::guard::options::DEFAULT_MAX_LIST_PAGES)]
     pub max_list_pages: usize,
     /// Output format: human, json, sarif or markdown [default: human, or json under the ci and strict profiles].
     #[arg(long, value_enum)]
@@ -237,18 +268,9 @@ pub struct SurfaceArgs {
     pub guard_rules: bool,
     #[command(flatten)]
     pub format: FormatArgs,
-}
-
-impl GuardArgs {
-    /// What `mcpcheck guard` has with no flags: the sweep starts from these for every server.
-    pub fn defaults() -> Result<Self, UsageError> {
-        use clap::FromArgMatches;
-        let command = <Self as Args>::augment_args(clap::Command::new("guard"));
-        command
-            .try_get_matches_from(["guard"])
-            .and_then(|m| Self::from_arg_matches(&m))
-            .map_err(|e| UsageError(format!("internal error: guard defaults: {e}")))
-    }
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -278,7 +300,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Longest an entry's `setup` command may run, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 600_000)]
+    #[arg(long, value_name = "MS", default_value_t = crate::sweep::DEFAULT_SETUP_TIMEOUT.as_millis() as u64)]
     pub setup_timeout: u64,
     /// Pass this variable from mcpcheck's environment to every server (repeatable).
     #[arg(long = "pass-env", value_name = "NAME")]
@@ -304,6 +326,9 @@ pub struct SweepReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SweepReportFormat::Human)]
     pub format: SweepReportFormat,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -338,28 +363,6 @@ pub struct SourceArgs {
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
-
-impl SourceArgs {
-    pub fn scan_options(&self) -> crate::source::ScanOptions {
-        crate::source::ScanOptions {
-            roots: self.paths.clone(),
-            include: self.include.clone(),
-            exclude: self.exclude.clone(),
-            include_tests: self.include_tests,
-            default_excludes: !self.no_default_excludes,
-            max_file_bytes: self.max_file_bytes,
-            fail_on_static: self.fail_on_static,
-            threads: self.threads,
-        }
-    }
-}
-
-/// A usage or input error: exit code 2, one line.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-// --- Security scan (src/scan) arguments. ---
 
 /// Which configs to read.
 #[derive(Debug, Args)]

@@ -2,10 +2,12 @@
 //! state, issues with fingerprints, notices and stats. Documented in the README.
 
 use crate::finding::{excerpt, Risk};
+use crate::report::issue::issue_json;
 use crate::scan::live::{LiveIndex, LiveState};
 use crate::scan::{inventory, risk_of, ScanReport};
 use serde_json::{json, Value};
 
+/// The config scan report contract (v1).
 pub const SCHEMA_VERSION: u32 = 1;
 
 pub fn render(r: &ScanReport) -> Value {
@@ -57,13 +59,8 @@ pub fn render(r: &ScanReport) -> Value {
         })).collect::<Vec<_>>(),
         "servers": servers,
         "issues": r.findings.iter().map(|f| {
-            let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
+            let mut v = issue_json(f);
             v["risk"] = json!(risk_of(f).as_str());
-            v["class"] = json!(f.class().as_str());
-            v["fingerprint"] = json!(f.fingerprint());
-            if let Some(owasp) = f.code.meta().owasp {
-                v["owasp"] = json!(owasp);
-            }
             v
         }).collect::<Vec<_>>(),
         "notices": r.notices.iter().map(|n| excerpt(n, 500)).collect::<Vec<_>>(),

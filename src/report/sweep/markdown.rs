@@ -4,8 +4,8 @@
 //! table cells. The whole document stays under GitHub's 1 MiB job-summary limit.
 
 use super::human::secs;
-use super::summary::{ServerRow, Summary};
 use crate::finding::excerpt;
+use crate::sweep::summary::{ServerRow, Summary};
 use std::fmt::Write;
 
 /// Room left for the closing note; GitHub refuses job summaries over 1 MiB.

@@ -1,0 +1,52 @@
+//! `mcpcheck explain CODE` and `mcpcheck rules`: the catalog, read aloud.
+
+use super::cli::RulesArgs;
+use super::io::{write_stdout, Output};
+use crate::catalog::{self, Code};
+use crate::error::Error;
+use std::process::ExitCode;
+
+pub fn explain(code: &str) -> Result<ExitCode, Error> {
+    let Some(code) = Code::from_name(code) else {
+        return Err(Error::Usage(format!(
+            "unknown code {:?}; `mcpcheck rules` lists them",
+            crate::finding::excerpt(code, 60)
+        )));
+    };
+    let meta = code.meta();
+    write_stdout(&format!(
+        "{} ({}, {}, default {})\n{}\n\n{}\n",
+        meta.code,
+        meta.title,
+        meta.class.as_str(),
+        code.severity().as_str(),
+        "-".repeat(meta.code.len()),
+        meta.help
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn rules(args: &RulesArgs) -> Result<ExitCode, Error> {
+    if let Some(dir) = &args.markdown {
+        let written = crate::report::rule_docs::write_all(dir)?;
+        Output::stdout().write(&format!(
+            "wrote {} pages to {}\n",
+            written.len(),
+            dir.display()
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut text = String::new();
+    for code in catalog::ALL {
+        let m = code.meta();
+        text.push_str(&format!(
+            "{:<38} {:<8} {:<15} {}\n",
+            m.code,
+            code.severity().as_str(),
+            m.class.as_str(),
+            m.title
+        ));
+    }
+    write_stdout(&text)?;
+    Ok(ExitCode::SUCCESS)
+}

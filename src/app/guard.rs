@@ -1,0 +1,76 @@
+//! `mcpcheck guard`: flags → `GuardRequest`, the session (and the source scan beside it),
+//! the report in the chosen format, and the exit code.
+
+use super::cli::{ColorChoice, Format, GuardArgs};
+use super::io::{runtime, Output};
+use super::render::OutputPlan;
+use crate::error::Error;
+use crate::guard::GuardRequest;
+use crate::verdict::Verdict;
+use std::process::ExitCode;
+
+impl GuardArgs {
+    /// The engine's view of these flags: everything but where and how the report is written.
+    pub fn request(&self) -> GuardRequest {
+        GuardRequest {
+            config: self.config.clone(),
+            profile: self.profile.clone(),
+            cwd: self.cwd.clone(),
+            env: self.env.clone(),
+            protocol: self.protocol.clone(),
+            protocol_matrix: self.protocol_matrix,
+            requests: self.requests.clone(),
+            params: self.params.clone(),
+            list_probes: self.list_probes,
+            no_list_probes: self.no_list_probes,
+            repeat: self.repeat,
+            adversarial_probes: self.adversarial_probes.clone(),
+            timeout: self.timeout,
+            settle: self.settle,
+            shutdown_grace: self.shutdown_grace,
+            max_stdout_line_bytes: self.max_stdout_line_bytes,
+            max_stdout_bytes: self.max_stdout_bytes,
+            max_stderr_bytes: self.max_stderr_bytes,
+            max_list_pages: self.max_list_pages,
+            json: self.json,
+            scan: self.scan.clone(),
+            fail_on_static: self.fail_on_static,
+            command: self.command.clone(),
+        }
+    }
+}
+
+pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let settings = crate::guard::options::resolve(&args.request())?;
+    // The source scan (--scan, or `scan` in the config) runs beside the session.
+    let scan_options = (!settings.scan.is_empty()).then(|| {
+        let mut options = crate::source::ScanOptions::new(settings.scan.clone());
+        options.fail_on_static = settings.fail_on_static;
+        options
+    });
+    if let Some(options) = &scan_options {
+        crate::source::validate(options).map_err(|e| Error::Usage(format!("--scan {e}")))?;
+    }
+    // Fail before the server runs, not after.
+    let output = Output::new("--output", args.output.as_deref(), color)?;
+    let format = args.format.unwrap_or(if settings.prefers_json {
+        Format::Json
+    } else {
+        Format::Human
+    });
+    let plan = OutputPlan::new(
+        format,
+        args.anchor.as_deref(),
+        args.category.clone(),
+        output.color(),
+    )?;
+    let mut run = runtime(None)?.block_on(crate::guard::run(settings));
+    if let Some(options) = &scan_options {
+        let scan = crate::source::scan(options).map_err(|e| Error::Input(format!("--scan {e}")))?;
+        run.add_check("static", crate::source::CODES, scan.findings);
+    }
+    let verdict = Verdict::of(&run.findings);
+    let exit_code = if verdict.ok() { 0 } else { 1 };
+    output.write(&plan.render_guard(&run, exit_code)?)?;
+    Ok(ExitCode::from(exit_code as u8))
+}

@@ -1,0 +1,101 @@
+//! The command layer: for every subcommand, its arguments become an engine request, the
+//! engine runs, a renderer is chosen and the output written, and the outcome becomes the
+//! exit code (0 pass, 1 findings at or above the failure level, 2 the work was not done).
+//! It is the only layer that knows clap.
+
+mod catalog;
+pub mod cli;
+pub mod docs;
+mod guard;
+mod init;
+pub mod io;
+mod proxy;
+pub mod render;
+mod scan;
+mod source;
+mod surface;
+mod sweep;
+
+use crate::error::Error;
+use clap::Parser;
+use cli::{Cli, Command};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Parses the command line, runs the subcommand, and says how the process should exit.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(e),
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "mcpcheck: error: {e}");
+            ExitCode::from(Error::EXIT_CODE)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Error> {
+    let color = cli.color;
+    match cli.command {
+        Command::Guard(args) => guard::run(*args, color),
+        Command::Proxy(args) => proxy::run(args),
+        Command::Scan(args) => scan::scan(*args, color),
+        Command::Baseline(args) => scan::baseline(*args),
+        Command::Pin(args) => scan::pin(*args),
+        Command::Inventory(args) => scan::inventory(*args, color),
+        Command::Sweep(args) => sweep::sweep(*args),
+        Command::SweepReport(args) => sweep::report(&args),
+        Command::Source(args) => source::run(&args, color),
+        Command::Surface(args) => surface::run(&args, color),
+        Command::Explain { code } => catalog::explain(&code),
+        Command::Rules(args) => catalog::rules(&args),
+        Command::Action => Ok(crate::github::action::main()),
+        Command::Init(args) => init::run(&args).map(|()| ExitCode::SUCCESS),
+    }
+}
+
+/// 0 when the run passed, 1 when it has findings at or above the failure level.
+fn verdict_exit(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Help and version go to stdout; usage errors become one line on stderr with exit code 2.
+fn clap_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let rendered = e.render().to_string();
+    // clap's first line, plus the indented lines that complete it ("...not provided:\n  <CMD>...").
+    let mut lines = rendered.lines().skip_while(|l| l.trim().is_empty());
+    let mut first = lines
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_string();
+    if first.ends_with(':') {
+        let rest: Vec<&str> = lines
+            .take_while(|l| l.starts_with("  "))
+            .map(str::trim)
+            .collect();
+        first = format!("{first} {}", rest.join(", "));
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "mcpcheck: error: {first}; see `mcpcheck --help`"
+    );
+    ExitCode::from(Error::EXIT_CODE)
+}

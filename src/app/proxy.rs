@@ -1,0 +1,68 @@
+//! `mcpcheck proxy`: flags → `ProxyOptions`, the tapped session, the SARIF file, and the
+//! server's own exit code handed back to the client.
+
+use super::cli::{Format, ProxyArgs};
+use super::io::{check_destination, json_text, runtime, write_file};
+use super::render::render_findings;
+use crate::error::Error;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub fn run(args: ProxyArgs) -> Result<ExitCode, Error> {
+    let Some((program, rest)) = args.command.split_first() else {
+        return Err(Error::Usage("no server command: give it after `--`".into()));
+    };
+    if args.format != Format::Json && args.report.is_some() {
+        return Err(Error::Usage(
+            "--report is written as JSON: use --format json".into(),
+        ));
+    }
+    // Every file the session will write must be creatable before the server starts.
+    for (flag, path) in [
+        ("--log", &args.log),
+        ("--report", &args.report),
+        ("--sarif", &args.sarif),
+    ] {
+        if let Some(path) = path {
+            check_destination(flag, path)?;
+        }
+    }
+    let options = crate::proxy::ProxyOptions {
+        command: crate::process::ServerCommand {
+            program: program.clone(),
+            args: rest.to_vec(),
+            cwd: None,
+            env: Vec::new(),
+            clear_env: false,
+        },
+        name: args.name,
+        log: args.log,
+        timeout: std::time::Duration::from_millis(args.timeout.max(1)),
+        shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace),
+        check_backlog: usize::try_from(args.check_backlog * 1024).unwrap_or(usize::MAX),
+    };
+    let outcome = runtime(None)?.block_on(crate::proxy::run(options));
+    if let Some(path) = &args.report {
+        let written = json_text(&crate::report::proxy::json(
+            &outcome.summary,
+            &outcome.findings,
+        ))
+        .and_then(|doc| write_file("--report", path, &doc));
+        if let Err(e) = written {
+            // The client's session is over; the exit code stays the server's.
+            let _ = writeln!(std::io::stderr(), "mcpcheck: {e}");
+        }
+    }
+    if let Some(path) = &args.sarif {
+        let written = render_findings(Format::Sarif, "proxy", &outcome.findings, outcome.exit_code)
+            .and_then(|doc| write_file("--sarif", path, &doc));
+        if let Err(e) = written {
+            // The client's session is over; the exit code stays the server's.
+            let _ = writeln!(std::io::stderr(), "mcpcheck: {e}");
+        }
+    }
+    // stdin's reader may still sit in a blocking read; the session is over, so leave now
+    // with the server's exit code, as the client expects.
+    let _ = std::io::stdout().flush();
+    std::process::exit(outcome.exit_code)
+}

@@ -1,0 +1,180 @@
+//! `mcpcheck scan`, `baseline`, `pin` and `inventory`: flags → scan requests, the engine,
+//! the report or file, and the exit code.
+
+use super::cli::{
+    BaselineArgs, ColorChoice, FailOn, Format, InventoryArgs, LiveArgs, PinArgs, RuleArgs,
+    ScanArgs, TargetArgs,
+};
+use super::io::{check_destination, json_text, write_file, Output};
+use super::render::render_findings;
+use crate::error::Error;
+use crate::finding::{excerpt, plural, Risk};
+use crate::report::human::Style;
+use crate::scan::live::{LiveOptions, LiveState};
+use crate::scan::run::{current_dir, BaselineRequest, ListRequest, RuleRequest, ScanRequest};
+use crate::scan::Targets;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+fn targets(t: &TargetArgs) -> Targets {
+    Targets {
+        paths: t.paths.clone(),
+        global: t.global,
+    }
+}
+
+fn rules(r: &RuleArgs) -> RuleRequest {
+    RuleRequest {
+        rules: r.rules.clone(),
+        ignore_rules: r.ignore_rules.clone(),
+        registry: r.registry,
+    }
+}
+
+fn live_options(a: &LiveArgs) -> Result<Option<LiveOptions>, Error> {
+    if !a.live {
+        return Ok(None);
+    }
+    if a.live_timeout == 0 {
+        return Err(Error::Usage("--live-timeout must be at least 1 ms".into()));
+    }
+    if a.live_jobs == 0 {
+        return Err(Error::Usage("--live-jobs must be at least 1".into()));
+    }
+    Ok(Some(LiveOptions {
+        timeout: Duration::from_millis(a.live_timeout),
+        allow_unsafe: a.live_allow_unsafe,
+        jobs: a.live_jobs,
+    }))
+}
+
+fn fail_on(f: FailOn) -> Risk {
+    match f {
+        FailOn::Info => Risk::Info,
+        FailOn::Low => Risk::Low,
+        FailOn::Medium => Risk::Medium,
+        FailOn::High => Risk::High,
+        FailOn::Critical => Risk::Critical,
+    }
+}
+
+pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let output = Output::new("--output", args.output.as_deref(), color)?;
+    let request = ScanRequest {
+        targets: targets(&args.target),
+        live: live_options(&args.live)?,
+        rules: rules(&args.rules),
+        fail_on: fail_on(args.fail_on),
+        baseline: args.baseline.clone(),
+        lock: args.lock.clone(),
+        cwd: current_dir()?,
+    };
+    let report = crate::scan::run::scan(&request)?;
+    let format = args.format.chosen();
+    let text = match format {
+        Format::Json => json_text(&crate::report::scan::json::render(&report))?,
+        Format::Human => crate::report::scan::human::render(
+            &report,
+            Style {
+                color: output.color(),
+            },
+        ),
+        Format::Sarif | Format::Markdown => {
+            render_findings(format, "scan", &report.findings, i32::from(!report.ok()))?
+        }
+    };
+    output.write(&text)?;
+    Ok(super::verdict_exit(report.ok()))
+}
+
+/// Refuses to replace a file without `--force`.
+fn check_overwrite(path: &Path, force: bool, what: &str) -> Result<(), Error> {
+    check_destination("--output", path)?;
+    if path.exists() && !force {
+        return Err(Error::Usage(format!(
+            "{}: a {what} already exists; review it, or pass --force to overwrite it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+pub fn baseline(args: BaselineArgs) -> Result<ExitCode, Error> {
+    check_overwrite(&args.output, args.force, "baseline")?;
+    let (b, configs) = crate::scan::run::baseline(&BaselineRequest {
+        targets: targets(&args.target),
+        rules: rules(&args.rules),
+        cwd: current_dir()?,
+    })?;
+    write_file("--output", &args.output, &json_text(&b)?)?;
+    Output::stdout().write(&format!(
+        "wrote {}: {} from {}\n",
+        args.output.display(),
+        plural(b.findings.len(), "finding"),
+        plural(configs, "config")
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn pin(args: PinArgs) -> Result<ExitCode, Error> {
+    check_overwrite(&args.output, args.force, "lock file")?;
+    let (lock, live) = crate::scan::run::pin(&ListRequest {
+        targets: targets(&args.target),
+        live: live_options(&args.live)?,
+        cwd: current_dir()?,
+    })?;
+    write_file("--output", &args.output, &json_text(&lock)?)?;
+    let mut summary = format!(
+        "wrote {}: {}",
+        args.output.display(),
+        plural(lock.servers.len(), "server")
+    );
+    if let Some(listings) = &live {
+        let pinned = lock.servers.iter().filter(|s| s.surface.is_some()).count();
+        summary.push_str(&format!(", {pinned} with their live surface"));
+        for l in listings.iter().filter(|l| l.state != LiveState::Answered) {
+            summary.push_str(&format!(
+                "\n  {}: surface not pinned, {}",
+                excerpt(&l.server, 60),
+                excerpt(&l.state.describe(), 200)
+            ));
+        }
+    }
+    summary.push('\n');
+    Output::stdout().write(&summary)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let output = Output::new("--output", args.output.as_deref(), color)?;
+    let format = args.format.chosen();
+    if matches!(format, Format::Sarif | Format::Markdown) {
+        return Err(Error::Usage(
+            "inventory is a listing, not findings: use --format human or json".into(),
+        ));
+    }
+    let data = crate::scan::run::inventory(&ListRequest {
+        targets: targets(&args.target),
+        live: live_options(&args.live)?,
+        cwd: current_dir()?,
+    })?;
+    let inv = crate::report::inventory::Inventory {
+        configs: &data.loaded.configs,
+        broken: &data.loaded.broken,
+        live: &data.live,
+        live_ran: data.live_ran,
+        notices: &data.loaded.notices,
+    };
+    let text = match format {
+        Format::Json => json_text(&crate::report::inventory::json(&inv))?,
+        _ => crate::report::inventory::human(
+            &inv,
+            Style {
+                color: output.color(),
+            },
+        ),
+    };
+    output.write(&text)?;
+    Ok(ExitCode::SUCCESS)
+}

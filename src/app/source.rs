@@ -1,0 +1,50 @@
+//! `mcpcheck source`: flags → `ScanOptions`, the scan, the report, the exit code (1 when a
+//! finding is an error, as under `--fail-on-static`).
+
+use super::cli::{ColorChoice, Format, SourceArgs};
+use super::io::{json_text, Output};
+use super::render::render_findings;
+use crate::error::Error;
+use crate::report::human::Style;
+use crate::verdict::Verdict;
+use std::process::ExitCode;
+
+impl SourceArgs {
+    pub fn scan_options(&self) -> crate::source::ScanOptions {
+        crate::source::ScanOptions {
+            roots: self.paths.clone(),
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+            include_tests: self.include_tests,
+            default_excludes: !self.no_default_excludes,
+            max_file_bytes: self.max_file_bytes,
+            fail_on_static: self.fail_on_static,
+            threads: self.threads,
+        }
+    }
+}
+
+pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let options = args.scan_options();
+    crate::source::validate(&options).map_err(|e| Error::Usage(e.to_string()))?;
+    let output = Output::new("--output", args.output.as_deref(), color)?;
+    let scan = crate::source::scan(&options).map_err(|e| Error::Input(e.to_string()))?;
+    let ok = Verdict::of(&scan.findings).ok();
+    let text = match args.format.chosen() {
+        Format::Json => json_text(&crate::report::source::json::render(&scan))?,
+        Format::Human => crate::report::source::human::render(
+            &scan,
+            Style {
+                color: output.color(),
+            },
+        ),
+        format @ (Format::Sarif | Format::Markdown) => render_findings(
+            format,
+            "source",
+            &crate::source::rooted(scan.findings.clone(), &options.roots),
+            i32::from(!ok),
+        )?,
+    };
+    output.write(&text)?;
+    Ok(super::verdict_exit(ok))
+}

@@ -1,0 +1,36 @@
+//! `mcpcheck surface FILE...`: the surface rules over saved listings, without a server.
+
+use super::cli::{ColorChoice, Format, SurfaceArgs};
+use super::io::{json_text, Output};
+use super::render::render_findings;
+use crate::error::Error;
+use crate::report::human::Style;
+use crate::report::surface as render;
+use crate::surface::{SurfaceOptions, SurfaceRequest};
+use crate::verdict::Verdict;
+use std::process::ExitCode;
+
+pub fn run(args: &SurfaceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let output = Output::new("--output", args.output.as_deref(), color)?;
+    let run = crate::surface::check_files(&SurfaceRequest {
+        files: args.files.clone(),
+        options: SurfaceOptions {
+            only_guard_rules: args.guard_rules,
+        },
+    })?;
+    let ok = Verdict::of(&run.findings).ok();
+    let text = match args.format.chosen() {
+        Format::Json => json_text(&render::json(&run))?,
+        Format::Human => render::human(
+            &run,
+            Style {
+                color: output.color(),
+            },
+        ),
+        format @ (Format::Sarif | Format::Markdown) => {
+            render_findings(format, "surface", &run.findings, i32::from(!ok))?
+        }
+    };
+    output.write(&text)?;
+    Ok(super::verdict_exit(ok))
+}

@@ -1,0 +1,65 @@
+//! `mcpcheck sweep` and `mcpcheck sweep-report`: flags → `SweepRequest`, each server's
+//! result line rendered as the guard's JSON contract, the closing summary; and the merged
+//! report of results files in the chosen format.
+
+use super::cli::{Format, SweepArgs, SweepReportArgs, SweepReportFormat};
+use super::io::{json_text, Output};
+use super::render::render_findings;
+use crate::error::Error;
+use crate::report::sweep::{human, json, markdown};
+use crate::sweep::merge::{findings_of, merge};
+use crate::sweep::summary::Summary;
+use crate::sweep::{SweepEnd, SweepRequest};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub fn sweep(args: SweepArgs) -> Result<ExitCode, Error> {
+    let request = SweepRequest {
+        manifest: args.manifest.clone(),
+        out: args.out.clone(),
+        jobs: args.jobs,
+        shard: args.shard.clone(),
+        resume: args.resume,
+        timeout: args.timeout,
+        profile: args.profile.clone(),
+        config: args.config.clone(),
+        setup_timeout: Duration::from_millis(args.setup_timeout),
+        pass_env: args.pass_env.clone(),
+        isolated_caches: args.isolated_caches,
+    };
+    let outcome = crate::sweep::sweep(&request, Arc::new(crate::report::guard::json::render))?;
+    let merged = merge(std::slice::from_ref(&args.out))?;
+    let summary = Summary::of(&merged);
+    let shard = outcome.shard.map(|s| s.label());
+    Output::stdout().write(&human::closing(
+        &merged,
+        &summary,
+        &args.out.display().to_string(),
+        outcome.elapsed,
+        shard.as_deref(),
+    ))?;
+    Ok(match outcome.end {
+        SweepEnd::Finished => ExitCode::SUCCESS,
+        SweepEnd::Interrupted { signal } => ExitCode::from(128 + signal as u8),
+    })
+}
+
+pub fn report(args: &SweepReportArgs) -> Result<ExitCode, Error> {
+    let output = Output::new(
+        "--output",
+        args.output.as_deref(),
+        super::cli::ColorChoice::Never,
+    )?;
+    let merged = merge(&args.results)?;
+    let text = match args.format {
+        SweepReportFormat::Sarif => {
+            render_findings(Format::Sarif, "sweep", &findings_of(&merged), 0)?
+        }
+        SweepReportFormat::Human => human::render(&Summary::of(&merged)),
+        SweepReportFormat::Markdown => markdown::render(&Summary::of(&merged)),
+        SweepReportFormat::Json => json_text(&json::render(&Summary::of(&merged)))?,
+    };
+    output.write(&text)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,4 @@
+//! The guard's own renderers: the human report and the v1 JSON contract.
+
+pub mod human;
+pub mod json;

@@ -1,0 +1,4 @@
+//! The config scan's renderers.
+
+pub mod human;
+pub mod json;

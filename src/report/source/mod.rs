@@ -1,0 +1,4 @@
+//! The source scan's renderers.
+
+pub mod human;
+pub mod json;

@@ -1,0 +1,5 @@
+//! `sweep-report`'s renderers, over the merged summary the sweep engine computes.
+
+pub mod human;
+pub mod json;
+pub mod markdown;

@@ -1,0 +1,107 @@
+//! The verdict of a run, from its findings alone: every output of every command computes
+//! its headline, counts and exit code from this one place.
+
+use crate::finding::{Finding, IssueClass, Severity};
+use serde::Serialize;
+
+/// The verdict of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Warning,
+    /// Only install/runtime errors: the server may be fine once it can run.
+    NeedsInspection,
+    /// A transport or protocol error.
+    Fail,
+}
+
+impl Status {
+    pub fn headline(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Warning => "WARN",
+            Status::NeedsInspection => "FAIL (needs inspection)",
+            Status::Fail => "FAIL",
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Warning => "warning",
+            Status::NeedsInspection => "needs_inspection",
+            Status::Fail => "fail",
+        }
+    }
+}
+
+/// Counts and the finding that best explains the verdict.
+#[derive(Debug, Clone)]
+pub struct Verdict<'a> {
+    pub status: Status,
+    pub primary: Option<&'a Finding>,
+    pub errors: usize,
+    pub warnings: usize,
+    pub notes: usize,
+}
+
+/// Which class explains a failure best when several are present.
+fn class_rank(class: IssueClass) -> u8 {
+    match class {
+        IssueClass::StdioTransport => 0,
+        IssueClass::McpProtocol => 1,
+        IssueClass::Security => 2,
+        IssueClass::StaticSource => 3,
+        IssueClass::InstallRuntime => 4,
+    }
+}
+
+impl<'a> Verdict<'a> {
+    pub fn of(findings: &'a [Finding]) -> Self {
+        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        let errors = count(Severity::Error);
+        let warnings = count(Severity::Warning);
+        let status = if findings
+            .iter()
+            .any(|f| f.severity == Severity::Error && f.class() != IssueClass::InstallRuntime)
+        {
+            Status::Fail
+        } else if errors > 0 {
+            Status::NeedsInspection
+        } else if warnings > 0 {
+            Status::Warning
+        } else {
+            Status::Pass
+        };
+        let primary = findings
+            .iter()
+            .filter(|f| f.severity >= Severity::Warning)
+            .min_by_key(|f| (std::cmp::Reverse(f.severity), class_rank(f.class()), f.code));
+        Self {
+            status,
+            primary,
+            errors,
+            warnings,
+            notes: count(Severity::Note),
+        }
+    }
+
+    pub fn ok(&self) -> bool {
+        self.errors == 0
+    }
+
+    /// One line for badges and job summaries.
+    pub fn display(&self) -> String {
+        match self.primary {
+            None => format!("{}: no issues", self.status.headline()),
+            Some(p) => format!(
+                "{}: {} ({}, {})",
+                self.status.headline(),
+                p.code,
+                crate::finding::plural(self.errors, "error"),
+                crate::finding::plural(self.warnings, "warning")
+            ),
+        }
+    }
+}

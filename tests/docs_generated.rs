@@ -1,0 +1,112 @@
+//! The parts of README.md and docs/ that the code knows are generated, and the committed
+//! text equals what the code generates. `MCPCHECK_UPDATE_DOCS=1` rewrites them instead.
+
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every Markdown file that may hold generated sections.
+fn documents() -> Vec<PathBuf> {
+    let mut files = vec![repo().join("README.md"), repo().join("CONTRIBUTING.md")];
+    let mut stack = vec![repo().join("docs")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read docs") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.retain(|f| f.is_file());
+    files.sort();
+    files
+}
+
+fn shown(path: &Path) -> String {
+    path.strip_prefix(repo())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn generated_sections_equal_what_the_code_generates() {
+    let update = std::env::var_os("MCPCHECK_UPDATE_DOCS").is_some();
+    let mut stale = Vec::new();
+    let mut seen = Vec::new();
+    for file in documents() {
+        let text = std::fs::read_to_string(&file).expect("read");
+        let (filled, found) = mcpcheck::app::docs::fill(&text);
+        seen.extend(found.iter().map(|n| format!("{}:{n}", shown(&file))));
+        if filled != text {
+            if update {
+                std::fs::write(&file, &filled).expect("write");
+            } else {
+                stale.push(shown(&file));
+            }
+        }
+        assert!(
+            !filled.contains("(unknown generated section"),
+            "{}: a marker names a section the code does not generate",
+            shown(&file)
+        );
+    }
+    assert!(
+        stale.is_empty(),
+        "generated sections are stale in {stale:?}; run MCPCHECK_UPDATE_DOCS=1 cargo test --test docs_generated"
+    );
+    // The README carries the usage lines, the guard's options and the code table.
+    for needed in [
+        "README.md:usage",
+        "README.md:codes",
+        "README.md:options:guard",
+    ] {
+        assert!(
+            seen.iter().any(|s| s == needed),
+            "{needed} is not generated; seen {seen:?}"
+        );
+    }
+}
+
+#[test]
+fn every_subcommand_has_an_options_table_and_every_code_a_row() {
+    let sections = mcpcheck::app::docs::sections();
+    let codes = &sections
+        .iter()
+        .find(|(n, _)| n == "codes")
+        .expect("codes")
+        .1;
+    for code in mcpcheck::catalog::ALL {
+        let row = format!("| `{}` | {} |", code.as_str(), code.severity().as_str());
+        assert!(codes.contains(&row), "no row {row}");
+    }
+    let guard = &sections
+        .iter()
+        .find(|(n, _)| n == "options:guard")
+        .expect("guard options")
+        .1;
+    assert!(guard.contains("| `--timeout MS` | 5000 |"), "{guard}");
+    assert!(
+        guard.contains("| `--adversarial-probes all\\|none\\|LIST` | none |"),
+        "{guard}"
+    );
+    assert!(guard.contains("| `--settle MS` | `300` |"), "{guard}");
+    for sub in [
+        "scan",
+        "source",
+        "surface",
+        "proxy",
+        "sweep",
+        "sweep-report",
+        "inventory",
+    ] {
+        assert!(
+            sections.iter().any(|(n, _)| *n == format!("options:{sub}")),
+            "no options table for {sub}"
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! The layers hold: engines and the modules below them never reach up into the command
+//! layer, the renderers or GitHub's outputs, and never see clap.
+
+use std::path::{Path, PathBuf};
+
+/// Engines, and what they share below them.
+const ENGINE_DIRS: &[&str] = &[
+    "guard", "scan", "source", "surface", "proxy", "sweep", "session", "process", "protocol",
+    "secrets",
+];
+/// Neutral modules at the top of src/ that every layer may use.
+const NEUTRAL_FILES: &[&str] = &[
+    "finding.rs",
+    "catalog.rs",
+    "verdict.rs",
+    "error.rs",
+    "gate.rs",
+];
+/// What an engine file must not mention.
+const FORBIDDEN: &[&str] = &[
+    "crate::app",
+    "crate::cli",
+    "crate::report",
+    "crate::github",
+    "clap::",
+    "use clap",
+    "mcpcheck::app",
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn engine_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ENGINE_DIRS {
+        let path = src().join(dir);
+        assert!(
+            path.is_dir(),
+            "engine folder src/{dir} is gone: update this test"
+        );
+        rust_files(&path, &mut files);
+    }
+    files.extend(NEUTRAL_FILES.iter().map(|f| src().join(f)));
+    files
+}
+
+/// Where each forbidden name appears in `text`, outside comments.
+fn violations(text: &str) -> Vec<(usize, &'static str)> {
+    let mut found = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for name in FORBIDDEN {
+            if code.contains(name) {
+                found.push((i + 1, *name));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn engines_never_import_the_command_layer_renderers_or_clap() {
+    let mut bad = Vec::new();
+    for file in engine_files() {
+        let text = std::fs::read_to_string(&file).expect("read source");
+        for (line, name) in violations(&text) {
+            let shown = file
+                .strip_prefix(src())
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            bad.push(format!("src/{shown}:{line} uses {name}"));
+        }
+    }
+    assert!(bad.is_empty(), "layering broken:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_check_itself_sees_a_violation() {
+    // So the test above cannot pass by looking at nothing.
+    assert_eq!(
+        violations(
+            "use crate::report::guard::json;\n// crate::app in a comment\nuse clap::Parser;"
+        ),
+        [(1, "crate::report"), (3, "clap::"), (3, "use clap")]
+    );
+    assert!(engine_files().len() > 100, "found too few engine files");
+}
