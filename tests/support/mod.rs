@@ -3,6 +3,8 @@
 //! inert in Markdown and in the runner log.
 #![allow(dead_code)]
 
+pub mod snapshot;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
