@@ -1,8 +1,9 @@
 //! `mcpcheck guard` in every format, on a passing and a failing fixture server, to stdout
 //! and to `--output FILE`, and `--repeat 2`.
 
+use crate::support::sarif::validate_sarif;
 use crate::support::snapshot::{run, settings, Run};
-use crate::support::{validate_sarif, Workspace, PYPROJECT};
+use crate::support::workspace::{Workspace, PYPROJECT};
 
 const FORMATS: [&str; 4] = ["human", "json", "sarif", "markdown"];
 

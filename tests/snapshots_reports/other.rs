@@ -1,8 +1,10 @@
 //! `proxy --report/--sarif` from a short session, `explain`, `rules`, `init`, and one-line
 //! usage errors.
 
+use crate::support::mcpcheck;
+use crate::support::sarif::validate_sarif;
 use crate::support::snapshot::{exact_settings, finish, run, settings};
-use crate::support::{mcpcheck, validate_sarif, Workspace, PYPROJECT};
+use crate::support::workspace::{Workspace, PYPROJECT};
 use std::io::Write;
 use std::process::Stdio;
 

@@ -1,8 +1,9 @@
 //! The reports that need no server: `source`, `surface`, `scan`, `inventory`, and the files
 //! `baseline` and `pin` write.
 
+use crate::support::sarif::validate_sarif;
 use crate::support::snapshot::{run, settings};
-use crate::support::{mcpcheck, repo, validate_sarif};
+use crate::support::{mcpcheck, repo};
 use std::path::Path;
 
 const FORMATS: [&str; 4] = ["human", "json", "sarif", "markdown"];

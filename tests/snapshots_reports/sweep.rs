@@ -1,22 +1,9 @@
 //! `mcpcheck sweep` over two fixture servers (its results lines and closing summary), and
 //! `mcpcheck sweep-report` in every format over those results.
 
+use crate::support::sarif::validate_sarif;
 use crate::support::snapshot::{exact_settings, run, settings};
-use crate::support::{mcpcheck, repo, validate_sarif};
-use std::process::Command;
-
-/// The real interpreter behind `python3`, so the sweep's scrubbed PATH-only environment
-/// (no version-manager variables) can start it.
-fn interpreter() -> String {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .expect("python3");
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .trim()
-        .to_string()
-}
+use crate::support::{mcpcheck, python_executable, repo};
 
 /// Gives every line a fixed start and wall time (distinct per line, so the slowest-first
 /// order is fixed too): the report's figures are then computed from known input.
@@ -38,7 +25,7 @@ fn fixed_times(results: &str) -> String {
 #[test]
 fn sweep_results_summary_and_every_sweep_report() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let python = interpreter();
+    let python = python_executable();
     let servers = repo().join("tests/fixtures/servers");
     let manifest = serde_json::json!([
         {"id": "clean", "command": [python, servers.join("clean.py")]},
@@ -65,7 +52,7 @@ fn sweep_results_summary_and_every_sweep_report() {
     assert_eq!(results.lines().count(), 2, "{results}");
 
     let mut live = settings(&[dir.path()]);
-    live.add_filter(&regex::escape(&python), "[python]");
+    live.add_filter(&regex::escape(python), "[python]");
     live.add_filter(r#"(/[^/"]+)*/mcpcheck-sweep-[A-Za-z0-9]+"#, "[sandbox]");
     // The slowest-first list orders the servers by their measured time.
     live.add_filter(r"(?m)^  slowest: .*$", "  slowest: [by measured time]");
@@ -76,7 +63,7 @@ fn sweep_results_summary_and_every_sweep_report() {
 
     std::fs::write(&results_file, fixed_times(&results)).expect("fixed times");
     let mut fixed = exact_settings(&[dir.path()]);
-    fixed.add_filter(&regex::escape(&python), "[python]");
+    fixed.add_filter(&regex::escape(python), "[python]");
     fixed.bind(|| {
         for format in ["human", "json", "markdown", "sarif"] {
             let r = run(mcpcheck().current_dir(dir.path()).args([
