@@ -8,7 +8,10 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use support::{active_forms, stray_commands, validate_sarif, Workspace, PYPROJECT};
+use support::github::stray_commands;
+use support::markdown::active_forms;
+use support::sarif::validate_sarif;
+use support::workspace::{Workspace, PYPROJECT};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -236,7 +239,7 @@ async fn first_run_creates_the_comment_and_the_second_updates_it() {
         first.log, first.stderr
     );
     let doc = validate_sarif(&std::fs::read_to_string(runner.sarif()).expect("SARIF file"));
-    support::assert_uris_are_workspace_files(&doc, runner.ws.path());
+    support::sarif::assert_uris_are_workspace_files(&doc, runner.ws.path());
     assert_eq!(doc["runs"][0]["automationDetails"]["id"], "mcpcheck/");
     assert_eq!(
         doc["runs"][0]["versionControlProvenance"][0]["revisionId"],

@@ -1,8 +1,10 @@
 //! Every finding code has an integration test that expects it exactly.
 
+mod support;
+
 #[test]
 fn every_code_is_expected_by_an_integration_test() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let dir = support::repo().join("tests");
     let mut sources = String::new();
     for entry in std::fs::read_dir(&dir).expect("tests dir") {
         let path = entry.expect("entry").path();

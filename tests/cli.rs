@@ -1,7 +1,8 @@
 //! The command line: usage errors are one line with exit code 2, never a panic.
 
-mod common;
-use common::*;
+mod support;
+use support::guard::*;
+use support::*;
 
 fn usage_error(args: &[&str]) -> String {
     let out = mcpcheck().args(args).output().expect("run");
@@ -40,7 +41,7 @@ fn output_file_that_cannot_be_written_is_a_usage_error() {
         "--output",
         "/nonexistent/dir/report.json",
         "--",
-        python(),
+        python_command(),
         &fixture("clean"),
     ]);
     assert!(stderr.contains("/nonexistent/dir/report.json"));
@@ -53,7 +54,7 @@ fn output_file_receives_the_report() {
     let out = mcpcheck()
         .args(["guard", "--format", "json", "--output"])
         .arg(&path)
-        .args(["--", python(), &fixture("banner_before_initialize")])
+        .args(["--", python_command(), &fixture("banner_before_initialize")])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(1));
@@ -70,7 +71,7 @@ fn human_output_has_a_headline_and_each_finding_with_its_fix() {
         .args([
             "guard",
             "--",
-            python(),
+            python_command(),
             &fixture("banner_before_initialize"),
         ])
         .output()
@@ -105,7 +106,7 @@ fn secrets_in_argv_and_env_never_reach_the_report() {
             "--",
         ])
         .args([
-            python(),
+            python_command(),
             &fixture("clean"),
             "--token",
             "plain-secret-value",

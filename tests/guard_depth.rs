@@ -1,7 +1,8 @@
 //! Guard depth: config files, profiles, repeat runs and drift, tool calls, Python buffering.
 
-mod common;
-use common::*;
+mod support;
+use support::guard::*;
+use support::*;
 
 fn repo_path(rel: &str) -> String {
     repo().join(rel).display().to_string()
@@ -139,7 +140,7 @@ fn ci_profile_writes_json_without_being_asked() {
             "--profile",
             "ci",
             "--",
-            python(),
+            python_command(),
             &fixture("clean"),
         ])
         .output()
@@ -177,7 +178,7 @@ fn repeat_runs_report_drift_against_the_first() {
     let r = guard_with(
         cmd,
         &["--repeat", "2"],
-        &[python(), &fixture("drifting_tools")],
+        &[python_command(), &fixture("drifting_tools")],
     );
     assert_eq!(
         r.issues(),
@@ -321,7 +322,7 @@ fn strict_profile_runs_twice_with_every_probe() {
             "--profile",
             "strict",
             "--",
-            python(),
+            python_command(),
             &fixture("clean"),
         ])
         .output()
@@ -344,7 +345,7 @@ fn a_slow_first_start_is_not_blamed_on_buffering() {
     let r = guard_with(
         cmd,
         &["--timeout", "1500"],
-        &[python(), &fixture("slow_first_start")],
+        &[python_command(), &fixture("slow_first_start")],
     );
     assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
     assert_eq!(r.json["initialized"], true);

@@ -1,8 +1,9 @@
 //! Adversarial probes: each fault reproduced by its own fixture, and a clean server that
 //! passes every probe.
 
-mod common;
-use common::*;
+mod support;
+use support::guard::*;
+use support::*;
 
 fn probe(name: &str, probe: &str, findings: &[(&str, &str)]) -> GuardResult {
     let r = guard_fixture(name, &["--timeout", "3000", "--adversarial-probes", probe]);

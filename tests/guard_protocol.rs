@@ -1,7 +1,7 @@
 //! MCP lifecycle faults: initialize, capability honesty and tool schemas.
 
-mod common;
-use common::*;
+mod support;
+use support::guard::*;
 
 #[test]
 fn initialize_error() {

@@ -1,8 +1,10 @@
 //! Process and runtime faults, and process hygiene: no orphan, no zombie, bounded memory.
 
-mod common;
-use common::*;
+mod support;
 use std::time::Duration;
+use support::guard::*;
+use support::process::*;
+use support::*;
 
 #[test]
 fn command_that_does_not_exist() {
@@ -163,7 +165,7 @@ fn server_that_ignores_sigterm_is_killed_and_leaves_nothing() {
     let r = guard_with(
         cmd,
         &["--shutdown-grace", "500"],
-        &[python(), &fixture("ignores_sigterm")],
+        &[python_command(), &fixture("ignores_sigterm")],
     );
     assert_eq!(r.issues(), pairs(&[("shutdown-slow", "warning")]));
     assert_eq!(r.issue("shutdown-slow")["detailCode"], "needed-sigkill");
@@ -180,7 +182,7 @@ fn child_that_outlives_the_server_is_killed() {
     let pid_file = dir.path().join("pids");
     let mut cmd = mcpcheck();
     cmd.env("FIXTURE_PID_FILE", &pid_file);
-    let r = guard_with(cmd, &[], &[python(), &fixture("forks_child")]);
+    let r = guard_with(cmd, &[], &[python_command(), &fixture("forks_child")]);
     assert_eq!(r.issues(), pairs(&[]));
     assert_eq!(r.exit, 0);
     let pids = std::fs::read_to_string(&pid_file).expect("pid file");
@@ -197,7 +199,7 @@ fn daemon_that_left_the_process_group_is_killed() {
     let pid_file = dir.path().join("pids");
     let mut cmd = mcpcheck();
     cmd.env("FIXTURE_PID_FILE", &pid_file);
-    let r = guard_with(cmd, &[], &[python(), &fixture("daemonizes")]);
+    let r = guard_with(cmd, &[], &[python_command(), &fixture("daemonizes")]);
     assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
     let pids = std::fs::read_to_string(&pid_file).expect("pid file");
     assert_eq!(pids.lines().count(), 2, "server and its daemon recorded");
@@ -213,7 +215,13 @@ fn stdout_flood_is_cut_off_with_bounded_memory_and_nothing_left() {
     let pid_file = dir.path().join("pids");
     let mut cmd = mcpcheck();
     cmd.env("FIXTURE_PID_FILE", &pid_file)
-        .args(["guard", "--json", "--", python(), &fixture("flood_stdout")])
+        .args([
+            "guard",
+            "--json",
+            "--",
+            python_command(),
+            &fixture("flood_stdout"),
+        ])
         .stdout(std::process::Stdio::piped());
     let mut child = cmd.spawn().expect("spawn mcpcheck");
     // VmHWM is the peak resident set so far; the last reading before exit is the run's peak.
@@ -270,7 +278,7 @@ fn cwd_is_where_the_server_runs() {
             "--cwd",
             &repo().join("tests/fixtures/servers").display().to_string(),
         ],
-        &[python(), "clean.py"],
+        &[python_command(), "clean.py"],
     );
     assert_eq!(r.issues(), pairs(&[]));
     assert_eq!(r.exit, 0);

@@ -1,9 +1,10 @@
 //! Real servers built on the official SDKs: TypeScript (@modelcontextprotocol/sdk) and
 //! Python (mcp). Their pinned dependencies are installed by scripts/install-fixtures.
 
-mod common;
-use common::*;
+mod support;
 use std::path::PathBuf;
+use support::guard::*;
+use support::*;
 
 fn sdk_dir(lang: &str) -> PathBuf {
     repo().join("tests/fixtures/sdk").join(lang)

@@ -1,8 +1,9 @@
 //! The guard runs the high-precision surface rules on what a server lists: each planted
 //! problem is reported at its exact logical location, and look-alikes are not reported.
 
-mod common;
-use common::*;
+mod support;
+use support::guard::*;
+use support::*;
 
 /// Runs a fixture, checks the exact findings, and returns the first finding of `code`.
 fn expect(name: &str, findings: &[(&str, &str)], code: &str, logical: &str) -> GuardResult {
@@ -117,7 +118,12 @@ fn secret_in_tool_metadata_is_reported_and_never_shown() {
         "token in the JSON report"
     );
     let human = mcpcheck()
-        .args(["guard", "--", python(), &fixture("secret_in_tool_metadata")])
+        .args([
+            "guard",
+            "--",
+            python_command(),
+            &fixture("secret_in_tool_metadata"),
+        ])
         .output()
         .expect("run");
     let human = String::from_utf8_lossy(&human.stdout);
@@ -192,7 +198,7 @@ fn secrets_in_every_position_are_found_and_never_shown() {
         .args([
             "guard",
             "--",
-            python(),
+            python_command(),
             &fixture("secrets_in_every_position"),
         ])
         .output()

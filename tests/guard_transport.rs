@@ -1,7 +1,7 @@
 //! stdio transport and JSON-RPC faults, each reproduced by its own fixture server.
 
-mod common;
-use common::*;
+mod support;
+use support::guard::*;
 
 #[test]
 fn clean_server_has_no_finding() {

@@ -1,11 +1,11 @@
 //! `mcpcheck proxy` between a real SDK client and real servers: transparent, byte for byte,
 //! and checking the traffic as it happens.
 
-mod common;
-use common::*;
+mod support;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use support::*;
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mcpcheck")
@@ -22,13 +22,14 @@ fn ts_dir() -> std::path::PathBuf {
 
 /// Runs the SDK client against a server command; returns (stdout, stderr).
 fn client(calls: u32, server: &[&str]) -> (String, String) {
-    let out = Command::new("node")
-        .arg(ts_dir().join("client.mjs"))
-        .args(["--calls", &calls.to_string(), "--"])
-        .args(server)
-        .env_remove("PYTHONUNBUFFERED")
-        .output()
-        .expect("run the SDK client");
+    let out = scrub(
+        Command::new("node")
+            .arg(ts_dir().join("client.mjs"))
+            .args(["--calls", &calls.to_string(), "--"])
+            .args(server),
+    )
+    .output()
+    .expect("run the SDK client");
     assert!(
         out.status.success(),
         "client failed: {}",
@@ -102,7 +103,7 @@ fn random_bytes_pass_through_unchanged_both_ways() {
         bytes.push((state >> 24) as u8);
     }
     bytes.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\xff\xfe\r\n");
-    let mut child = Command::new(bin())
+    let mut child = mcpcheck()
         .args(["proxy", "--", "cat"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -134,7 +135,10 @@ fn random_bytes_pass_through_unchanged_both_ways() {
 fn a_tool_list_changed_mid_session_is_a_rug_pull_finding() {
     let dir = tempfile::tempdir().expect("tempdir");
     let report = dir.path().join("session.json");
-    let server = vec![python().to_string(), fixture("changes_tools_mid_session")];
+    let server = vec![
+        python_command().to_string(),
+        fixture("changes_tools_mid_session"),
+    ];
     let report_arg = report.display().to_string();
     let sarif = dir.path().join("session.sarif");
     let sarif_arg = sarif.display().to_string();
@@ -189,7 +193,7 @@ fn a_tool_list_changed_mid_session_is_a_rug_pull_finding() {
 
 #[test]
 fn pollution_on_the_third_call_is_caught_when_it_happens() {
-    let server = vec![python().to_string(), fixture("pollutes_third_call")];
+    let server = vec![python_command().to_string(), fixture("pollutes_third_call")];
     let direct: Vec<&str> = server.iter().map(String::as_str).collect();
     let (expected, _) = client(3, &direct);
     let (proxied, stderr) = client(3, &through_proxy(&[], &server));
@@ -207,7 +211,7 @@ fn pollution_on_the_third_call_is_caught_when_it_happens() {
 #[test]
 fn exit_codes_pass_through() {
     let run = |server: &[&str]| {
-        Command::new(bin())
+        mcpcheck()
             .arg("proxy")
             .arg("--")
             .args(server)
@@ -232,8 +236,8 @@ fn signals_are_forwarded_to_the_server() {
         signal.signal(signal.SIGTERM, bye)\n\
         sys.stderr.write('ready\\n'); sys.stderr.flush()\n\
         time.sleep(30)\n";
-    let mut child = Command::new(bin())
-        .args(["proxy", "--", python(), "-c", script])
+    let mut child = mcpcheck()
+        .args(["proxy", "--", python_command(), "-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -266,7 +270,7 @@ fn the_log_is_private_redacted_and_never_changes_the_traffic() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("session.jsonl");
     let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"arguments\":{\"apiKey\":\"plain-secret-value\",\"note\":\"token ghp_0123456789abcdefghijABCDEFGHIJ0123 inside\"}}}\n";
-    let mut child = Command::new(bin())
+    let mut child = mcpcheck()
         .args(["proxy", "--log"])
         .arg(&log)
         .args(["--", "cat"])
@@ -312,7 +316,7 @@ fn a_log_writer_that_blocks_never_stalls_the_session() {
     for i in 0..40_000 {
         input.extend_from_slice(format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":{i}}}}}\n").as_bytes());
     }
-    let mut child = Command::new(bin())
+    let mut child = mcpcheck()
         .args(["proxy", "--log"])
         .arg(&fifo)
         .arg("--report")
@@ -384,7 +388,7 @@ fn session_report(
 
 #[test]
 fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
-    let server = vec![python().to_string(), fixture("hides_in_a_flood")];
+    let server = vec![python_command().to_string(), fixture("hides_in_a_flood")];
     let direct: Vec<&str> = server.iter().map(String::as_str).collect();
     let (expected, _) = client(3, &direct);
 
@@ -475,10 +479,10 @@ fn initialized(
     std::io::BufReader<std::process::ChildStdout>,
 ) {
     use std::io::BufRead;
-    let mut child = Command::new(bin())
+    let mut child = mcpcheck()
         .arg("proxy")
         .args(options)
-        .args(["--", python(), &fixture(fixture_name)])
+        .args(["--", python_command(), &fixture(fixture_name)])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(stderr)
@@ -498,7 +502,7 @@ fn initialized(
 #[test]
 fn poisoned_instructions_in_the_initialize_result_are_caught_live() {
     let server = vec![
-        python().to_string(),
+        python_command().to_string(),
         fixture("poisoned_server_instructions"),
     ];
     let direct: Vec<&str> = server.iter().map(String::as_str).collect();

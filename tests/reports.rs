@@ -4,9 +4,9 @@
 mod support;
 
 use serde_json::Value;
-use support::{
-    active_forms, assert_uris_are_workspace_files, validate_sarif, Workspace, PYPROJECT,
-};
+use support::markdown::active_forms;
+use support::sarif::{assert_uris_are_workspace_files, validate_sarif};
+use support::workspace::{Workspace, PYPROJECT};
 
 /// Runs the guard in the workspace and returns (exit code, report text, stderr).
 fn guard(ws: &Workspace, format: &str, extra: &[&str], server: &str) -> (i32, String, String) {
@@ -268,7 +268,7 @@ fn hostile_server_text_stays_inert_in_markdown_and_sarif() {
         .filter(|l| l.starts_with("| ❌") || l.starts_with("| ⚠️"))
     {
         assert_eq!(
-            support::cell_separators(row),
+            support::markdown::cell_separators(row),
             5,
             "a cell broke out of the table: {row}"
         );

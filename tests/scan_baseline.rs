@@ -2,10 +2,11 @@
 //! without --force); `scan --baseline` reports and fails only on new findings, and a
 //! reformatted file does not make known findings new.
 
-mod scan_support;
-use scan_support::*;
+mod support;
 use serde_json::Value;
 use std::path::Path;
+use support::scan::*;
+use support::*;
 
 const TOKEN: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
 const OTHER_TOKEN: &str = "npm_jq4i9DoV8gz4FkQ1okTBGzvAmwufUxbvJDCT";

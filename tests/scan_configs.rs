@@ -1,9 +1,10 @@
 //! Finding and reading configs: project discovery (hidden directories included), user configs
 //! with --global, every client's format, positions in CRLF/BOM files, input errors, options.
 
-mod scan_support;
-use scan_support::*;
+mod support;
 use std::path::Path;
+use support::scan::*;
+use support::*;
 
 const TOKEN: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
 

@@ -1,9 +1,10 @@
 //! `mcpcheck inventory`: configs, servers and transports for people and machines; content
 //! (findings, even a broken file) never makes it fail.
 
-mod scan_support;
-use scan_support::*;
+mod support;
 use serde_json::json;
+use support::scan::*;
+use support::*;
 
 #[test]
 fn inventory_lists_servers_and_never_fails_on_content() {

@@ -2,15 +2,16 @@
 //! per-server timeout, in parallel, and with the three states (answered, could not connect,
 //! not asked) kept apart. Remote servers over Streamable HTTP, and the addresses refused.
 
-mod scan_support;
-use scan_support::*;
+mod support;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use support::scan::*;
+use support::*;
 
 fn python_server(name: &str, env: Value) -> Value {
-    json!({"command": "python3", "args": [server_fixture(&format!("{name}.py"))], "env": env})
+    json!({"command": "python3", "args": [fixture(name)], "env": env})
 }
 
 fn write_config(dir: &Path, servers: Value) -> String {
@@ -73,11 +74,11 @@ fn three_states_are_kept_apart() {
             "missing": {"command": "/nonexistent/mcp-server"},
             "exits": python_server("exit_before_initialize_error", json!({})),
             "silent": python_server("never_answers_initialize", json!({})),
-            "off": {"command": "python3", "args": [server_fixture("clean.py")], "disabled": true},
+            "off": {"command": "python3", "args": [fixture("clean")], "disabled": true},
             "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
             "metadata": {"type": "http", "url": "http://169.254.169.254/mcp"},
             "broken": {"description": "no command, no url"},
-            "one-line": {"command": format!("python3 {}", server_fixture("clean.py"))},
+            "one-line": {"command": format!("python3 {}", fixture("clean"))},
         }),
     );
     let inv = inventory_live(dir.path(), &["--live-timeout", "5000"]);
@@ -282,7 +283,7 @@ struct HttpFixture {
 impl HttpFixture {
     fn start(env: &[(&str, &str)]) -> Self {
         let mut child = Command::new("python3")
-            .arg(server_fixture("streamable_http.py"))
+            .arg(fixture("streamable_http"))
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .spawn()

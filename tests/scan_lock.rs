@@ -2,10 +2,11 @@
 //! and its advertised surface; a later scan reports definition drift, surface drift (saying
 //! what changed) and servers added since pinning.
 
-mod scan_support;
-use scan_support::*;
+mod support;
 use serde_json::{json, Value};
 use std::path::Path;
+use support::scan::*;
+use support::*;
 
 const DIGEST: &str = "0f3cd2bd8a2ebfad6a2d9a31f5ecb0c5d1c5ad4d4c1ca1ce43e1a7ad1e3e38a1";
 
@@ -145,7 +146,7 @@ fn surface_drift_says_what_changed() {
     let server = |variant: &str| {
         json!({"notes": {
             "command": "python3",
-            "args": [server_fixture("surface_variant.py")],
+            "args": [fixture("surface_variant")],
             "env": {"SURFACE_VARIANT": variant},
         }})
     };

@@ -1,10 +1,11 @@
 //! `deprecated-package` needs `--registry`: packages are looked up in their registry (here a
 //! local one serving npm and PyPI documents); an unreachable registry is a notice, not a hang.
 
-mod scan_support;
-use scan_support::*;
+mod support;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use support::scan::*;
+use support::*;
 
 struct Registry {
     child: Child,

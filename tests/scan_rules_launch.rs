@@ -1,8 +1,8 @@
 //! Launch rules on configs (shell-command-wrapper, remote-script-execution, unpinned-package,
 //! filesystem-root-access): malicious fixtures at exact locations, benign look-alikes clean.
 
-mod scan_support;
-use scan_support::*;
+mod support;
+use support::scan::*;
 
 #[test]
 fn shell_command_wrapper_in_every_shell() {

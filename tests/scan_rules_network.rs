@@ -2,8 +2,8 @@
 //! tls-verification-disabled, unauthenticated-remote-endpoint, listens-on-all-interfaces,
 //! unknown-server-entry): malicious fixtures at exact locations, benign look-alikes clean.
 
-mod scan_support;
-use scan_support::*;
+mod support;
+use support::scan::*;
 
 #[test]
 fn insecure_transport_off_this_machine() {

@@ -2,8 +2,9 @@
 //! planted secret found at its exact line, column and logical path, look-alikes not reported,
 //! and no secret in any output.
 
-mod scan_support;
-use scan_support::*;
+mod support;
+use support::scan::*;
+use support::*;
 
 #[test]
 fn hardcoded_secret_in_env_args_headers_and_urls() {

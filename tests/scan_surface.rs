@@ -2,8 +2,8 @@
 //! with each server's initialize result (its instructions and capabilities), and points each
 //! finding at the config that declares the server.
 
-mod common;
-use common::*;
+mod support;
+use support::*;
 
 #[test]
 fn live_scan_runs_the_surface_rules_across_servers() {

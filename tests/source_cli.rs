@@ -1,9 +1,8 @@
 //! `mcpcheck source` and `guard --scan` on the command line: reports, exit codes, usage errors.
 
-mod common;
-mod source_common;
-use source_common::{fixtures, scan_in};
+mod support;
 use std::path::Path;
+use support::source::{scan_in, source_fixtures};
 
 fn source_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -16,7 +15,7 @@ fn source_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
-    source_common::mcpcheck()
+    support::mcpcheck()
         .current_dir(dir)
         .args(args)
         .output()
@@ -166,9 +165,9 @@ fn output_file_receives_the_report() {
 
 #[test]
 fn guard_scan_adds_static_findings_to_the_guard_report() {
-    let server = common::fixture("clean");
-    let src = fixtures().join("python").display().to_string();
-    let result = common::guard(&["--scan", &src], &[common::python(), &server]);
+    let server = support::fixture("clean");
+    let src = source_fixtures().join("python").display().to_string();
+    let result = support::guard::guard(&["--scan", &src], &[support::python_command(), &server]);
     assert_eq!(
         result.exit, 0,
         "static findings are warnings: {}",
@@ -181,7 +180,7 @@ fn guard_scan_adds_static_findings_to_the_guard_report() {
         .filter(|(code, _)| code.starts_with("static-"))
         .collect();
     // Exactly the findings `mcpcheck source` reports for the same tree.
-    let alone = scan_in(&fixtures(), &["python"]);
+    let alone = scan_in(&source_fixtures(), &["python"]);
     assert!(alone.found().len() > 30);
     assert_eq!(statics.len(), alone.found().len(), "{statics:?}");
     assert!(statics.contains(&("static-stdout-logger".to_string(), "warning".to_string())));
@@ -202,14 +201,14 @@ fn guard_scan_adds_static_findings_to_the_guard_report() {
 fn guard_fail_on_static_fails_the_run() {
     let dir = source_dir(&[("server.py", "print('ready')\n")]);
     let src = dir.path().display().to_string();
-    let result = common::guard(
+    let result = support::guard::guard(
         &["--scan", &src, "--fail-on-static"],
-        &[common::python(), &common::fixture("clean")],
+        &[support::python_command(), &support::fixture("clean")],
     );
     assert_eq!(result.exit, 1);
     assert_eq!(result.status(), "fail");
     assert_eq!(
-        common::pairs(&[("static-stdout-write", "error")]),
+        support::pairs(&[("static-stdout-write", "error")]),
         result.issues()
     );
     assert_eq!(result.json["checks"]["static"]["status"], "fail");
@@ -223,7 +222,7 @@ fn guard_fail_on_static_fails_the_run() {
 fn guard_scan_of_a_missing_path_fails_before_the_server_runs() {
     let dir = tempfile::tempdir().expect("tempdir");
     let marker = dir.path().join("started");
-    let out = common::mcpcheck()
+    let out = support::mcpcheck()
         .args(["guard", "--scan", "no/such/src", "--", "touch"])
         .arg(&marker)
         .output()
@@ -281,13 +280,13 @@ fn deeply_nested_hostile_input_is_scanned_without_crashing() {
 
 #[test]
 fn guard_reports_source_findings_in_line_order() {
-    let src = fixtures()
+    let src = source_fixtures()
         .join("go/aliased_imports.go")
         .display()
         .to_string();
-    let result = common::guard(
+    let result = support::guard::guard(
         &["--scan", &src],
-        &[common::python(), &common::fixture("clean")],
+        &[support::python_command(), &support::fixture("clean")],
     );
     let lines: Vec<u64> = result.json["issues"]
         .as_array()

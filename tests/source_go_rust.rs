@@ -1,7 +1,7 @@
 //! Source scan, Go and Rust: fmt and os.Stdout, println! and std::io::stdout(), and loggers.
 
-mod source_common;
-use source_common::*;
+mod support;
+use support::source::*;
 
 #[test]
 fn go_fmt_and_os_stdout_writes_are_found_with_a_stderr_edit() {

@@ -1,8 +1,8 @@
 //! Source scan, JavaScript and TypeScript: every stdout write found at its exact place,
 //! and no look-alike (strings, comments, stderr methods, shadowed names) reported.
 
-mod source_common;
-use source_common::*;
+mod support;
+use support::source::*;
 
 #[test]
 fn console_methods_that_node_sends_to_stdout_are_found_however_they_are_reached() {

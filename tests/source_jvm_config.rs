@@ -1,13 +1,13 @@
 //! Source scan, JVM logging configuration: logback and log4j2 console appenders on stdout,
 //! and Spring Boot stdio servers that leave the banner or console logging on.
 
-mod source_common;
-use source_common::*;
+mod support;
 use std::path::Path;
+use support::source::*;
 
 /// Scans a fixture project of `tests/fixtures/source/jvm-config/` whole.
 fn scan_project(project: &str, args: &[&str]) -> Scan {
-    let dir = fixtures().join("jvm-config").join(project);
+    let dir = source_fixtures().join("jvm-config").join(project);
     let mut all = args.to_vec();
     all.push(".");
     scan_in(&dir, &all)
@@ -233,9 +233,12 @@ fn write(root: &Path, relative: &str, text: &str) {
 #[test]
 fn configs_in_build_output_and_tests_follow_the_walking_rules() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let logback =
-        std::fs::read_to_string(fixtures().join("jvm-config/logback-stdout").join(LOGBACK))
-            .expect("fixture");
+    let logback = std::fs::read_to_string(
+        source_fixtures()
+            .join("jvm-config/logback-stdout")
+            .join(LOGBACK),
+    )
+    .expect("fixture");
     write(dir.path(), "target/classes/logback.xml", &logback);
     write(dir.path(), "build/resources/main/logback.xml", &logback);
     write(dir.path(), "src/test/resources/logback-test.xml", &logback);
@@ -268,7 +271,7 @@ fn configs_in_build_output_and_tests_follow_the_walking_rules() {
 
 #[test]
 fn a_config_file_named_on_the_command_line_is_scanned() {
-    let dir = fixtures().join("jvm-config/logback-stdout");
+    let dir = source_fixtures().join("jvm-config/logback-stdout");
     let scan = scan_in(&dir, &[LOGBACK]);
     assert_eq!(scan.issues().len(), 3);
     assert_eq!(scan.issues()[0]["location"]["file"], LOGBACK);

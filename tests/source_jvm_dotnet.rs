@@ -1,7 +1,7 @@
 //! Source scan, Java, Kotlin and C#: System.out, println, Console and their loggers.
 
-mod source_common;
-use source_common::*;
+mod support;
+use support::source::*;
 
 #[test]
 fn java_system_out_writes_are_found_with_a_system_err_edit() {

@@ -1,7 +1,7 @@
 //! Source scan, Python: print, sys.stdout, logging, rich, click/typer, loguru, structlog.
 
-mod source_common;
-use source_common::*;
+mod support;
+use support::source::*;
 
 #[test]
 fn print_calls_that_reach_stdout_are_found_with_a_file_edit() {

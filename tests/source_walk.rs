@@ -1,9 +1,9 @@
 //! Source scan, walking rules: ignore files, default skips, tests, globs, suppression,
 //! symlinks (loops and links out of the tree), binaries, huge, minified and generated files.
 
-mod source_common;
-use source_common::*;
+mod support;
 use std::path::Path;
+use support::source::*;
 
 const PRINT: &str = "print('hello')\n";
 

@@ -1,9 +1,10 @@
 //! `mcpcheck surface FILE...`: every surface rule over saved listings, with a malicious and
 //! a benign look-alike listing per rule, exact locations, and published servers' listings.
 
-mod common;
-use common::*;
+mod support;
 use serde_json::Value;
+use support::guard::*;
+use support::*;
 
 fn listing(name: &str) -> String {
     repo()

@@ -1,14 +1,15 @@
 //! `mcpcheck sweep`: many real fixture servers at once, kill and resume, sandboxing, setup.
 
-mod common;
-mod sweep_support;
+mod support;
 
-use common::{fixture, mcpcheck, survivors};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use sweep_support::*;
+use support::process::survivors;
+use support::python_executable;
+use support::sweep::*;
+use support::{fixture, mcpcheck};
 
 const TWENTY: [&str; 20] = [
     "clean",
@@ -226,7 +227,7 @@ fn each_server_gets_a_private_home_and_cwd_and_none_of_mcpchecks_secrets() {
     let probe = |id: &str, cwd: Option<&Path>| {
         let mut e = json!({
             "id": id,
-            "command": [python(), fixture("reports_environment")],
+            "command": [python_executable(), fixture("reports_environment")],
             "env": {"FIXTURE_ENV_FILE": env_file.display().to_string(), "ENTRY_VALUE": "from-the-entry-0123"},
         });
         if let Some(c) = cwd {
@@ -323,12 +324,12 @@ fn setup_runs_first_in_the_same_sandbox_and_a_failed_one_is_reported_without_sec
     let ok = json!({
         "id": "built",
         "setup": ["sh", "-c", "echo ready > marker"],
-        "command": ["sh", "-c", format!("test -f marker && exec {} {}", python(), fixture("clean"))],
+        "command": ["sh", "-c", format!("test -f marker && exec {} {}", python_executable(), fixture("clean"))],
     });
     let failing = json!({
         "id": "broken-build",
         "setup": ["sh", "-c", "echo \"token is $API_TOKEN\" >&2; exit 3"],
-        "command": [python(), fixture("clean")],
+        "command": [python_executable(), fixture("clean")],
         "env": {"API_TOKEN": "s3cr3t-token-value"},
     });
     let manifest = write_manifest(dir.path(), &[ok, failing]);

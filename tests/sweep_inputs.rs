@@ -1,11 +1,10 @@
 //! `mcpcheck sweep` inputs and `sweep-report`: shards, registry entries, bad input, Markdown.
 
-mod common;
-mod sweep_support;
+mod support;
 
-use common::mcpcheck;
 use serde_json::{json, Value};
-use sweep_support::*;
+use support::mcpcheck;
+use support::sweep::*;
 
 /// 64-bit FNV-1a, written out again here so a change to the sweep's hash fails this test.
 fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -307,6 +306,6 @@ fn the_sweep_flags_reach_every_guard_run() {
             .filter_map(|o| o["method"].as_str())
             .collect();
         assert_eq!(methods, ["initialize", "ping"], "{line}");
-        assert_eq!(line["command"][1], json!(common::fixture("clean")));
+        assert_eq!(line["command"][1], json!(support::fixture("clean")));
     }
 }

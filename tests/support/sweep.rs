@@ -1,28 +1,12 @@
-//! Helpers shared by the sweep integration tests: fixture manifests, runs, verdicts.
-#![allow(dead_code)]
+//! The sweep's tests: fixture manifests, runs, verdicts.
 
-use crate::common::{fixture, mcpcheck, survivors};
+use super::process::survivors;
+use super::{fixture, issue_pairs, mcpcheck, python_executable};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::process::Output;
 use std::time::Duration;
-
-/// The real interpreter behind `python3` (a version-manager shim costs a second per start).
-pub fn python() -> &'static str {
-    static PATH: OnceLock<String> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let out = Command::new("python3")
-            .args(["-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("python3");
-        String::from_utf8(out.stdout)
-            .expect("utf-8")
-            .trim()
-            .to_string()
-    })
-}
 
 /// The id of a fixture entry, and the fixture it runs.
 pub struct Server {
@@ -52,7 +36,7 @@ pub fn servers(names: &[&'static str]) -> Vec<Server> {
 pub fn entry(s: &Server, pid_file: &Path) -> Value {
     json!({
         "id": s.id,
-        "command": [python(), fixture(s.fixture)],
+        "command": [python_executable(), fixture(s.fixture)],
         "env": {"FIXTURE_PID_FILE": pid_file.display().to_string()},
     })
 }
@@ -92,17 +76,7 @@ pub fn ids(lines: &[Value]) -> Vec<String> {
 pub type Verdict = (String, Vec<(String, String)>);
 
 pub fn verdict(doc: &Value) -> Verdict {
-    let mut issues: Vec<(String, String)> = doc["issues"]
-        .as_array()
-        .expect("issues")
-        .iter()
-        .map(|i| {
-            (
-                i["code"].as_str().expect("code").into(),
-                i["severity"].as_str().expect("severity").into(),
-            )
-        })
-        .collect();
+    let mut issues = issue_pairs(doc);
     issues.sort();
     (
         doc["summary"]["status"]
@@ -128,9 +102,9 @@ pub fn single_verdicts(
                 .iter()
                 .map(|&name| {
                     scope.spawn(move || {
-                        let r = crate::common::guard(
+                        let r = super::guard::guard(
                             &["--timeout", timeout],
-                            &[python(), &fixture(name)],
+                            &[python_executable(), &fixture(name)],
                         );
                         (name, verdict(&r.json))
                     })

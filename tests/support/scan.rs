@@ -1,13 +1,9 @@
-//! Helpers for the security scan's integration tests: run the real binary on fixture configs.
-#![allow(dead_code)]
+//! The security scan's tests: run `mcpcheck scan --format json` on fixture configs.
 
+use super::{mcpcheck_in, read_report, repo};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// A config fixture in tests/fixtures/configs.
 pub fn config(name: &str) -> String {
@@ -16,25 +12,6 @@ pub fn config(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-pub fn server_fixture(name: &str) -> String {
-    repo()
-        .join("tests/fixtures/servers")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-/// The binary with a controlled environment, run from `dir`.
-pub fn mcpcheck_in(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
-    cmd.current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("npm_config_registry")
-        .env_remove("NPM_CONFIG_REGISTRY")
-        .env_remove("MCPCHECK_PYPI_URL");
-    cmd
 }
 
 pub struct ScanResult {
@@ -108,23 +85,13 @@ pub fn scan(args: &[&str]) -> ScanResult {
 }
 
 pub fn parse(out: Output) -> ScanResult {
-    let stdout = String::from_utf8(out.stdout).expect("utf-8");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let json: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}\nstderr: {stderr}"));
+    let r = read_report(out);
     ScanResult {
-        exit: out.status.code().expect("exit code"),
-        json,
-        stdout,
-        stderr,
+        exit: r.exit,
+        json: r.json,
+        stdout: r.stdout,
+        stderr: r.stderr,
     }
-}
-
-pub fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-    items
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 pub fn places(items: &[(&str, &str, u64, u64, &str)]) -> Vec<(String, String, u64, u64, String)> {

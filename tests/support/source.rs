@@ -1,18 +1,12 @@
-//! Helpers for the source-scan tests: run the real binary, read its JSON report.
-#![allow(dead_code)]
+//! The source scan's tests: run `mcpcheck source --json`, read its report.
 
+use super::{mcpcheck, read_report, repo};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-pub fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/source")
-}
-
-pub fn mcpcheck() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
-    cmd.env_remove("NO_COLOR");
-    cmd
+/// tests/fixtures/source, one folder per language.
+pub fn source_fixtures() -> PathBuf {
+    repo().join("tests/fixtures/source")
 }
 
 pub struct Scan {
@@ -77,19 +71,17 @@ pub fn scan_in(dir: &Path, args: &[&str]) -> Scan {
         .args(args)
         .output()
         .expect("run mcpcheck");
-    let stdout = String::from_utf8(out.stdout).expect("utf-8 report");
-    let json: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
+    let r = read_report(out);
     Scan {
-        exit: out.status.code().expect("exit code"),
-        json,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        exit: r.exit,
+        json: r.json,
+        stderr: r.stderr,
     }
 }
 
 /// Scans one fixture file of `tests/fixtures/source/LANG/`.
 pub fn scan_fixture(lang: &str, file: &str) -> Scan {
-    let scan = scan_in(&fixtures().join(lang), &[file]);
+    let scan = scan_in(&source_fixtures().join(lang), &[file]);
     assert_eq!(scan.exit, 0, "warnings only: {}", scan.stderr);
     assert_eq!(scan.stat("filesScanned"), 1, "{file} was scanned");
     assert_eq!(
