@@ -220,6 +220,18 @@ pub struct Replacement {
 }
 
 impl Finding {
+    /// Masks every credential the secrets module recognises in what a report shows of this
+    /// finding: its message, evidence and fix.
+    pub fn mask_secrets(&mut self) {
+        self.message = crate::secrets::redact(&self.message);
+        if let Some(evidence) = &self.evidence {
+            self.evidence = Some(crate::secrets::redact(evidence));
+        }
+        if let Some(fix) = &self.fix {
+            self.fix = Some(crate::secrets::redact(fix));
+        }
+    }
+
     /// A finding at the code's default severity.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         let meta = code.meta();

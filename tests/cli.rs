@@ -152,3 +152,143 @@ fn env_reaches_the_server() {
     );
     assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
 }
+
+#[test]
+fn json_wins_over_format_in_guard_as_everywhere() {
+    let out = mcpcheck()
+        .args(["guard", "--json", "--format", "sarif", "--"])
+        .args([python_command(), &fixture("clean")])
+        .output()
+        .expect("run");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON, not SARIF");
+    assert_eq!(doc["schemaVersion"], 1);
+    assert!(doc.get("$schema").is_none(), "SARIF won over --json");
+}
+
+/// Every `--format` value that `--help` offers is accepted by its subcommand.
+#[test]
+fn every_format_a_subcommand_offers_works() {
+    use clap::CommandFactory;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let results = dir.path().join("results.jsonl");
+    std::fs::write(&results, "{\"id\":\"x\",\"status\":\"pass\",\"startedAt\":\"2026-01-01T00:00:00.000Z\",\"wallMs\":1}\n").expect("results");
+    let listing = repo().join("tests/fixtures/listings");
+    let first_listing = std::fs::read_dir(&listing)
+        .expect("listings")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("a listing");
+    let clean = fixture("clean");
+    let report = dir.path().join("proxy.json");
+    let report_arg = report.display().to_string();
+    let base: Vec<(&str, Vec<String>)> = vec![
+        (
+            "guard",
+            vec!["--".into(), python_command().into(), clean.clone()],
+        ),
+        (
+            "source",
+            vec![repo().join("tests/fixtures/source").display().to_string()],
+        ),
+        ("surface", vec![first_listing.display().to_string()]),
+        (
+            "scan",
+            vec![repo()
+                .join("tests/fixtures/configs/credential_in_url.benign.json")
+                .display()
+                .to_string()],
+        ),
+        (
+            "inventory",
+            vec![repo().join("tests/fixtures/configs").display().to_string()],
+        ),
+        ("sweep-report", vec![results.display().to_string()]),
+        (
+            "proxy",
+            vec![
+                "--report".into(),
+                report_arg,
+                "--".into(),
+                python_command().into(),
+                clean.clone(),
+            ],
+        ),
+    ];
+    let cli = mcpcheck::app::cli::Cli::command();
+    let mut checked = 0;
+    for sub in cli.get_subcommands() {
+        let Some(format) = sub.get_arguments().find(|a| a.get_id() == "format") else {
+            continue;
+        };
+        let args = &base
+            .iter()
+            .find(|(name, _)| *name == sub.get_name())
+            .unwrap_or_else(|| panic!("no base arguments for `{}`: add them", sub.get_name()))
+            .1;
+        for value in format.get_possible_values() {
+            let mut cmd = mcpcheck();
+            cmd.arg(sub.get_name()).args(["--format", value.get_name()]);
+            // Flags before `--`; the server command after.
+            let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
+            cmd.args(&args[..split]).args(&args[split..]);
+            let out = cmd
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("run");
+            assert_ne!(
+                out.status.code(),
+                Some(2),
+                "`{} --format {}` is offered but refused: {}",
+                sub.get_name(),
+                value.get_name(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 20,
+        "only {checked} subcommand/format pairs found"
+    );
+}
+
+#[test]
+fn config_env_expands_variables_from_mcpchecks_environment() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("mcpcheck.json");
+    let server = fixture("clean");
+    std::fs::write(
+        &config,
+        serde_json::json!({
+            "command": ["sh", "-c", r#"test "$API_KEY" = "Bearer s3cr3t-value" && exec python3 "$0""#, server],
+            "env": {"API_KEY": "Bearer ${env:MCPCHECK_TEST_SECRET}"}
+        })
+        .to_string(),
+    )
+    .expect("config");
+    let out = mcpcheck()
+        .args(["guard", "--json", "--config"])
+        .arg(&config)
+        .env("MCPCHECK_TEST_SECRET", "s3cr3t-value")
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        !text.contains("s3cr3t-value"),
+        "the value reached the report"
+    );
+    // Unset: exit 2 before the server starts, naming the variable and not the value.
+    let out = mcpcheck()
+        .args(["guard", "--json", "--config"])
+        .arg(&config)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("${MCPCHECK_TEST_SECRET} is not set"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -231,8 +231,10 @@ fn exit_codes_pass_through() {
 
 #[test]
 fn signals_are_forwarded_to_the_server() {
-    let script = "import signal, sys, time\n\
-        def bye(n, f):\n    sys.stderr.write('server got TERM\\n'); sys.stderr.flush(); sys.exit(3)\n\
+    // The handler writes with os.write: the signal may land while the main thread is still
+    // inside its own stderr write, where a buffered write would raise "reentrant call".
+    let script = "import os, signal, sys, time\n\
+        def bye(n, f):\n    os.write(2, b'server got TERM\\n'); os._exit(3)\n\
         signal.signal(signal.SIGTERM, bye)\n\
         sys.stderr.write('ready\\n'); sys.stderr.flush()\n\
         time.sleep(30)\n";
@@ -260,7 +262,7 @@ fn signals_are_forwarded_to_the_server() {
     let status = child.wait().expect("wait");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).expect("rest");
-    assert_eq!(status.code(), Some(3));
+    assert_eq!(status.code(), Some(3), "{rest}");
     assert!(rest.contains("server got TERM"), "{rest}");
 }
 

@@ -113,6 +113,19 @@ pub enum Format {
     Markdown,
 }
 
+/// The proxy's `--report` is a JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Json,
+}
+
+/// A listing (`inventory`) is text or JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListingFormat {
+    Human,
+    Json,
+}
+
 /// `--format` and its `--json` shorthand, where the default is human text.
 #[derive(Debug, Args)]
 pub struct FormatArgs {
@@ -234,8 +247,8 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
     /// Format of the --report file.
-    #[arg(long, value_enum, default_value_t = Format::Json)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Json)]
+    pub format: ReportFormat,
     /// Write a session summary (message counts, latency percentiles, findings) here on exit.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -474,8 +487,12 @@ pub struct InventoryArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub live: LiveArgs,
-    #[command(flatten)]
-    pub format: FormatArgs,
+    /// Output format: a listing has no findings, so no SARIF or Markdown.
+    #[arg(long, value_enum, default_value_t = ListingFormat::Human)]
+    pub format: ListingFormat,
+    /// Shorthand for --format json.
+    #[arg(long)]
+    pub json: bool,
     /// Write the inventory to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -53,11 +53,13 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     }
     // Fail before the server runs, not after.
     let output = Output::new("--output", args.output.as_deref(), color)?;
-    let format = args.format.unwrap_or(if settings.prefers_json {
-        Format::Json
-    } else {
-        Format::Human
-    });
+    // `--json` wins over `--format`, as in every other subcommand.
+    let format = match args.format {
+        _ if args.json => Format::Json,
+        Some(format) => format,
+        None if settings.prefers_json => Format::Json,
+        None => Format::Human,
+    };
     let plan = OutputPlan::new(
         format,
         args.anchor.as_deref(),

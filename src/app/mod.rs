@@ -79,6 +79,13 @@ fn clap_error(e: clap::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let rendered = e.render().to_string();
+    // What clap offers instead ("[possible values: human, json]"), kept on the one line.
+    let possible = rendered
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("[possible values:"))
+        .map(|l| format!(" {l}"))
+        .unwrap_or_default();
     // clap's first line, plus the indented lines that complete it ("...not provided:\n  <CMD>...").
     let mut lines = rendered.lines().skip_while(|l| l.trim().is_empty());
     let mut first = lines
@@ -95,7 +102,7 @@ fn clap_error(e: clap::Error) -> ExitCode {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "mcpcheck: error: {first}; see `mcpcheck --help`"
+        "mcpcheck: error: {first}{possible}; see `mcpcheck --help`"
     );
     ExitCode::from(Error::EXIT_CODE)
 }

@@ -1,7 +1,7 @@
 //! `mcpcheck proxy`: flags → `ProxyOptions`, the tapped session, the SARIF file, and the
 //! server's own exit code handed back to the client.
 
-use super::cli::{Format, ProxyArgs};
+use super::cli::{Format, ProxyArgs, ReportFormat};
 use super::io::{check_destination, json_text, runtime, write_file};
 use super::render::render_findings;
 use crate::error::Error;
@@ -12,10 +12,9 @@ pub fn run(args: ProxyArgs) -> Result<ExitCode, Error> {
     let Some((program, rest)) = args.command.split_first() else {
         return Err(Error::Usage("no server command: give it after `--`".into()));
     };
-    if args.format != Format::Json && args.report.is_some() {
-        return Err(Error::Usage(
-            "--report is written as JSON: use --format json".into(),
-        ));
+    // One format exists today; the match keeps a new one from being accepted unwritten.
+    match args.format {
+        ReportFormat::Json => {}
     }
     // Every file the session will write must be creatable before the server starts.
     for (flag, path) in [

@@ -2,8 +2,8 @@
 //! the report or file, and the exit code.
 
 use super::cli::{
-    BaselineArgs, ColorChoice, FailOn, Format, InventoryArgs, LiveArgs, PinArgs, RuleArgs,
-    ScanArgs, TargetArgs,
+    BaselineArgs, ColorChoice, FailOn, Format, InventoryArgs, ListingFormat, LiveArgs, PinArgs,
+    RuleArgs, ScanArgs, TargetArgs,
 };
 use super::io::{check_destination, json_text, write_file, Output};
 use super::render::render_findings;
@@ -148,12 +148,11 @@ pub fn pin(args: PinArgs) -> Result<ExitCode, Error> {
 
 pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let output = Output::new("--output", args.output.as_deref(), color)?;
-    let format = args.format.chosen();
-    if matches!(format, Format::Sarif | Format::Markdown) {
-        return Err(Error::Usage(
-            "inventory is a listing, not findings: use --format human or json".into(),
-        ));
-    }
+    let format = if args.json {
+        ListingFormat::Json
+    } else {
+        args.format
+    };
     let data = crate::scan::run::inventory(&ListRequest {
         targets: targets(&args.target),
         live: live_options(&args.live)?,
@@ -167,8 +166,8 @@ pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Er
         notices: &data.loaded.notices,
     };
     let text = match format {
-        Format::Json => json_text(&crate::report::inventory::json(&inv))?,
-        _ => crate::report::inventory::human(
+        ListingFormat::Json => json_text(&crate::report::inventory::json(&inv))?,
+        ListingFormat::Human => crate::report::inventory::human(
             &inv,
             Style {
                 color: output.color(),

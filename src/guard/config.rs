@@ -1,6 +1,7 @@
 //! The guard's JSON config file (`--config FILE`): parsed and validated before anything runs.
 
 use crate::error::Error;
+use crate::finding::excerpt;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -127,6 +128,44 @@ pub fn load(path: &Path) -> Result<LoadedConfig, Error> {
     })
 }
 
+/// `${VAR}` and `${env:VAR}` in an `env` value come from mcpcheck's own environment, as
+/// client configs (Claude's `${VAR}`, VS Code's `${env:VAR}`) expand them. An unset
+/// variable is an error that names it; no value is ever shown.
+pub fn expand_env(
+    key: &str,
+    value: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<String, Error> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
+        let inner = &rest[start + 2..start + len];
+        let name = inner.strip_prefix("env:").unwrap_or(inner);
+        let valid = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            return Err(Error::Input(format!(
+                "config env {key}: `${{{}}}` is not a variable reference; use ${{NAME}} or ${{env:NAME}}",
+                excerpt(inner, 40)
+            )));
+        }
+        let Some(found) = lookup(name) else {
+            return Err(Error::Input(format!(
+                "config env {key}: ${{{name}}} is not set in mcpcheck's environment; export it, or write the value"
+            )));
+        };
+        out.push_str(&rest[..start]);
+        out.push_str(&found);
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +209,27 @@ mod tests {
         let e = parse("{\n\"repeat\": \"twice\"\n}").expect_err("wrong type");
         assert!(e.contains(":2:"), "{e}");
         assert!(e.contains("invalid type"), "{e}");
+    }
+
+    #[test]
+    fn env_values_expand_variables_and_name_an_unset_one() {
+        let lookup = |name: &str| (name == "API_KEY").then(|| "s3cr3t".to_string());
+        assert_eq!(
+            expand_env("K", "${API_KEY}", lookup).expect("plain"),
+            "s3cr3t"
+        );
+        assert_eq!(
+            expand_env("K", "Bearer ${env:API_KEY}!", lookup).expect("vs code form"),
+            "Bearer s3cr3t!"
+        );
+        assert_eq!(
+            expand_env("K", "cost $5 {x}", lookup).expect("no reference"),
+            "cost $5 {x}"
+        );
+        let e = expand_env("K", "${MISSING}", lookup).expect_err("unset");
+        assert!(e.message().contains("${MISSING} is not set"), "{e}");
+        assert!(!e.message().contains("s3cr3t"));
+        let e = expand_env("K", "${not a name}", lookup).expect_err("not a name");
+        assert!(e.message().contains("not a variable reference"), "{e}");
     }
 }

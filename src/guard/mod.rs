@@ -90,7 +90,7 @@ pub async fn run(settings: GuardSettings) -> GuardRun {
     let mut findings = distinct(runs.iter().flat_map(|r| r.findings.iter().cloned()));
     findings.extend(extra);
     finding::sort(&mut findings);
-    GuardRun {
+    let mut run = GuardRun {
         command: settings.command.clone(),
         plan: settings.plan.clone(),
         settings,
@@ -99,6 +99,27 @@ pub async fn run(settings: GuardSettings) -> GuardRun {
         matrix: matrix_entries,
         probes,
         findings,
+    };
+    mask_secrets(&mut run);
+    run
+}
+
+/// A credential the server printed never reaches a report: every finding's text and every
+/// probe's observation are masked once, here, where every output reads them.
+fn mask_secrets(run: &mut GuardRun) {
+    run.findings.iter_mut().for_each(Finding::mask_secrets);
+    for session in &mut run.runs {
+        session.findings.iter_mut().for_each(Finding::mask_secrets);
+        for check in &mut session.checks {
+            check.findings.iter_mut().for_each(Finding::mask_secrets);
+        }
+    }
+    for drift in &mut run.drift {
+        drift.findings.iter_mut().for_each(Finding::mask_secrets);
+    }
+    for probe in &mut run.probes {
+        probe.observed = crate::secrets::redact(&probe.observed);
+        probe.findings.iter_mut().for_each(Finding::mask_secrets);
     }
 }
 
@@ -168,7 +189,8 @@ fn distinct(all: impl Iterator<Item = Finding>) -> Vec<Finding> {
 impl GuardRun {
     /// Adds the findings of a check made outside the session (the source scan of `--scan`),
     /// so they count in the verdict and appear under `name` in the report's checks.
-    pub fn add_check(&mut self, name: &'static str, codes: &[Code], found: Vec<Finding>) {
+    pub fn add_check(&mut self, name: &'static str, codes: &[Code], mut found: Vec<Finding>) {
+        found.iter_mut().for_each(Finding::mask_secrets);
         self.findings.extend(found.iter().cloned());
         finding::sort(&mut self.findings);
         self.runs[0].checks.push(CheckResult {

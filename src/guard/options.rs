@@ -334,11 +334,11 @@ fn server_command(
             )));
         }
     }
-    let mut env: Vec<(String, String)> = file
-        .and_then(|f| f.env.clone())
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
+    let mut env: Vec<(String, String)> = Vec::new();
+    for (key, value) in file.and_then(|f| f.env.clone()).unwrap_or_default() {
+        let value = config::expand_env(&key, &value, |name| std::env::var(name).ok())?;
+        env.push((key, value));
+    }
     for kv in &args.env {
         match kv.split_once('=') {
             Some((k, v)) if !k.is_empty() => {
