@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod cli;
 pub mod finding;
+pub mod frame_findings;
 pub mod github;
 pub mod guard;
 pub mod process;
