@@ -8,7 +8,7 @@
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::protocol::jsonrpc::{EnvelopeProblem, LineContent, Message, RequestId};
-use crate::session::transcript::Phase;
+use crate::session::transcript::{Disposition, Phase};
 use std::collections::HashMap;
 
 /// Why a line that is not JSON is there, as far as the line (and those after it) tell.
@@ -100,6 +100,21 @@ fn contains_header(text: &str) -> bool {
 }
 
 impl FrameFault {
+    /// What the session's (or the proxy's) matching of an answer found wrong with it; a
+    /// duplicate names its request, which only the caller knows.
+    pub fn of_disposition(d: &Disposition) -> Option<FrameFault> {
+        match d {
+            Disposition::UnknownId => Some(FrameFault::UnknownId),
+            Disposition::NotificationReply { notification } => {
+                Some(FrameFault::NotificationReply {
+                    notification: notification.clone(),
+                })
+            }
+            Disposition::Unattributed => Some(FrameFault::ResponseWithoutId),
+            _ => None,
+        }
+    }
+
     pub fn code(&self) -> Code {
         match self {
             FrameFault::ContentLengthHeader => Code::StdoutContentLengthFraming,

@@ -517,15 +517,10 @@ impl Session {
     fn on_response(&mut self, line: u64, id: ResponseId, outcome: Outcome) -> Disposition {
         match id {
             ResponseId::Id(id) => self.match_answer(line, &id, outcome),
-            ResponseId::Null | ResponseId::Missing if self.sent_malformed => {
-                Disposition::ParseErrorReply
-            }
-            ResponseId::Null | ResponseId::Missing => match self.t.notifications_sent.last() {
-                Some(n) => Disposition::NotificationReply {
-                    notification: n.clone(),
-                },
-                None => Disposition::Unattributed,
-            },
+            ResponseId::Null | ResponseId::Missing => Disposition::of_unidentified_reply(
+                self.sent_malformed,
+                self.t.notifications_sent.last().map(String::as_str),
+            ),
         }
     }
 

@@ -54,7 +54,6 @@ impl Check for JsonRpc {
 /// What the session's matching of an answer says is wrong with it.
 fn answer_fault(t: &Transcript, d: &Disposition) -> Option<FrameFault> {
     match d {
-        Disposition::UnknownId => Some(FrameFault::UnknownId),
         Disposition::Duplicate { exchange } => {
             let e = &t.exchanges[*exchange];
             Some(FrameFault::DuplicateResponse {
@@ -62,11 +61,7 @@ fn answer_fault(t: &Transcript, d: &Disposition) -> Option<FrameFault> {
                 id: e.id.clone(),
             })
         }
-        Disposition::NotificationReply { notification } => Some(FrameFault::NotificationReply {
-            notification: notification.clone(),
-        }),
-        Disposition::Unattributed => Some(FrameFault::ResponseWithoutId),
-        _ => None,
+        _ => FrameFault::of_disposition(d),
     }
 }
 
