@@ -286,6 +286,30 @@ pub fn without_newline(line: u64, bytes: usize, is_json: bool) -> Finding {
     .at(Location::stdout_line(line))
 }
 
+/// Requests answered with an id of another JSON type ("1" for 1), as (method, the id the
+/// client sent, the line of the answer): one finding, located at the first.
+pub fn id_type_mismatch(answered: &[(&str, &RequestId, Option<u64>)]) -> Option<Finding> {
+    let (method, _, line) = answered.first()?;
+    let requests: Vec<String> = answered
+        .iter()
+        .take(5)
+        .map(|(m, id, _)| format!("`{}` (id {})", excerpt(m, 80), excerpt(&id.to_string(), 40)))
+        .collect();
+    let mut location = Location::request(method);
+    location.stdout_line = *line;
+    Some(
+        Finding::new(
+            Code::ResponseIdTypeMismatch,
+            format!(
+                "{} answered with an id of another JSON type ({}); strict clients never match them.",
+                plural(answered.len(), "request was", "requests were"),
+                requests.join(", ")
+            ),
+        )
+        .at(location),
+    )
+}
+
 /// What became of a line that grew past the limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OversizedLine {

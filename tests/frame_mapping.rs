@@ -19,6 +19,7 @@ const FRAME_CODES: &[&str] = &[
     "stdout-without-newline",
     "stdout-invalid-json-rpc",
     "response-id-mismatch",
+    "response-id-type-mismatch",
     "notification-response",
 ];
 
@@ -144,8 +145,8 @@ fn a_byte_order_mark_before_the_first_answer_reads_the_same_in_both() {
     assert_eq!(proxy, guard);
 }
 
-/// Faults spread over many lines: the guard lists every line in one finding, the proxy
-/// reports the first line when it sees it; code, detail code and first line agree.
+/// Faults spread over many lines (or answers): the guard lists every line in one finding,
+/// the proxy reports the first when it sees it; code, detail code and first line agree.
 #[test]
 fn faults_over_many_lines_get_the_same_code_detail_and_first_line() {
     let key = |findings: Vec<Value>| -> Vec<Value> {
@@ -158,6 +159,7 @@ fn faults_over_many_lines_get_the_same_code_detail_and_first_line() {
         ("pretty_printed_json", "multi-line-json"),
         ("content_length_framing", "stdout-content-length-framing"),
         ("crlf_line_endings", "stdout-carriage-return"),
+        ("string_id", "response-id-type-mismatch"),
     ];
     for (fixture_name, expected) in cases {
         let guard = key(guard_findings(fixture_name));

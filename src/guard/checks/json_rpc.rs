@@ -2,8 +2,9 @@
 
 use super::{Check, CheckContext};
 use crate::catalog::Code;
-use crate::finding::{Finding, Location};
-use crate::frame_findings::{self, line_faults, plural, FrameFault, LineContext, SeenFault};
+use crate::finding::Finding;
+use crate::frame_findings::{self, line_faults, FrameFault, LineContext, SeenFault};
+use crate::protocol::jsonrpc::RequestId;
 use crate::session::transcript::{Disposition, Transcript};
 
 pub struct JsonRpc;
@@ -66,26 +67,12 @@ fn answer_fault(t: &Transcript, d: &Disposition) -> Option<FrameFault> {
 }
 
 fn id_types(cx: &CheckContext<'_>, out: &mut Vec<Finding>) {
-    let t = cx.transcript;
-    let mismatched: Vec<_> = t.exchanges.iter().filter(|e| e.id_type_mismatch).collect();
-    if let Some(first) = mismatched.first() {
-        let requests: Vec<String> = mismatched
-            .iter()
-            .take(5)
-            .map(|e| format!("`{}` (id {})", e.method, e.id))
-            .collect();
-        let mut location = Location::request(&first.method);
-        location.stdout_line = first.answer_line;
-        out.push(
-            Finding::new(
-                Code::ResponseIdTypeMismatch,
-                format!(
-                    "{} answered with an id of another JSON type ({}); strict clients never match them.",
-                    plural(mismatched.len(), "request was", "requests were"),
-                    requests.join(", ")
-                ),
-            )
-            .at(location),
-        );
-    }
+    let mismatched: Vec<(&str, &RequestId, Option<u64>)> = cx
+        .transcript
+        .exchanges
+        .iter()
+        .filter(|e| e.id_type_mismatch)
+        .map(|e| (e.method.as_str(), &e.id, e.answer_line))
+        .collect();
+    out.extend(frame_findings::id_type_mismatch(&mismatched));
 }

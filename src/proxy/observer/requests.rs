@@ -4,7 +4,7 @@
 use super::{Body, Direction, Entry, LineSeen, Observer, Record};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
-use crate::frame_findings::FrameFault;
+use crate::frame_findings::{self, FrameFault};
 use crate::protocol::jsonrpc::{Message, RequestId, ResponseId};
 use crate::session::transcript::{Disposition, Phase};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -78,6 +78,15 @@ impl MethodCounts {
     }
 }
 
+/// The id of the other JSON type that a lenient peer would match to `id` ("1" for 1).
+fn loosely_equal_id(id: &RequestId) -> Option<RequestId> {
+    let other = match id {
+        RequestId::Number(n) => RequestId::String(n.to_string()),
+        RequestId::String(s) => RequestId::Number(s.trim().parse().ok()?),
+    };
+    other.loosely_equals(id).then_some(other)
+}
+
 /// The requests that open a session.
 fn is_handshake(method: &str) -> bool {
     method == "initialize" || method == "server/discover"
@@ -138,7 +147,7 @@ impl Observer {
                 outcome,
             } => {
                 let kind = if outcome.is_ok() { "response" } else { "error" };
-                let Some(req) = self.pending[other.index()].remove(&id) else {
+                let Some((req, loose_id)) = self.take_pending(other, &id) else {
                     if from_server && !self.blind[other.index()] {
                         let fault = match self.answered.method(&id) {
                             Some(method) => FrameFault::DuplicateResponse {
@@ -159,6 +168,12 @@ impl Observer {
                 let latency = seen.at.saturating_duration_since(req.sent).as_secs_f64() * 1000.0;
                 if self.latencies.len() < MAX_SAMPLES {
                     self.latencies.push(latency);
+                }
+                if let (true, Some(sent)) = (from_server, &loose_id) {
+                    let answered = [(req.method.as_str(), sent, Some(seen.line))];
+                    if let Some(f) = frame_findings::id_type_mismatch(&answered) {
+                        self.report(findings, f);
+                    }
                 }
                 if from_server {
                     self.answered.insert(id.clone(), &req.method);
@@ -201,6 +216,21 @@ impl Observer {
                 self.record(seen, Entry::new("invalid", body))
             }
         }
+    }
+
+    /// The request sent in `dir` that an answer with `id` matches: by its id, or by the id
+    /// of the other JSON type that a lenient client matches (then returned too).
+    fn take_pending(
+        &mut self,
+        dir: Direction,
+        id: &RequestId,
+    ) -> Option<(PendingRequest, Option<RequestId>)> {
+        let pending = &mut self.pending[dir.index()];
+        if let Some(req) = pending.remove(id) {
+            return Some((req, None));
+        }
+        let sent = loosely_equal_id(id)?;
+        pending.remove(&sent).map(|req| (req, Some(sent)))
     }
 
     /// Requests of the client left unanswered past the timeout at `now` (each reported once).
