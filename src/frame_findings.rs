@@ -333,10 +333,17 @@ pub fn line_too_large(line: u64, bytes_seen: usize, outcome: OversizedLine) -> F
 }
 
 /// Joins the lines of a JSON value a server pretty-printed across lines, as they come.
+///
+/// It tracks the bracket depth outside strings, so the joined text is parsed once, when the
+/// first value closes: a valid value first reaches depth 0 at its last bracket, and a closed
+/// value that does not parse never will.
 #[derive(Debug, Default)]
 pub struct MultiLineJson {
     joined: String,
     lines: usize,
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
 }
 
 /// Where joining stands after one more line.
@@ -364,12 +371,30 @@ impl MultiLineJson {
         }
         self.joined.push_str(text);
         self.joined.push('\n');
+        for b in text.bytes() {
+            self.scan(b);
+        }
+        if self.depth > 0 {
+            return Joined::Pending;
+        }
         if text.trim_end().ends_with(['}', ']'])
             && serde_json::from_str::<serde_json::Value>(&self.joined).is_ok()
         {
             return Joined::Complete;
         }
-        Joined::Pending
+        Joined::NotJson
+    }
+
+    fn scan(&mut self, b: u8) {
+        match b {
+            _ if self.escaped => self.escaped = false,
+            b'\\' if self.in_string => self.escaped = true,
+            b'"' => self.in_string = !self.in_string,
+            _ if self.in_string => {}
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => self.depth -= 1,
+            _ => {}
+        }
     }
 }
 
@@ -457,5 +482,12 @@ mod tests {
         assert_eq!(j.push("  \"a\": 1"), Joined::Pending);
         assert_eq!(j.push("}"), Joined::Complete);
         assert_eq!(MultiLineJson::default().push("hello"), Joined::NotJson);
+        // Brackets inside strings do not count; a closed value that does not parse is over.
+        let mut j = MultiLineJson::default();
+        assert_eq!(j.push("{\"a\": \"}\\\"]\","), Joined::Pending);
+        assert_eq!(j.push("\"b\": [1]}"), Joined::Complete);
+        let mut j = MultiLineJson::default();
+        assert_eq!(j.push("{"), Joined::Pending);
+        assert_eq!(j.push("bad}"), Joined::NotJson);
     }
 }
