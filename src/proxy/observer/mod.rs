@@ -35,9 +35,7 @@ impl Direction {
             Direction::ServerToClient => "server-to-client",
         }
     }
-}
 
-impl Direction {
     fn index(self) -> usize {
         match self {
             Direction::ClientToServer => 0,
@@ -104,7 +102,7 @@ impl Record {
 }
 
 /// Where a message was read: its direction, when, its stdout line and the line's size.
-pub(super) struct LineSeen {
+struct LineSeen {
     dir: Direction,
     at: Instant,
     line: u64,
