@@ -7,6 +7,7 @@ pub mod app;
 pub mod catalog;
 pub mod error;
 pub mod finding;
+pub mod frame_findings;
 pub mod gate;
 pub mod github;
 pub mod guard;

@@ -1,5 +1,6 @@
 //! The layers hold: engines and the modules below them never reach up into the command
-//! layer, the renderers or GitHub's outputs, and never see clap.
+//! layer, the renderers or GitHub's outputs, and never see clap; no source file grows past
+//! 600 lines.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,8 @@ const FORBIDDEN: &[&str] = &[
     "use clap",
     "mcpcheck::app",
 ];
+
+const MAX_LINES: usize = 600;
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -97,4 +100,19 @@ fn the_check_itself_sees_a_violation() {
         [(1, "crate::report"), (3, "clap::"), (3, "use clap")]
     );
     assert!(engine_files().len() > 100, "found too few engine files");
+}
+
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).expect("read").lines().count();
+            (n > MAX_LINES).then(|| format!("{} ({n} lines)", f.display()))
+        })
+        .collect();
+    long.sort();
+    assert!(long.is_empty(), "split these by responsibility: {long:?}");
 }

@@ -202,7 +202,9 @@ fn pollution_on_the_third_call_is_caught_when_it_happens() {
         "the client sees what it sees without the proxy"
     );
     assert!(
-        stderr.contains("error[stdout-non-json] Stdout line 9 is not JSON"),
+        stderr.contains(
+            "error[stdout-non-json] 1 line is on stdout not JSON (line 9), first after initialize: a client fails to parse them."
+        ),
         "{stderr}"
     );
     assert_eq!(stderr.matches("stdout-non-json").count(), 1);
@@ -423,7 +425,9 @@ fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
         ])
     );
     assert!(
-        stderr.contains("error[stdout-non-json] Stdout line 9 is not JSON"),
+        stderr.contains(
+            "error[stdout-non-json] 1 line is on stdout not JSON (line 9), first after initialize: a client fails to parse them."
+        ),
         "{stderr}"
     );
     assert!(

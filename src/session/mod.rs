@@ -3,16 +3,14 @@
 //! The session behaves like a real client (handshake, list pages, requests, answers to the
 //! server's own requests, shutdown) but never judges: checks read the transcript afterwards.
 
+mod answers;
+mod handshake;
+mod lists;
 pub mod transcript;
 
-use crate::process::{ProcessEvent, ServerCommand, ServerProcess, StdioLimits, StdoutEvent};
-use crate::protocol::framing::RawLine;
-use crate::protocol::jsonrpc::{
-    self, LineContent, Message, RequestId, ResponseId, METHOD_NOT_FOUND,
-};
-use crate::protocol::versions;
-use serde_json::{json, Value};
-use std::collections::HashSet;
+use crate::process::{ProcessEvent, ServerCommand, ServerProcess, StdioLimits};
+use crate::protocol::jsonrpc::{self, RequestId};
+use serde_json::Value;
 use std::time::{Duration, Instant};
 use transcript::*;
 
@@ -143,121 +141,6 @@ impl Session {
         }
     }
 
-    /// Opens the session the way the requested protocol says; returns the server's
-    /// capabilities when the server can be used.
-    pub async fn handshake(&mut self) -> Option<Value> {
-        self.phase = Phase::Initialize;
-        let requested = self.plan.protocol.clone();
-        if requested == "auto" {
-            return self.auto_handshake().await;
-        }
-        if requested == versions::MODERN_VERSION {
-            let capabilities = self.discover(&requested).await;
-            if capabilities.is_some() {
-                self.t.era = Some(Era::Modern);
-            }
-            return capabilities;
-        }
-        self.initialize(&requested).await
-    }
-
-    /// The stdio backward-compatibility rule: try `server/discover`; on any error that is not
-    /// a recognised modern error, fall back to `initialize`.
-    async fn auto_handshake(&mut self) -> Option<Value> {
-        let index = self.discover_exchange(versions::MODERN_VERSION).await;
-        match self.t.exchanges[index].outcome.clone() {
-            Outcome::Result(Value::Object(r)) => {
-                self.t.era = Some(Era::Modern);
-                self.modern_version = Some(versions::MODERN_VERSION.into());
-                self.phase = Phase::Operations;
-                Some(r.get("capabilities").cloned().unwrap_or(Value::Null))
-            }
-            Outcome::Error(e) if e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => {
-                // A modern server without our version: use the newest legacy one it lists.
-                let supported = e.data.as_ref().and_then(|d| d.get("supported"));
-                let legacy = supported
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .filter(|v| versions::INITIALIZE_VERSIONS.contains(v))
-                    .max()
-                    .map(str::to_string);
-                self.t.era = Some(Era::Modern);
-                let version = legacy?;
-                self.initialize(&version).await
-            }
-            _ if self.stream_end.is_some() => None,
-            _ => {
-                self.t.era = Some(Era::Legacy);
-                self.initialize(versions::DEFAULT_VERSION).await
-            }
-        }
-    }
-
-    async fn initialize(&mut self, version: &str) -> Option<Value> {
-        if self.t.era.is_none() {
-            self.t.era = Some(Era::Legacy);
-        }
-        let params = json!({
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": self.plan.client_name, "version": self.plan.client_version},
-        });
-        let init = self
-            .request("initialize", Some(params), Purpose::Initialize)
-            .await;
-        let Outcome::Result(Value::Object(result)) = &self.t.exchanges[init].outcome else {
-            return None;
-        };
-        let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-        self.phase = Phase::Operations;
-        if !self.notify("notifications/initialized", None).await {
-            return None;
-        }
-        Some(capabilities)
-    }
-
-    async fn discover_exchange(&mut self, version: &str) -> usize {
-        self.modern_version = Some(version.to_string());
-        let index = self
-            .request("server/discover", None, Purpose::Discover)
-            .await;
-        self.modern_version = None;
-        index
-    }
-
-    async fn discover(&mut self, version: &str) -> Option<Value> {
-        let index = self.discover_exchange(version).await;
-        let Outcome::Result(Value::Object(result)) = &self.t.exchanges[index].outcome else {
-            return None;
-        };
-        let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-        self.modern_version = Some(version.to_string());
-        self.phase = Phase::Operations;
-        Some(capabilities)
-    }
-
-    /// Per-request metadata the 2026-07-28 revision requires.
-    fn with_meta(&self, params: Option<Value>) -> Option<Value> {
-        let Some(version) = &self.modern_version else {
-            return params;
-        };
-        let mut params = params.unwrap_or_else(|| json!({}));
-        if let Some(obj) = params.as_object_mut() {
-            obj.insert(
-                "_meta".into(),
-                json!({
-                    "io.modelcontextprotocol/protocolVersion": version,
-                    "io.modelcontextprotocol/clientCapabilities": {},
-                    "io.modelcontextprotocol/clientInfo": {
-                        "name": self.plan.client_name, "version": self.plan.client_version},
-                }),
-            );
-        }
-        Some(params)
-    }
-
     /// Sends a request and waits for its answer, its deadline, or the end of stdout.
     pub async fn request(
         &mut self,
@@ -355,55 +238,6 @@ impl Session {
         self.proc.send(&bytes, deadline).await.is_ok()
     }
 
-    async fn probe_list(&mut self, list: ListKind) {
-        let mut probe = ListProbe {
-            list,
-            exchanges: Vec::new(),
-            items: Vec::new(),
-            paging_problem: None,
-        };
-        let mut seen = HashSet::new();
-        let mut cursor: Option<String> = None;
-        for page in 0.. {
-            if page == self.plan.max_list_pages {
-                probe.paging_problem = Some(PagingProblem::PageCap { pages: page });
-                break;
-            }
-            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let index = self
-                .request(list.method(), params, Purpose::ListProbe { list, page })
-                .await;
-            probe.exchanges.push(index);
-            let Some(result) = self.t.exchanges[index].outcome_result() else {
-                break;
-            };
-            let items = result
-                .get(list.items_key())
-                .and_then(Value::as_array)
-                .cloned();
-            cursor = match result.get("nextCursor") {
-                // Clients stop on an empty cursor as on a missing one.
-                None | Some(Value::Null) => None,
-                Some(Value::String(next)) if next.is_empty() => None,
-                Some(Value::String(next)) => Some(next.clone()),
-                Some(_) => {
-                    probe.paging_problem = Some(PagingProblem::CursorNotString);
-                    None
-                }
-            };
-            if let Some(c) = cursor.as_ref().filter(|c| !seen.insert((*c).clone())) {
-                // A page reached through a repeated cursor repeats items already collected.
-                probe.paging_problem = Some(PagingProblem::CursorLoop { cursor: c.clone() });
-                break;
-            }
-            probe.items.extend(items.into_iter().flatten());
-            if cursor.is_none() || probe.paging_problem.is_some() {
-                break;
-            }
-        }
-        self.t.lists.push(probe);
-    }
-
     /// Handles one event, or reports the deadline or the end of the stream.
     async fn pump(&mut self, deadline: Instant) -> Pumped {
         if self.stream_end.is_some() {
@@ -446,151 +280,6 @@ impl Session {
         self.exited_at = Some(Instant::now());
         self.t.process.exited_in = Some(self.phase);
         self.t.process.exited_ms = Some(self.now_ms());
-    }
-
-    fn on_stdout(&mut self, event: StdoutEvent) {
-        match event {
-            StdoutEvent::Line(line) => self.on_line(line),
-            StdoutEvent::LineTooLarge { number, bytes_seen } => {
-                self.stream_end = Some(StreamEnd::LineTooLarge {
-                    line: number,
-                    bytes_seen,
-                })
-            }
-            StdoutEvent::OutputLimitExceeded { limit } => {
-                self.stream_end = Some(StreamEnd::OutputLimit { limit })
-            }
-            StdoutEvent::Eof => self.stream_end = Some(StreamEnd::Closed),
-            StdoutEvent::ReadError(_) => self.stream_end = Some(StreamEnd::ReadError),
-        }
-    }
-
-    fn on_line(&mut self, line: RawLine) {
-        let content = jsonrpc::parse_line(&line.bytes);
-        let messages: Vec<(Message, Value)> = match &content {
-            LineContent::Single { message, value } => vec![(message.clone(), value.clone())],
-            LineContent::Batch { messages } => messages.clone(),
-            _ => Vec::new(),
-        };
-        let dispositions = messages
-            .into_iter()
-            .map(|(m, v)| self.dispatch(line.number, m, &v))
-            .collect();
-        self.t.frames.push(Frame {
-            line: line.number,
-            at_ms: self.now_ms(),
-            bytes: line.bytes.len(),
-            had_carriage_return: line.had_carriage_return,
-            phase: self.phase,
-            content,
-            dispositions,
-        });
-    }
-
-    fn dispatch(&mut self, line: u64, message: Message, value: &Value) -> Disposition {
-        match message {
-            Message::Response { id, outcome } => {
-                let outcome = match outcome {
-                    Ok(v) => Outcome::Result(v),
-                    Err(e) => Outcome::Error(e),
-                };
-                self.on_response(line, id, outcome)
-            }
-            Message::Invalid {
-                problem,
-                id: Some(id),
-            } => {
-                // A broken envelope that still names one of our ids: keep the session going
-                // with what it carries, so one fault does not cascade into timeouts.
-                let outcome = match (value.get("result"), value.get("error")) {
-                    (Some(r), _) => Outcome::Result(r.clone()),
-                    _ => Outcome::Malformed(problem),
-                };
-                self.match_answer(line, &id, outcome)
-            }
-            Message::Invalid { id: None, .. } => Disposition::None,
-            Message::Request { id, method, .. } => self.on_server_request(line, id, method),
-            Message::Notification { .. } => Disposition::ServerNotification,
-        }
-    }
-
-    fn on_response(&mut self, line: u64, id: ResponseId, outcome: Outcome) -> Disposition {
-        match id {
-            ResponseId::Id(id) => self.match_answer(line, &id, outcome),
-            ResponseId::Null | ResponseId::Missing if self.sent_malformed => {
-                Disposition::ParseErrorReply
-            }
-            ResponseId::Null | ResponseId::Missing => match self.t.notifications_sent.last() {
-                Some(n) => Disposition::NotificationReply {
-                    notification: n.clone(),
-                },
-                None => Disposition::Unattributed,
-            },
-        }
-    }
-
-    fn match_answer(&mut self, line: u64, id: &RequestId, outcome: Outcome) -> Disposition {
-        // Prefer a request still waiting: ids may repeat (the duplicate-id probe sends two).
-        let find = |loose: bool| {
-            let matches = |e: &Exchange| {
-                if loose {
-                    e.id.loosely_equals(id)
-                } else {
-                    &e.id == id
-                }
-            };
-            let all = self.t.exchanges.iter();
-            all.clone()
-                .position(|e| matches(e) && e.outcome == Outcome::Pending)
-                .or_else(|| all.clone().position(matches))
-        };
-        let exact = find(false);
-        let found = exact.or_else(|| find(true));
-        let Some(index) = found else {
-            return Disposition::UnknownId;
-        };
-        let now = self.now_ms();
-        let exchange = &mut self.t.exchanges[index];
-        match exchange.outcome {
-            Outcome::Pending => {
-                exchange.outcome = outcome;
-                exchange.answered_ms = Some(now);
-                exchange.answer_line = Some(line);
-                exchange.id_type_mismatch = exact.is_none();
-                Disposition::Answered { exchange: index }
-            }
-            Outcome::Timeout | Outcome::NoResponse | Outcome::SendFailed(_) => {
-                Disposition::Late { exchange: index }
-            }
-            _ => Disposition::Duplicate { exchange: index },
-        }
-    }
-
-    fn on_server_request(&mut self, line: u64, id: RequestId, method: String) -> Disposition {
-        // Answer as a client with no capabilities does: ping succeeds, the rest is unknown.
-        let reply = if method == "ping" {
-            jsonrpc::encode_result(&id, json!({}))
-        } else {
-            jsonrpc::encode_error(&id, METHOD_NOT_FOUND, "Method not found")
-        };
-        let answered_with_error = method != "ping";
-        self.t.server_requests.push(ServerRequest {
-            line,
-            method: crate::finding::excerpt(&method, 128),
-            answered_with_error,
-        });
-        self.pending_replies.push(reply);
-        Disposition::ServerRequest {
-            answered_with_error,
-        }
-    }
-
-    async fn flush_replies(&mut self) {
-        for reply in std::mem::take(&mut self.pending_replies) {
-            let deadline = Instant::now() + self.plan.timeout;
-            // A server that stopped reading is caught by the pump; the reply is moot then.
-            let _ = self.proc.send(&reply, deadline).await;
-        }
     }
 
     /// After the last answer: listen for late output, then shut down.

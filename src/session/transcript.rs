@@ -177,6 +177,20 @@ pub enum Disposition {
     ServerNotification,
 }
 
+impl Disposition {
+    /// A reply with a null or missing id: a fair parse-error answer after the client sent a
+    /// line it could not parse; else a reply to the client's last notification; else nothing.
+    pub fn of_unidentified_reply(sent_malformed: bool, last_notification: Option<&str>) -> Self {
+        match last_notification {
+            _ if sent_malformed => Disposition::ParseErrorReply,
+            Some(n) => Disposition::NotificationReply {
+                notification: n.to_string(),
+            },
+            None => Disposition::Unattributed,
+        }
+    }
+}
+
 /// One line of stdout.
 #[derive(Debug, Clone)]
 pub struct Frame {

@@ -45,18 +45,3 @@ pub fn registry() -> Vec<Box<dyn Check>> {
         Box::new(wire_schema::WireSchema),
     ]
 }
-
-/// Lists stdout line numbers for a message: "1, 4, 9 and 3 more".
-pub(crate) fn line_list(lines: &[u64]) -> String {
-    const SHOWN: usize = 8;
-    let shown: Vec<String> = lines.iter().take(SHOWN).map(u64::to_string).collect();
-    let mut text = shown.join(", ");
-    if lines.len() > SHOWN {
-        text.push_str(&format!(" and {} more", lines.len() - SHOWN));
-    }
-    text
-}
-
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}

@@ -1,0 +1,247 @@
+//! Lines: each direction split into lines with bounded memory, and what the server's lines
+//! show on their own, named by the frame → finding mapping the guard uses.
+
+use super::{Body, Direction, Entry, LineSeen, Observer, Record};
+use crate::catalog::Code;
+use crate::finding::Finding;
+use crate::frame_findings::{
+    self, line_faults, FrameFault, Joined, LineContext, MultiLineJson, NonJsonCause, OversizedLine,
+    SeenFault,
+};
+use crate::protocol::jsonrpc::{self, LineContent, Message};
+use crate::session::transcript::Phase;
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// What a chunk of traffic produced.
+#[derive(Default)]
+struct Observed {
+    records: Vec<Record>,
+    findings: Vec<Finding>,
+}
+
+/// Largest line the observer parses; longer ones are forwarded all the same, and reported.
+pub(super) const MAX_OBSERVED_LINE: usize = 4 * 1024 * 1024;
+
+/// Splits one direction into lines, recovering after an oversized one.
+#[derive(Default)]
+pub(super) struct Splitter {
+    pending: Vec<u8>,
+    skipping: bool,
+    pub(super) line: u64,
+}
+
+impl Splitter {
+    /// Splits `bytes`: the complete lines, and the numbers of those that grew too large.
+    fn split(&mut self, bytes: &[u8]) -> (Vec<(u64, Vec<u8>)>, Vec<u64>) {
+        let mut lines = Vec::new();
+        let mut oversized = Vec::new();
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let (head, found) = match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => (&rest[..i], true),
+                None => (rest, false),
+            };
+            rest = if found { &rest[head.len() + 1..] } else { &[] };
+            if !self.skipping {
+                if self.pending.len() + head.len() > MAX_OBSERVED_LINE {
+                    self.skipping = true;
+                    self.pending.clear();
+                    oversized.push(self.line + 1);
+                } else {
+                    self.pending.extend_from_slice(head);
+                }
+            }
+            if found {
+                self.line += 1;
+                if self.skipping {
+                    self.skipping = false;
+                } else {
+                    lines.push((self.line, std::mem::take(&mut self.pending)));
+                }
+            }
+        }
+        (lines, oversized)
+    }
+
+    /// Bytes were missed: `newlines` lines ended in them, and the line they interrupted
+    /// (unless they ended one) is not judged.
+    pub(super) fn skip(&mut self, newlines: u64, ends_line: bool) {
+        self.pending.clear();
+        self.line += newlines;
+        self.skipping = !(newlines > 0 && ends_line);
+    }
+
+    /// What is left after the last newline: (line, bytes, whether they are one JSON value).
+    pub(super) fn tail(&self) -> Option<(u64, usize, bool)> {
+        (!self.pending.is_empty()).then(|| {
+            let is_json = serde_json::from_slice::<serde_json::Value>(&self.pending).is_ok();
+            (self.line + 1, self.pending.len(), is_json)
+        })
+    }
+}
+
+/// The faults of the server's lines, each reported the first time it is seen.
+#[derive(Default)]
+pub(super) struct LineJudge {
+    /// A Content-Length header was seen: what follows from that framing is one fault.
+    lsp_framed: bool,
+    reported: HashSet<(Code, Option<&'static str>)>,
+    /// A non-JSON line that may open a JSON value written across lines: judged once the
+    /// value closes, or the lines after it show it does not.
+    open_value: Option<(SeenFault, MultiLineJson)>,
+}
+
+impl LineJudge {
+    fn judge(
+        &mut self,
+        seen: &LineSeen,
+        phase: Phase,
+        content: &LineContent,
+        had_cr: bool,
+        batches_allowed: bool,
+    ) -> Vec<Finding> {
+        let mut out = Vec::new();
+        if let Some((_, joined)) = &mut self.open_value {
+            let verdict = match content {
+                LineContent::NonJson { text } => joined.push(text),
+                _ => Joined::NotJson,
+            };
+            if verdict != Joined::Pending {
+                out.extend(self.close_value(verdict == Joined::Complete));
+            }
+        }
+        self.lsp_framed |= *content == LineContent::ContentLengthHeader;
+        let cx = LineContext {
+            batches_allowed,
+            lsp_framed: self.lsp_framed,
+        };
+        for fault in line_faults(content, had_cr, cx) {
+            let key = fault.key();
+            if self.reported.contains(&key) {
+                continue;
+            }
+            if let FrameFault::NonJson { text, cause } = &fault {
+                if self.open_value.is_some() {
+                    continue;
+                }
+                let mut joined = MultiLineJson::default();
+                if *cause == NonJsonCause::PlainText && joined.push(text) == Joined::Pending {
+                    let first = SeenFault {
+                        line: seen.line,
+                        phase,
+                        fault,
+                    };
+                    self.open_value = Some((first, joined));
+                    continue;
+                }
+            }
+            self.reported.insert(key);
+            out.push(fault.finding(&[seen.line], phase));
+        }
+        out
+    }
+
+    /// Reports the non-JSON line that was waiting, as the first of a pretty-printed value
+    /// or as plain text.
+    fn close_value(&mut self, multi_line: bool) -> Option<Finding> {
+        let (mut first, _) = self.open_value.take()?;
+        if let FrameFault::NonJson { cause, .. } = &mut first.fault {
+            if multi_line {
+                *cause = NonJsonCause::MultiLineJson;
+            }
+        }
+        self.reported.insert(first.fault.key());
+        Some(first.fault.finding(&[first.line], first.phase))
+    }
+
+    /// At the end of the stream, what is still waiting is plain text.
+    pub(super) fn finish(&mut self) -> Option<Finding> {
+        self.close_value(false)
+    }
+
+    pub(super) fn lsp_framed(&self) -> bool {
+        self.lsp_framed
+    }
+}
+
+impl Observer {
+    /// Feeds a copy of forwarded bytes read at `at`; returns the records and the findings
+    /// they caused.
+    pub fn feed(
+        &mut self,
+        dir: Direction,
+        at: Instant,
+        bytes: &[u8],
+    ) -> (Vec<Record>, Vec<Finding>) {
+        let (lines, oversized) = self.splitters.entry(dir).or_default().split(bytes);
+        let mut out = Observed::default();
+        if dir == Direction::ServerToClient {
+            for line in oversized {
+                let f = frame_findings::line_too_large(
+                    line,
+                    MAX_OBSERVED_LINE,
+                    OversizedLine::ForwardedUnchecked,
+                );
+                self.report(&mut out.findings, f);
+            }
+        }
+        for (line, raw) in lines {
+            self.observe_line(dir, at, line, raw, &mut out);
+        }
+        (out.records, out.findings)
+    }
+
+    fn observe_line(
+        &mut self,
+        dir: Direction,
+        at: Instant,
+        line: u64,
+        mut raw: Vec<u8>,
+        out: &mut Observed,
+    ) {
+        let had_cr = raw.last() == Some(&b'\r');
+        if had_cr {
+            raw.pop();
+        }
+        let seen = LineSeen {
+            dir,
+            at,
+            line,
+            size: raw.len(),
+        };
+        let content = jsonrpc::parse_line(&raw);
+        if dir == Direction::ServerToClient {
+            let batches_allowed = self.listings.negotiated.as_deref() == Some("2025-03-26");
+            let phase = self.phase;
+            for f in self
+                .lines
+                .judge(&seen, phase, &content, had_cr, batches_allowed)
+            {
+                self.report(&mut out.findings, f);
+            }
+        }
+        let messages: Vec<(Message, Body)> = match content {
+            // The log shows the line as it came: no need to keep the parsed value.
+            LineContent::Single { message, .. } => vec![(message, Body::Raw(raw))],
+            LineContent::Batch { messages } => messages
+                .into_iter()
+                .map(|(m, v)| (m, Body::Value(v)))
+                .collect(),
+            _ => {
+                self.invalid += 1;
+                if dir == Direction::ClientToServer {
+                    self.client_sent_malformed = true;
+                }
+                out.records
+                    .push(self.record(&seen, Entry::new("invalid", Body::None)));
+                return;
+            }
+        };
+        for (message, body) in messages {
+            self.messages += 1;
+            let record = self.observe_message(&seen, message, body, &mut out.findings);
+            out.records.push(record);
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! Watches a copy of the proxied traffic: frames it, records every message, and checks it
+//! live with the guard's codes and messages. It never touches the bytes that are forwarded.
+//!
+//! `frames` splits lines and judges what a line shows on its own (with the frame → finding
+//! mapping the guard uses), `requests` matches answers to requests, `surface` collects and
+//! judges what the server advertises.
+
+mod frames;
+mod requests;
+mod surface;
+
+use super::tap::Gap;
+use crate::catalog::Code;
+use crate::finding::{excerpt, Finding};
+use crate::frame_findings;
+use crate::protocol::jsonrpc::RequestId;
+use crate::session::transcript::Phase;
+use frames::{LineJudge, Splitter};
+use requests::{MethodCounts, PendingRequest, RecentAnswers};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use surface::Listings;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    ClientToServer,
+    ServerToClient,
+}
+
+impl Direction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client-to-server",
+            Direction::ServerToClient => "server-to-client",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Direction::ClientToServer => 0,
+            Direction::ServerToClient => 1,
+        }
+    }
+
+    fn other(self) -> Direction {
+        match self {
+            Direction::ClientToServer => Direction::ServerToClient,
+            Direction::ServerToClient => Direction::ClientToServer,
+        }
+    }
+}
+
+/// One observed message, for the log and the stderr line.
+pub struct Record {
+    /// Milliseconds since the session started, when the message was read.
+    pub time_ms: f64,
+    pub direction: Direction,
+    pub kind: &'static str,
+    pub method: Option<String>,
+    pub id: Option<RequestId>,
+    pub size: usize,
+    pub latency_ms: Option<f64>,
+    pub body: Body,
+}
+
+/// The message itself, as the log shows it.
+pub enum Body {
+    /// Not a JSON value (shown as null).
+    None,
+    /// The line as it came, known to be one valid JSON value.
+    Raw(Vec<u8>),
+    /// One message of a batch.
+    Value(Value),
+}
+
+impl Record {
+    /// The one-line form for stderr, built only when it is printed.
+    pub fn compact(&self) -> String {
+        let arrow = match self.direction {
+            Direction::ClientToServer => "→",
+            Direction::ServerToClient => "←",
+        };
+        format!(
+            "mcpcheck: {arrow} {}{}{} {}B{}",
+            self.kind,
+            self.method
+                .as_deref()
+                .map(|m| format!(" {}", excerpt(m, 60)))
+                .unwrap_or_default(),
+            match &self.id {
+                None => String::new(),
+                Some(RequestId::Number(n)) => format!(" #{}", excerpt(&n.to_string(), 40)),
+                Some(RequestId::String(id)) => format!(" #{}", excerpt(id, 40)),
+            },
+            self.size,
+            self.latency_ms
+                .map(|l| format!(" {l:.1}ms"))
+                .unwrap_or_default(),
+        )
+    }
+}
+
+/// Where a message was read: its direction, when, its stdout line and the line's size.
+struct LineSeen {
+    dir: Direction,
+    at: Instant,
+    line: u64,
+    size: usize,
+}
+
+/// What the record of one message says besides where it was read.
+struct Entry<'a> {
+    kind: &'static str,
+    method: Option<&'a str>,
+    id: Option<&'a RequestId>,
+    latency_ms: Option<f64>,
+    body: Body,
+}
+
+impl Entry<'_> {
+    fn new(kind: &'static str, body: Body) -> Self {
+        Entry {
+            kind,
+            method: None,
+            id: None,
+            latency_ms: None,
+            body,
+        }
+    }
+}
+
+pub struct Observer {
+    started: Instant,
+    timeout: Duration,
+    /// Where the session is, as the client's handshake shows it.
+    phase: Phase,
+    splitters: HashMap<Direction, Splitter>,
+    lines: LineJudge,
+    /// Requests waiting for an answer, indexed by the direction they were sent in.
+    pending: [HashMap<RequestId, PendingRequest>; 2],
+    answered: RecentAnswers,
+    /// Per direction: requests not tracked because too many were already pending.
+    untracked: [u64; 2],
+    /// Per direction: some of its messages were missed, so an answer in the other
+    /// direction to an unknown id proves nothing.
+    blind: [bool; 2],
+    /// Per direction: bytes forwarded that the observer never saw (it was behind).
+    unobserved_bytes: [u64; 2],
+    counts: MethodCounts,
+    latencies: Vec<f64>,
+    listings: Listings,
+    findings: Vec<Finding>,
+    client_sent_malformed: bool,
+    last_notification: Option<String>,
+    pub messages: u64,
+    pub invalid: u64,
+}
+
+impl Observer {
+    pub fn new(timeout: Duration) -> Self {
+        Self {
+            started: Instant::now(),
+            timeout,
+            phase: Phase::Spawn,
+            splitters: HashMap::new(),
+            lines: LineJudge::default(),
+            pending: [HashMap::new(), HashMap::new()],
+            answered: RecentAnswers::default(),
+            untracked: [0; 2],
+            blind: [false; 2],
+            unobserved_bytes: [0; 2],
+            counts: MethodCounts::default(),
+            latencies: Vec::new(),
+            listings: Listings::new(),
+            findings: Vec::new(),
+            client_sent_malformed: false,
+            last_notification: None,
+            messages: 0,
+            invalid: 0,
+        }
+    }
+
+    pub fn set_server_name(&mut self, name: &str) {
+        self.listings.set_server_name(name);
+    }
+
+    /// Accounts for bytes of one direction that were forwarded but never observed: the line
+    /// count stays right, the line they interrupted is not judged, and checks that a missed
+    /// message could fool are stood down.
+    pub fn missed(&mut self, dir: Direction, gap: Gap) -> Vec<Finding> {
+        let mut out = Vec::new();
+        if self.unobserved_bytes == [0; 2] {
+            self.report(&mut out, Finding::new(
+                Code::ProxyChecksIncomplete,
+                format!("The checks fell behind the traffic ({}): messages were forwarded unchecked from here on, so findings about them may be missing.", dir.name()),
+            ));
+        }
+        self.unobserved_bytes[dir.index()] += gap.bytes;
+        self.splitters
+            .entry(dir)
+            .or_default()
+            .skip(gap.newlines, gap.ends_line);
+        // A missed request makes its answer look unsolicited; a missed answer makes the
+        // request look unanswered.
+        self.blind[dir.index()] = true;
+        for req in self.pending[dir.other().index()].values_mut() {
+            req.settled = true;
+        }
+        out
+    }
+
+    /// Adds a finding unless the same one (code and place) was already reported.
+    fn report(&mut self, out: &mut Vec<Finding>, f: Finding) {
+        // Distinct per code, reason and place; the first occurrence is the one reported.
+        let seen = self.findings.iter().any(|g| {
+            g.code == f.code
+                && g.detail_code == f.detail_code
+                && g.location.request == f.location.request
+                && g.location.logical == f.location.logical
+        });
+        if !seen {
+            self.findings.push(f.clone());
+            out.push(f);
+        }
+    }
+
+    fn record(&self, seen: &LineSeen, entry: Entry<'_>) -> Record {
+        Record {
+            time_ms: seen
+                .at
+                .saturating_duration_since(self.started)
+                .as_secs_f64()
+                * 1000.0,
+            direction: seen.dir,
+            kind: entry.kind,
+            method: entry.method.map(str::to_string),
+            id: entry.id.cloned(),
+            size: seen.size,
+            latency_ms: entry.latency_ms,
+            body: entry.body,
+        }
+    }
+
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// Message counts per method and latency percentiles, for the JSON report.
+    pub fn summary(&self) -> Value {
+        let mut sorted = self.latencies.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let pct = |p: f64| -> Option<f64> {
+            if sorted.is_empty() {
+                return None;
+            }
+            let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+            Some((sorted[i] * 1000.0).round() / 1000.0)
+        };
+        json!({
+            "messages": self.messages,
+            "invalid": self.invalid,
+            "perMethod": self.counts.0,
+            "latencyMs": {"p50": pct(0.5), "p90": pct(0.9), "p99": pct(0.99), "max": pct(1.0), "samples": sorted.len()},
+            "unanswered": self.pending[Direction::ClientToServer.index()].len(),
+            "untrackedRequests": self.untracked.iter().sum::<u64>(),
+            "unobservedBytes": self.unobserved_bytes.iter().sum::<u64>(),
+        })
+    }
+
+    /// What the end of the server's stdout settles: a line still waiting to be judged, and
+    /// bytes left without a newline.
+    pub fn finish(&mut self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        if let Some(f) = self.lines.finish() {
+            self.report(&mut out, f);
+        }
+        let tail = self
+            .splitters
+            .get(&Direction::ServerToClient)
+            .and_then(Splitter::tail);
+        if let Some((line, bytes, is_json)) = tail.filter(|_| !self.lines.lsp_framed()) {
+            self.report(
+                &mut out,
+                frame_findings::without_newline(line, bytes, is_json),
+            );
+        }
+        // The verdict states how much went unchecked in all.
+        let [from_client, from_server] = self.unobserved_bytes;
+        if let Some(f) = self
+            .findings
+            .iter_mut()
+            .find(|f| f.code == Code::ProxyChecksIncomplete)
+        {
+            f.message = format!("The checks fell behind the traffic: {from_client} bytes from the client and {from_server} bytes from the server were forwarded without being checked, so findings about them may be missing.");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(findings: &[Finding]) -> Vec<(&str, Option<u64>)> {
+        findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.location.stdout_line))
+            .collect()
+    }
+
+    #[test]
+    fn after_missed_bytes_lines_keep_their_numbers_and_the_broken_line_is_skipped() {
+        let mut o = Observer::new(Duration::from_secs(30));
+        let s2c = Direction::ServerToClient;
+        let t = Instant::now();
+        o.feed(s2c, t, b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n");
+        // Lines 2 and 3 were missed, and the start of line 4.
+        let gap = Gap {
+            bytes: 20,
+            newlines: 2,
+            ends_line: false,
+        };
+        assert_eq!(
+            codes(&o.missed(s2c, gap)),
+            [("proxy-checks-incomplete", None)]
+        );
+        let (_, found) = o.feed(s2c, t, b"end of line 4\nplain text\n");
+        assert_eq!(codes(&found), [("stdout-non-json", Some(5))]);
+    }
+
+    #[test]
+    fn what_a_missed_message_could_explain_is_not_reported() {
+        let mut o = Observer::new(Duration::from_millis(10));
+        let (c2s, s2c) = (Direction::ClientToServer, Direction::ServerToClient);
+        let t = Instant::now();
+        o.feed(
+            c2s,
+            t,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+        );
+        // The answer to 1 may have been in what was missed: 1 is no longer judged late.
+        o.missed(
+            s2c,
+            Gap {
+                bytes: 40,
+                newlines: 1,
+                ends_line: true,
+            },
+        );
+        assert!(o.check_timeouts(t + Duration::from_secs(5)).is_empty());
+        // A request may have been missed too: an answer to an id never seen proves nothing.
+        o.missed(
+            c2s,
+            Gap {
+                bytes: 40,
+                newlines: 1,
+                ends_line: true,
+            },
+        );
+        let (_, found) = o.feed(s2c, t, b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n");
+        assert!(found.is_empty(), "{found:?}");
+        // Requests sent after the gap are judged as ever.
+        o.feed(
+            c2s,
+            t,
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
+        );
+        let late = o.check_timeouts(t + Duration::from_secs(5));
+        assert_eq!(codes(&late), [("operation-timeout", None)]);
+    }
+
+    #[test]
+    fn without_a_gap_an_unknown_id_and_a_late_answer_are_reported() {
+        let mut o = Observer::new(Duration::from_millis(10));
+        let (c2s, s2c) = (Direction::ClientToServer, Direction::ServerToClient);
+        let t = Instant::now();
+        o.feed(
+            c2s,
+            t,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+        );
+        assert_eq!(
+            codes(&o.check_timeouts(t + Duration::from_secs(5))),
+            [("operation-timeout", None)]
+        );
+        let (_, found) = o.feed(s2c, t, b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n");
+        assert_eq!(codes(&found), [("response-id-mismatch", Some(1))]);
+    }
+
+    fn details(findings: &[Finding]) -> Vec<(&str, Option<&str>, Option<u64>)> {
+        findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.detail_code, f.location.stdout_line))
+            .collect()
+    }
+
+    #[test]
+    fn a_second_answer_and_a_reply_to_a_notification_are_named_as_the_guard_names_them() {
+        let mut o = Observer::new(Duration::from_secs(30));
+        let (c2s, s2c) = (Direction::ClientToServer, Direction::ServerToClient);
+        let t = Instant::now();
+        o.feed(
+            c2s,
+            t,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+        );
+        let (_, found) = o.feed(
+            s2c,
+            t,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32601,\"message\":\"x\"}}\n",
+        );
+        assert_eq!(
+            details(&found),
+            [
+                ("response-id-mismatch", Some("duplicate-response"), Some(2)),
+                ("notification-response", None, Some(3)),
+            ]
+        );
+        assert_eq!(
+            found[0].message,
+            "Stdout line 2 answers `ping` (id 1) a second time."
+        );
+        assert!(
+            found[1]
+                .message
+                .contains("after the notification `notifications/initialized`"),
+            "{}",
+            found[1].message
+        );
+    }
+
+    #[test]
+    fn a_value_printed_across_lines_is_reported_once_it_closes() {
+        let mut o = Observer::new(Duration::from_secs(30));
+        let s2c = Direction::ServerToClient;
+        let t = Instant::now();
+        let (_, found) = o.feed(s2c, t, b"{\n  \"jsonrpc\": \"2.0\",\n");
+        assert!(found.is_empty(), "{found:?}");
+        let (_, found) = o.feed(s2c, t, b"  \"method\": \"x\"\n}\nplain\n");
+        assert_eq!(
+            details(&found),
+            [("stdout-non-json", Some("multi-line-json"), Some(1))]
+        );
+        // A text line still waiting when the stream ends is plain text.
+        let mut o = Observer::new(Duration::from_secs(30));
+        o.feed(s2c, t, b"{ not json\n");
+        assert_eq!(
+            details(&o.finish()),
+            [("stdout-non-json", Some("plain-text"), Some(1))]
+        );
+    }
+
+    #[test]
+    fn under_content_length_framing_the_separators_are_not_faults_of_their_own() {
+        let mut o = Observer::new(Duration::from_secs(30));
+        let s2c = Direction::ServerToClient;
+        let (_, found) = o.feed(
+            s2c,
+            Instant::now(),
+            b"Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}Content-Length: 40\r\n\r\n",
+        );
+        assert_eq!(
+            details(&found),
+            [("stdout-content-length-framing", None, Some(1))]
+        );
+    }
+}

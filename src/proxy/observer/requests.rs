@@ -1,0 +1,263 @@
+//! Messages: requests waiting for their answers, answers matched to them (latency, unknown
+//! ids, second answers, replies to notifications), and requests left unanswered too long.
+
+use super::{Body, Direction, Entry, LineSeen, Observer, Record};
+use crate::catalog::Code;
+use crate::finding::{excerpt, Finding, Location};
+use crate::frame_findings::{self, FrameFault};
+use crate::protocol::jsonrpc::{Message, RequestId, ResponseId};
+use crate::session::transcript::{Disposition, Phase};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::Instant;
+
+/// Latency samples kept for percentiles.
+const MAX_SAMPLES: usize = 100_000;
+/// Requests awaiting an answer that are tracked per direction; a peer that never answers
+/// cannot make the observer grow without bound.
+pub(super) const MAX_PENDING: usize = 10_000;
+/// Distinct method names counted; the rest are counted together.
+const MAX_METHODS: usize = 1_000;
+const OTHER_METHODS: &str = "(other methods)";
+
+pub(super) struct PendingRequest {
+    method: String,
+    /// Whether the request asked for a later page (it had a cursor).
+    next_page: bool,
+    sent: Instant,
+    /// Already reported as late, or no longer judged (its answer may have been missed).
+    pub(super) settled: bool,
+}
+
+/// The client's requests the server answered most recently, so a second answer is named
+/// as one; the oldest are forgotten first.
+#[derive(Default)]
+pub(super) struct RecentAnswers {
+    methods: HashMap<RequestId, String>,
+    order: VecDeque<RequestId>,
+}
+
+impl RecentAnswers {
+    fn insert(&mut self, id: RequestId, method: &str) {
+        if self.order.len() == MAX_PENDING {
+            if let Some(old) = self.order.pop_front() {
+                self.methods.remove(&old);
+            }
+        }
+        if self
+            .methods
+            .insert(id.clone(), method.to_string())
+            .is_none()
+        {
+            self.order.push_back(id);
+        }
+    }
+
+    fn method(&self, id: &RequestId) -> Option<&str> {
+        self.methods.get(id).map(String::as_str)
+    }
+}
+
+/// Message counts per method name, bounded.
+#[derive(Default)]
+pub(super) struct MethodCounts(pub(super) BTreeMap<String, u64>);
+
+impl MethodCounts {
+    fn count(&mut self, method: &str) {
+        if let Some(n) = self.0.get_mut(method) {
+            *n += 1;
+            return;
+        }
+        // Distinct method names are bounded: a peer inventing names cannot grow this.
+        let key = excerpt(method, 128);
+        let key = if self.0.len() < MAX_METHODS || self.0.contains_key(&key) {
+            key
+        } else {
+            OTHER_METHODS.to_string()
+        };
+        *self.0.entry(key).or_default() += 1;
+    }
+}
+
+/// The id of the other JSON type that a lenient peer would match to `id` ("1" for 1).
+fn loosely_equal_id(id: &RequestId) -> Option<RequestId> {
+    let other = match id {
+        RequestId::Number(n) => RequestId::String(n.to_string()),
+        RequestId::String(s) => RequestId::Number(s.trim().parse().ok()?),
+    };
+    other.loosely_equals(id).then_some(other)
+}
+
+/// The requests that open a session.
+fn is_handshake(method: &str) -> bool {
+    method == "initialize" || method == "server/discover"
+}
+
+impl Observer {
+    pub(super) fn observe_message(
+        &mut self,
+        seen: &LineSeen,
+        message: Message,
+        body: Body,
+        findings: &mut Vec<Finding>,
+    ) -> Record {
+        let dir = seen.dir;
+        let from_server = dir == Direction::ServerToClient;
+        let other = dir.other();
+        match message {
+            Message::Request { id, method, params } => {
+                self.counts.count(&method);
+                if !from_server && self.phase == Phase::Spawn && is_handshake(&method) {
+                    self.phase = Phase::Initialize;
+                }
+                let pending = &mut self.pending[dir.index()];
+                if pending.len() < MAX_PENDING || pending.contains_key(&id) {
+                    let next_page = params.as_ref().and_then(|p| p.get("cursor")).is_some();
+                    let req = PendingRequest {
+                        method: method.clone(),
+                        next_page,
+                        sent: seen.at,
+                        settled: false,
+                    };
+                    pending.insert(id.clone(), req);
+                } else {
+                    // Its answer will look unsolicited: stop judging those.
+                    self.untracked[dir.index()] += 1;
+                    self.blind[dir.index()] = true;
+                }
+                let entry = Entry {
+                    method: Some(&method),
+                    id: Some(&id),
+                    ..Entry::new("request", body)
+                };
+                self.record(seen, entry)
+            }
+            Message::Notification { method, .. } => {
+                self.counts.count(&method);
+                if !from_server {
+                    self.last_notification = Some(excerpt(&method, 128));
+                }
+                let entry = Entry {
+                    method: Some(&method),
+                    ..Entry::new("notification", body)
+                };
+                self.record(seen, entry)
+            }
+            Message::Response {
+                id: ResponseId::Id(id),
+                outcome,
+            } => {
+                let kind = if outcome.is_ok() { "response" } else { "error" };
+                let Some((req, loose_id)) = self.take_pending(other, &id) else {
+                    if from_server && !self.blind[other.index()] {
+                        let fault = match self.answered.method(&id) {
+                            Some(method) => FrameFault::DuplicateResponse {
+                                method: method.to_string(),
+                                id: id.clone(),
+                            },
+                            None => FrameFault::UnknownId,
+                        };
+                        let f = fault.finding(&[seen.line], self.phase);
+                        self.report(findings, f);
+                    }
+                    let entry = Entry {
+                        id: Some(&id),
+                        ..Entry::new(kind, body)
+                    };
+                    return self.record(seen, entry);
+                };
+                let latency = seen.at.saturating_duration_since(req.sent).as_secs_f64() * 1000.0;
+                if self.latencies.len() < MAX_SAMPLES {
+                    self.latencies.push(latency);
+                }
+                if let (true, Some(sent)) = (from_server, &loose_id) {
+                    let answered = [(req.method.as_str(), sent, Some(seen.line))];
+                    if let Some(f) = frame_findings::id_type_mismatch(&answered) {
+                        self.report(findings, f);
+                    }
+                }
+                if from_server {
+                    self.answered.insert(id.clone(), &req.method);
+                    if let Ok(result) = &outcome {
+                        if is_handshake(&req.method) {
+                            self.phase = Phase::Operations;
+                        }
+                        let found = self
+                            .listings
+                            .after_result(&req.method, req.next_page, result);
+                        for f in found {
+                            self.report(findings, f);
+                        }
+                    }
+                }
+                let entry = Entry {
+                    method: Some(&req.method),
+                    id: Some(&id),
+                    latency_ms: Some(latency),
+                    ..Entry::new(kind, body)
+                };
+                self.record(seen, entry)
+            }
+            Message::Response { .. } => {
+                if from_server {
+                    let reply = Disposition::of_unidentified_reply(
+                        self.client_sent_malformed,
+                        self.last_notification.as_deref(),
+                    );
+                    if let Some(fault) = FrameFault::of_disposition(&reply) {
+                        let f = fault.finding(&[seen.line], self.phase);
+                        self.report(findings, f);
+                    }
+                }
+                self.record(seen, Entry::new("response", body))
+            }
+            Message::Invalid { .. } => {
+                // Its envelope was judged with the rest of the line.
+                self.invalid += 1;
+                self.record(seen, Entry::new("invalid", body))
+            }
+        }
+    }
+
+    /// The request sent in `dir` that an answer with `id` matches: by its id, or by the id
+    /// of the other JSON type that a lenient client matches (then returned too).
+    fn take_pending(
+        &mut self,
+        dir: Direction,
+        id: &RequestId,
+    ) -> Option<(PendingRequest, Option<RequestId>)> {
+        let pending = &mut self.pending[dir.index()];
+        if let Some(req) = pending.remove(id) {
+            return Some((req, None));
+        }
+        let sent = loosely_equal_id(id)?;
+        pending.remove(&sent).map(|req| (req, Some(sent)))
+    }
+
+    /// Requests of the client left unanswered past the timeout at `now` (each reported once).
+    pub fn check_timeouts(&mut self, now: Instant) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let timeout = self.timeout;
+        let mut late = Vec::new();
+        for (id, req) in self.pending[Direction::ClientToServer.index()].iter_mut() {
+            if !req.settled && now.saturating_duration_since(req.sent) > timeout {
+                req.settled = true;
+                late.push((id.clone(), req.method.clone()));
+            }
+        }
+        for (id, method) in late {
+            self.report(
+                &mut out,
+                Finding::new(
+                    Code::OperationTimeout,
+                    format!(
+                        "`{}` (id {id}) has not been answered after {} ms.",
+                        excerpt(&method, 80),
+                        timeout.as_millis()
+                    ),
+                )
+                .at(Location::request(&method)),
+            );
+        }
+        out
+    }
+}
