@@ -100,27 +100,41 @@ fn mask_token_words(text: &str) -> String {
     }
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
-    for c in text.chars().chain(std::iter::once('\0')) {
-        if is_token_char(c) {
-            word.push(c);
-            continue;
-        }
-        if looks_like_token(&word) {
+    let flush = |word: &mut String, out: &mut String| {
+        if looks_like_token(word) {
             out.push_str(MASK);
         } else {
-            out.push_str(&word);
+            out.push_str(word);
         }
         word.clear();
-        if c != '\0' {
+    };
+    for c in text.chars() {
+        if is_token_char(c) {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            // Every other character is kept as it came, NUL included: dropping one would
+            // join the words around it, and could rebuild a token that was split to hide.
             out.push(c);
         }
     }
+    flush(&mut word, &mut out);
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nul_between_two_halves_is_kept_so_they_are_never_rejoined() {
+        // Another word looks like a token, so the text is rewritten word by word.
+        let text = "node s.js --k ghp_u8jEQ7sinUFIabcdefgh AKIABBR4QM\0W2WXFOGO4M";
+        let masked = mask_token_words(text);
+        assert!(!masked.contains("AKIABBR4QMW2WXFOGO4M"), "{masked:?}");
+        assert!(masked.ends_with("AKIABBR4QM\0W2WXFOGO4M"), "{masked:?}");
+        assert_eq!(masked.matches('\0').count(), 1);
+    }
 
     #[test]
     fn every_pattern_compiles() {
