@@ -1,7 +1,7 @@
 //! What every human report shares: ANSI styling and the body under a finding's headline.
 
 use crate::finding::{plural, Finding, Severity};
-use crate::verdict::Verdict;
+use crate::verdict::{Status, Verdict};
 use std::fmt::Write;
 
 /// ANSI styling; the command layer decides whether colour is on.
@@ -27,6 +27,31 @@ impl Style {
             Severity::Note => self.paint("36", "note"),
         }
     }
+}
+
+/// A report's first word: the verdict's headline in its colour.
+pub(crate) fn headline(style: Style, status: Status) -> String {
+    let code = match status {
+        Status::Pass => "1;32",
+        Status::Warning => "1;33",
+        Status::NeedsInspection | Status::Fail => "1;31",
+    };
+    style.paint(code, status.headline())
+}
+
+/// A finding's first line: `label[code] place`, the place only when there is one.
+pub(crate) fn finding_head(out: &mut String, style: Style, label: &str, f: &Finding) {
+    let place = f.location.describe();
+    let _ = writeln!(
+        out,
+        "{label}[{}]{}",
+        style.paint("1", f.code.as_str()),
+        if place.is_empty() {
+            String::new()
+        } else {
+            format!(" {place}")
+        }
+    );
 }
 
 /// What every human report says under a finding's headline: its message, its evidence

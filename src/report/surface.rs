@@ -1,7 +1,7 @@
 //! Reports of `mcpcheck surface`: the surface rules over saved listings.
 
 use crate::finding::{excerpt, plural};
-use crate::report::human::{closing_counts, finding_body, Style};
+use crate::report::human::{closing_counts, finding_body, headline, Style};
 use crate::report::issue::{issues_json, summary_json};
 use crate::surface::SurfaceRun;
 use crate::verdict::{Status, Verdict};
@@ -49,11 +49,12 @@ pub fn json(run: &SurfaceRun) -> Value {
 pub fn human(run: &SurfaceRun, style: Style) -> String {
     let verdict = Verdict::of(&run.findings);
     let mut out = String::new();
-    let headline = match verdict.status {
-        Status::Pass => style.paint("1;32", "PASS"),
-        Status::Warning => style.paint("1;33", "WARN"),
-        Status::NeedsInspection | Status::Fail => style.paint("1;31", "FAIL"),
+    // Without a runtime class, every failure is plain FAIL.
+    let status = match verdict.status {
+        Status::NeedsInspection => Status::Fail,
+        s => s,
     };
+    let headline = headline(style, status);
     let _ = writeln!(
         out,
         "{headline}  mcpcheck surface: {}",

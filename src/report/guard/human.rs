@@ -2,10 +2,10 @@
 
 use crate::finding::{excerpt, plural};
 use crate::guard::GuardRun;
-use crate::report::human::{closing_counts, finding_body, Style};
+use crate::report::human::{closing_counts, finding_body, finding_head, headline, Style};
 use crate::secrets::redact_argv;
 use crate::session::transcript::{Outcome, Purpose};
-use crate::verdict::{Status, Verdict};
+use crate::verdict::Verdict;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -13,12 +13,7 @@ pub fn render(run: &GuardRun, style: Style) -> String {
     let verdict = Verdict::of(&run.findings);
     let t = run.transcript();
     let mut out = String::new();
-    let headline = match verdict.status {
-        Status::Pass => style.paint("1;32", "PASS"),
-        Status::Warning => style.paint("1;33", "WARN"),
-        Status::NeedsInspection => style.paint("1;31", "FAIL (needs inspection)"),
-        Status::Fail => style.paint("1;31", "FAIL"),
-    };
+    let headline = headline(style, verdict.status);
     let argv: Vec<String> = std::iter::once(run.command.program.clone())
         .chain(run.command.args.iter().cloned())
         .collect();
@@ -150,18 +145,7 @@ pub fn render(run: &GuardRun, style: Style) -> String {
         out.push('\n');
     }
     for f in &run.findings {
-        let sev = style.severity(f.severity);
-        let place = f.location.describe();
-        let _ = writeln!(
-            out,
-            "{sev}[{}]{}",
-            style.paint("1", f.code.as_str()),
-            if place.is_empty() {
-                String::new()
-            } else {
-                format!(" {place}")
-            }
-        );
+        finding_head(&mut out, style, &style.severity(f.severity), f);
         finding_body(&mut out, f, "evidence");
     }
     closing_counts(&mut out, &verdict);

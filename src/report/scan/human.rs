@@ -2,7 +2,7 @@
 //! finding with where it is, what is wrong, redacted evidence and a fix.
 
 use crate::finding::{excerpt, Risk};
-use crate::report::human::{finding_body, Style};
+use crate::report::human::{finding_body, finding_head, Style};
 use crate::scan::{lock, risk_of, ScanReport};
 use std::fmt::Write;
 
@@ -83,18 +83,7 @@ pub fn render(r: &ScanReport, style: Style) -> String {
         out.push('\n');
     }
     for f in &r.findings {
-        let place = f.location.describe();
-        let _ = writeln!(
-            out,
-            "{}[{}]{}",
-            risk_style(style, risk_of(f)),
-            style.paint("1", f.code.as_str()),
-            if place.is_empty() {
-                String::new()
-            } else {
-                format!(" {place}")
-            }
-        );
+        finding_head(&mut out, style, &risk_style(style, risk_of(f)), f);
         finding_body(&mut out, f, "evidence");
     }
     let count = |risk: Risk| r.findings.iter().filter(|f| risk_of(f) == risk).count();

@@ -3,7 +3,7 @@
 
 use crate::finding::excerpt;
 use crate::finding::plural;
-use crate::report::human::{closing_counts, finding_body, Style};
+use crate::report::human::{closing_counts, finding_body, headline, Style};
 use crate::source::SourceScan;
 use crate::verdict::{Status, Verdict};
 use std::fmt::Write;
@@ -12,11 +12,12 @@ pub fn render(scan: &SourceScan, style: Style) -> String {
     let verdict = Verdict::of(&scan.findings);
     let stats = &scan.stats;
     let mut out = String::new();
-    let headline = match verdict.status {
-        Status::Pass => style.paint("1;32", "PASS"),
-        Status::Warning => style.paint("1;33", "WARN"),
-        Status::NeedsInspection | Status::Fail => style.paint("1;31", "FAIL"),
+    // Without a runtime class, every failure is plain FAIL.
+    let status = match verdict.status {
+        Status::NeedsInspection => Status::Fail,
+        s => s,
     };
+    let headline = headline(style, status);
     let _ = writeln!(
         out,
         "{headline}  mcpcheck source: {}",
