@@ -110,7 +110,7 @@ fn scan_with_a_baseline_reports_only_new_findings_even_after_a_reformat() {
         without.places()[0],
         (
             "hardcoded-secret".into(),
-            "high".into(),
+            "critical".into(),
             12,
             25,
             "/mcpServers/github/env/GITHUB_TOKEN".into()
@@ -129,7 +129,7 @@ fn scan_with_a_baseline_reports_only_new_findings_even_after_a_reformat() {
         new.places(),
         places(&[(
             "hardcoded-secret",
-            "high",
+            "critical",
             12,
             22,
             "/mcpServers/github/env/NPM_TOKEN"

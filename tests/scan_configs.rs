@@ -71,14 +71,14 @@ fn project_discovery_walks_hidden_directories_and_skips_node_modules() {
         places(&[
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 1,
                 89,
                 "/mcpServers/hidden/env/GITHUB_TOKEN"
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 1,
                 87,
                 "/mcpServers/root/env/GITHUB_TOKEN"
@@ -143,10 +143,17 @@ fn global_configs_come_from_home_on_every_client() {
         places(&[
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 7,
                 82,
                 "/projects/~1home~1ada~1proj/mcpServers/local/env/GITHUB_TOKEN"
+            ),
+            (
+                "tls-verification-disabled",
+                "critical",
+                4,
+                132,
+                "/mcp/servers/vscode/env/NODE_TLS_REJECT_UNAUTHORIZED"
             ),
             (
                 "insecure-transport",
@@ -154,13 +161,6 @@ fn global_configs_come_from_home_on_every_client() {
                 1,
                 43,
                 "/mcpServers/windsurf/serverUrl"
-            ),
-            (
-                "tls-verification-disabled",
-                "high",
-                4,
-                132,
-                "/mcp/servers/vscode/env/NODE_TLS_REJECT_UNAUTHORIZED"
             ),
             (
                 "unpinned-package",
@@ -254,7 +254,7 @@ fn positions_survive_crlf_bom_comments_and_wide_characters() {
         r.places(),
         places(&[(
             "hardcoded-secret",
-            "high",
+            "critical",
             4,
             62,
             "/mcpServers/ünïcödé/env/GITHUB_TOKEN"
@@ -287,7 +287,7 @@ fn rule_selection_fail_on_and_output() {
     let lenient = scan(&[
         "--fail-on",
         "critical",
-        &config("hardcoded_secret.malicious.json"),
+        &config("filesystem_root_access.malicious.json"),
     ]);
     assert_eq!(
         lenient.exit, 0,

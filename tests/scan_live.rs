@@ -352,7 +352,7 @@ fn remote_servers_initialize_results_are_judged_too() {
         r.places(),
         places(&[(
             "tool-poisoning-instructions",
-            "high",
+            "critical",
             3,
             15,
             "servers/remote/instructions"

@@ -198,19 +198,19 @@ fn surface_drift_says_what_changed() {
         places(&[
             (
                 "tool-poisoning-instructions",
-                "high",
+                "critical",
                 3,
                 14,
                 "servers/notes/tools/echo/description"
             ),
             (
                 "tool-poisoning-instructions",
-                "high",
+                "critical",
                 3,
                 14,
                 "servers/notes/tools/echo/inputSchema/properties/text/description"
             ),
-            ("tool-surface-drift", "high", 3, 14, "/mcpServers/notes"),
+            ("tool-surface-drift", "critical", 3, 14, "/mcpServers/notes"),
             (
                 "unconfirmed-destructive-tool",
                 "medium",

@@ -191,49 +191,49 @@ fn tls_verification_disabled_by_env_and_flags() {
         &[
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 3,
                 98,
                 "/mcpServers/node/env/NODE_TLS_REJECT_UNAUTHORIZED",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 4,
                 92,
                 "/mcpServers/python/env/PYTHONHTTPSVERIFY",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 4,
                 119,
                 "/mcpServers/python/env/REQUESTS_CA_BUNDLE",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 5,
                 56,
                 "/mcpServers/flags/args/1",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 5,
                 70,
                 "/mcpServers/flags/args/2",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 6,
                 90,
                 "/mcpServers/git/env/GIT_SSL_NO_VERIFY",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 7,
                 91,
                 "/mcpServers/setting/tls/rejectUnauthorized",
@@ -325,6 +325,55 @@ fn listening_on_all_interfaces() {
 }
 
 #[test]
+fn ssrf_encoded_loopback_is_reported_whatever_it_encodes() {
+    let r = expect(
+        "ssrf_encoded_loopback.malicious.json",
+        &[
+            (
+                "ssrf-reachable-target",
+                "high",
+                3,
+                41,
+                "/mcpServers/decimal/url",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                4,
+                37,
+                "/mcpServers/hex/url",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                5,
+                39,
+                "/mcpServers/octal/url",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                6,
+                39,
+                "/mcpServers/mixed/url",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                7,
+                48,
+                "/mcpServers/encoded-public/url",
+            ),
+        ],
+    );
+    let decimal = r.issue_at("/mcpServers/decimal/url");
+    assert_eq!(decimal["detailCode"], "encoded-address");
+    let m = decimal["message"].as_str().expect("message");
+    assert!(m.contains("an encoded form of 127.0.0.1"), "{m}");
+    assert_eq!(r.exit, 1);
+}
+
+#[test]
 fn loopback_binds_are_not_reported() {
     expect_clean("listens_on_all_interfaces.benign.json");
 }
@@ -336,7 +385,7 @@ fn unknown_entries_are_reported_and_the_rest_is_still_scanned() {
         &[
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 8,
                 91,
                 "/mcpServers/still-scanned/env/GITHUB_TOKEN",
