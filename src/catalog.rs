@@ -409,7 +409,7 @@ catalog! {
         precision = High, risk = Medium, owasp = "MCP07";
     UnknownServerEntry => "unknown-server-entry", Security, Note,
         "An MCP server entry the scanner does not understand",
-        "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format.",
+        "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format. A value that is not an object where the file, its server list or a server belongs ({\"mcpServers\": 5}, a server given as a string) is not this finding but an input error (exit 2) naming the file, line and column: no client can load such a file.",
         precision = High, risk = Info, owasp = "MCP09";
     ServerDefinitionDrift => "server-definition-drift", Security, Error,
         "A server's launch definition changed since it was pinned",

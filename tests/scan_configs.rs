@@ -201,6 +201,41 @@ fn input_error(dir: &Path, args: &[&str]) -> String {
 }
 
 #[test]
+fn schema_breaks_are_input_errors_naming_file_line_column_and_what_was_expected() {
+    let repo = repo();
+    let cases = [
+        (
+            "schema_servers_not_an_object.json",
+            ":1:16: /mcpServers is a number, expected an object of servers by name",
+        ),
+        (
+            "schema_server_is_a_string.json",
+            ":3:15: server /mcpServers/github is a string, expected an object with a command (stdio) or a url (remote)",
+        ),
+        (
+            "schema_root_not_an_object.json",
+            ":1:1: the file is an array, expected an object with mcpServers or servers",
+        ),
+    ];
+    for (fixture, expected) in cases {
+        let path = format!("tests/fixtures/configs/{fixture}");
+        let stderr = input_error(&repo, &["scan", &path]);
+        assert!(
+            stderr.contains(&format!("{path}{expected}")),
+            "{fixture}: {stderr}"
+        );
+    }
+    // The inventory lists such a file as broken instead of failing.
+    let out = run(mcpcheck_in(&repo).args([
+        "inventory",
+        "--format",
+        "json",
+        "tests/fixtures/configs/schema_servers_not_an_object.json",
+    ]));
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
 fn invalid_jsonc_is_an_input_error_naming_file_line_and_column() {
     let dir = tempfile::tempdir().expect("tempdir");
     write(
