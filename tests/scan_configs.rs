@@ -492,3 +492,66 @@ fn every_rule_carries_its_owasp_category_and_class() {
         assert!(rules.contains(code), "{code} missing from `mcpcheck rules`");
     }
 }
+
+#[test]
+fn rules_naming_a_code_no_scan_can_produce_are_refused_or_noted() {
+    let repo = repo();
+    let fixture = config("leaked_github_token.json");
+    // A guard-only and a source-only code: no scan rule reports them.
+    let guard = input_error(&repo, &["scan", "--rules", "server-crashed", &fixture]);
+    assert!(
+        guard.contains("--rules server-crashed: no scan rule reports this code"),
+        "{guard}"
+    );
+    let source = input_error(&repo, &["scan", "--rules", "static-stdout-write", &fixture]);
+    assert!(source.contains("only `mcpcheck source`"), "{source}");
+    // A live-only code without --live runs nothing, and the report says so.
+    let live_only = scan(&["--rules", "tool-poisoning-instructions", &fixture]);
+    assert_eq!(live_only.exit, 0);
+    let notices = live_only.json["notices"].to_string();
+    assert!(
+        notices.contains(
+            "--rules tool-poisoning-instructions: reported only from live surfaces; add --live"
+        ),
+        "{notices}"
+    );
+    assert!(notices.contains("nothing was checked"), "{notices}");
+    // A scan code next to it: it runs, and only the live one is noted.
+    let mixed = scan(&[
+        "--rules",
+        "hardcoded-secret,tool-poisoning-instructions",
+        &fixture,
+    ]);
+    assert_eq!(mixed.issues(), pairs(&[("hardcoded-secret", "error")]));
+    assert!(!mixed.json["notices"]
+        .to_string()
+        .contains("nothing was checked"));
+}
+
+#[test]
+fn live_allow_unsafe_without_live_is_noted() {
+    let fixture = config("leaked_github_token.json");
+    let r = scan(&["--live-allow-unsafe", &fixture]);
+    assert!(
+        r.json["notices"]
+            .to_string()
+            .contains("--live-allow-unsafe does nothing without --live"),
+        "{}",
+        r.json["notices"]
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lock = dir.path().join("lock.json");
+    let out = run(mcpcheck_in(&repo()).args([
+        "pin",
+        "--live-allow-unsafe",
+        "--output",
+        lock.to_str().expect("utf-8"),
+        &fixture,
+    ]));
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        stdout.contains("note: --live-allow-unsafe does nothing without --live"),
+        "{stdout}"
+    );
+}

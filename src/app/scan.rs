@@ -49,6 +49,13 @@ fn live_options(a: &LiveArgs) -> Result<Option<LiveOptions>, Error> {
     }))
 }
 
+/// A live flag that does nothing without `--live`, said rather than ignored.
+fn unused_live_flags(a: &LiveArgs) -> Option<String> {
+    (a.live_allow_unsafe && !a.live).then(|| {
+        "--live-allow-unsafe does nothing without --live: no server was started".to_string()
+    })
+}
+
 fn fail_on(f: FailOn) -> Risk {
     match f {
         FailOn::Info => Risk::Info,
@@ -70,7 +77,8 @@ pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         lock: args.lock.clone(),
         cwd: current_dir()?,
     };
-    let report = crate::scan::run::scan(&request)?;
+    let mut report = crate::scan::run::scan(&request)?;
+    report.notices.extend(unused_live_flags(&args.live));
     let format = args.format.chosen();
     let text = match format {
         Format::Json => json_text(&crate::report::scan::json::render(&report))?,
@@ -141,6 +149,9 @@ pub fn pin(args: PinArgs) -> Result<ExitCode, Error> {
             ));
         }
     }
+    if let Some(n) = unused_live_flags(&args.live) {
+        summary.push_str(&format!("\n  note: {n}"));
+    }
     summary.push('\n');
     Output::stdout().write(&summary)?;
     Ok(ExitCode::SUCCESS)
@@ -154,11 +165,12 @@ pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Er
             "inventory is a listing, not findings: use --format human or json".into(),
         ));
     }
-    let data = crate::scan::run::inventory(&ListRequest {
+    let mut data = crate::scan::run::inventory(&ListRequest {
         targets: targets(&args.target),
         live: live_options(&args.live)?,
         cwd: current_dir()?,
     })?;
+    data.loaded.notices.extend(unused_live_flags(&args.live));
     let inv = crate::report::inventory::Inventory {
         configs: &data.loaded.configs,
         broken: &data.loaded.broken,
