@@ -156,3 +156,43 @@ fn a_bad_baseline_is_an_input_error() {
         assert!(err.contains(file), "{err}");
     }
 }
+
+#[test]
+fn baseline_live_accepts_live_surface_findings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = serde_json::json!({"mcpServers": {"poisoned": {
+        "command": "python3",
+        "args": [server_fixture("poisoned_tool_description.py")]
+    }}});
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).expect("write");
+    // Without --live the baseline cannot hold what only a live listing finds.
+    let live = scan_in(dir.path(), &["--live"]);
+    assert!(
+        live.issues()
+            .contains(&("tool-poisoning-instructions".into(), "error".into())),
+        "{:?}",
+        live.issues()
+    );
+    assert_eq!(live.exit, 1);
+
+    let out = baseline(dir.path(), &["--live"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text =
+        std::fs::read_to_string(dir.path().join(".mcpcheck-baseline.json")).expect("written");
+    assert!(text.contains("tool-poisoning-instructions"), "{text}");
+    let known = scan_in(
+        dir.path(),
+        &["--live", "--baseline", ".mcpcheck-baseline.json"],
+    );
+    assert_eq!(known.issues(), pairs(&[]), "{:#}", known.json["issues"]);
+    assert_eq!(known.exit, 0);
+    assert_eq!(
+        known.json["stats"]["suppressedByBaseline"],
+        live.issues().len()
+    );
+}

@@ -445,6 +445,8 @@ pub struct BaselineArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     #[command(flatten)]
+    pub live: LiveArgs,
+    #[command(flatten)]
     pub rules: RuleArgs,
     /// Where to write the baseline.
     #[arg(long, value_name = "FILE", default_value = ".mcpcheck-baseline.json")]

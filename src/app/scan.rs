@@ -112,6 +112,7 @@ pub fn baseline(args: BaselineArgs) -> Result<ExitCode, Error> {
     check_overwrite(&args.output, args.force, "baseline")?;
     let (b, configs) = crate::scan::run::baseline(&BaselineRequest {
         targets: targets(&args.target),
+        live: live_options(&args.live)?,
         rules: rules(&args.rules),
         cwd: current_dir()?,
     })?;

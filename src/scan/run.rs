@@ -53,6 +53,8 @@ impl Default for ScanRequest {
 #[derive(Debug, Clone, Default)]
 pub struct BaselineRequest {
     pub targets: Targets,
+    /// `Some` to list every server live and accept its surface findings too.
+    pub live: Option<LiveOptions>,
     pub rules: RuleRequest,
     pub cwd: PathBuf,
 }
@@ -217,6 +219,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
 /// A baseline of today's findings, and how many configs they came from.
 pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
     let selection = Selection::parse(&request.rules.rules, &request.rules.ignore_rules)?;
+    check_rule_selection(&selection, request.live.is_some())?;
     let loaded = super::load(&request.targets, &request.cwd, false)?;
     let facts = registry_facts(&request.rules, &loaded, &selection);
     let settings = ScanSettings {
@@ -225,7 +228,13 @@ pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
         lock: None,
         live: None,
     };
-    let findings = super::findings(&loaded.configs, &settings);
+    let mut findings = super::findings(&loaded.configs, &settings);
+    // With --live, the surface findings `scan --live` reports, so they can be accepted too.
+    if let Some(o) = request.live {
+        let live = super::list_live(&loaded.configs, o)?;
+        findings.extend(surface_findings(&live, &loaded.configs, &selection));
+        super::sort(&mut findings);
+    }
     Ok((Baseline::of(&findings), loaded.configs.len()))
 }
 
