@@ -74,10 +74,24 @@ impl<'a> Verdict<'a> {
         } else {
             Status::Pass
         };
+        // Risk first, as every report lists findings: the most severe, then the riskiest,
+        // then (for risk-rated findings) the earliest place, as the scan orders them, so
+        // JSON, human, Markdown and the Action's summary all name the same primary issue.
         let primary = findings
             .iter()
             .filter(|f| f.severity >= Severity::Warning)
-            .min_by_key(|f| (std::cmp::Reverse(f.severity), class_rank(f.class()), f.code));
+            .min_by_key(|f| {
+                let place = f
+                    .risk
+                    .map(|_| (f.location.file.clone(), f.location.line, f.location.column));
+                (
+                    std::cmp::Reverse(f.severity),
+                    std::cmp::Reverse(f.risk),
+                    class_rank(f.class()),
+                    place,
+                    f.code,
+                )
+            });
         Self {
             status,
             primary,

@@ -555,3 +555,29 @@ fn live_allow_unsafe_without_live_is_noted() {
         "{stdout}"
     );
 }
+
+#[test]
+fn primary_issue_same_in_every_format() {
+    let fixture = config("primary_issue_same_in_every_format.json");
+    let json = scan(&[&fixture]);
+    assert_eq!(
+        json.json["summary"]["primaryIssueCode"],
+        "remote-script-execution"
+    );
+    let human = run(mcpcheck_in(&repo()).args(["scan", &fixture]));
+    let human = String::from_utf8(human.stdout).expect("utf-8");
+    let first = human
+        .lines()
+        .find(|l| l.starts_with("critical["))
+        .unwrap_or_else(|| panic!("no finding in:\n{human}"));
+    assert!(
+        first.starts_with("critical[remote-script-execution]"),
+        "{first}"
+    );
+    let markdown = run(mcpcheck_in(&repo()).args(["scan", "--format", "markdown", &fixture]));
+    let markdown = String::from_utf8(markdown.stdout).expect("utf-8");
+    assert!(
+        markdown.contains("**FAIL\\: remote\\-script\\-execution \\("),
+        "{markdown}"
+    );
+}
