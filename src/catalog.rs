@@ -369,7 +369,7 @@ catalog! {
         precision = High, risk = High, owasp = "MCP01";
     ShellCommandWrapper => "shell-command-wrapper", Security, Warning,
         "The server is started through a shell command string",
-        "`sh -c`, `cmd /c` or `powershell -Command` hand a whole string to a shell: expansion, pipes and chained commands run with the client's privileges, and reviewers see a string instead of a command. Run the server's executable directly with its arguments as an array.",
+        "`sh -c`, `cmd /c` or `powershell -Command` hand a whole string to a shell: expansion, pipes and chained commands run with the client's privileges, and reviewers see a string instead of a command. Run the server's executable directly with its arguments as an array. Reported at the string the shell runs (the arguments after -c, /c or -Command), since that is what a reviewer has to read; command only names the shell.",
         precision = High, risk = Medium, owasp = "MCP05";
     RemoteScriptExecution => "remote-script-execution", Security, Error,
         "The server's launch downloads a script and runs it",
@@ -401,7 +401,7 @@ catalog! {
         precision = High, risk = Critical, owasp = "MCP07";
     UnauthenticatedRemoteEndpoint => "unauthenticated-remote-endpoint", Security, Warning,
         "A remote server is configured with no credentials and no OAuth",
-        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm it requires authentication.",
+        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm it requires authentication. Reported at the server entry, not at its url: the finding is about what the entry lacks, and the headers or OAuth settings go there. Low, not medium: the MCP authorization spec has clients discover OAuth from the server itself, so most legitimate remote entries carry no credentials at all, and a medium would fail --fail-on medium on every one of them; the precision is low for the same reason.",
         precision = Low, risk = Low, owasp = "MCP07";
     ListensOnAllInterfaces => "listens-on-all-interfaces", Security, Warning,
         "The server is told to listen on every network interface",

@@ -257,15 +257,15 @@ fn unauthenticated_remote_endpoints_are_low() {
                 "unauthenticated-remote-endpoint",
                 "low",
                 3,
-                38,
-                "/servers/open/url",
+                13,
+                "/servers/open",
             ),
             (
                 "unauthenticated-remote-endpoint",
                 "low",
                 4,
-                39,
-                "/servers/events/url",
+                15,
+                "/servers/events",
             ),
         ],
     );
@@ -437,4 +437,27 @@ fn every_understood_entry_shape_is_clean() {
         transports,
         ["stdio", "stdio", "http", "http", "http", "stdio"]
     );
+}
+
+#[test]
+fn unauthenticated_remote_entry_is_reported_at_the_entry_and_low() {
+    // What is missing (headers, OAuth) belongs in the entry; the URL is named in the message.
+    let r = expect(
+        "unauthenticated_remote_entry.json",
+        &[(
+            "unauthenticated-remote-endpoint",
+            "low",
+            3,
+            13,
+            "/mcpServers/open",
+        )],
+    );
+    let issue = &r.json["issues"][0];
+    assert_eq!(issue["location"]["endLine"], 6);
+    assert_eq!(issue["location"]["endColumn"], 6);
+    assert!(issue["message"]
+        .as_str()
+        .expect("message")
+        .contains("at mcp.example.com"));
+    assert_eq!(r.exit, 0);
 }
