@@ -181,12 +181,82 @@ fn global_configs_come_from_home_on_every_client() {
         names.contains(&"user") && names.contains(&"local") && names.contains(&"cursor"),
         "{names:?}"
     );
-    // Without --global only the (empty) project is scanned.
+    // With --project-only only the (empty) project is scanned. (Without paths and without
+    // a flag the user's configs are read too: see the next test.)
     let none = parse(run(mcpcheck_in(project.path())
         .env("HOME", home.path())
-        .args(["scan", "--format", "json"])));
+        .env_remove("XDG_CONFIG_HOME")
+        .args(["scan", "--project-only", "--format", "json"])));
     assert!(config_paths(&none).is_empty());
     assert_eq!(none.exit, 0);
+}
+
+#[test]
+fn no_paths_discovers_project_and_global_configs_and_lists_them() {
+    let home = tempfile::tempdir().expect("home");
+    let project = tempfile::tempdir().expect("project");
+    write(
+        home.path(),
+        ".cursor/mcp.json",
+        &format!("{{\"mcpServers\": {{\"user-gh\": {{\"command\": \"node\", \"env\": {{\"GITHUB_TOKEN\": \"{TOKEN}\"}}}}}}}}"),
+    );
+    write(
+        project.path(),
+        ".mcp.json",
+        "{\"mcpServers\": {\"notes\": {\"command\": \"node\", \"args\": [\"notes.js\"]}}}",
+    );
+    let scan_here = |extra: &[&str]| {
+        let mut cmd = mcpcheck_in(project.path());
+        cmd.env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .arg("scan")
+            .args(extra);
+        run(&mut cmd)
+    };
+    let r = parse(scan_here(&["--format", "json"]));
+    let user = format!("{}/.cursor/mcp.json", home.path().display());
+    assert_eq!(config_paths(&r), [".mcp.json".to_string(), user.clone()]);
+    let scopes: Vec<&str> = r.json["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["scope"].as_str().expect("scope"))
+        .collect();
+    assert_eq!(scopes, ["project", "global"]);
+    assert_eq!(r.issues(), pairs(&[("hardcoded-secret", "error")]));
+    assert_eq!(r.exit, 1);
+    // The human report says which files were read, and from where.
+    let human = String::from_utf8(scan_here(&[]).stdout).expect("utf-8");
+    let listed: Vec<&str> = human
+        .lines()
+        .skip_while(|l| l.trim() != "configs:")
+        .skip(1)
+        .take(2)
+        .collect();
+    assert!(
+        listed[0].contains(".mcp.json") && listed[0].contains("project"),
+        "{human}"
+    );
+    assert!(
+        listed[1].contains(&user) && listed[1].contains("global"),
+        "{human}"
+    );
+    // --project-only keeps to the project.
+    let project_only = parse(scan_here(&["--project-only", "--format", "json"]));
+    assert_eq!(config_paths(&project_only), [".mcp.json".to_string()]);
+    assert_eq!(project_only.exit, 0);
+    // pin writes a file for the repository: the project's servers only, unless --global;
+    // and the user's servers are not "added since pin" to the project's lock.
+    let mut pin = mcpcheck_in(project.path());
+    pin.env("HOME", home.path()).arg("pin");
+    assert_eq!(run(&mut pin).status.code(), Some(0));
+    let lock = std::fs::read_to_string(project.path().join(".mcpcheck-lock.json")).expect("lock");
+    assert!(
+        lock.contains("notes") && !lock.contains("user-gh"),
+        "{lock}"
+    );
+    let locked = parse(scan_here(&["--format", "json"]));
+    assert_eq!(locked.issues(), pairs(&[("hardcoded-secret", "error")]));
 }
 
 fn input_error(dir: &Path, args: &[&str]) -> String {

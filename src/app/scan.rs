@@ -17,10 +17,21 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// Targets for a command that writes a file meant to be committed (baseline, pin): the
+/// user's own configs only with --global, so they never land in a repository by default.
 fn targets(t: &TargetArgs) -> Targets {
     Targets {
         paths: t.paths.clone(),
         global: t.global,
+    }
+}
+
+/// Targets for a report (scan, inventory): without paths, the project's configs and the
+/// user's, as the clients themselves would load them, unless --project-only.
+fn report_targets(t: &TargetArgs) -> Targets {
+    Targets {
+        paths: t.paths.clone(),
+        global: t.global || (t.paths.is_empty() && !t.project_only),
     }
 }
 
@@ -69,7 +80,7 @@ fn fail_on(f: FailOn) -> Risk {
 pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let output = Output::new("--output", args.output.as_deref(), color)?;
     let request = ScanRequest {
-        targets: targets(&args.target),
+        targets: report_targets(&args.target),
         live: live_options(&args.live)?,
         rules: rules(&args.rules),
         fail_on: fail_on(args.fail_on),
@@ -167,7 +178,7 @@ pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Er
         ));
     }
     let mut data = crate::scan::run::inventory(&ListRequest {
-        targets: targets(&args.target),
+        targets: report_targets(&args.target),
         live: live_options(&args.live)?,
         cwd: current_dir()?,
     })?;

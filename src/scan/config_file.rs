@@ -56,7 +56,7 @@ impl Client {
 pub enum Scope {
     /// Found in the project tree.
     Project,
-    /// A user-level config (`--global`).
+    /// A user-level config (read by scan and inventory without paths, or with `--global`).
     Global,
     /// Named on the command line.
     Explicit,

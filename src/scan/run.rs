@@ -155,11 +155,16 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     loaded.notices.extend(selection_notices);
     if loaded.configs.is_empty() {
         loaded.notices.push(format!(
-            "no MCP client config found{}; name config files or directories, or add --global",
-            if request.targets.paths.is_empty() {
-                " under the current directory"
-            } else {
+            "no MCP client config found{}; name config files or directories{}",
+            match (request.targets.paths.is_empty(), request.targets.global) {
+                (true, true) => " under the current directory or among the user's client configs",
+                (true, false) => " under the current directory",
+                _ => "",
+            },
+            if request.targets.global {
                 ""
+            } else {
+                ", or add --global"
             }
         ));
     }

@@ -26,10 +26,23 @@ pub fn server_fixture(name: &str) -> String {
         .to_string()
 }
 
+/// An empty home directory: a scan without paths also reads the user's client configs,
+/// and a test must never read the real user's.
+pub fn empty_home() -> PathBuf {
+    let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("scan-empty-home");
+    std::fs::create_dir_all(&home).expect("create the empty home");
+    home
+}
+
 /// The binary with a controlled environment, run from `dir`.
 pub fn mcpcheck_in(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
+    let home = empty_home();
     cmd.current_dir(dir)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env_remove("APPDATA")
+        .env_remove("USERPROFILE")
         .env_remove("NO_COLOR")
         .env_remove("npm_config_registry")
         .env_remove("NPM_CONFIG_REGISTRY")
