@@ -334,13 +334,11 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}')
 }
 
-/// Findings in a stable order: most severe first, then the riskiest, then by code name,
-/// then by place.
+/// Findings in a stable order: most severe first, then by code name, then by place.
 pub fn sort(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
-            .then_with(|| b.risk.cmp(&a.risk))
             .then_with(|| a.code.as_str().cmp(b.code.as_str()))
             .then_with(|| a.location.stdout_line.cmp(&b.location.stdout_line))
             // Source places by number: line 9 before line 10.

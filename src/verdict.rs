@@ -74,9 +74,9 @@ impl<'a> Verdict<'a> {
         } else {
             Status::Pass
         };
-        // Risk first, as every report lists findings: the most severe, then the riskiest,
-        // then (for risk-rated findings) the earliest place, as the scan orders them, so
-        // JSON, human, Markdown and the Action's summary all name the same primary issue.
+        // The most severe, then the class that explains a failure best, then risk first as
+        // the scan lists findings: the riskiest, then (for risk-rated findings) the earliest
+        // place, so JSON, human, Markdown and the Action's summary name the same issue.
         let primary = findings
             .iter()
             .filter(|f| f.severity >= Severity::Warning)
@@ -86,8 +86,8 @@ impl<'a> Verdict<'a> {
                     .map(|_| (f.location.file.clone(), f.location.line, f.location.column));
                 (
                     std::cmp::Reverse(f.severity),
-                    std::cmp::Reverse(f.risk),
                     class_rank(f.class()),
+                    std::cmp::Reverse(f.risk),
                     place,
                     f.code,
                 )

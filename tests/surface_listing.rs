@@ -173,12 +173,11 @@ fn guard_rules_also_run_on_listings() {
     let r = surface(&["--guard-rules"], &[path.display().to_string()]);
     assert_eq!(
         r.issues(),
-        // Risk first: the two critical findings, then the two high ones.
         pairs(&[
-            ("secret-in-tool-metadata", "error"),
-            ("tool-poisoning-instructions", "error"),
             ("invisible-characters", "error"),
+            ("secret-in-tool-metadata", "error"),
             ("sensitive-resource-uri", "error"),
+            ("tool-poisoning-instructions", "error"),
         ]),
         "{:#}",
         r.json["issues"]
@@ -187,10 +186,10 @@ fn guard_rules_also_run_on_listings() {
     assert_eq!(
         places,
         [
-            "servers/pay/tools/charge/description",
-            "servers/pay/tools/charge/description",
             "servers/pay/prompts/p/description",
+            "servers/pay/tools/charge/description",
             "servers/pay/resources/env/uri",
+            "servers/pay/tools/charge/description",
         ]
     );
     assert!(
