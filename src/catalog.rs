@@ -301,8 +301,8 @@ catalog! {
     // resources/list and resources/templates/list.
     ToolPoisoningInstructions => "tool-poisoning-instructions", Security, Error,
         "Advertised text gives the model hidden instructions",
-        "A tool, prompt or resource description (or a parameter description deep in its schema, or the server's instructions) addresses the model instead of describing the item: it tells it to ignore earlier instructions, wraps orders in <IMPORTANT>-style tags, asks it to hide something from the user, or to read SSH keys, .env files or credentials. Clients show the model every word of it, and the user rarely sees it. Describe what the item does and nothing else; if this text is not yours, treat the server as compromised.",
-        precision = High, risk = High, owasp = "MCP03";
+        "A tool, prompt or resource description (or a parameter description deep in its schema, or the server's instructions) addresses the model instead of describing the item: it tells it to ignore earlier instructions, wraps orders in <IMPORTANT>-style tags, asks it to hide something from the user, or to read SSH keys, .env files or credentials. Clients show the model every word of it, and the user rarely sees it. Describe what the item does and nothing else; if this text is not yours, treat the server as compromised. Critical: text that steers the model is an attack in progress, not a weakness that waits for one; the first client that lists the server hands it to the model.",
+        precision = High, risk = Critical, owasp = "MCP03";
     InvisibleCharacters => "invisible-characters", Security, Error,
         "Advertised text contains invisible characters",
         "Zero-width characters, bidirectional controls, Unicode Tags (U+E0000–E007F), soft hyphens, control characters or HTML comments in a name, description or schema hide text from the person reviewing the server while the model still reads it. Remove them; legitimate descriptions never need them.",
@@ -357,8 +357,8 @@ catalog! {
     // Security scan of MCP client configs (src/scan).
     HardcodedSecret => "hardcoded-secret", Security, Error,
         "A provider token is written into an MCP config",
-        "A credential in a config file is read by every tool and person with access to the file, and ends up in backups and repositories. Revoke the token, then reference it instead of writing it: an environment variable (${GITHUB_TOKEN}, ${env:GITHUB_TOKEN}) or a prompted input (${input:github-token} in VS Code).",
-        precision = High, risk = High, owasp = "MCP01";
+        "A credential in a config file is read by every tool and person with access to the file, and ends up in backups and repositories. Revoke the token, then reference it instead of writing it: an environment variable (${GITHUB_TOKEN}, ${env:GITHUB_TOKEN}) or a prompted input (${input:github-token} in VS Code). Critical when the token has its provider's exact documented shape (ghp_ and 36 characters, github_pat_ with its 22 and 59, AKIA and 16): such a value is a working credential until revoked, and anyone who reads the file can use it. High when only a looser shape matches (a truncated key, a longer variant), which may be a test value.",
+        precision = High, risk = Critical, owasp = "MCP01";
     HighEntropySecret => "high-entropy-secret", Security, Error,
         "A credential-named setting holds a random-looking literal",
         "A key named like a credential (API_KEY, TOKEN, SECRET, PASSWORD, Authorization) holds a long random literal, which is almost always a real secret. Revoke it and reference it from the environment (${API_KEY}) or a prompted input instead.",
@@ -369,11 +369,11 @@ catalog! {
         precision = High, risk = High, owasp = "MCP01";
     ShellCommandWrapper => "shell-command-wrapper", Security, Warning,
         "The server is started through a shell command string",
-        "`sh -c`, `cmd /c` or `powershell -Command` hand a whole string to a shell: expansion, pipes and chained commands run with the client's privileges, and reviewers see a string instead of a command. Run the server's executable directly with its arguments as an array.",
+        "`sh -c`, `cmd /c` or `powershell -Command` hand a whole string to a shell: expansion, pipes and chained commands run with the client's privileges, and reviewers see a string instead of a command. Run the server's executable directly with its arguments as an array. Reported at the string the shell runs (the arguments after -c, /c or -Command), since that is what a reviewer has to read; command only names the shell.",
         precision = High, risk = Medium, owasp = "MCP05";
     RemoteScriptExecution => "remote-script-execution", Security, Error,
         "The server's launch downloads a script and runs it",
-        "A download piped into a shell (curl … | sh, iwr … | iex, bash <(curl …)) runs whatever the remote host serves at that moment, every time the client starts. Install a reviewed, pinned release instead and run it directly.",
+        "A download piped into a shell (curl … | sh, iwr … | iex, bash <(curl …)) runs whatever the remote host serves at that moment, every time the client starts. Install a reviewed, pinned release instead and run it directly. Critical: whoever controls the host, the DNS or the path runs code with the user's privileges on every start, and nothing local records what ran.",
         precision = High, risk = Critical, owasp = "MCP04";
     UnpinnedPackage => "unpinned-package", Security, Warning,
         "The server is launched from a package without an exact version",
@@ -393,15 +393,15 @@ catalog! {
         precision = High, risk = Medium, owasp = "MCP07";
     SsrfReachableTarget => "ssrf-reachable-target", Security, Warning,
         "A URL points at a cloud metadata, private or link-local address",
-        "Cloud metadata endpoints hand out credentials, and private, link-local, CGNAT and *.internal addresses reach systems that trust their network. Encoded forms (decimal, octal, hex) are a known way to hide them. Point the server at a public, named endpoint, or document why this internal target is intended.",
+        "Cloud metadata endpoints hand out credentials, and private, link-local, CGNAT and *.internal addresses reach systems that trust their network. Any IPv4 host written in decimal, octal, hex or mixed notation (2130706433, 0x7f000001, 0177.0.0.1, 127.1) is reported whatever it encodes, loopback and public addresses included: no legitimate config needs the disguise, and it is how address filters are evaded. Plain 127.0.0.1, ::1 and localhost are not reported. Point the server at a public, named endpoint, or document why this internal target is intended.",
         precision = High, risk = Medium, owasp = "MCP07";
     TlsVerificationDisabled => "tls-verification-disabled", Security, Error,
         "TLS certificate verification is turned off",
-        "NODE_TLS_REJECT_UNAUTHORIZED=0, --insecure and similar settings accept any certificate, so anyone on the path can impersonate the server and read its tokens. Remove the setting; for a private CA, trust it explicitly (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE).",
-        precision = High, risk = High, owasp = "MCP07";
+        "NODE_TLS_REJECT_UNAUTHORIZED=0, --insecure and similar settings accept any certificate, so anyone on the path can impersonate the server and read its tokens. Remove the setting; for a private CA, trust it explicitly (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE). Critical: the setting turns off the one check that keeps the server's tokens and tool results private, for every connection the process makes, and nothing in the session shows it.",
+        precision = High, risk = Critical, owasp = "MCP07";
     UnauthenticatedRemoteEndpoint => "unauthenticated-remote-endpoint", Security, Warning,
         "A remote server is configured with no credentials and no OAuth",
-        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm it requires authentication.",
+        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm it requires authentication. Reported at the server entry, not at its url: the finding is about what the entry lacks, and the headers or OAuth settings go there. Low, not medium: the MCP authorization spec has clients discover OAuth from the server itself, so most legitimate remote entries carry no credentials at all, and a medium would fail --fail-on medium on every one of them; the precision is low for the same reason.",
         precision = Low, risk = Low, owasp = "MCP07";
     ListensOnAllInterfaces => "listens-on-all-interfaces", Security, Warning,
         "The server is told to listen on every network interface",
@@ -409,7 +409,7 @@ catalog! {
         precision = High, risk = Medium, owasp = "MCP07";
     UnknownServerEntry => "unknown-server-entry", Security, Note,
         "An MCP server entry the scanner does not understand",
-        "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format.",
+        "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format. A value that is not an object where the file, its server list or a server belongs ({\"mcpServers\": 5}, a server given as a string) is not this finding but an input error (exit 2) naming the file, line and column: no client can load such a file.",
         precision = High, risk = Info, owasp = "MCP09";
     ServerDefinitionDrift => "server-definition-drift", Security, Error,
         "A server's launch definition changed since it was pinned",
@@ -417,8 +417,8 @@ catalog! {
         precision = VeryHigh, risk = High, owasp = "MCP04";
     ToolSurfaceDrift => "tool-surface-drift", Security, Error,
         "A server's tools, prompts or resources changed since they were pinned",
-        "What the server advertises (names, descriptions, schemas, annotations) differs from the surface recorded by `mcpcheck pin --live`. A silent change is how a rug pull works: review the changed items before trusting them, then re-pin with `mcpcheck pin --live --force`.",
-        precision = VeryHigh, risk = High, owasp = "MCP03";
+        "What the server advertises (names, descriptions, schemas, annotations) differs from the surface recorded by `mcpcheck pin --live`. A silent change is how a rug pull works: review the changed items before trusting them, then re-pin with `mcpcheck pin --live --force`. Critical: the surface was reviewed and pinned, and it changed without the config changing, which is what a compromised or hijacked server looks like; a client would hand the new text to the model unreviewed.",
+        precision = VeryHigh, risk = Critical, owasp = "MCP03";
     ServerAddedSincePin => "server-added-since-pin", Security, Warning,
         "A server was added to a config after the lock was written",
         "This server is not in .mcpcheck-lock.json, so nobody has pinned and reviewed it. Review it, then run `mcpcheck pin --force` to add it.",

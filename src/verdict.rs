@@ -74,10 +74,24 @@ impl<'a> Verdict<'a> {
         } else {
             Status::Pass
         };
+        // The most severe, then the class that explains a failure best, then risk first as
+        // the scan lists findings: the riskiest, then (for risk-rated findings) the earliest
+        // place, so JSON, human, Markdown and the Action's summary name the same issue.
         let primary = findings
             .iter()
             .filter(|f| f.severity >= Severity::Warning)
-            .min_by_key(|f| (std::cmp::Reverse(f.severity), class_rank(f.class()), f.code));
+            .min_by_key(|f| {
+                let place = f
+                    .risk
+                    .map(|_| (f.location.file.clone(), f.location.line, f.location.column));
+                (
+                    std::cmp::Reverse(f.severity),
+                    class_rank(f.class()),
+                    std::cmp::Reverse(f.risk),
+                    place,
+                    f.code,
+                )
+            });
         Self {
             status,
             primary,

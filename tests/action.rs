@@ -571,3 +571,28 @@ fn nothing_to_check_is_a_usage_error() {
     assert!(stderr.contains("`command`"), "{stderr}");
     assert!(!Path::new(&dir.path().join("mcpcheck.sarif")).exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_summary_headline_names_the_primary_issue_json_names() {
+    // Two critical findings: the headline must name the one the scan's JSON and human
+    // reports put first (risk first, then place), not the first code by name.
+    let fixture = "tests/fixtures/configs/primary_issue_same_in_every_format.json";
+    let mut runner = Runner::new("clean", None);
+    std::fs::copy(
+        support::repo().join(fixture),
+        runner.ws.path().join(".mcp.json"),
+    )
+    .expect("config");
+    runner.input("paths", ".mcp.json").input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}", step.log);
+    let headline = step
+        .summary
+        .lines()
+        .find(|l| l.starts_with("**FAIL"))
+        .unwrap_or_else(|| panic!("no headline in:\n{}", step.summary));
+    assert!(
+        headline.starts_with("**FAIL\\: remote\\-script\\-execution \\("),
+        "{headline}"
+    );
+}

@@ -44,7 +44,7 @@ fn poisoned_tool_description() {
         "servers/fixture/tools/add/description",
     );
     let issue = r.issue("tool-poisoning-instructions");
-    assert_eq!(issue["risk"], "high");
+    assert_eq!(issue["risk"], "critical");
     assert_eq!(issue["detailCode"], "instruction-tag");
     let m = message(&r, "tool-poisoning-instructions");
     assert!(m.contains("tool \"add\" of server \"fixture\""), "{m}");

@@ -67,3 +67,42 @@ fn init_writes_the_workflow_and_never_overwrites_unasked() {
     );
     assert!(!text.contains("setup:"), "{text}");
 }
+
+#[test]
+fn init_in_an_empty_directory_writes_a_marked_placeholder_not_a_guess() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = init(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let written = std::fs::read_to_string(dir.path().join(".github/workflows/mcpcheck.yml"))
+        .expect("workflow written");
+    assert!(!written.contains("python3 server.py"), "{written}");
+    assert!(
+        written.contains("command: 'REPLACE-ME-with-the-command-that-starts-your-server'"),
+        "{written}"
+    );
+    assert!(
+        written.contains("# TODO: mcpcheck init found no server here."),
+        "{written}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("wrote .github/workflows/mcpcheck.yml with a placeholder command"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn init_refuses_a_command_the_action_could_not_split() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (command, expected) in [
+        ("node 'server.js", "cannot be split into words"),
+        ("   ", "--command is empty"),
+    ] {
+        let out = init(dir.path(), &["--command", command]);
+        assert_eq!(out.status.code(), Some(2), "{command:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+        assert!(!dir.path().join(".github").exists(), "nothing written");
+    }
+}

@@ -24,7 +24,7 @@ fn reformatted(token: &str) -> String {
 }
 
 fn baseline(dir: &Path, extra: &[&str]) -> std::process::Output {
-    run(mcpcheck_in(dir).arg("baseline").args(extra))
+    run(scan_command(dir).arg("baseline").args(extra))
 }
 
 #[test]
@@ -111,7 +111,7 @@ fn scan_with_a_baseline_reports_only_new_findings_even_after_a_reformat() {
         without.places()[0],
         (
             "hardcoded-secret".into(),
-            "high".into(),
+            "critical".into(),
             12,
             25,
             "/mcpServers/github/env/GITHUB_TOKEN".into()
@@ -130,7 +130,7 @@ fn scan_with_a_baseline_reports_only_new_findings_even_after_a_reformat() {
         new.places(),
         places(&[(
             "hardcoded-secret",
-            "high",
+            "critical",
             12,
             22,
             "/mcpServers/github/env/NPM_TOKEN"
@@ -138,7 +138,8 @@ fn scan_with_a_baseline_reports_only_new_findings_even_after_a_reformat() {
     );
     assert_eq!(new.exit, 1);
     let human = String::from_utf8(
-        run(mcpcheck_in(dir.path()).args(["scan", "--baseline", ".mcpcheck-baseline.json"])).stdout,
+        run(scan_command(dir.path()).args(["scan", "--baseline", ".mcpcheck-baseline.json"]))
+            .stdout,
     )
     .expect("utf-8");
     assert!(human.contains("2 accepted by the baseline"), "{human}");
@@ -150,10 +151,50 @@ fn a_bad_baseline_is_an_input_error() {
     std::fs::write(dir.path().join(".mcp.json"), compact(TOKEN)).expect("write");
     std::fs::write(dir.path().join("b.json"), "{\"findings\": 3}").expect("write");
     for file in ["b.json", "missing.json"] {
-        let out = run(mcpcheck_in(dir.path()).args(["scan", "--baseline", file]));
+        let out = run(scan_command(dir.path()).args(["scan", "--baseline", file]));
         assert_eq!(out.status.code(), Some(2), "{file}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.lines().count(), 1);
         assert!(err.contains(file), "{err}");
     }
+}
+
+#[test]
+fn baseline_live_accepts_live_surface_findings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = serde_json::json!({"mcpServers": {"poisoned": {
+        "command": "python3",
+        "args": [fixture("poisoned_tool_description")]
+    }}});
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).expect("write");
+    // Without --live the baseline cannot hold what only a live listing finds.
+    let live = scan_in(dir.path(), &["--live"]);
+    assert!(
+        live.issues()
+            .contains(&("tool-poisoning-instructions".into(), "error".into())),
+        "{:?}",
+        live.issues()
+    );
+    assert_eq!(live.exit, 1);
+
+    let out = baseline(dir.path(), &["--live"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text =
+        std::fs::read_to_string(dir.path().join(".mcpcheck-baseline.json")).expect("written");
+    assert!(text.contains("tool-poisoning-instructions"), "{text}");
+    let known = scan_in(
+        dir.path(),
+        &["--live", "--baseline", ".mcpcheck-baseline.json"],
+    );
+    assert_eq!(known.issues(), pairs(&[]), "{:#}", known.json["issues"]);
+    assert_eq!(known.exit, 0);
+    assert_eq!(
+        known.json["stats"]["suppressedByBaseline"],
+        live.issues().len()
+    );
 }

@@ -72,14 +72,14 @@ fn project_discovery_walks_hidden_directories_and_skips_node_modules() {
         places(&[
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 1,
                 89,
                 "/mcpServers/hidden/env/GITHUB_TOKEN"
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 1,
                 87,
                 "/mcpServers/root/env/GITHUB_TOKEN"
@@ -116,7 +116,7 @@ fn global_configs_come_from_home_on_every_client() {
     write(h, ".cursor/mcp.json", "{\"mcpServers\": {\"cursor\": {\"url\": \"https://c.example.com/mcp\", \"headers\": {\"Authorization\": \"Bearer ${env:T}\"}}}}");
     write(h, ".codeium/windsurf/mcp_config.json", "{\"mcpServers\": {\"windsurf\": {\"serverUrl\": \"http://w.example.com/sse\", \"headers\": {\"Authorization\": \"Bearer ${T}\"}}}}");
     write(h, ".config/Code/User/settings.json", "{\n  // user settings\n  \"editor.tabSize\": 2,\n  \"mcp\": { \"servers\": { \"vscode\": { \"type\": \"stdio\", \"command\": \"node\", \"args\": [\"v.js\"], \"env\": { \"NODE_TLS_REJECT_UNAUTHORIZED\": \"0\" } } } }\n}\n");
-    let out = run(mcpcheck_in(project.path())
+    let out = run(scan_command(project.path())
         .env("HOME", h)
         .env_remove("XDG_CONFIG_HOME")
         .args(["scan", "--global", "--format", "json"]));
@@ -144,10 +144,17 @@ fn global_configs_come_from_home_on_every_client() {
         places(&[
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 7,
                 82,
                 "/projects/~1home~1ada~1proj/mcpServers/local/env/GITHUB_TOKEN"
+            ),
+            (
+                "tls-verification-disabled",
+                "critical",
+                4,
+                132,
+                "/mcp/servers/vscode/env/NODE_TLS_REJECT_UNAUTHORIZED"
             ),
             (
                 "insecure-transport",
@@ -155,13 +162,6 @@ fn global_configs_come_from_home_on_every_client() {
                 1,
                 43,
                 "/mcpServers/windsurf/serverUrl"
-            ),
-            (
-                "tls-verification-disabled",
-                "high",
-                4,
-                132,
-                "/mcp/servers/vscode/env/NODE_TLS_REJECT_UNAUTHORIZED"
             ),
             (
                 "unpinned-package",
@@ -182,16 +182,86 @@ fn global_configs_come_from_home_on_every_client() {
         names.contains(&"user") && names.contains(&"local") && names.contains(&"cursor"),
         "{names:?}"
     );
-    // Without --global only the (empty) project is scanned.
-    let none = parse(run(mcpcheck_in(project.path())
+    // With --project-only only the (empty) project is scanned. (Without paths and without
+    // a flag the user's configs are read too: see the next test.)
+    let none = parse(run(scan_command(project.path())
         .env("HOME", home.path())
-        .args(["scan", "--format", "json"])));
+        .env_remove("XDG_CONFIG_HOME")
+        .args(["scan", "--project-only", "--format", "json"])));
     assert!(config_paths(&none).is_empty());
     assert_eq!(none.exit, 0);
 }
 
+#[test]
+fn no_paths_discovers_project_and_global_configs_and_lists_them() {
+    let home = tempfile::tempdir().expect("home");
+    let project = tempfile::tempdir().expect("project");
+    write(
+        home.path(),
+        ".cursor/mcp.json",
+        &format!("{{\"mcpServers\": {{\"user-gh\": {{\"command\": \"node\", \"env\": {{\"GITHUB_TOKEN\": \"{TOKEN}\"}}}}}}}}"),
+    );
+    write(
+        project.path(),
+        ".mcp.json",
+        "{\"mcpServers\": {\"notes\": {\"command\": \"node\", \"args\": [\"notes.js\"]}}}",
+    );
+    let scan_here = |extra: &[&str]| {
+        let mut cmd = scan_command(project.path());
+        cmd.env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .arg("scan")
+            .args(extra);
+        run(&mut cmd)
+    };
+    let r = parse(scan_here(&["--format", "json"]));
+    let user = format!("{}/.cursor/mcp.json", home.path().display());
+    assert_eq!(config_paths(&r), [".mcp.json".to_string(), user.clone()]);
+    let scopes: Vec<&str> = r.json["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["scope"].as_str().expect("scope"))
+        .collect();
+    assert_eq!(scopes, ["project", "global"]);
+    assert_eq!(r.issues(), pairs(&[("hardcoded-secret", "error")]));
+    assert_eq!(r.exit, 1);
+    // The human report says which files were read, and from where.
+    let human = String::from_utf8(scan_here(&[]).stdout).expect("utf-8");
+    let listed: Vec<&str> = human
+        .lines()
+        .skip_while(|l| l.trim() != "configs:")
+        .skip(1)
+        .take(2)
+        .collect();
+    assert!(
+        listed[0].contains(".mcp.json") && listed[0].contains("project"),
+        "{human}"
+    );
+    assert!(
+        listed[1].contains(&user) && listed[1].contains("global"),
+        "{human}"
+    );
+    // --project-only keeps to the project.
+    let project_only = parse(scan_here(&["--project-only", "--format", "json"]));
+    assert_eq!(config_paths(&project_only), [".mcp.json".to_string()]);
+    assert_eq!(project_only.exit, 0);
+    // pin writes a file for the repository: the project's servers only, unless --global;
+    // and the user's servers are not "added since pin" to the project's lock.
+    let mut pin = scan_command(project.path());
+    pin.env("HOME", home.path()).arg("pin");
+    assert_eq!(run(&mut pin).status.code(), Some(0));
+    let lock = std::fs::read_to_string(project.path().join(".mcpcheck-lock.json")).expect("lock");
+    assert!(
+        lock.contains("notes") && !lock.contains("user-gh"),
+        "{lock}"
+    );
+    let locked = parse(scan_here(&["--format", "json"]));
+    assert_eq!(locked.issues(), pairs(&[("hardcoded-secret", "error")]));
+}
+
 fn input_error(dir: &Path, args: &[&str]) -> String {
-    let out = run(mcpcheck_in(dir).args(args));
+    let out = run(scan_command(dir).args(args));
     assert_eq!(out.status.code(), Some(2), "{args:?}");
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8(out.stderr).expect("utf-8");
@@ -199,6 +269,41 @@ fn input_error(dir: &Path, args: &[&str]) -> String {
     assert!(stderr.starts_with("mcpcheck: error: "), "{stderr}");
     assert!(!stderr.contains("panicked"));
     stderr
+}
+
+#[test]
+fn schema_breaks_are_input_errors_naming_file_line_column_and_what_was_expected() {
+    let repo = repo();
+    let cases = [
+        (
+            "schema_servers_not_an_object.json",
+            ":1:16: /mcpServers is a number, expected an object of servers by name",
+        ),
+        (
+            "schema_server_is_a_string.json",
+            ":3:15: server /mcpServers/github is a string, expected an object with a command (stdio) or a url (remote)",
+        ),
+        (
+            "schema_root_not_an_object.json",
+            ":1:1: the file is an array, expected an object with mcpServers or servers",
+        ),
+    ];
+    for (fixture, expected) in cases {
+        let path = format!("tests/fixtures/configs/{fixture}");
+        let stderr = input_error(&repo, &["scan", &path]);
+        assert!(
+            stderr.contains(&format!("{path}{expected}")),
+            "{fixture}: {stderr}"
+        );
+    }
+    // The inventory lists such a file as broken instead of failing.
+    let out = run(scan_command(&repo).args([
+        "inventory",
+        "--format",
+        "json",
+        "tests/fixtures/configs/schema_servers_not_an_object.json",
+    ]));
+    assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]
@@ -255,7 +360,7 @@ fn positions_survive_crlf_bom_comments_and_wide_characters() {
         r.places(),
         places(&[(
             "hardcoded-secret",
-            "high",
+            "critical",
             4,
             62,
             "/mcpServers/ünïcödé/env/GITHUB_TOKEN"
@@ -288,7 +393,7 @@ fn rule_selection_fail_on_and_output() {
     let lenient = scan(&[
         "--fail-on",
         "critical",
-        &config("hardcoded_secret.malicious.json"),
+        &config("filesystem_root_access.malicious.json"),
     ]);
     assert_eq!(
         lenient.exit, 0,
@@ -310,7 +415,7 @@ fn rule_selection_fail_on_and_output() {
 
     let dir = tempfile::tempdir().expect("tempdir");
     let out_file = dir.path().join("report.json");
-    let out = run(mcpcheck_in(&repo())
+    let out = run(scan_command(&repo())
         .args(["scan", "--json", "--output"])
         .arg(&out_file)
         .arg(&fixture));
@@ -336,8 +441,9 @@ fn rule_selection_fail_on_and_output() {
 
 #[test]
 fn human_output_names_each_finding_with_its_place_and_fix() {
-    let out =
-        run(mcpcheck_in(&repo()).args(["scan", &config("remote_script_execution.malicious.json")]));
+    let out = run(
+        scan_command(&repo()).args(["scan", &config("remote_script_execution.malicious.json")])
+    );
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).expect("utf-8");
     assert!(
@@ -361,7 +467,7 @@ fn human_output_names_each_finding_with_its_place_and_fix() {
         "{text}"
     );
     assert!(!text.contains('\u{1b}'), "no colour into a pipe");
-    let clean = run(mcpcheck_in(&repo()).args(["scan", &config("unpinned_package.benign.json")]));
+    let clean = run(scan_command(&repo()).args(["scan", &config("unpinned_package.benign.json")]));
     assert_eq!(clean.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&clean.stdout).starts_with("PASS  mcpcheck scan: "));
 }
@@ -445,11 +551,11 @@ fn every_rule_carries_its_owasp_category_and_class() {
         assert_eq!(issue["owasp"], owasp, "{code}");
         assert_eq!(issue["class"], "security", "{code}");
     }
-    let out = run(mcpcheck_in(&repo()).args(["explain", "unpinned-package"]));
+    let out = run(scan_command(&repo()).args(["explain", "unpinned-package"]));
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).expect("utf-8");
     assert!(text.starts_with("unpinned-package ("), "{text}");
-    let rules = String::from_utf8(run(mcpcheck_in(&repo()).arg("rules")).stdout).expect("utf-8");
+    let rules = String::from_utf8(run(scan_command(&repo()).arg("rules")).stdout).expect("utf-8");
     for code in [
         "hardcoded-secret",
         "tool-surface-drift",
@@ -457,4 +563,93 @@ fn every_rule_carries_its_owasp_category_and_class() {
     ] {
         assert!(rules.contains(code), "{code} missing from `mcpcheck rules`");
     }
+}
+
+#[test]
+fn rules_naming_a_code_no_scan_can_produce_are_refused_or_noted() {
+    let repo = repo();
+    let fixture = config("leaked_github_token.json");
+    // A guard-only and a source-only code: no scan rule reports them.
+    let guard = input_error(&repo, &["scan", "--rules", "server-crashed", &fixture]);
+    assert!(
+        guard.contains("--rules server-crashed: no scan rule reports this code"),
+        "{guard}"
+    );
+    let source = input_error(&repo, &["scan", "--rules", "static-stdout-write", &fixture]);
+    assert!(source.contains("only `mcpcheck source`"), "{source}");
+    // A live-only code without --live runs nothing, and the report says so.
+    let live_only = scan(&["--rules", "tool-poisoning-instructions", &fixture]);
+    assert_eq!(live_only.exit, 0);
+    let notices = live_only.json["notices"].to_string();
+    assert!(
+        notices.contains(
+            "--rules tool-poisoning-instructions: reported only from live surfaces; add --live"
+        ),
+        "{notices}"
+    );
+    assert!(notices.contains("nothing was checked"), "{notices}");
+    // A scan code next to it: it runs, and only the live one is noted.
+    let mixed = scan(&[
+        "--rules",
+        "hardcoded-secret,tool-poisoning-instructions",
+        &fixture,
+    ]);
+    assert_eq!(mixed.issues(), pairs(&[("hardcoded-secret", "error")]));
+    assert!(!mixed.json["notices"]
+        .to_string()
+        .contains("nothing was checked"));
+}
+
+#[test]
+fn live_allow_unsafe_without_live_is_noted() {
+    let fixture = config("leaked_github_token.json");
+    let r = scan(&["--live-allow-unsafe", &fixture]);
+    assert!(
+        r.json["notices"]
+            .to_string()
+            .contains("--live-allow-unsafe does nothing without --live"),
+        "{}",
+        r.json["notices"]
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lock = dir.path().join("lock.json");
+    let out = run(scan_command(&repo()).args([
+        "pin",
+        "--live-allow-unsafe",
+        "--output",
+        lock.to_str().expect("utf-8"),
+        &fixture,
+    ]));
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        stdout.contains("note: --live-allow-unsafe does nothing without --live"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn primary_issue_same_in_every_format() {
+    let fixture = config("primary_issue_same_in_every_format.json");
+    let json = scan(&[&fixture]);
+    assert_eq!(
+        json.json["summary"]["primaryIssueCode"],
+        "remote-script-execution"
+    );
+    let human = run(scan_command(&repo()).args(["scan", &fixture]));
+    let human = String::from_utf8(human.stdout).expect("utf-8");
+    let first = human
+        .lines()
+        .find(|l| l.starts_with("critical["))
+        .unwrap_or_else(|| panic!("no finding in:\n{human}"));
+    assert!(
+        first.starts_with("critical[remote-script-execution]"),
+        "{first}"
+    );
+    let markdown = run(scan_command(&repo()).args(["scan", "--format", "markdown", &fixture]));
+    let markdown = String::from_utf8(markdown.stdout).expect("utf-8");
+    assert!(
+        markdown.contains("**FAIL\\: remote\\-script\\-execution \\("),
+        "{markdown}"
+    );
 }

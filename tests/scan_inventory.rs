@@ -4,7 +4,6 @@
 mod support;
 use serde_json::json;
 use support::scan::*;
-use support::*;
 
 #[test]
 fn inventory_lists_servers_and_never_fails_on_content() {
@@ -21,7 +20,7 @@ fn inventory_lists_servers_and_never_fails_on_content() {
     )
     .expect("write");
     std::fs::write(dir.path().join(".mcp.json"), "{ \"mcpServers\": { ").expect("write");
-    let out = run(mcpcheck_in(dir.path()).args(["inventory", "--format", "json"]));
+    let out = run(scan_command(dir.path()).args(["inventory", "--format", "json"]));
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -66,7 +65,7 @@ fn inventory_lists_servers_and_never_fails_on_content() {
     assert_no_secret(&[&text], &["ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"]);
     assert!(!text.contains(":pw@") && !text.contains("=k9"));
 
-    let human = run(mcpcheck_in(dir.path()).arg("inventory"));
+    let human = run(scan_command(dir.path()).arg("inventory"));
     assert_eq!(human.status.code(), Some(0));
     let human = String::from_utf8(human.stdout).expect("utf-8");
     assert!(
@@ -77,7 +76,7 @@ fn inventory_lists_servers_and_never_fails_on_content() {
     assert!(human.contains(".mcp.json  unreadable: "), "{human}");
     // The same broken file is an input error for scan.
     assert_eq!(
-        run(mcpcheck_in(dir.path()).arg("scan")).status.code(),
+        run(scan_command(dir.path()).arg("scan")).status.code(),
         Some(2)
     );
 }

@@ -25,7 +25,7 @@ fn write_config(dir: &Path, servers: Value) -> String {
 }
 
 fn inventory_live(dir: &Path, extra: &[&str]) -> Value {
-    let out = run(mcpcheck_in(dir)
+    let out = run(scan_command(dir)
         .args(["inventory", "--live", "--format", "json"])
         .args(extra));
     assert_eq!(
@@ -140,7 +140,8 @@ fn three_states_are_kept_apart() {
         json!({"ran": true, "answered": 2, "couldNotConnect": 3, "notAsked": 4})
     );
     let human = String::from_utf8(
-        run(mcpcheck_in(dir.path()).args(["inventory", "--live", "--live-timeout", "5000"])).stdout,
+        run(scan_command(dir.path()).args(["inventory", "--live", "--live-timeout", "5000"]))
+            .stdout,
     )
     .expect("utf-8");
     assert!(human.contains("live: answered"), "{human}");
@@ -164,7 +165,7 @@ fn servers_get_a_scrubbed_environment_and_only_listing_requests() {
             "REFERENCED": "${SCANNER_SECRET}",
         }))}),
     );
-    let out = run(mcpcheck_in(dir.path())
+    let out = run(scan_command(dir.path())
         .env("SCANNER_SECRET", "scanner-secret-value-7Q2x")
         .env(
             "AWS_SECRET_ACCESS_KEY",
@@ -353,7 +354,7 @@ fn remote_servers_initialize_results_are_judged_too() {
         r.places(),
         places(&[(
             "tool-poisoning-instructions",
-            "high",
+            "critical",
             3,
             15,
             "servers/remote/instructions"
@@ -376,7 +377,7 @@ fn referenced_headers_are_withheld_and_literal_ones_sent() {
             "literal": {"type": "http", "url": url, "headers": {"Authorization": "Bearer letmein"}},
         }),
     );
-    let inv = parse_inventory(run(mcpcheck_in(dir.path())
+    let inv = parse_inventory(run(scan_command(dir.path())
         .env("MCP_TOKEN", "letmein")
         .args(["inventory", "--live", "--format", "json"])));
     let referenced = &server(&inv, "referenced")["live"];

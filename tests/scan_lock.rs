@@ -16,7 +16,7 @@ fn write_config(dir: &Path, servers: Value) {
 }
 
 fn pin(dir: &Path, extra: &[&str]) -> std::process::Output {
-    run(mcpcheck_in(dir).arg("pin").args(extra))
+    run(scan_command(dir).arg("pin").args(extra))
 }
 
 fn servers() -> Value {
@@ -199,19 +199,19 @@ fn surface_drift_says_what_changed() {
         places(&[
             (
                 "tool-poisoning-instructions",
-                "high",
+                "critical",
                 3,
                 14,
                 "servers/notes/tools/echo/description"
             ),
             (
                 "tool-poisoning-instructions",
-                "high",
+                "critical",
                 3,
                 14,
                 "servers/notes/tools/echo/inputSchema/properties/text/description"
             ),
-            ("tool-surface-drift", "high", 3, 14, "/mcpServers/notes"),
+            ("tool-surface-drift", "critical", 3, 14, "/mcpServers/notes"),
             (
                 "unconfirmed-destructive-tool",
                 "medium",

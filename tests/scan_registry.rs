@@ -37,7 +37,7 @@ impl Drop for Registry {
 }
 
 fn scan_with_registry(registry: &str, args: &[&str]) -> ScanResult {
-    parse(run(mcpcheck_in(&repo())
+    parse(run(scan_command(&repo())
         .env("npm_config_registry", registry)
         .env("MCPCHECK_PYPI_URL", registry)
         .args(["scan", "--format", "json"])
@@ -187,7 +187,7 @@ fn an_unreachable_registry_is_skipped_with_a_notice() {
         );
     }
     let human = String::from_utf8(
-        run(mcpcheck_in(&repo())
+        run(scan_command(&repo())
             .env("npm_config_registry", "http://127.0.0.1:1/")
             .env("MCPCHECK_PYPI_URL", "http://127.0.0.1:1/")
             .args([

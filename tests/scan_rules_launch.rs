@@ -13,36 +13,36 @@ fn shell_command_wrapper_in_every_shell() {
                 "shell-command-wrapper",
                 "medium",
                 3,
-                26,
-                "/mcpServers/bash/command",
+                49,
+                "/mcpServers/bash/args/1",
             ),
             (
                 "shell-command-wrapper",
                 "medium",
                 4,
-                33,
-                "/mcpServers/login-shell/command",
+                60,
+                "/mcpServers/login-shell/args/1",
             ),
             (
                 "shell-command-wrapper",
                 "medium",
                 5,
-                29,
-                "/mcpServers/windows/command",
+                55,
+                "/mcpServers/windows/args/1",
             ),
             (
                 "shell-command-wrapper",
                 "medium",
                 6,
-                26,
-                "/mcpServers/pwsh/command",
+                107,
+                "/mcpServers/pwsh/args/2",
             ),
             (
                 "shell-command-wrapper",
                 "medium",
                 7,
-                29,
-                "/mcpServers/via-env/command",
+                68,
+                "/mcpServers/via-env/args/2",
             ),
         ],
     );
@@ -87,22 +87,22 @@ fn remote_script_execution_is_critical() {
                 "shell-command-wrapper",
                 "medium",
                 3,
-                31,
-                "/mcpServers/installer/command",
+                52,
+                "/mcpServers/installer/args/1",
             ),
             (
                 "shell-command-wrapper",
                 "medium",
                 4,
-                34,
-                "/mcpServers/substitution/command",
+                57,
+                "/mcpServers/substitution/args/1",
             ),
             (
                 "shell-command-wrapper",
                 "medium",
                 5,
-                29,
-                "/mcpServers/windows/command",
+                64,
+                "/mcpServers/windows/args/1",
             ),
         ],
     );
@@ -123,15 +123,15 @@ fn downloads_that_are_not_executed_are_not_remote_script_execution() {
                 "shell-command-wrapper",
                 "medium",
                 3,
-                28,
-                "/mcpServers/health/command",
+                51,
+                "/mcpServers/health/args/1",
             ),
             (
                 "shell-command-wrapper",
                 "medium",
                 4,
-                30,
-                "/mcpServers/download/command",
+                51,
+                "/mcpServers/download/args/1",
             ),
         ],
     );
@@ -350,4 +350,22 @@ fn filesystem_root_and_home_access() {
 #[test]
 fn project_directories_are_not_root_access() {
     expect_clean("filesystem_root_access.benign.json");
+}
+
+#[test]
+fn opaque_shell_command_in_args_is_reported_at_the_string_the_shell_runs() {
+    // `command` only names the shell; the string a reviewer must read is in args.
+    let r = expect(
+        "opaque_shell_command_in_args.json",
+        &[(
+            "shell-command-wrapper",
+            "medium",
+            7,
+            9,
+            "/mcpServers/wrapped/args/1",
+        )],
+    );
+    let location = &r.json["issues"][0]["location"];
+    assert_eq!(location["endLine"], 7);
+    assert_eq!(location["endColumn"], 47);
 }

@@ -191,49 +191,49 @@ fn tls_verification_disabled_by_env_and_flags() {
         &[
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 3,
                 98,
                 "/mcpServers/node/env/NODE_TLS_REJECT_UNAUTHORIZED",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 4,
                 92,
                 "/mcpServers/python/env/PYTHONHTTPSVERIFY",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 4,
                 119,
                 "/mcpServers/python/env/REQUESTS_CA_BUNDLE",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 5,
                 56,
                 "/mcpServers/flags/args/1",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 5,
                 70,
                 "/mcpServers/flags/args/2",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 6,
                 90,
                 "/mcpServers/git/env/GIT_SSL_NO_VERIFY",
             ),
             (
                 "tls-verification-disabled",
-                "high",
+                "critical",
                 7,
                 91,
                 "/mcpServers/setting/tls/rejectUnauthorized",
@@ -257,15 +257,15 @@ fn unauthenticated_remote_endpoints_are_low() {
                 "unauthenticated-remote-endpoint",
                 "low",
                 3,
-                38,
-                "/servers/open/url",
+                13,
+                "/servers/open",
             ),
             (
                 "unauthenticated-remote-endpoint",
                 "low",
                 4,
-                39,
-                "/servers/events/url",
+                15,
+                "/servers/events",
             ),
         ],
     );
@@ -325,53 +325,102 @@ fn listening_on_all_interfaces() {
 }
 
 #[test]
+fn ssrf_encoded_loopback_is_reported_whatever_it_encodes() {
+    let r = expect(
+        "ssrf_encoded_loopback.malicious.json",
+        &[
+            (
+                "ssrf-reachable-target",
+                "high",
+                3,
+                41,
+                "/mcpServers/decimal/url",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                4,
+                37,
+                "/mcpServers/hex/url",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                5,
+                39,
+                "/mcpServers/octal/url",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                6,
+                39,
+                "/mcpServers/mixed/url",
+            ),
+            (
+                "ssrf-reachable-target",
+                "high",
+                7,
+                48,
+                "/mcpServers/encoded-public/url",
+            ),
+        ],
+    );
+    let decimal = r.issue_at("/mcpServers/decimal/url");
+    assert_eq!(decimal["detailCode"], "encoded-address");
+    let m = decimal["message"].as_str().expect("message");
+    assert!(m.contains("an encoded form of 127.0.0.1"), "{m}");
+    assert_eq!(r.exit, 1);
+}
+
+#[test]
 fn loopback_binds_are_not_reported() {
     expect_clean("listens_on_all_interfaces.benign.json");
 }
 
 #[test]
 fn unknown_entries_are_reported_and_the_rest_is_still_scanned() {
+    // Objects of a shape the scanner does not know are findings; a value that is not an
+    // object where a server belongs breaks the schema (see scan_configs' schema tests).
     let r = expect(
         "unknown_server_entry.malicious.json",
         &[
             (
                 "hardcoded-secret",
-                "high",
-                8,
+                "critical",
+                7,
                 91,
                 "/mcpServers/still-scanned/env/GITHUB_TOKEN",
             ),
-            ("unknown-server-entry", "info", 3, 15, "/mcpServers/number"),
-            ("unknown-server-entry", "info", 4, 14, "/mcpServers/empty"),
+            ("unknown-server-entry", "info", 3, 14, "/mcpServers/empty"),
             (
                 "unknown-server-entry",
                 "info",
-                5,
+                4,
                 28,
                 "/mcpServers/websocket/type",
             ),
             (
                 "unknown-server-entry",
                 "info",
-                6,
+                5,
                 46,
                 "/mcpServers/bad-args/args",
             ),
             (
                 "unknown-server-entry",
                 "info",
-                7,
+                6,
                 80,
                 "/mcpServers/bad-env/env/OPTIONS",
             ),
-            ("unknown-server-entry", "info", 10, 14, "/servers"),
         ],
     );
     has(&r, ("unknown-server-entry", "note"));
     let servers = r.json["servers"].as_array().expect("servers");
-    assert_eq!(servers.len(), 6);
+    assert_eq!(servers.len(), 5);
     assert_eq!(servers[0]["understood"], false);
-    assert_eq!(servers[5]["understood"], true);
+    assert_eq!(servers[4]["understood"], true);
 }
 
 #[test]
@@ -388,4 +437,27 @@ fn every_understood_entry_shape_is_clean() {
         transports,
         ["stdio", "stdio", "http", "http", "http", "stdio"]
     );
+}
+
+#[test]
+fn unauthenticated_remote_entry_is_reported_at_the_entry_and_low() {
+    // What is missing (headers, OAuth) belongs in the entry; the URL is named in the message.
+    let r = expect(
+        "unauthenticated_remote_entry.json",
+        &[(
+            "unauthenticated-remote-endpoint",
+            "low",
+            3,
+            13,
+            "/mcpServers/open",
+        )],
+    );
+    let issue = &r.json["issues"][0];
+    assert_eq!(issue["location"]["endLine"], 6);
+    assert_eq!(issue["location"]["endColumn"], 6);
+    assert!(issue["message"]
+        .as_str()
+        .expect("message")
+        .contains("at mcp.example.com"));
+    assert_eq!(r.exit, 0);
 }

@@ -13,88 +13,97 @@ fn hardcoded_secret_in_env_args_headers_and_urls() {
         &[
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 5,
                 29,
                 "/mcpServers/github/args/1",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 6,
                 32,
                 "/mcpServers/github/env/GITHUB_TOKEN",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 11,
                 37,
                 "/mcpServers/remote/headers/Authorization",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 15,
                 28,
                 "/mcpServers/tools/args/1",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 17,
                 30,
                 "/mcpServers/tools/env/AWS_ACCESS_KEY_ID",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 18,
                 22,
                 "/mcpServers/tools/env/NPM_TOKEN",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 19,
                 21,
                 "/mcpServers/tools/env/HF_TOKEN",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 20,
                 23,
                 "/mcpServers/tools/env/STRIPE_KEY",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 21,
                 25,
                 "/mcpServers/tools/env/GITLAB_TOKEN",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 22,
                 27,
                 "/mcpServers/tools/env/GOOGLE_API_KEY",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 23,
                 25,
                 "/mcpServers/tools/env/FINE_GRAINED",
             ),
             (
                 "hardcoded-secret",
-                "high",
+                "critical",
                 24,
                 24,
                 "/mcpServers/tools/env/SERVICE_JWT",
             ),
+            (
+                "hardcoded-secret",
+                "critical",
+                30,
+                38,
+                "/mcpServers/webhook/args/2",
+            ),
+            ("hardcoded-secret", "critical", 33, 67, "/inputs/0/default"),
+            // A PEM header without its body has only the looser shape: high, not critical.
             (
                 "hardcoded-secret",
                 "high",
@@ -102,14 +111,6 @@ fn hardcoded_secret_in_env_args_headers_and_urls() {
                 23,
                 "/mcpServers/tools/env/DEPLOY_KEY",
             ),
-            (
-                "hardcoded-secret",
-                "high",
-                30,
-                38,
-                "/mcpServers/webhook/args/2",
-            ),
-            ("hardcoded-secret", "high", 33, 67, "/inputs/0/default"),
         ],
     );
     has(&r, ("hardcoded-secret", "error"));
@@ -133,7 +134,6 @@ fn hardcoded_secret_in_env_args_headers_and_urls() {
         "Google API key",
         "GitHub fine-grained token",
         "JSON Web Token",
-        "private key",
         "Slack webhook",
     ]
     .iter()
@@ -141,6 +141,11 @@ fn hardcoded_secret_in_env_args_headers_and_urls() {
     {
         assert!(providers[i + 2].starts_with(p), "{}: {p}", providers[i + 2]);
     }
+    assert!(
+        providers[14].starts_with("private key"),
+        "{}",
+        providers[14]
+    );
     // The exact region of the value, end included.
     let gh = r.issue_at("/mcpServers/github/env/GITHUB_TOKEN");
     assert_eq!(gh["location"]["endLine"], 6);
@@ -186,17 +191,18 @@ fn no_secret_reaches_any_output() {
     ] {
         let fixture = config(fixture);
         let json = scan(&[&fixture]);
-        let human = run(mcpcheck_in(&repo()).args(["scan", &fixture]));
-        let inventory = run(mcpcheck_in(&repo()).args(["inventory", "--format", "json", &fixture]));
-        let human_inventory = run(mcpcheck_in(&repo()).args(["inventory", &fixture]));
+        let human = run(scan_command(&repo()).args(["scan", &fixture]));
+        let inventory =
+            run(scan_command(&repo()).args(["inventory", "--format", "json", &fixture]));
+        let human_inventory = run(scan_command(&repo()).args(["inventory", &fixture]));
         let dir = tempfile::tempdir().expect("tempdir");
         let lock = dir.path().join("lock.json");
         let baseline = dir.path().join("baseline.json");
-        run(mcpcheck_in(&repo())
+        run(scan_command(&repo())
             .args(["pin", "--output"])
             .arg(&lock)
             .arg(&fixture));
-        run(mcpcheck_in(&repo())
+        run(scan_command(&repo())
             .args(["baseline", "--output"])
             .arg(&baseline)
             .arg(&fixture));
@@ -311,4 +317,54 @@ fn credential_in_url_userinfo_and_query() {
 #[test]
 fn credential_in_url_look_alikes_are_not_reported() {
     expect_clean("credential_in_url.benign.json");
+}
+
+#[test]
+fn leaked_github_token_is_critical_and_fails_fail_on_critical() {
+    let r = expect(
+        "leaked_github_token.json",
+        &[(
+            "hardcoded-secret",
+            "critical",
+            6,
+            48,
+            "/mcpServers/github/env/GITHUB_PERSONAL_ACCESS_TOKEN",
+        )],
+    );
+    assert_eq!(r.exit, 1);
+    let strict = scan(&["--fail-on", "critical", &config("leaked_github_token.json")]);
+    assert_eq!(
+        strict.exit, 1,
+        "a verified-shape token fails --fail-on critical"
+    );
+    assert_eq!(strict.json["summary"]["failing"], 1);
+}
+
+#[test]
+fn anthropic_key_under_a_plain_name_is_a_hardcoded_secret() {
+    // Neither "--model-endpoint" nor "UPSTREAM" names a credential: the prefix decides.
+    // Shorter than a real key, so high rather than critical; a bare prefix is not a key.
+    let r = expect(
+        "anthropic_key_under_a_plain_name.json",
+        &[
+            (
+                "hardcoded-secret",
+                "high",
+                6,
+                52,
+                "/mcpServers/assistant/args/2",
+            ),
+            (
+                "hardcoded-secret",
+                "high",
+                7,
+                28,
+                "/mcpServers/assistant/env/UPSTREAM",
+            ),
+        ],
+    );
+    assert!(r.issue_at("/mcpServers/assistant/env/UPSTREAM")["evidence"]
+        .as_str()
+        .expect("evidence")
+        .starts_with("Anthropic API key sk-a… (45 characters)"));
 }

@@ -383,9 +383,12 @@ pub struct TargetArgs {
     /// Config files, or directories to search for project configs (default: the current directory).
     #[arg(value_name = "PATHS")]
     pub paths: Vec<PathBuf>,
-    /// Also read the user's client configs (Claude Desktop, Claude Code, Cursor, Windsurf, VS Code).
-    #[arg(long)]
+    /// Also read the user's client configs (Claude Desktop, Claude Code, Cursor, Windsurf, VS Code): scan and inventory read them by default when no paths are given; baseline and pin only with this flag.
+    #[arg(long, conflicts_with = "project_only")]
     pub global: bool,
+    /// Read only the project's configs, never the user's (scan and inventory without paths).
+    #[arg(long)]
+    pub project_only: bool,
 }
 
 /// How to list servers live.
@@ -457,6 +460,8 @@ pub struct ScanArgs {
 pub struct BaselineArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+    #[command(flatten)]
+    pub live: LiveArgs,
     #[command(flatten)]
     pub rules: RuleArgs,
     /// Where to write the baseline.

@@ -13,6 +13,20 @@ pub const WORKFLOW_PATH: &str = ".github/workflows/mcpcheck.yml";
 const CHECKOUT: &str = "actions/checkout@de0fac2e4500dabe0009e67214ff5f5447ce83dd # v6.0.2";
 const UPLOAD_SARIF: &str =
     "github/codeql-action/upload-sarif@1c5b675653bb5c22dbe9b12b556ec555138e09fd # v4.38.1";
+/// Written when nothing in the directory says how the server starts: one word, so the
+/// Action fails on it by name (spawn-failed) rather than running a guess.
+pub const PLACEHOLDER_COMMAND: &str = "REPLACE-ME-with-the-command-that-starts-your-server";
+
+/// Where the workflow's command came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// `--command`.
+    Given,
+    /// Read from the project's files (package.json, server.py…): worth a check.
+    Guessed,
+    /// Nothing to go on: a marked placeholder the user must replace.
+    Placeholder,
+}
 
 pub fn run(args: &InitArgs) -> Result<(), Error> {
     let root = match &args.dir {
@@ -33,8 +47,8 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
             path.display()
         )));
     }
-    let (command, setup, guessed) = match &args.command {
-        Some(c) => (c.clone(), None, false),
+    let (command, setup, origin) = match &args.command {
+        Some(c) => (c.clone(), None, Origin::Given),
         None => guess(&root),
     };
     if command.contains(['\n', '\r']) {
@@ -42,7 +56,23 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
             "--command must be one line, as you would type it in a shell".into(),
         ));
     }
-    let text = workflow(&command, setup.as_deref(), guessed);
+    // The Action splits the command into words as a shell would: refuse now what it would
+    // refuse later, on every push.
+    match shell_words::split(&command) {
+        Ok(words) if !words.is_empty() => {}
+        Ok(_) => {
+            return Err(Error::Usage(
+                "--command is empty; give the command that starts your MCP server".into(),
+            ))
+        }
+        Err(e) => {
+            return Err(Error::Usage(format!(
+                "--command {}: cannot be split into words ({e}); check its quotes",
+                excerpt(&command, 80)
+            )))
+        }
+    }
+    let text = workflow(&command, setup.as_deref(), origin);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
@@ -53,18 +83,19 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
     let _ = write!(
         out,
         "wrote {WORKFLOW_PATH}{}:\n\n{text}",
-        if guessed {
-            " (check the guessed command)"
-        } else {
-            ""
+        match origin {
+            Origin::Given => "",
+            Origin::Guessed => " (check the guessed command)",
+            Origin::Placeholder =>
+                " with a placeholder command: no server was found here, so replace it (or run again with --command)",
         }
     );
     let _ = out.flush();
     Ok(())
 }
 
-/// A best guess at how the server starts: (command, setup, whether it is only a guess).
-fn guess(root: &Path) -> (String, Option<String>, bool) {
+/// A best guess at how the server starts: (command, setup, where it came from).
+fn guess(root: &Path) -> (String, Option<String>, Origin) {
     if let Ok(text) = std::fs::read_to_string(root.join("package.json")) {
         let pkg: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         let bin = match &pkg["bin"] {
@@ -74,9 +105,17 @@ fn guess(root: &Path) -> (String, Option<String>, bool) {
         };
         let entry = bin.or_else(|| pkg["main"].as_str().map(String::from));
         if let Some(entry) = entry.filter(|e| is_plain_path(e)) {
-            return (format!("node {entry}"), Some("npm ci".into()), true);
+            return (
+                format!("node {entry}"),
+                Some("npm ci".into()),
+                Origin::Guessed,
+            );
         }
-        return ("node index.js".into(), Some("npm ci".into()), true);
+        return (
+            "node index.js".into(),
+            Some("npm ci".into()),
+            Origin::Guessed,
+        );
     }
     for script in ["server.py", "main.py", "src/server.py"] {
         if root.join(script).is_file() {
@@ -84,13 +123,13 @@ fn guess(root: &Path) -> (String, Option<String>, bool) {
                 .join("requirements.txt")
                 .is_file()
                 .then(|| "pip install -r requirements.txt".to_string());
-            return (format!("python3 {script}"), setup, true);
+            return (format!("python3 {script}"), setup, Origin::Guessed);
         }
     }
     if root.join("pyproject.toml").is_file() {
-        return ("uv run server.py".into(), None, true);
+        return ("uv run server.py".into(), None, Origin::Guessed);
     }
-    ("python3 server.py".into(), None, true)
+    (PLACEHOLDER_COMMAND.into(), None, Origin::Placeholder)
 }
 
 fn is_plain_path(s: &str) -> bool {
@@ -105,14 +144,18 @@ fn yaml_quote(s: &str) -> String {
     format!("'{}'", excerpt(s, 1_000).replace('\'', "''"))
 }
 
-fn workflow(command: &str, setup: Option<&str>, guessed: bool) -> String {
+fn workflow(command: &str, setup: Option<&str>, origin: Origin) -> String {
     let action = REPOSITORY_URL
         .strip_prefix("https://github.com/")
         .unwrap_or("mcpcheck/mcpcheck");
-    let guess_note = if guessed {
-        "          # Guessed by mcpcheck init: the command that starts your MCP server over stdio.\n"
-    } else {
-        ""
+    let guess_note = match origin {
+        Origin::Given => "",
+        Origin::Guessed => {
+            "          # Guessed by mcpcheck init: the command that starts your MCP server over stdio.\n"
+        }
+        Origin::Placeholder => {
+            "          # TODO: mcpcheck init found no server here. Replace the placeholder below with\n          # the command that starts your MCP server over stdio (e.g. 'node dist/index.js').\n"
+        }
     };
     let setup_line = setup
         .map(|s| format!("          setup: {}\n", yaml_quote(s)))
@@ -168,7 +211,7 @@ mod tests {
 
     #[test]
     fn workflow_has_the_permissions_and_the_upload_step() {
-        let text = workflow("node dist/index.js", Some("npm ci"), false);
+        let text = workflow("node dist/index.js", Some("npm ci"), Origin::Given);
         for needle in [
             "security-events: write",
             "pull-requests: write",

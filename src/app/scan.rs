@@ -17,10 +17,21 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// Targets for a command that writes a file meant to be committed (baseline, pin): the
+/// user's own configs only with --global, so they never land in a repository by default.
 fn targets(t: &TargetArgs) -> Targets {
     Targets {
         paths: t.paths.clone(),
         global: t.global,
+    }
+}
+
+/// Targets for a report (scan, inventory): without paths, the project's configs and the
+/// user's, as the clients themselves would load them, unless --project-only.
+fn report_targets(t: &TargetArgs) -> Targets {
+    Targets {
+        paths: t.paths.clone(),
+        global: t.global || (t.paths.is_empty() && !t.project_only),
     }
 }
 
@@ -49,6 +60,13 @@ fn live_options(a: &LiveArgs) -> Result<Option<LiveOptions>, Error> {
     }))
 }
 
+/// A live flag that does nothing without `--live`, said rather than ignored.
+fn unused_live_flags(a: &LiveArgs) -> Option<String> {
+    (a.live_allow_unsafe && !a.live).then(|| {
+        "--live-allow-unsafe does nothing without --live: no server was started".to_string()
+    })
+}
+
 fn fail_on(f: FailOn) -> Risk {
     match f {
         FailOn::Info => Risk::Info,
@@ -62,7 +80,7 @@ fn fail_on(f: FailOn) -> Risk {
 pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let output = Output::new("--output", args.output.as_deref(), color)?;
     let request = ScanRequest {
-        targets: targets(&args.target),
+        targets: report_targets(&args.target),
         live: live_options(&args.live)?,
         rules: rules(&args.rules),
         fail_on: fail_on(args.fail_on),
@@ -70,7 +88,8 @@ pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         lock: args.lock.clone(),
         cwd: current_dir()?,
     };
-    let report = crate::scan::run::scan(&request)?;
+    let mut report = crate::scan::run::scan(&request)?;
+    report.notices.extend(unused_live_flags(&args.live));
     let format = args.format.chosen();
     let text = match format {
         Format::Json => json_text(&crate::report::scan::json::render(&report))?,
@@ -104,6 +123,7 @@ pub fn baseline(args: BaselineArgs) -> Result<ExitCode, Error> {
     check_overwrite(&args.output, args.force, "baseline")?;
     let (b, configs) = crate::scan::run::baseline(&BaselineRequest {
         targets: targets(&args.target),
+        live: live_options(&args.live)?,
         rules: rules(&args.rules),
         cwd: current_dir()?,
     })?;
@@ -141,6 +161,9 @@ pub fn pin(args: PinArgs) -> Result<ExitCode, Error> {
             ));
         }
     }
+    if let Some(n) = unused_live_flags(&args.live) {
+        summary.push_str(&format!("\n  note: {n}"));
+    }
     summary.push('\n');
     Output::stdout().write(&summary)?;
     Ok(ExitCode::SUCCESS)
@@ -153,11 +176,12 @@ pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Er
     } else {
         args.format
     };
-    let data = crate::scan::run::inventory(&ListRequest {
-        targets: targets(&args.target),
+    let mut data = crate::scan::run::inventory(&ListRequest {
+        targets: report_targets(&args.target),
         live: live_options(&args.live)?,
         cwd: current_dir()?,
     })?;
+    data.loaded.notices.extend(unused_live_flags(&args.live));
     let inv = crate::report::inventory::Inventory {
         configs: &data.loaded.configs,
         broken: &data.loaded.broken,

@@ -56,7 +56,7 @@ impl Client {
 pub enum Scope {
     /// Found in the project tree.
     Project,
-    /// A user-level config (`--global`).
+    /// A user-level config (read by scan and inventory without paths, or with `--global`).
     Global,
     /// Named on the command line.
     Explicit,
@@ -165,15 +165,21 @@ pub fn parse(
         other_leaves: Vec::new(),
     };
     let default_dir = project_dir(path, scope);
+    // Where the structure itself is wrong no client can load the file: an input error at
+    // the value, not a finding. Objects of an unknown shape stay findings (unknown-server-entry).
+    let schema_error = |at: &Spanned, what: &str, expected: &str| {
+        let (line, column) = file.lines.position(&text, at.span.start);
+        ConfigError(format!(
+            "{display}:{line}:{column}: {what} is {}, expected {expected}; fix the config there",
+            at.kind()
+        ))
+    };
     if root.members().is_none() {
-        file.problems.push(EntryProblem {
-            pointer: String::new(),
-            span: root.span,
-            message: format!(
-                "the file holds {}, not an object with mcpServers or servers",
-                root.kind()
-            ),
-        });
+        return Err(schema_error(
+            &root,
+            "the file",
+            "an object with mcpServers or servers",
+        ));
     }
     let mut sections: Vec<(String, &Spanned, Option<PathBuf>)> = Vec::new();
     for key in ["mcpServers", "servers"] {
@@ -196,18 +202,21 @@ pub fn parse(
     }
     for (pointer, section, dir) in sections {
         let Some(members) = section.members() else {
-            file.problems.push(EntryProblem {
-                pointer: pointer.clone(),
-                span: section.span,
-                message: format!(
-                    "{pointer} is {}, not an object of servers by name",
-                    section.kind()
-                ),
-            });
-            continue;
+            return Err(schema_error(
+                section,
+                &pointer,
+                "an object of servers by name ({\"name\": {\"command\": …}})",
+            ));
         };
         for m in members {
             let entry_pointer = format!("{pointer}/{}", pointer_token(&m.key));
+            if m.value.members().is_none() {
+                return Err(schema_error(
+                    &m.value,
+                    &format!("server {entry_pointer}"),
+                    "an object with a command (stdio) or a url (remote)",
+                ));
+            }
             file.servers
                 .push(read_entry(&m.key, entry_pointer, &m.value, dir.as_deref()));
         }

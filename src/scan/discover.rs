@@ -1,5 +1,5 @@
 //! Which config files to scan: the paths given, the project's configs found by walking the
-//! tree (hidden directories included), and with `--global` the user's client configs.
+//! tree (hidden directories included), and the user's client configs when asked for.
 
 use super::config_file::Scope;
 use std::path::{Path, PathBuf};

@@ -182,8 +182,17 @@ pub fn findings(configs: &[ConfigFile], s: &ScanSettings<'_>) -> Vec<Finding> {
         out.extend(rules::check(&cx, &selected));
     }
     if let Some(lock) = s.lock {
+        // A project's lock pins the project's servers: the user's own configs are compared
+        // only when it pins some of their servers (`pin --global`).
+        let pinned: Vec<ConfigFile> = configs
+            .iter()
+            .filter(|c| {
+                c.scope != Scope::Global || lock.servers.iter().any(|l| l.config == c.display)
+            })
+            .cloned()
+            .collect();
         out.extend(
-            lock::compare(lock, configs, s.live)
+            lock::compare(lock, &pinned, s.live)
                 .into_iter()
                 .filter(|f| selected(f.code)),
         );

@@ -6,6 +6,7 @@ use super::baseline::Baseline;
 use super::config_file::ConfigFile;
 use super::live::{LiveListing, LiveOptions, LiveState};
 use super::{lock, package_registry, Loaded, ScanReport, ScanSettings, Selection, Targets};
+use crate::catalog::Code;
 use crate::error::Error;
 use crate::finding::{Finding, Risk};
 use std::path::PathBuf;
@@ -52,6 +53,8 @@ impl Default for ScanRequest {
 #[derive(Debug, Clone, Default)]
 pub struct BaselineRequest {
     pub targets: Targets,
+    /// `Some` to list every server live and accept its surface findings too.
+    pub live: Option<LiveOptions>,
     pub rules: RuleRequest,
     pub cwd: PathBuf,
 }
@@ -62,6 +65,59 @@ pub struct ListRequest {
     pub targets: Targets,
     pub live: Option<LiveOptions>,
     pub cwd: PathBuf,
+}
+
+/// The codes the static config scan can produce: its rules and the lock comparison.
+fn static_codes() -> Vec<Code> {
+    let mut codes: Vec<Code> = super::rules::registry().iter().map(|r| r.code()).collect();
+    codes.extend([Code::ServerDefinitionDrift, Code::ServerAddedSincePin]);
+    codes
+}
+
+/// The codes only `--live` can produce: the surface rules and the surface comparison.
+fn live_codes() -> Vec<Code> {
+    let mut codes: Vec<Code> = crate::surface::rules::registry()
+        .iter()
+        .map(|r| r.code())
+        .collect();
+    codes.extend([Code::SurfaceScanIncomplete, Code::ToolSurfaceDrift]);
+    codes
+}
+
+/// `--rules` must name codes a scan can report: one no scan rule has (a guard or source
+/// check) is an error, a live-only one without `--live` a notice, since it would run nothing.
+fn check_rule_selection(selection: &Selection, live: bool) -> Result<Vec<String>, Error> {
+    let (static_codes, live_codes) = (static_codes(), live_codes());
+    let mut notices = Vec::new();
+    for code in &selection.only {
+        if static_codes.contains(code) {
+            continue;
+        }
+        if !live_codes.contains(code) {
+            return Err(Error::Usage(format!(
+                "--rules {code}: no scan rule reports this code (only `mcpcheck {}` does); choose scan codes from `mcpcheck rules`",
+                if code.meta().class == crate::finding::IssueClass::StaticSource {
+                    "source"
+                } else {
+                    "guard` or `mcpcheck proxy"
+                }
+            )));
+        }
+        if !live {
+            notices.push(format!(
+                "--rules {code}: reported only from live surfaces; add --live to run it"
+            ));
+        }
+    }
+    if !selection.only.is_empty()
+        && !selection
+            .only
+            .iter()
+            .any(|c| static_codes.contains(c) || (live && live_codes.contains(c)))
+    {
+        notices.push("no selected rule can run on this scan: nothing was checked".into());
+    }
+    Ok(notices)
 }
 
 /// Registry facts for `--registry`, with their notices.
@@ -84,6 +140,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     let started = Instant::now();
     let cwd = &request.cwd;
     let selection = Selection::parse(&request.rules.rules, &request.rules.ignore_rules)?;
+    let selection_notices = check_rule_selection(&selection, request.live.is_some())?;
     let baseline = request
         .baseline
         .as_deref()
@@ -95,13 +152,19 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     };
     let lock_file = lock_path.as_deref().map(lock::read).transpose()?;
     let mut loaded = super::load(&request.targets, cwd, false)?;
+    loaded.notices.extend(selection_notices);
     if loaded.configs.is_empty() {
         loaded.notices.push(format!(
-            "no MCP client config found{}; name config files or directories, or add --global",
-            if request.targets.paths.is_empty() {
-                " under the current directory"
-            } else {
+            "no MCP client config found{}; name config files or directories{}",
+            match (request.targets.paths.is_empty(), request.targets.global) {
+                (true, true) => " under the current directory or among the user's client configs",
+                (true, false) => " under the current directory",
+                _ => "",
+            },
+            if request.targets.global {
                 ""
+            } else {
+                ", or add --global"
             }
         ));
     }
@@ -161,6 +224,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
 /// A baseline of today's findings, and how many configs they came from.
 pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
     let selection = Selection::parse(&request.rules.rules, &request.rules.ignore_rules)?;
+    check_rule_selection(&selection, request.live.is_some())?;
     let loaded = super::load(&request.targets, &request.cwd, false)?;
     let facts = registry_facts(&request.rules, &loaded, &selection);
     let settings = ScanSettings {
@@ -169,7 +233,13 @@ pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
         lock: None,
         live: None,
     };
-    let findings = super::findings(&loaded.configs, &settings);
+    let mut findings = super::findings(&loaded.configs, &settings);
+    // With --live, the surface findings `scan --live` reports, so they can be accepted too.
+    if let Some(o) = request.live {
+        let live = super::list_live(&loaded.configs, o)?;
+        findings.extend(surface_findings(&live, &loaded.configs, &selection));
+        super::sort(&mut findings);
+    }
     Ok((Baseline::of(&findings), loaded.configs.len()))
 }
 

@@ -45,7 +45,9 @@ pub(super) const SHAPES: &[Shape] = &[
         kind: "anthropic-key",
         name: "Anthropic API key",
         exact: Some(r"(?-u:\b)sk-ant-[a-z]{3,10}\d{2}-[A-Za-z0-9_-]{80,}"),
-        loose: Some(r"(?-u:\b)sk-ant-[a-z]{3,10}\d{2}-[A-Za-z0-9_-]{40,}"),
+        // The prefix alone names the provider: 24 characters after it are a key (a
+        // truncated or test one, perhaps), whatever the setting that holds it is called.
+        loose: Some(r"(?-u:\b)sk-ant-[a-z]{3,10}\d{2}-[A-Za-z0-9_-]{24,}"),
         gate: &["sk-ant-"],
         prefixes: &["sk-"],
     },
@@ -63,7 +65,8 @@ pub(super) const SHAPES: &[Shape] = &[
         kind: "openai-key",
         name: "OpenAI API key",
         exact: Some(r"(?-u:\b)sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
-        loose: None,
+        // As distinctive a prefix as Anthropic's, with the same minimum.
+        loose: Some(r"(?-u:\b)sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{24,}"),
         gate: &["sk-proj-", "sk-svcacct-", "sk-admin-"],
         prefixes: &["sk-"],
     },

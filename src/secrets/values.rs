@@ -19,12 +19,26 @@ static LOOSE: LazyLock<GatedSet> = LazyLock::new(|| {
     GatedSet::new(gated, false)
 });
 
+/// Each shape's exact pattern, anchored: whether a found token has the documented shape.
+static VERIFIED: LazyLock<Vec<Option<regex::Regex>>> = LazyLock::new(|| {
+    SHAPES
+        .iter()
+        .map(|s| {
+            s.exact
+                .and_then(|e| regex::Regex::new(&format!("^(?:{e})$")).ok())
+        })
+        .collect()
+});
+
 /// A provider token found in a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenMatch {
     pub provider: &'static str,
     pub start: usize,
     pub end: usize,
+    /// The token has its provider's exact documented shape (prefix, length, alphabet), not
+    /// only the looser one: it is almost certainly a live credential.
+    pub verified: bool,
     /// Redacted evidence: provider, first four characters and length only.
     pub evidence: String,
 }
@@ -48,10 +62,16 @@ pub fn find_tokens(value: &str) -> Vec<TokenMatch> {
             if is_placeholder(token) || (kind == "jwt" && !jwt_header_ok(token)) {
                 continue;
             }
+            // Rows of one kind overlap (OpenAI has three): any of their exact shapes counts.
+            let verified = SHAPES
+                .iter()
+                .zip(VERIFIED.iter())
+                .any(|(s, re)| s.kind == kind && re.as_ref().is_some_and(|re| re.is_match(token)));
             found.push(TokenMatch {
                 provider: name,
                 start: m.start(),
                 end: m.end(),
+                verified,
                 evidence: redacted(name, token),
             });
         }
@@ -148,6 +168,9 @@ mod tests {
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].provider, "GitHub token");
         assert_eq!(t[0].evidence, "GitHub token ghp_… (40 characters)");
+        assert!(t[0].verified);
+        // Longer than GitHub's documented 36 characters: a token by the looser shape only.
+        assert!(!find_tokens("ghp_Zx8Qm2Lr5Tn7Vb3Kc9Wd1Hy4Jf6Gs0Pa2Xe7Qm2")[0].verified);
         assert!(find_tokens("ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx").is_empty());
         assert!(find_tokens("AKIAIOSFODNN7EXAMPLE").is_empty());
         assert_eq!(

@@ -1,8 +1,8 @@
 //! The security scan's tests: run `mcpcheck scan --format json` on fixture configs.
 
-use super::{mcpcheck_in, read_report, repo};
+use super::{read_report, repo};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// A config fixture in tests/fixtures/configs.
@@ -12,6 +12,27 @@ pub fn config(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
+}
+
+/// An empty home directory: a scan without paths also reads the user's client configs,
+/// and a test must never read the real user's.
+pub fn empty_home() -> PathBuf {
+    let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("scan-empty-home");
+    std::fs::create_dir_all(&home).expect("create the empty home");
+    home
+}
+
+/// The binary run from `dir` with the shared environment policy, and an empty HOME so the
+/// user's own client configs are never read.
+pub fn scan_command(dir: &Path) -> Command {
+    let mut cmd = super::mcpcheck_in(dir);
+    let home = empty_home();
+    cmd.env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env_remove("APPDATA")
+        .env_remove("USERPROFILE")
+        .env_remove("MCPCHECK_PYPI_URL");
+    cmd
 }
 
 pub struct ScanResult {
@@ -71,7 +92,7 @@ pub fn run(cmd: &mut Command) -> Output {
 
 /// `mcpcheck scan --format json ARGS...` from `dir`.
 pub fn scan_in(dir: &Path, args: &[&str]) -> ScanResult {
-    let out = run(mcpcheck_in(dir)
+    let out = run(scan_command(dir)
         .arg("scan")
         .arg("--format")
         .arg("json")

@@ -36,9 +36,10 @@ pub fn render(r: &ScanReport, style: Style) -> String {
         for c in &r.configs {
             let _ = writeln!(
                 out,
-                "    {:<40} {:<14} {}",
+                "    {:<40} {:<14} {:<8} {}",
                 excerpt(&c.display, 120),
                 c.client.as_str(),
+                c.scope.as_str(),
                 crate::finding::plural(c.servers.len(), "server")
             );
         }

@@ -1,9 +1,10 @@
 //! `hardcoded-secret`: a provider token (GitHub, OpenAI, AWS, Slack…) written into a config
-//! value: env, args, headers, URLs or any other field of a server entry.
+//! value: env, args, headers, URLs or any other field of a server entry. Critical when the
+//! token has its provider's exact documented shape, high when only the looser shape matches.
 
 use super::{describe_place, ConfigRule, RuleContext};
 use crate::catalog::Code;
-use crate::finding::{Finding, Replacement};
+use crate::finding::{Finding, Replacement, Risk};
 use crate::scan::config_file::{Client, ServerEntry};
 use crate::secrets;
 
@@ -29,6 +30,7 @@ impl ConfigRule for HardcodedSecret {
                         ),
                     )
                     .evidence(&t.evidence)
+                    .risk(risk_of(&t))
                     .fix(format!(
                         "Revoke this {} now (it has been exposed) and remove it from the file; VS Code inputs can prompt for it instead of storing it.",
                         t.provider
@@ -54,7 +56,8 @@ impl ConfigRule for HardcodedSecret {
                             cx.file.display
                         ),
                     )
-                    .evidence(&t.evidence);
+                    .evidence(&t.evidence)
+                    .risk(risk_of(t));
                 // An env value that is only the token can become a reference the client expands.
                 let env_name = server
                     .env
@@ -97,5 +100,15 @@ impl ConfigRule for HardcodedSecret {
                 out.push(f);
             }
         }
+    }
+}
+
+/// A token of its provider's exact documented shape is a working credential until revoked;
+/// one that only has the looser shape (truncated, or a longer variant) may be a test value.
+fn risk_of(t: &secrets::TokenMatch) -> Risk {
+    if t.verified {
+        Risk::Critical
+    } else {
+        Risk::High
     }
 }

@@ -1,6 +1,7 @@
 //! `ssrf-reachable-target`: a URL in an entry points at a cloud metadata endpoint, a private,
 //! link-local, CGNAT or IPv6 unique-local address, 0.0.0.0, or a `*.internal` name,
-//! including addresses hidden in decimal, octal or hex form.
+//! and any IPv4 host written in decimal, octal, hex or mixed notation, whatever it encodes:
+//! the encoding itself is the evasion, so an encoded loopback or public address counts too.
 
 use super::{describe_place, ConfigRule, RuleContext};
 use crate::catalog::Code;
@@ -19,11 +20,15 @@ impl ConfigRule for SsrfReachableTarget {
         for leaf in &server.leaves {
             for url in urls::find_urls(&leaf.value.value) {
                 let c = urls::classify(&url.host);
-                if matches!(c.class, HostClass::Loopback | HostClass::Other) {
+                // Plain 127.0.0.1 and localhost are the user's own machine; written as
+                // 2130706433 or 0x7f000001 they are a filter evasion.
+                if !c.encoded && matches!(c.class, HostClass::Loopback | HostClass::Other) {
                     continue;
                 }
                 let decoded = match (c.encoded, c.ip) {
-                    (true, Some(ip)) => format!(" (an encoded form of {ip})"),
+                    (true, Some(ip)) => format!(
+                        " (an encoded form of {ip}; writing an address in decimal, octal or hex is how filters are evaded)"
+                    ),
                     _ => String::new(),
                 };
                 let mut f = cx

@@ -1,5 +1,6 @@
 //! `unauthenticated-remote-endpoint`: a remote server configured with no credentials
-//! (header, URL) and no OAuth block. Low: it may rely on OAuth discovery.
+//! (header, URL) and no OAuth block. Low: it may rely on OAuth discovery. Reported at the
+//! entry, where the missing headers or OAuth settings would go; the URL is in the message.
 
 use super::{ConfigRule, RuleContext};
 use crate::catalog::Code;
@@ -48,15 +49,15 @@ impl ConfigRule for UnauthenticatedRemoteEndpoint {
             return;
         }
         out.push(
-            cx.finding(
+            Finding::new(
                 Code::UnauthenticatedRemoteEndpoint,
-                url_value,
                 format!(
                     "Remote server {:?} at {} is configured with no credentials and no OAuth settings.",
                     crate::finding::excerpt(&server.name, 60),
                     crate::finding::excerpt(&url.host, 80)
                 ),
             )
+            .at(cx.file.location(&server.pointer, server.span))
             .evidence(&urls::mask_url(&url_value.value)),
         );
     }
