@@ -260,8 +260,9 @@ fn collect<'t>(
 }
 
 /// After a parse of `ranges` (see `python_window`): None if no left-out statement uses a
-/// module-level name the parsed part binds to anything the rules follow (`p = print`,
-/// `import sys as s`), else empty ranges: parse the whole file.
+/// name the parsed part binds to anything the rules follow (`p = print`, `import sys as s`,
+/// `self.out = sys.stdout`) or defines such a name again, else empty ranges: parse the whole
+/// file.
 pub fn widen_ranges(
     lang: Lang,
     root: Node<'_>,
@@ -278,12 +279,18 @@ pub fn widen_ranges(
         }
         other => other.is_some(),
     };
-    let followed = py.bindings.all().filter(|(name, bound)| {
-        bound.iter().any(|b| {
-            b.scope.kind() == "module" && leads_somewhere(name, py.resolve_value(&b.value, 0))
-        })
+    let bound = py.bindings.all().filter(|(name, bound)| {
+        bound
+            .iter()
+            .any(|b| leads_somewhere(name, py.resolve_value(&b.value, 0)))
     });
-    let mut names = followed.map(|(name, _)| name);
+    let members = py
+        .members
+        .all()
+        .filter(|(_, values)| values.iter().any(|v| py.resolve(*v).is_some()));
+    let mut names = bound
+        .map(|(name, _)| name)
+        .chain(members.map(|(name, _)| name));
     names
         .any(|name| super::js_window::used_outside(src, ranges, name))
         .then(Vec::new)

@@ -1,9 +1,10 @@
-//! Parsing less of a large Python file: top-level `def` and `class` statements (with their
-//! decorators) that mention none of the words the rules need are left out of the parse
-//! (tree-sitter's included ranges). Leaving out whole top-level statements leaves valid
-//! Python. Such a statement binds only its own name (a word it mentions) and, through
-//! `global`, what it assigns (those are kept); uses in it of names bound elsewhere to what the
-//! rules follow (`p = print`) are checked after the parse (`python::widen_ranges`).
+//! Parsing less of a large Python file: `def` and `class` statements (with their decorators),
+//! at the top level or nested, that mention none of the words the rules need are left out of
+//! the parse (tree-sitter's included ranges), whole lines at a time. What is left is valid
+//! Python unless a body is emptied, which shows as a syntax error. Such a statement binds only
+//! its own name (a word it mentions) and, through `global`, what it assigns (those are kept);
+//! uses in it of names bound elsewhere to what the rules follow (`p = print`, `self.out =
+//! sys.stdout`) are checked after the parse (`python::widen_ranges`).
 //! A light lexer finds where top-level statements start, skipping strings, comments,
 //! brackets and continued lines; when it is unsure the caller parses the whole file, and
 //! also when the windowed parse has a syntax error.
@@ -16,11 +17,12 @@ const MIN_LEFT_OUT: usize = 256;
 /// Window only when at least this share of the file can be left out.
 const MIN_SAVING_PERCENT: usize = 25;
 
-/// A top-level statement: where it starts and whether it is a definition (`def`, `async
-/// def`, `class`, or a decorator of one).
+/// A statement that starts a line: where its line starts, its indentation, and whether it is
+/// a definition (`def`, `async def`, `class`, or a decorator of one).
 #[derive(Debug, Clone, Copy)]
 struct Statement {
-    start: usize,
+    line: usize,
+    indent: usize,
     definition: bool,
     decorator: bool,
 }
@@ -30,22 +32,30 @@ struct Statement {
 pub fn included_ranges(src: &[u8], keep: &[&str]) -> Option<Vec<Range>> {
     let statements = statements(src)?;
     let mut left_out: Vec<(usize, usize)> = Vec::new();
-    let mut i = 0;
-    while i < statements.len() {
-        let first = statements[i];
-        // Decorators belong to the definition below them.
-        let mut last = i;
-        while statements[last].decorator && last + 1 < statements.len() {
-            last += 1;
-        }
-        let end = statements.get(last + 1).map_or(src.len(), |s| s.start);
-        i = last + 1;
-        if !(first.definition && statements[last].definition) || end - first.start < MIN_LEFT_OUT {
+    for (i, first) in statements.iter().enumerate() {
+        if !first.definition || left_out.last().is_some_and(|(_, end)| first.line < *end) {
             continue;
         }
-        let text = &src[first.start..end];
+        // Decorators belong to the definition below them (at the same indentation).
+        let mut last = i;
+        while statements[last].decorator
+            && statements
+                .get(last + 1)
+                .is_some_and(|s| s.indent == first.indent && s.definition)
+        {
+            last += 1;
+        }
+        // The body: every statement after it indented deeper.
+        let after = statements[last + 1..]
+            .iter()
+            .find(|s| s.indent <= first.indent)
+            .map_or(src.len(), |s| s.line);
+        if statements[last].decorator || after - first.line < MIN_LEFT_OUT {
+            continue;
+        }
+        let text = &src[first.line..after];
         if !keep.iter().any(|w| mentions(text, w.as_bytes())) {
-            left_out.push((first.start, end));
+            left_out.push((first.line, after));
         }
     }
     let saved: usize = left_out.iter().map(|(s, e)| e - s).sum();
@@ -79,8 +89,8 @@ fn is_ident(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80
 }
 
-/// Every top-level statement, in order; None if the lexer is unsure (an unterminated
-/// string, unbalanced brackets, a form feed or tab in the indentation of a top-level line).
+/// Every statement that starts a line, in order; None if the lexer is unsure (an
+/// unterminated string, unbalanced brackets, a tab or form feed in an indentation).
 fn statements(src: &[u8]) -> Option<Vec<Statement>> {
     let mut out = Vec::new();
     let mut depth = 0usize;
@@ -90,10 +100,19 @@ fn statements(src: &[u8]) -> Option<Vec<Statement>> {
     while i < src.len() {
         if line_start {
             line_start = false;
-            if depth == 0 && !continued && !matches!(src[i], b' ' | b'\t' | b'\r' | b'\n' | b'#') {
-                if src[i] == 0x0c {
+            let line = i;
+            let indent = src[i..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t' | 0x0c))
+                .count();
+            let code = src
+                .get(i + indent)
+                .is_some_and(|c| !matches!(c, b'\r' | b'\n' | b'#'));
+            if depth == 0 && !continued && code {
+                if src[i..i + indent].iter().any(|b| *b != b' ') {
                     return None;
                 }
+                i += indent;
                 let rest = &src[i..];
                 let decorator = src[i] == b'@';
                 let definition = decorator
@@ -102,7 +121,8 @@ fn statements(src: &[u8]) -> Option<Vec<Statement>> {
                     || (starts_with_word(rest, b"async")
                         && starts_with_word(rest[5..].trim_ascii_start(), b"def"));
                 out.push(Statement {
-                    start: i,
+                    line,
+                    indent,
                     definition,
                     decorator,
                 });
@@ -201,6 +221,19 @@ mod tests {
     }
 
     #[test]
+    fn methods_without_the_words_are_left_out_of_classes_that_keep_others() {
+        let filler = "        x = x + 1\n".repeat(40);
+        let src = format!(
+            "class B:\n    def loud(self):\n        print(1)\n\n    @property\n    def quiet(self):\n{filler}        return x\n\n    def tail(self):\n        return 2\n"
+        );
+        let kept = kept(&src).expect("windowed");
+        assert_eq!(
+            kept,
+            "class B:\n    def loud(self):\n        print(1)\n\n    def tail(self):\n        return 2\n"
+        );
+    }
+
+    #[test]
     fn strings_comments_brackets_and_continuations_hide_column_zero_text() {
         let filler = "    y = 2\n".repeat(40);
         let src = format!(
@@ -209,7 +242,8 @@ mod tests {
         let statements = statements(src.as_bytes()).expect("lexed");
         let starts: Vec<&str> = statements
             .iter()
-            .map(|s| src[s.start..].lines().next().unwrap_or(""))
+            .filter(|s| s.indent == 0)
+            .map(|s| src[s.line..].lines().next().unwrap_or(""))
             .collect();
         assert_eq!(starts, ["def a():", "x = (1,", "z = 1 + \\", "def b():"]);
         // `print` inside the string keeps `a`; `b` goes.
