@@ -181,11 +181,8 @@ fn large_files_parsed_in_part_give_the_same_findings() {
     std::fs::write(dir.path().join("aliased.py"), &aliased).expect("write");
 
     let scan = scan_in(dir.path(), &["."]);
-    let found: Vec<(String, u64, u64)> = scan
-        .found()
-        .into_iter()
-        .map(|f| (f.2, f.3, f.4))
-        .collect();
+    let found: Vec<(String, u64, u64)> =
+        scan.found().into_iter().map(|f| (f.2, f.3, f.4)).collect();
     assert_eq!(
         found,
         [
@@ -194,7 +191,11 @@ fn large_files_parsed_in_part_give_the_same_findings() {
         ]
     );
     assert_eq!(scan.stat("filesParsed"), 2);
-    assert_eq!(scan.stat("filesParsedInPart"), 1, "aliased.py is parsed whole");
+    assert_eq!(
+        scan.stat("filesParsedInPart"),
+        1,
+        "aliased.py is parsed whole"
+    );
     assert!(
         scan.stat("bytesParsed") < (windowed.len() / 4 + 2 * aliased.len()) as u64,
         "most of windowed.py was left out"
