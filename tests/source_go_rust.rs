@@ -128,3 +128,16 @@ fn rust_loggers_on_stdout_are_found() {
 fn rust_loggers_on_stderr_are_not_reported() {
     expect_findings("rust", "loggers_to_stderr.rs", &[]);
 }
+
+#[test]
+fn rust_fmt_subscriber_is_found_in_a_file_that_names_nothing_else() {
+    // Regression: the text prefilter once needed `fmt`, which `FmtSubscriber` does not spell.
+    expect_findings(
+        "rust",
+        "fmt_subscriber_alone.rs",
+        &[
+            ("static-stdout-logger", "warning", 5, 5),
+            ("static-stdout-logger", "warning", 6, 5),
+        ],
+    );
+}

@@ -243,3 +243,16 @@ fn writers_kept_on_this_or_in_class_fields_are_followed_within_the_class() {
         ],
     );
 }
+
+#[test]
+fn fs_writes_to_descriptor_1_are_found_in_a_file_that_names_nothing_else() {
+    // Regression: the text prefilter once needed `writeSync`, `console` or `stdout`.
+    expect_findings(
+        "javascript",
+        "fs_write_alone.js",
+        &[
+            ("static-stdout-write", "warning", 4, 1),
+            ("static-stdout-write", "warning", 5, 1),
+        ],
+    );
+}

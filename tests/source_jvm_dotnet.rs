@@ -34,6 +34,16 @@ fn java_static_imports_of_system_out_are_resolved() {
 }
 
 #[test]
+fn java_system_out_spread_over_lines_is_found() {
+    // Regression: the text prefilter once needed `System.out` written without a break.
+    expect_findings(
+        "java",
+        "SystemOutOverLines.java",
+        &[("static-stdout-write", "warning", 3, 9)],
+    );
+}
+
+#[test]
 fn java_lookalikes_and_json_rpc_lines_are_not_reported() {
     expect_findings("java", "SystemOutLookalikes.java", &[]);
 }

@@ -142,3 +142,62 @@ fn writers_kept_on_self_or_the_class_are_followed_within_the_class() {
         ],
     );
 }
+
+#[test]
+fn large_files_parsed_in_part_give_the_same_findings() {
+    let quiet = |name: &str| {
+        let body: String = (0..40)
+            .map(|i| format!("    total = total + {i} * rate\n"))
+            .collect();
+        format!("def {name}(rate):\n    total = 0\n{body}    return total\n\n")
+    };
+    let fillers = |range: std::ops::Range<usize>| -> String {
+        range.map(|i| quiet(&format!("fill{i}"))).collect()
+    };
+    // Top-level definitions without the rules' words are left out; the rest is kept.
+    let windowed = format!(
+        "import sys\n\n{}def loud():\n    print('direct')\n\n\n@decorated\nclass Quiet:\n{}\n{}",
+        fillers(0..20),
+        quiet("method").replace('\n', "\n    "),
+        fillers(20..40)
+    );
+    let loud_line = windowed[..windowed.find("print('direct')").expect("loud")]
+        .lines()
+        .count() as u64;
+    // A name bound to print at the top, used in a definition with none of the words: parsed
+    // whole, and found.
+    let aliased = format!(
+        "say = print\n\n{}{}    say('an alias used far from its binding')\n\n{}",
+        fillers(0..20),
+        quiet("report"),
+        fillers(20..40)
+    );
+    let say_line = aliased[..aliased.find("say('an alias").expect("say")]
+        .lines()
+        .count() as u64;
+    assert!(windowed.len() > 32 * 1024 && aliased.len() > 32 * 1024);
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("windowed.py"), &windowed).expect("write");
+    std::fs::write(dir.path().join("aliased.py"), &aliased).expect("write");
+
+    let scan = scan_in(dir.path(), &["."]);
+    let found: Vec<(String, u64, u64)> =
+        scan.found().into_iter().map(|f| (f.2, f.3, f.4)).collect();
+    assert_eq!(
+        found,
+        [
+            ("aliased.py".to_string(), say_line, 5),
+            ("windowed.py".to_string(), loud_line, 5),
+        ]
+    );
+    assert_eq!(scan.stat("filesParsed"), 2);
+    assert_eq!(
+        scan.stat("filesParsedInPart"),
+        1,
+        "aliased.py is parsed whole"
+    );
+    assert!(
+        scan.stat("bytesParsed") < (windowed.len() / 4 + 2 * aliased.len()) as u64,
+        "most of windowed.py was left out"
+    );
+}

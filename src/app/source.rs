@@ -20,6 +20,7 @@ impl SourceArgs {
             max_file_bytes: self.max_file_bytes,
             fail_on_static: self.fail_on_static,
             threads: self.threads,
+            prefilter: true,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Where the repository is, which of its files a report may point at, and how to link them.
-//! Reports never name a path that is not a file inside the repository.
+//! Repository paths and links name only files inside the repository (SARIF names others by an
+//! absolute `file://` URI, see `file_uri`).
 
 use crate::error::Error;
 use crate::finding::excerpt;
@@ -160,9 +161,52 @@ pub fn uri_path(relative: &str) -> String {
     out
 }
 
+/// The absolute `file://` URI of an existing file (relative paths are from the current
+/// directory), or `None` if it cannot be found.
+pub fn file_uri(path: &Path) -> Option<String> {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let canonical = absolute.canonicalize().ok()?;
+    let text = canonical.to_str()?;
+    // Windows: `\\?\C:\x` is canonical; the URI is `file:///C:/x`.
+    let text = if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text.to_string()
+    };
+    let text = text.strip_prefix("//?/").unwrap_or(&text);
+    let (drive, rest) = match text.as_bytes() {
+        [letter, b':', ..] if letter.is_ascii_alphabetic() => text.split_at(2),
+        _ => ("", text),
+    };
+    let slash = if drive.is_empty() { "" } else { "/" };
+    Some(format!("file://{slash}{drive}{}", uri_path(rest)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_anywhere_have_an_absolute_file_uri() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("a b#.js");
+        std::fs::write(&file, "x").expect("write");
+        let uri = file_uri(&file).expect("uri");
+        let canonical = file.canonicalize().expect("canonical");
+        assert!(uri.starts_with("file:///"), "{uri}");
+        assert!(uri.ends_with("/a%20b%23.js"), "{uri}");
+        if cfg!(unix) {
+            assert_eq!(
+                uri,
+                format!("file://{}", uri_path(canonical.to_str().expect("utf-8")))
+            );
+        }
+        assert_eq!(file_uri(&dir.path().join("missing.js")), None);
+    }
 
     #[test]
     fn uri_paths_are_percent_encoded() {

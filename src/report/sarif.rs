@@ -1,11 +1,12 @@
 //! SARIF 2.1.0 for GitHub Code Scanning, built with `serde-sarif` from a `Report`.
 //!
-//! Every URI is a file inside the repository, relative to `%SRCROOT%`. Findings without a
-//! file (the guard's runtime findings) are anchored to line 1 of the report's anchor file,
-//! with their protocol location in `logicalLocations` and the message.
+//! A file inside the repository is a URI relative to `%SRCROOT%`; a file outside it (a scanned
+//! tree elsewhere, a user-level config) keeps its region with an absolute `file://` URI.
+//! Findings without a file (the guard's runtime findings) are anchored to line 1 of the
+//! report's anchor file, with their protocol location in `logicalLocations` and the message.
 
 use super::document::{Report, REPOSITORY_URL, TOOL_NAME, TOOL_VERSION};
-use super::repo::uri_path;
+use super::repo::{file_uri, uri_path};
 use super::sarif_rules::{self, catalog_metas, level, taxon_reference};
 use crate::catalog::CodeMeta;
 use crate::finding::{excerpt, Finding};
@@ -183,10 +184,17 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
         .file
         .as_deref()
         .and_then(|p| report.repo.relative(std::path::Path::new(p)));
+    // A file outside the repository keeps its place, as an absolute URI (never a blob link).
+    let outside = match (&own_file, &f.location.file) {
+        (None, Some(p)) => file_uri(std::path::Path::new(p))
+            .map(|uri| ArtifactLocation::builder().uri(uri).build()),
+        _ => None,
+    };
+    let artifact = own_file.as_deref().map(artifact).or(outside);
     let mut logical = logical_locations(f);
-    if own_file.is_none() {
+    if artifact.is_none() {
         if let Some(p) = &f.location.file {
-            // A file outside the repository (a user-level config): named, never linked.
+            // A file that cannot be found: named, never linked.
             logical.push(
                 LogicalLocation::builder()
                     .fully_qualified_name(excerpt(p, 500))
@@ -195,10 +203,10 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
             );
         }
     }
-    let physical = match (&own_file, &report.anchor) {
-        (Some(rel), _) => Some(physical(rel, file_region(f))),
+    let physical = match (&artifact, &report.anchor) {
+        (Some(at), _) => Some(physical(at.clone(), file_region(f))),
         (None, Some(anchor)) => Some(physical(
-            anchor,
+            self::artifact(anchor),
             Region::builder().start_line(1).start_column(1).build(),
         )),
         (None, None) => None,
@@ -247,8 +255,8 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
     if has_location {
         r.locations = Some(vec![location]);
     }
-    if let (Some(rel), Some(rep)) = (&own_file, &f.replacement) {
-        r.fixes = Some(vec![fix(rel, rep)]);
+    if let (Some(at), Some(rep)) = (artifact, &f.replacement) {
+        r.fixes = Some(vec![fix(at, rep)]);
     }
     if let Some(id) = f.code.meta().owasp {
         r.taxa = Some(vec![taxon_reference(id)]);
@@ -274,9 +282,9 @@ fn artifact(rel: &str) -> ArtifactLocation {
         .build()
 }
 
-fn physical(rel: &str, region: Region) -> PhysicalLocation {
+fn physical(at: ArtifactLocation, region: Region) -> PhysicalLocation {
     PhysicalLocation::builder()
-        .artifact_location(artifact(rel))
+        .artifact_location(at)
         .region(region)
         .build()
 }
@@ -339,7 +347,7 @@ fn logical_locations(f: &Finding) -> Vec<LogicalLocation> {
     out
 }
 
-fn fix(rel: &str, rep: &crate::finding::Replacement) -> Fix {
+fn fix(at: ArtifactLocation, rep: &crate::finding::Replacement) -> Fix {
     let mut deleted = Region::builder()
         .start_line(rep.start_line.max(1) as i64)
         .start_column(rep.start_column.max(1) as i64)
@@ -357,7 +365,7 @@ fn fix(rel: &str, rep: &crate::finding::Replacement) -> Fix {
                 .build(),
         )
         .artifact_changes(vec![ArtifactChange::builder()
-            .artifact_location(artifact(rel))
+            .artifact_location(at)
             .replacements(vec![replacement])
             .build()])
         .build()

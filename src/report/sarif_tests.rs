@@ -147,11 +147,56 @@ fn file_findings_keep_their_region_snippet_and_fix() {
 }
 
 #[test]
-fn files_outside_the_repository_are_named_never_linked() {
+fn files_outside_the_repository_keep_their_region_with_an_absolute_file_uri() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("package.json"), "{}").expect("write");
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let file = elsewhere.path().join("server.js");
+    std::fs::write(&file, "\n\nconsole.log(1)\n").expect("write");
+    let f = Finding::new(Code::StaticStdoutWrite, "x")
+        .at(Location {
+            file: Some(file.display().to_string()),
+            line: Some(3),
+            column: Some(1),
+            ..Location::default()
+        })
+        .replacement(Replacement {
+            description: "Use console.error".into(),
+            start_line: 3,
+            start_column: 9,
+            end_line: 3,
+            end_column: 12,
+            text: "error".into(),
+        });
+    let doc = validate(&render(&report(dir.path(), vec![f], Some("package.json"))));
+    let result = &doc["runs"][0]["results"][0];
+    let loc = &result["locations"][0];
+    let uri = super::repo::file_uri(&file).expect("uri");
+    assert!(
+        uri.starts_with("file:///") && uri.ends_with("/server.js"),
+        "{uri}"
+    );
+    assert_eq!(
+        loc["physicalLocation"]["artifactLocation"]["uri"],
+        uri.as_str()
+    );
+    assert!(loc["physicalLocation"]["artifactLocation"]
+        .get("uriBaseId")
+        .is_none());
+    assert_eq!(loc["physicalLocation"]["region"]["startLine"], 3);
+    assert!(loc.get("logicalLocations").is_none(), "{loc:#}");
+    assert_eq!(
+        result["fixes"][0]["artifactChanges"][0]["artifactLocation"]["uri"],
+        uri.as_str()
+    );
+}
+
+#[test]
+fn files_that_cannot_be_found_are_named_never_linked() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("package.json"), "{}").expect("write");
     let f = Finding::new(Code::StdoutNonJson, "x").at(Location {
-        file: Some("/etc/hostname".into()),
+        file: Some("/nonexistent/mcpcheck/config.json".into()),
         line: Some(3),
         ..Location::default()
     });
@@ -164,7 +209,7 @@ fn files_outside_the_repository_are_named_never_linked() {
     assert_eq!(loc["physicalLocation"]["region"]["startLine"], 1);
     assert_eq!(
         loc["logicalLocations"][0]["fullyQualifiedName"],
-        "/etc/hostname"
+        "/nonexistent/mcpcheck/config.json"
     );
     assert_eq!(loc["logicalLocations"][0]["kind"], "resource");
 }

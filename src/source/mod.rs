@@ -42,8 +42,11 @@ pub struct ScanOptions {
     pub max_file_bytes: u64,
     /// Report findings as errors rather than warnings.
     pub fail_on_static: bool,
-    /// Worker threads; 0 picks the number of CPUs.
+    /// Worker threads; 0 picks the number of CPUs. Output is the same whatever the number.
     pub threads: usize,
+    /// Rule out files by a text test for the words each language's rules need before
+    /// parsing (see `Lang::may_hold_finding`). Off parses every file: the same findings, slower.
+    pub prefilter: bool,
 }
 
 impl ScanOptions {
@@ -57,6 +60,7 @@ impl ScanOptions {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             fail_on_static: false,
             threads: 0,
+            prefilter: true,
         }
     }
 }
@@ -188,6 +192,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
             prefix: prefix.as_deref(),
             rules: &rules,
             severity,
+            prefilter: options.prefilter,
             collected: &collected,
         };
         walker.build_parallel().visit(&mut builder);
@@ -195,14 +200,18 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
     let Collected {
         mut findings,
         mut stats,
-        spring_files,
+        mut spring_files,
         mut logging_configs,
     } = collected.into_inner().unwrap_or_else(|e| e.into_inner());
+    // Workers finish in any order: everything merged is put in one order before it is used.
+    spring_files.sort_by(|a, b| a.file.cmp(&b.file));
     // Spring Boot settings are spread over several files: judged once all are read.
     logging_configs.sort();
     let (spring, suppressed) = config::spring::evaluate(&spring_files, &logging_configs, severity);
     findings.extend(spring);
     stats.suppressed += suppressed;
+    // A total order (a file's findings come from one worker, but roots may repeat a file), so
+    // the output is the same whatever the number of threads.
     findings.sort_by(|a, b| {
         let key = |f: &Finding| {
             (
@@ -210,6 +219,9 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
                 f.location.line,
                 f.location.column,
                 f.code,
+                f.location.end_line,
+                f.location.end_column,
+                f.message.clone(),
             )
         };
         key(a).cmp(&key(b))

@@ -24,6 +24,7 @@ pub(super) struct WorkerBuilder<'s> {
     pub prefix: Option<&'s str>,
     pub rules: &'s Rules,
     pub severity: Severity,
+    pub prefilter: bool,
     pub collected: &'s Mutex<Collected>,
 }
 
@@ -34,6 +35,7 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             prefix: self.prefix,
             rules: self.rules,
             severity: self.severity,
+            prefilter: self.prefilter,
             collected: self.collected,
             parsers: HashMap::new(),
             findings: Vec::new(),
@@ -49,6 +51,7 @@ pub(super) struct Worker<'s> {
     prefix: Option<&'s str>,
     rules: &'s Rules,
     severity: Severity,
+    prefilter: bool,
     collected: &'s Mutex<Collected>,
     parsers: HashMap<Lang, Parser>,
     pub findings: Vec<Finding>,
@@ -145,7 +148,7 @@ impl Worker<'_> {
         self.stats.files_scanned += 1;
         self.stats.bytes_scanned += bytes.len() as u64;
         *self.stats.languages.entry(lang.name()).or_default() += 1;
-        if !lang.may_hold_finding(&bytes) {
+        if self.prefilter && !lang.may_hold_finding(&bytes) {
             return;
         }
         let Some(tree) = self.parse_windowed_or_whole(lang, &bytes) else {
@@ -261,7 +264,12 @@ impl Worker<'_> {
 
     /// Parses only the parts of a large file worth parsing when that parses cleanly, else all.
     fn parse_windowed_or_whole(&mut self, lang: Lang, bytes: &[u8]) -> Option<tree_sitter::Tree> {
-        let mut ranges = lang.parse_ranges(bytes);
+        // Leaving blocks out is a text test too: without the prefilter, every file is parsed whole.
+        let mut ranges = if self.prefilter {
+            lang.parse_ranges(bytes)
+        } else {
+            None
+        };
         // At most twice in part: once more if the first parse shows aliases used in left-out parts.
         for _ in 0..2 {
             let Some(window) = ranges.take().filter(|r| !r.is_empty()) else {

@@ -3,15 +3,15 @@
 //! is `Trace`) and Serilog's `WriteTo.Console()` (stdout unless `standardErrorFromLevel`).
 
 use super::java::CHANNEL;
-use super::syntax::{self, args, text, Words};
+use super::prefilter::Prefilter;
+use super::syntax::{self, args, text};
 use super::{quoted, Hit, Lang};
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&["Console", "WriteLine", "Write", "AddConsole"]);
-
-pub fn may_hold_finding(src: &[u8]) -> bool {
-    WORDS.any(src)
-}
+/// What a file must mention for a rule to match (see `prefilter`): `Console` (its writes,
+/// `using static System.Console`, an alias, Serilog's `WriteTo.Console`) or `AddConsole`.
+pub(super) static PREFILTER: Prefilter =
+    Prefilter::new(|| vec![vec![vec!["Console"]], vec![vec!["AddConsole"]]]);
 
 const JSON_METHODS: &[&str] = &["Serialize", "SerializeObject"];
 

@@ -2,17 +2,23 @@
 //! `os.Stdout` (`log.SetOutput`, `log.New`, `slog.New*Handler`, logrus, zerolog). Package
 //! names come from the file's imports (aliases and dot imports included); locals shadow them.
 
+use super::prefilter::{Need, Prefilter};
 use super::scope::{agree, every_expr, Bindings, Value};
-use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
+use super::syntax::{self, args, string_content, text, MAX_RESOLVE_DEPTH};
 use super::{quoted, span, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&["Print", "Printf", "Println", "Stdout"]);
+/// fmt's functions that print to stdout.
+const FMT_PRINTS: &[&str] = &["Print", "Printf", "Println"];
 
-pub fn may_hold_finding(src: &[u8]) -> bool {
-    WORDS.any(src)
-}
+/// What a file must mention for a rule to match (see `prefilter`): every rule in `member`
+/// is one of fmt's prints or takes `os.Stdout` (as a writer, an output, `Out:`).
+pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
+    let mut needs: Vec<Need> = FMT_PRINTS.iter().map(|w| vec![vec![*w]]).collect();
+    needs.push(vec![vec!["Stdout"]]);
+    needs
+});
 
 const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC messages";
 const LOGRUS: &str = "github.com/sirupsen/logrus";
@@ -40,7 +46,7 @@ fn member(of: &Sym, name: &str) -> Option<Sym> {
             .then_some(Sym::StdoutWrite);
     };
     Some(match (path.as_str(), name) {
-        ("fmt", "Print" | "Printf" | "Println") => Sym::FmtPrint(name.to_string()),
+        ("fmt", print) if FMT_PRINTS.contains(&print) => Sym::FmtPrint(name.to_string()),
         ("fmt", "Fprint" | "Fprintf" | "Fprintln") => Sym::FmtFprint(name.to_string()),
         ("os", "Stdout") => Sym::Stdout,
         ("os", "Stderr") => Sym::Stderr,

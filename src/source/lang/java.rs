@@ -2,16 +2,17 @@
 //! and logging pointed at `System.out` (`new StreamHandler(System.out, ...)`, a console
 //! appender's target, slf4j-simple's `logFile`).
 
+use super::prefilter::Prefilter;
 use super::scope::{agree, every_expr, Bindings, Value};
-use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
+use super::syntax::{self, args, string_content, text, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&["System.out", "SYSTEM_OUT", "System.*"]);
-
-pub fn may_hold_finding(src: &[u8]) -> bool {
-    WORDS.any(src)
-}
+/// What a file must mention for a rule to match (see `prefilter`): `System` and `out`
+/// (`System.out`, however spaced, its static import, the `"System.out"` targets of logger
+/// setters), or a `SYSTEM_OUT` target.
+pub(super) static PREFILTER: Prefilter =
+    Prefilter::new(|| vec![vec![vec!["System"], vec!["out"]], vec![vec!["SYSTEM_OUT"]]]);
 
 pub(super) const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC messages";
 /// Serialiser methods that produce one JSON document on one line.

@@ -5,6 +5,7 @@ use super::js_bindings::collect;
 use super::js_loggers;
 use super::js_resolve::{global, Js, Sym};
 use super::js_window;
+use super::prefilter::Prefilter;
 use super::syntax::{args, text, Words};
 use super::{quoted, Hit, Lang};
 use tree_sitter::Node;
@@ -29,18 +30,36 @@ const REPLACEABLE: &[&str] = &["log", "info", "debug"];
 /// Where a console method occurrence goes when it is not one of the stdout methods.
 const STDERR_SUFFIXES: &[&str] = &[".error", ".warn", ".assert", ".trace"];
 
-static WORDS: Words = Words::new(&[
-    "console",
-    "stdout",
-    "Console",
-    "pino",
-    "winston",
-    "bunyan",
-    "writeSync",
-]);
+/// What a file must mention for a rule to match (see `prefilter`), from the roots in
+/// `js_resolve`: `console` (global, module or `globalThis.console`: console methods, the
+/// `Console` class, `console._stdout`), `stdout` (`process.stdout`), the logger modules, and
+/// both the `fs` module and `write`/`writeSync` for `fs.write(1, ...)`.
+pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
+    vec![
+        vec![vec!["console"]],
+        vec![vec!["stdout"]],
+        vec![vec!["pino"]],
+        vec![vec!["winston"]],
+        vec![vec!["bunyan"]],
+        vec![vec!["fs"], vec!["write", "writeSync"]],
+    ]
+})
+.ignoring(stderr_method);
 
-/// Words a block must not mention to be left out of a windowed parse: the scan's words, and
-/// those whose far-away bindings a finding may depend on (JSON for protocol lines, suppressions).
+/// `console.error(` and the like alone cannot be a finding; any other use of `console` may be.
+fn stderr_method(word: &str, rest: &[u8]) -> bool {
+    word == "console"
+        && STDERR_SUFFIXES.iter().any(|s| {
+            rest.starts_with(s.as_bytes())
+                && !rest
+                    .get(s.len())
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$')
+        })
+}
+
+/// Words a block must not mention to be left out of a windowed parse: the prefilter's words
+/// (a test checks), and those whose far-away bindings a finding may depend on (JSON for
+/// protocol lines, suppressions).
 static KEEP: Words = Words::new(&[
     "console",
     "stdout",
@@ -48,6 +67,8 @@ static KEEP: Words = Words::new(&[
     "pino",
     "winston",
     "bunyan",
+    "fs",
+    "write",
     "writeSync",
     "JSON",
     "mcpcheck",
@@ -110,22 +131,6 @@ pub fn widen_ranges(
     }
     // Empty ranges parse the whole file.
     Some(js_window::included_ranges(src, &KEEP, &aliases).unwrap_or_default())
-}
-
-pub fn may_hold_finding(src: &[u8]) -> bool {
-    WORDS.any_where(src, |word, end| {
-        if word != 0 {
-            return true;
-        }
-        // `console.error(` alone cannot be a finding; any other use of `console` may be.
-        let rest = &src[end..];
-        !STDERR_SUFFIXES.iter().any(|s| {
-            rest.starts_with(s.as_bytes())
-                && !rest
-                    .get(s.len())
-                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$')
-        })
-    })
 }
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
@@ -299,5 +304,17 @@ fn console_fix(method: &str) -> String {
         format!("Use console.error instead of console.{method}: it writes to stderr, which clients keep as the server's log.")
     } else {
         format!("console.{method} writes to stdout; format the value yourself and log it with console.error (stderr).")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windowed_parses_keep_every_block_with_a_prefilter_word() {
+        for word in PREFILTER.words() {
+            assert!(KEEP.words().contains(&word), "{word}");
+        }
     }
 }

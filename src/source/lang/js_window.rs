@@ -306,12 +306,12 @@ pub fn included_ranges(src: &[u8], keep: &Words, names: &[String]) -> Option<Vec
 }
 
 /// Byte offset to row and column, for the ranges tree-sitter needs.
-struct LineIndex {
+pub(super) struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
-    fn new(src: &[u8]) -> Self {
+    pub(super) fn new(src: &[u8]) -> Self {
         let mut starts = vec![0];
         starts.extend(
             src.iter()
@@ -333,7 +333,7 @@ impl LineIndex {
         }
     }
 
-    fn range(&self, start: usize, end: usize) -> Range {
+    pub(super) fn range(&self, start: usize, end: usize) -> Range {
         Range {
             start_byte: start,
             end_byte: end,

@@ -2,17 +2,21 @@
 //! own) and `System.out.print*`.
 
 use super::java::{CHANNEL, JSON_METHODS};
+use super::prefilter::Prefilter;
 use super::scope::{every_expr, Bindings, Value};
-use super::syntax::{self, args, text, Words, MAX_RESOLVE_DEPTH};
+use super::syntax::{self, args, text, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&["print", "println", "System.out"]);
-
-pub fn may_hold_finding(src: &[u8]) -> bool {
-    WORDS.any(src)
-}
+/// What a file must mention for a rule to match (see `prefilter`): the standard print
+/// functions (an alias is imported by name) or `System.out`.
+pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
+    vec![
+        vec![vec!["print", "println"]],
+        vec![vec!["System"], vec!["out"]],
+    ]
+});
 
 const SCOPES: &[&str] = &[
     "source_file",

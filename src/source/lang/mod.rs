@@ -10,10 +10,12 @@ mod js_loggers;
 mod js_resolve;
 mod js_window;
 mod kotlin;
+mod prefilter;
 mod python;
 mod python_bindings;
 mod python_calls;
 mod python_redirect;
+mod python_window;
 mod rust;
 mod rust_paths;
 mod scope;
@@ -103,25 +105,32 @@ impl Lang {
     }
 
     /// A cheap text test before parsing: false only if the file cannot hold a finding,
-    /// because none of the names every finding needs occurs in it.
+    /// because it does not mention what any of the language's rules needs.
     pub fn may_hold_finding(self, src: &[u8]) -> bool {
+        self.prefilter().may_match(src)
+    }
+
+    /// The language's needs, stated next to its rules.
+    fn prefilter(self) -> &'static prefilter::Prefilter {
         match self {
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript::may_hold_finding(src),
-            Lang::Python => python::may_hold_finding(src),
-            Lang::Go => go::may_hold_finding(src),
-            Lang::Rust => rust::may_hold_finding(src),
-            Lang::Java => java::may_hold_finding(src),
-            Lang::Kotlin => kotlin::may_hold_finding(src),
-            Lang::CSharp => csharp::may_hold_finding(src),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &javascript::PREFILTER,
+            Lang::Python => &python::PREFILTER,
+            Lang::Go => &go::PREFILTER,
+            Lang::Rust => &rust::PREFILTER,
+            Lang::Java => &java::PREFILTER,
+            Lang::Kotlin => &kotlin::PREFILTER,
+            Lang::CSharp => &csharp::PREFILTER,
         }
     }
 
-    /// The parts of a large file worth parsing (see `js_window`), or None for all of it.
+    /// The parts of a large file worth parsing (see `js_window`, `python_window`), or None
+    /// for all of it.
     pub fn parse_ranges(self, src: &[u8]) -> Option<Vec<Range>> {
         match self {
             Lang::JavaScript | Lang::TypeScript if src.len() >= WINDOW_MIN_BYTES => {
                 javascript::parse_ranges(src)
             }
+            Lang::Python if src.len() >= WINDOW_MIN_BYTES => python::parse_ranges(src),
             _ => None,
         }
     }
@@ -133,6 +142,7 @@ impl Lang {
             Lang::JavaScript | Lang::TypeScript => {
                 javascript::widen_ranges(self, tree.root_node(), src, ranges)
             }
+            Lang::Python => python::widen_ranges(self, tree.root_node(), src, ranges),
             _ => None,
         }
     }
@@ -256,4 +266,34 @@ pub fn syntax_comments(root: Node<'_>) -> Vec<Node<'_>> {
         }
     });
     comments
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_language_has_a_prefilter_that_compiles() {
+        for lang in Lang::ALL {
+            let prefilter = lang.prefilter();
+            assert!(prefilter.compiles(), "{lang:?}: {:?}", prefilter.words());
+            assert!(!lang.may_hold_finding(b"let x = 1;\n"), "{lang:?}");
+        }
+    }
+
+    #[test]
+    fn rust_needs_are_derived_from_the_paths_the_rules_resolve() {
+        let words = Lang::Rust.prefilter().words();
+        for word in [
+            "println",
+            "print",
+            "tracing_subscriber",
+            "env_logger",
+            "simplelog",
+            "stdout",
+        ] {
+            assert!(words.contains(&word), "{word} in {words:?}");
+        }
+        assert!(!words.contains(&"std"), "{words:?}");
+    }
 }

@@ -2,33 +2,68 @@
 //! Bindings follow Python's scoping (function, class and comprehension scopes; a name bound
 //! anywhere in a function is local to all of it). The checks per call are in `python_calls`.
 
+use super::prefilter::Prefilter;
 use super::python_calls;
 use super::python_redirect::{self, Redirects};
+use super::python_window;
 use super::scope::{agree, every_expr, Binding, Bindings, Members, Value};
-use super::syntax::{self, args, contains, string_content, text, Words, MAX_RESOLVE_DEPTH};
+use super::syntax::{self, args, contains, string_content, text, MAX_RESOLVE_DEPTH};
 use super::{Hit, Lang};
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&[
-    "print",
-    "pprint",
-    "pp",
-    "stdout",
-    "__stdout__",
-    "echo",
-    "secho",
-    "Console",
-    "RichHandler",
-    "PrintLogger",
-    "PrintLoggerFactory",
-    "WriteLogger",
-    "WriteLoggerFactory",
-    "write",
-]);
+/// What a file must mention for a rule to match (see `prefilter`), from `module_member` and
+/// the calls checked in `python_calls`: a module or name is bound only by spelling it.
+pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
+    vec![
+        // print(), builtins.print, rich's print, logger.add(print)
+        vec![vec!["print"]],
+        // sys.stdout and sys.__stdout__ (writes, handlers, basicConfig, loguru, ext://sys.stdout)
+        vec![vec!["stdout", "__stdout__"]],
+        // click.echo, typer.secho
+        vec![vec!["echo", "secho"]],
+        // rich.console.Console, rich.logging.RichHandler
+        vec![vec!["rich"]],
+        // pprint.pprint, pprint.pp
+        vec![vec!["pprint"]],
+        // structlog's PrintLogger and WriteLogger (and their factories)
+        vec![vec!["structlog"]],
+        // os.write(1, ...)
+        vec![vec!["os"], vec!["write"]],
+    ]
+});
 
-pub fn may_hold_finding(src: &[u8]) -> bool {
-    WORDS.any(src)
+/// Words a top-level definition must not mention to be left out of a windowed parse: the
+/// prefilter's, `logging` (an import of it enables the dictConfig check), `global` (a
+/// definition that assigns module names) and `mcpcheck` (suppressions).
+fn window_keep() -> &'static [&'static str] {
+    static KEEP: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEEP.get_or_init(|| {
+        let mut words = PREFILTER.words();
+        words.extend(["logging", "global", "mcpcheck"]);
+        words
+    })
 }
+
+/// The parts of a large file worth parsing (see `python_window`), or None for all of it.
+pub fn parse_ranges(src: &[u8]) -> Option<Vec<tree_sitter::Range>> {
+    python_window::included_ranges(src, window_keep())
+}
+
+/// Modules whose members the rules follow (`module_member`); other modules lead nowhere.
+const FOLLOWED_MODULES: &[&str] = &[
+    "sys",
+    "builtins",
+    "rich",
+    "click",
+    "typer",
+    "logging",
+    "os",
+    "loguru",
+    "json",
+    "contextlib",
+    "pprint",
+    "structlog",
+];
 
 /// What an expression denotes, as far as stdout is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,6 +167,23 @@ pub(super) struct Py<'t> {
 }
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
+    let (py, calls, pairs) = collect(lang, root, src);
+    for call in calls {
+        python_calls::check_call(&py, call, out);
+    }
+    if py.imports_logging {
+        for pair in pairs {
+            python_calls::check_dict_config(&py, pair, out);
+        }
+    }
+}
+
+/// The file's bindings, with the calls and dictionary pairs to check.
+fn collect<'t>(
+    lang: Lang,
+    root: Node<'t>,
+    src: &'t [u8],
+) -> (Py<'t>, Vec<Node<'t>>, Vec<Node<'t>>) {
     let mut py = Py {
         src,
         bindings: Bindings::default(),
@@ -204,14 +256,44 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         }
     });
     py.redirects = Redirects::find(&py, &stdout_assignments, &withs);
-    for call in calls {
-        python_calls::check_call(&py, call, out);
-    }
-    if py.imports_logging {
-        for pair in pairs {
-            python_calls::check_dict_config(&py, pair, out);
+    (py, calls, pairs)
+}
+
+/// After a parse of `ranges` (see `python_window`): None if no left-out statement uses a
+/// name the parsed part binds to anything the rules follow (`p = print`, `import sys as s`,
+/// `self.out = sys.stdout`) or defines such a name again, else empty ranges: parse the whole
+/// file.
+pub fn widen_ranges(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[tree_sitter::Range],
+) -> Option<Vec<tree_sitter::Range>> {
+    let py = collect(lang, root, src).0;
+    // `import re` leads nowhere; `import sys` is followed only through words that keep a
+    // definition anyway (`sys.stdout`); `import rich.console as rc` is followed as `rc`.
+    let leads_somewhere = |name: &str, sym: Option<Sym>| match sym {
+        Some(Sym::Module(module)) => {
+            let root = module.split('.').next().unwrap_or(&module);
+            FOLLOWED_MODULES.contains(&root) && name != module
         }
-    }
+        other => other.is_some(),
+    };
+    let bound = py.bindings.all().filter(|(name, bound)| {
+        bound
+            .iter()
+            .any(|b| leads_somewhere(name, py.resolve_value(&b.value, 0)))
+    });
+    let members = py
+        .members
+        .all()
+        .filter(|(_, values)| values.iter().any(|v| py.resolve(*v).is_some()));
+    let mut names = bound
+        .map(|(name, _)| name)
+        .chain(members.map(|(name, _)| name));
+    names
+        .any(|name| super::js_window::used_outside(src, ranges, name))
+        .then(Vec::new)
 }
 
 impl<'t> Py<'t> {

@@ -2,24 +2,39 @@
 //! without a stderr writer, and `env_logger`/`simplelog`/`fern` pointed at stdout. Paths are
 //! resolved through the file's `use` declarations; a local `macro_rules! println` shadows.
 
+use super::prefilter::{Need, Prefilter};
 use super::rust_paths::{path_text, STDOUT_VALUES, TRACING_BUILDERS, TRACING_INIT};
 use super::scope::{agree, every_expr, Bindings, Value};
-use super::syntax::{self, args, string_content, text, Words, MAX_RESOLVE_DEPTH};
+use super::syntax::{self, args, string_content, text, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
-static WORDS: Words = Words::new(&[
-    "print",
-    "println",
-    "stdout",
-    "Stdout",
-    "fmt",
-    "TerminalMode",
-]);
+/// The standard macros that print to stdout (`write!` needs a stdout target, below).
+const PRINT_MACROS: &[&str] = &["println", "print"];
 
-pub fn may_hold_finding(src: &[u8]) -> bool {
-    WORDS.any(src)
+/// What a file must mention for a rule to match (see `prefilter`), derived from the paths the
+/// rules resolve: the print macros, and for each path its spelled segment.
+pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
+    let paths = TRACING_BUILDERS
+        .iter()
+        .chain(TRACING_INIT)
+        .chain(STDOUT_VALUES)
+        .chain(&["std::io::stdout"]);
+    let mut needs: Vec<Need> = PRINT_MACROS.iter().map(|m| vec![vec![*m]]).collect();
+    needs.extend(paths.map(|p| vec![vec![spelled_segment(p)]]));
+    needs
+});
+
+/// A segment every mention of `path` spells, as `full_path` builds paths from the file's
+/// text: the crate (first in the `use` or the path), or for `std`, which every file names,
+/// the item itself (last, where it is imported or called).
+fn spelled_segment(path: &'static str) -> &'static str {
+    match path.split_once("::") {
+        Some(("std", _)) => path.rsplit("::").next().unwrap_or(path),
+        Some((krate, _)) => krate,
+        None => path,
+    }
 }
 
 const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC messages";
@@ -238,7 +253,7 @@ impl<'t> Rs<'t> {
             return;
         }
         match name {
-            "println" | "print" => {
+            name if PRINT_MACROS.contains(&name) => {
                 let format = args(tokens)
                     .first()
                     .and_then(|f| string_content(*f, self.src));

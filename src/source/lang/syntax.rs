@@ -200,6 +200,11 @@ impl Words {
             .as_ref()
     }
 
+    #[cfg(test)]
+    pub fn words(&self) -> &'static [&'static str] {
+        self.words
+    }
+
     /// True if any word occurs as a whole word (not inside a longer identifier); also if the
     /// matcher could not be built, so a failure means "scan it", never "skip it".
     pub fn any(&self, src: &[u8]) -> bool {

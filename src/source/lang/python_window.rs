@@ -1,0 +1,264 @@
+//! Parsing less of a large Python file: `def` and `class` statements (with their decorators),
+//! at the top level or nested, that mention none of the words the rules need are left out of
+//! the parse (tree-sitter's included ranges), whole lines at a time. What is left is valid
+//! Python unless a body is emptied, which shows as a syntax error. Such a statement binds only
+//! its own name (a word it mentions) and, through `global`, what it assigns (those are kept);
+//! uses in it of names bound elsewhere to what the rules follow (`p = print`, `self.out =
+//! sys.stdout`) are checked after the parse (`python::widen_ranges`).
+//! A light lexer finds where top-level statements start, skipping strings, comments,
+//! brackets and continued lines; when it is unsure the caller parses the whole file, and
+//! also when the windowed parse has a syntax error.
+
+use super::js_window::LineIndex;
+use tree_sitter::Range;
+
+/// Statements smaller than this are kept: leaving them out saves less than it costs.
+const MIN_LEFT_OUT: usize = 256;
+/// Window only when at least this share of the file can be left out.
+const MIN_SAVING_PERCENT: usize = 25;
+
+/// A statement that starts a line: where its line starts, its indentation, and whether it is
+/// a definition (`def`, `async def`, `class`, or a decorator of one).
+#[derive(Debug, Clone, Copy)]
+struct Statement {
+    line: usize,
+    indent: usize,
+    definition: bool,
+    decorator: bool,
+}
+
+/// The parts of `src` worth parsing, or None to parse it whole. `keep`: the words a left-out
+/// statement must not mention.
+pub fn included_ranges(src: &[u8], keep: &[&str]) -> Option<Vec<Range>> {
+    let statements = statements(src)?;
+    let mut left_out: Vec<(usize, usize)> = Vec::new();
+    for (i, first) in statements.iter().enumerate() {
+        if !first.definition || left_out.last().is_some_and(|(_, end)| first.line < *end) {
+            continue;
+        }
+        // Decorators belong to the definition below them (at the same indentation).
+        let mut last = i;
+        while statements[last].decorator
+            && statements
+                .get(last + 1)
+                .is_some_and(|s| s.indent == first.indent && s.definition)
+        {
+            last += 1;
+        }
+        // The body: every statement after it indented deeper.
+        let after = statements[last + 1..]
+            .iter()
+            .find(|s| s.indent <= first.indent)
+            .map_or(src.len(), |s| s.line);
+        if statements[last].decorator || after - first.line < MIN_LEFT_OUT {
+            continue;
+        }
+        let text = &src[first.line..after];
+        if !keep.iter().any(|w| mentions(text, w.as_bytes())) {
+            left_out.push((first.line, after));
+        }
+    }
+    let saved: usize = left_out.iter().map(|(s, e)| e - s).sum();
+    if saved * 100 < src.len() * MIN_SAVING_PERCENT {
+        return None;
+    }
+    let lines = LineIndex::new(src);
+    let mut ranges = Vec::with_capacity(left_out.len() + 1);
+    let mut start = 0;
+    for (gap_start, gap_end) in left_out {
+        if gap_start > start {
+            ranges.push(lines.range(start, gap_start));
+        }
+        start = gap_end;
+    }
+    if start < src.len() {
+        ranges.push(lines.range(start, src.len()));
+    }
+    // Nothing at all to parse: leave the whole file to the caller.
+    (!ranges.is_empty()).then_some(ranges)
+}
+
+/// True if `word` occurs in `text` as a whole word.
+fn mentions(text: &[u8], word: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, word).any(|i| {
+        (i == 0 || !is_ident(text[i - 1])) && text.get(i + word.len()).is_none_or(|b| !is_ident(*b))
+    })
+}
+
+fn is_ident(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80
+}
+
+/// Every statement that starts a line, in order; None if the lexer is unsure (an
+/// unterminated string, unbalanced brackets, a tab or form feed in an indentation).
+fn statements(src: &[u8]) -> Option<Vec<Statement>> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut line_start = true;
+    let mut continued = false;
+    let mut i = 0;
+    while i < src.len() {
+        if line_start {
+            line_start = false;
+            let line = i;
+            let indent = src[i..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t' | 0x0c))
+                .count();
+            let code = src
+                .get(i + indent)
+                .is_some_and(|c| !matches!(c, b'\r' | b'\n' | b'#'));
+            if depth == 0 && !continued && code {
+                if src[i..i + indent].iter().any(|b| *b != b' ') {
+                    return None;
+                }
+                i += indent;
+                let rest = &src[i..];
+                let decorator = src[i] == b'@';
+                let definition = decorator
+                    || starts_with_word(rest, b"def")
+                    || starts_with_word(rest, b"class")
+                    || (starts_with_word(rest, b"async")
+                        && starts_with_word(rest[5..].trim_ascii_start(), b"def"));
+                out.push(Statement {
+                    line,
+                    indent,
+                    definition,
+                    decorator,
+                });
+            }
+            continued = false;
+        }
+        match src[i] {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+            }
+            b'\\' => {
+                // A backslash outside strings continues the line.
+                let next = &src[i + 1..];
+                if next.starts_with(b"\n") || next.starts_with(b"\r\n") {
+                    continued = true;
+                    line_start = true;
+                    i += if next[0] == b'\n' { 2 } else { 3 };
+                } else {
+                    i += 1;
+                }
+            }
+            b'#' => i = memchr::memchr(b'\n', &src[i..]).map_or(src.len(), |p| i + p),
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            b'\'' | b'"' => i = skip_string(src, i)?,
+            _ => i += 1,
+        }
+    }
+    (depth == 0).then_some(out)
+}
+
+fn starts_with_word(text: &[u8], word: &[u8]) -> bool {
+    text.starts_with(word) && text.get(word.len()).is_none_or(|b| !is_ident(*b))
+}
+
+/// The offset after the string literal whose opening quote is at `start` (a prefix such as
+/// `rb` was skipped as an identifier); None if it does not end.
+fn skip_string(src: &[u8], start: usize) -> Option<usize> {
+    let quote = src[start];
+    let triple = src[start..].starts_with(&[quote, quote, quote]);
+    let mut i = start + if triple { 3 } else { 1 };
+    while i < src.len() {
+        match src[i] {
+            // An escaped character never ends the string (raw strings included).
+            b'\\' => i += 2,
+            b'\n' if !triple => return None,
+            c if c == quote => {
+                if !triple {
+                    return Some(i + 1);
+                }
+                if src[i..].starts_with(&[quote, quote, quote]) {
+                    return Some(i + 3);
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(src: &str) -> Option<String> {
+        let ranges = included_ranges(src.as_bytes(), &["print", "stdout"])?;
+        Some(
+            ranges
+                .iter()
+                .map(|r| &src[r.start_byte..r.end_byte])
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn large_definitions_without_the_words_are_left_out() {
+        let filler = "    x = x + 1\n".repeat(40);
+        let src = format!(
+            "import sys\n\n@decorated\ndef a(x):\n{filler}    return x\n\nclass B:\n    def m(self):\n        print(1)\n{filler}\nif __name__ == '__main__':\n    a(1)\n"
+        );
+        let kept = kept(&src).expect("windowed");
+        assert!(kept.starts_with("import sys\n\nclass B:\n"), "{kept}");
+        assert!(
+            kept.ends_with("if __name__ == '__main__':\n    a(1)\n"),
+            "{kept}"
+        );
+        assert!(!kept.contains("@decorated"), "{kept}");
+    }
+
+    #[test]
+    fn methods_without_the_words_are_left_out_of_classes_that_keep_others() {
+        let filler = "        x = x + 1\n".repeat(40);
+        let src = format!(
+            "class B:\n    def loud(self):\n        print(1)\n\n    @property\n    def quiet(self):\n{filler}        return x\n\n    def tail(self):\n        return 2\n"
+        );
+        let kept = kept(&src).expect("windowed");
+        assert_eq!(
+            kept,
+            "class B:\n    def loud(self):\n        print(1)\n\n    def tail(self):\n        return 2\n"
+        );
+    }
+
+    #[test]
+    fn strings_comments_brackets_and_continuations_hide_column_zero_text() {
+        let filler = "    y = 2\n".repeat(40);
+        let src = format!(
+            "def a():\n    s = \"\"\"\ndef not_a_statement():\nprint(1)\n\"\"\"\n{filler}\nx = (1,\ndef_y)\nz = 1 + \\\ndef_w\n# def comment\ndef b():\n{filler}"
+        );
+        let statements = statements(src.as_bytes()).expect("lexed");
+        let starts: Vec<&str> = statements
+            .iter()
+            .filter(|s| s.indent == 0)
+            .map(|s| src[s.line..].lines().next().unwrap_or(""))
+            .collect();
+        assert_eq!(starts, ["def a():", "x = (1,", "z = 1 + \\", "def b():"]);
+        // `print` inside the string keeps `a`; `b` goes.
+        let kept = kept(&src).expect("windowed");
+        assert!(
+            kept.contains("def not_a_statement") && !kept.contains("def b"),
+            "{kept}"
+        );
+    }
+
+    #[test]
+    fn the_lexer_gives_up_on_what_it_cannot_follow() {
+        assert!(statements(b"s = 'open\ndef f(): pass\n").is_none());
+        assert!(statements(b"x = (1,\n").is_none());
+        assert!(statements(b"x = 1)\n").is_none());
+        assert!(statements(b"s = '''never closed\n").is_none());
+    }
+}
