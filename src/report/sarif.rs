@@ -2,7 +2,9 @@
 //!
 //! Every URI is a file inside the repository, relative to `%SRCROOT%`. Findings without a
 //! file (the guard's runtime findings) are anchored to line 1 of the report's anchor file,
-//! with their protocol location in `logicalLocations` and the message.
+//! with their protocol location in `logicalLocations` and the message. A file outside the
+//! repository is anchored the same way; with no anchor, outside the Action only, it gets
+//! its absolute `file://` URI.
 
 use super::document::{Report, REPOSITORY_URL, TOOL_NAME, TOOL_VERSION};
 use super::repo::uri_path;
@@ -62,7 +64,7 @@ pub fn render_limited(
 }
 
 /// The size of `text` gzipped, as GitHub measures the upload.
-fn gzipped_len(text: &str) -> usize {
+pub(crate) fn gzipped_len(text: &str) -> usize {
     use std::io::Write;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     match encoder
@@ -201,6 +203,17 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
             anchor,
             Region::builder().start_line(1).start_column(1).build(),
         )),
+        (None, None) if !report.for_upload => f
+            .location
+            .file
+            .as_deref()
+            .and_then(absolute_file_uri)
+            .map(|uri| {
+                PhysicalLocation::builder()
+                    .artifact_location(ArtifactLocation::builder().uri(uri).build())
+                    .region(file_region(f))
+                    .build()
+            }),
         (None, None) => None,
     };
     let mut location = Location::builder().build();
@@ -279,6 +292,18 @@ fn physical(rel: &str, region: Region) -> PhysicalLocation {
         .artifact_location(artifact(rel))
         .region(region)
         .build()
+}
+
+/// `file:///abs/path` of a file outside the repository, percent-encoded.
+fn absolute_file_uri(path: &str) -> Option<String> {
+    let path = std::path::Path::new(path);
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let absolute = absolute.canonicalize().unwrap_or(absolute);
+    Some(format!("file://{}", uri_path(absolute.to_str()?)))
 }
 
 /// The finding's own region: 1-based line and column, its end, and a bounded snippet.
