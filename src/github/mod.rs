@@ -5,5 +5,7 @@ pub mod action;
 pub mod annotations;
 pub mod commands;
 pub mod comment;
+pub mod environment;
 pub mod init;
 pub mod inputs;
+pub mod upload;
