@@ -569,6 +569,10 @@ fn nothing_to_check_is_a_usage_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("`command`"), "{stderr}");
+    assert!(
+        stderr.contains("`scan`") && stderr.contains("`paths`"),
+        "{stderr}"
+    );
     assert!(!Path::new(&dir.path().join("mcpcheck.sarif")).exists());
 }
 
@@ -594,5 +598,344 @@ async fn the_summary_headline_names_the_primary_issue_json_names() {
     assert!(
         headline.starts_with("**FAIL\\: remote\\-script\\-execution \\("),
         "{headline}"
+    );
+}
+
+/// Tokens the runner gives a container action, with made-up values.
+const JOB_TOKENS: &[(&str, &str)] = &[
+    ("ACTIONS_RUNTIME_TOKEN", "runtime-token-value-4f1c"),
+    ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "oidc-request-token-9a2e"),
+    ("ACTIONS_ID_TOKEN_REQUEST_URL", "https://oidc.example/req"),
+    ("ACTIONS_CACHE_URL", "https://cache.example/"),
+    ("ACTIONS_RESULTS_URL", "https://results.example/"),
+    ("GITHUB_TOKEN", "ghs_1111111111111111111111111111111111"),
+    ("NPM_TOKEN", "npm_2222222222222222222222222222222222"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_and_setup_get_no_job_token_and_env_passes_names_on() {
+    let mut runner = Runner::new("reports_environment", None);
+    for (name, value) in JOB_TOKENS {
+        runner.env.insert(name.to_string(), value.to_string());
+    }
+    let seen = runner.files.path().join("server-env.jsonl");
+    runner
+        .env
+        .insert("FIXTURE_ENV_FILE".into(), seen.display().to_string());
+    runner
+        .env
+        .insert("API_KEY".into(), "api-key-the-server-needs".into());
+    runner
+        .input("env", "FIXTURE_ENV_FILE\nAPI_KEY\nENTRY_VALUE=given-inline")
+        .input("setup", "env > setup-env.txt")
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 0, "{}{}", step.log, step.stderr);
+
+    let server: Value = serde_json::from_str(
+        std::fs::read_to_string(&seen)
+            .expect("the server wrote its environment")
+            .lines()
+            .next()
+            .expect("one line"),
+    )
+    .expect("JSON");
+    let names: Vec<&str> = server["names"]
+        .as_array()
+        .expect("names")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for withheld in JOB_TOKENS.iter().map(|(n, _)| *n).chain([
+        "INPUT_GITHUB_TOKEN",
+        "INPUT_COMMAND",
+        "GITHUB_OUTPUT",
+    ]) {
+        assert!(
+            !names.contains(&withheld),
+            "{withheld} reached the server: {names:?}"
+        );
+    }
+    for kept in [
+        "PATH",
+        "HOME",
+        "GITHUB_WORKSPACE",
+        "API_KEY",
+        "FIXTURE_ENV_FILE",
+    ] {
+        assert!(names.contains(&kept), "{kept} missing: {names:?}");
+    }
+    assert_eq!(server["entryValue"], "given-inline");
+
+    let setup = std::fs::read_to_string(runner.ws.path().join("setup-env.txt")).expect("setup env");
+    let input_token = &runner.env["INPUT_GITHUB_TOKEN"];
+    for value in JOB_TOKENS
+        .iter()
+        .map(|(_, v)| *v)
+        .chain([input_token.as_str()])
+    {
+        assert!(!setup.contains(value), "setup saw {value}:\n{setup}");
+    }
+    assert!(
+        setup.contains("API_KEY=api-key-the-server-needs"),
+        "{setup}"
+    );
+
+    // The summary names what was passed on and withheld, never a value.
+    let summary = step.summary.replace('\\', "");
+    assert!(
+        summary.contains("passed on by the `env` input: FIXTURE_ENV_FILE, API_KEY, ENTRY_VALUE."),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("withheld job tokens and credentials (INPUT_* (the Action's inputs, github_token among them), ACTIONS_CACHE_URL, ACTIONS_ID_TOKEN_REQUEST_TOKEN,"),
+        "{summary}"
+    );
+    for value in JOB_TOKENS.iter().map(|(_, v)| *v).chain([
+        "api-key-the-server-needs",
+        "given-inline",
+        input_token.as_str(),
+    ]) {
+        assert!(!step.summary.contains(value), "{value} in the summary");
+        assert!(!step.log.contains(value), "{value} in the log");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_an_anchor_file_results_point_at_the_workflow_or_the_sarif_file() {
+    // The server lives outside the repository (as with `npx -y some-server`), and the
+    // repository has no manifest or config: nothing of its own to anchor to.
+    let outside = tempfile::tempdir().expect("outside");
+    let servers = support::repo().join("tests/fixtures/servers");
+    for name in ["mcpfixture.py", "banner_before_initialize.py"] {
+        std::fs::copy(servers.join(name), outside.path().join(name)).expect("copy");
+    }
+    let mut runner = Runner::new("clean", None);
+    std::fs::remove_file(runner.ws.path().join("pyproject.toml")).expect("no manifest");
+    let command = format!(
+        "python3 {}",
+        outside.path().join("banner_before_initialize.py").display()
+    );
+    runner.input("command", &command).input("comment", "false");
+
+    let results_uris = |runner: &Runner| -> Vec<String> {
+        let text = std::fs::read_to_string(runner.sarif()).expect("SARIF");
+        let doc = validate_sarif(&text);
+        doc["runs"][0]["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| {
+                let physical = &r["locations"][0]["physicalLocation"];
+                assert_eq!(
+                    physical["artifactLocation"]["uriBaseId"], "%SRCROOT%",
+                    "{r}"
+                );
+                physical["artifactLocation"]["uri"]
+                    .as_str()
+                    .expect("every result has a physical location")
+                    .to_string()
+            })
+            .collect()
+    };
+
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}{}", step.log, step.stderr);
+    assert_eq!(results_uris(&runner), ["mcpcheck.sarif"]);
+    assert!(
+        step.summary
+            .replace('\\', "")
+            .contains("Code Scanning shows runtime findings on mcpcheck.sarif"),
+        "{}",
+        step.summary
+    );
+    assert!(
+        !step.log.contains("Code Scanning would reject"),
+        "{}",
+        step.log
+    );
+
+    runner.env.insert(
+        "GITHUB_WORKFLOW_REF".into(),
+        "o/r/.github/workflows/mcp.yml@refs/pull/7/merge".into(),
+    );
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}{}", step.log, step.stderr);
+    assert_eq!(results_uris(&runner), [".github/workflows/mcp.yml"]);
+    assert!(
+        step.log
+            .contains("::error file=.github/workflows/mcp.yml,line=1,"),
+        "{}",
+        step.log
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scanned_config_outside_the_repository_is_anchored_inside_it() {
+    let outside = tempfile::tempdir().expect("outside");
+    let config = outside.path().join("mcp.json");
+    std::fs::write(
+        &config,
+        "{\"mcpServers\": {\"gh\": {\"command\": \"gh-mcp\", \"env\": {\"GITHUB_TOKEN\": \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"}}}}\n",
+    )
+    .expect("config");
+    let mut runner = Runner::new("clean", None);
+    runner.env.remove("INPUT_COMMAND");
+    runner
+        .input("paths", &config.display().to_string())
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}{}", step.log, step.stderr);
+    let doc = validate_sarif(&std::fs::read_to_string(runner.sarif()).expect("SARIF"));
+    let result = &doc["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "hardcoded-secret");
+    let location = &result["locations"][0];
+    assert_eq!(
+        location["physicalLocation"]["artifactLocation"]["uri"],
+        "mcpcheck.sarif"
+    );
+    let named: Vec<&Value> = location["logicalLocations"]
+        .as_array()
+        .expect("logical locations")
+        .iter()
+        .filter(|l| l["kind"] == "resource")
+        .map(|l| &l["fullyQualifiedName"])
+        .collect();
+    assert_eq!(
+        named,
+        [&json!(config
+            .canonicalize()
+            .expect("canonical")
+            .display()
+            .to_string())]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_report_tells_the_verdict_the_scans_decide() {
+    let mut runner = Runner::new("clean", None);
+    let cursor = runner.ws.path().join(".cursor");
+    std::fs::create_dir_all(&cursor).expect("dir");
+    std::fs::write(
+        cursor.join("mcp.json"),
+        "{\"mcpServers\": {\"gh\": {\"command\": \"gh-mcp\", \"env\": {\"GITHUB_TOKEN\": \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"}}}}\n",
+    )
+    .expect("config");
+    std::fs::write(
+        runner.ws.path().join("server.js"),
+        "console.log(\"ready\");\n",
+    )
+    .expect("src");
+    runner
+        .input("paths", ".cursor/mcp.json")
+        .input("scan", "server.js")
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(
+        (step.exit, step.outputs["status"].as_str()),
+        (1, "fail"),
+        "{}",
+        step.log
+    );
+    let report = step
+        .log
+        .split("::group::mcpcheck report")
+        .nth(1)
+        .expect("the report group");
+    assert!(!report.contains("PASS"), "{report}");
+    assert!(report.contains("FAIL  mcpcheck guard"), "{report}");
+    assert!(report.contains("error[hardcoded-secret]"), "{report}");
+    assert!(report.contains("1 error"), "{report}");
+    assert!(
+        step.summary.contains("mcpcheck guard: FAIL"),
+        "{}",
+        step.summary
+    );
+    assert!(
+        step.summary.contains("mcpcheck scan .cursor/mcp.json"),
+        "{}",
+        step.summary
+    );
+    assert!(
+        step.summary.contains("mcpcheck source server.js"),
+        "{}",
+        step.summary
+    );
+
+    // The scans alone: the same verdict, headline first.
+    runner.env.remove("INPUT_COMMAND");
+    let step = runner.run().await;
+    assert_eq!(
+        (step.exit, step.outputs["status"].as_str()),
+        (1, "fail"),
+        "{}",
+        step.log
+    );
+    let report = step
+        .log
+        .split("::group::mcpcheck report")
+        .nth(1)
+        .expect("the report group");
+    assert!(
+        report.contains("FAIL: hardcoded-secret (1 error, 1 warning)"),
+        "{report}"
+    );
+    assert!(!report.contains("PASS"), "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sarif_file_outside_the_workspace_is_a_usage_error() {
+    for outside in ["../x.sarif", "/tmp/mcpcheck-action-test.sarif"] {
+        let mut runner = Runner::new("clean", None);
+        runner
+            .input("sarif_file", outside)
+            .input("comment", "false");
+        let step = runner.run().await;
+        assert_eq!(step.exit, 2, "{outside}: {}", step.log);
+        let errors: Vec<&str> = step
+            .log
+            .lines()
+            .filter(|l| l.starts_with("::error"))
+            .collect();
+        assert_eq!(errors.len(), 1, "{}", step.log);
+        assert!(errors[0].contains("input `sarif_file`"), "{}", errors[0]);
+        assert_eq!(step.stderr.lines().count(), 1, "{}", step.stderr);
+        assert!(!runner.ws.path().join("../x.sarif").exists());
+        assert!(!step.outputs.contains_key("sarif-file"));
+    }
+    let mut runner = Runner::new("clean", None);
+    runner
+        .input("sarif_file", "reports/./out.sarif")
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 0, "{}", step.log);
+    assert_eq!(step.outputs["sarif-file"], "reports/out.sarif");
+    validate_sarif(
+        &std::fs::read_to_string(runner.ws.path().join("reports/out.sarif")).expect("SARIF"),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_stderr_is_fenced_like_its_stdout() {
+    let mut runner = Runner::new("clean", None);
+    runner
+        .input(
+            "setup",
+            "echo '::error::from setup stdout'; echo '::error::from setup stderr' >&2",
+        )
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 0, "{}{}", step.log, step.stderr);
+    assert!(
+        step.log.contains("::error::from setup stderr"),
+        "{}",
+        step.log
+    );
+    assert!(!step.stderr.contains("from setup"), "{}", step.stderr);
+    assert_eq!(
+        stray_commands(&step.log),
+        Vec::<String>::new(),
+        "{}",
+        step.log
     );
 }

@@ -3,19 +3,22 @@
 //! the step outputs, annotations and the sticky pull-request comment.
 
 use super::comment::{self, CommentOutcome, Target};
+use super::environment::{child_env, ChildEnv};
 use super::inputs::{FailOn, Inputs};
+use super::upload::{self, Destination};
 use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
 use crate::error::Error;
-use crate::finding::excerpt;
+use crate::finding::{excerpt, Finding};
 use crate::guard::GuardRun;
-use crate::report::document::{Report, ReportContext};
-use crate::report::guard::human;
-use crate::report::human::Style;
+use crate::report::document::{Report, ReportContext, NO_ANCHOR_NOTICE};
 use crate::report::markdown::{self, MarkdownOptions};
 use crate::report::repo::RepoContext;
+use crate::report::guard::human;
+use crate::report::human::{closing_counts, finding_body, finding_head, Style};
 use crate::report::sarif;
 use crate::verdict::Verdict;
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -44,10 +47,12 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     let inputs = Inputs::read(env)?;
     if !inputs.runs_guard() && inputs.scan.is_empty() && inputs.paths.is_empty() {
         return Err(Error::Usage(
-            "nothing to check: set the `command` input (how the server starts, e.g. `node dist/index.js`) or `config`".into(),
+            "nothing to check: set the `command` input (how the server starts, e.g. `node dist/index.js`), `config`, `scan` (source paths) or `paths` (MCP client configs)".into(),
         ));
     }
     let repo = RepoContext::detect()?;
+    let sarif_file = upload::destination(&repo.root, &inputs.sarif_file)?;
+    let child = child_env(runner_env(), &inputs.env)?;
     let anchor = inputs
         .anchor
         .as_deref()
@@ -55,21 +60,23 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         .transpose()?;
     let guard_argv = inputs.guard_argv()?;
     let settings = if inputs.runs_guard() {
-        Some(crate::guard::options::resolve(&inputs.guard_request()?)?)
+        let mut settings = crate::guard::options::resolve(&inputs.guard_request()?)?;
+        scrub(&mut settings.command, &child);
+        Some(settings)
     } else {
         None
     };
     if let Some(setup) = &inputs.setup {
-        if let Err(failure) = run_setup(log, setup, inputs.working_directory.as_deref()) {
+        if let Err(failure) = run_setup(log, setup, inputs.working_directory.as_deref(), &child) {
             report_setup_failure(log, &inputs, &failure)?;
             return Err(Error::Input(failure));
         }
     }
-    let mut notices = Vec::new();
+    let mut notices: Vec<String> = child.notice().into_iter().collect();
     let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
     scan_findings.extend(run_source_scan(&inputs.scan)?);
     notices.extend(scan_notices);
-    for notice in &notices {
+    for notice in notices.iter().skip(child.notice().iter().count()) {
         log_line(
             log,
             &format!("::notice title=mcpcheck::{}", escape_data(notice)),
@@ -116,13 +123,23 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     }
     report.reproduce = reproduce_lines(&inputs, &report.reproduce);
     report.notices.extend(notices);
+    anchor_for_upload(&mut report, &sarif_file);
 
-    if let Some(run) = &run {
-        log_guard(log, run);
+    log_report(log, run.as_ref(), &report.findings);
+    let sarif_text = sarif::render(&report);
+    for problem in upload::ingestion_problems(&sarif_text) {
+        let note = format!(
+            "Code Scanning would reject {}: {problem}",
+            sarif_file.relative
+        );
+        log_line(
+            log,
+            &format!("::error title=mcpcheck SARIF::{}", escape_data(&note)),
+        );
+        report.notices.push(note);
     }
-    let sarif_path = PathBuf::from(&inputs.sarif_file);
-    write_file(&sarif_path, &sarif::render(&report), "sarif_file")?;
-    log_line(log, &format!("mcpcheck: wrote {}", sarif_path.display()));
+    write_file(&sarif_file.path, &sarif_text, "sarif_file")?;
+    log_line(log, &format!("mcpcheck: wrote {}", sarif_file.relative));
 
     let mut delivery_notes = Vec::new();
     if inputs.comment {
@@ -153,7 +170,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
                 ("ok", verdict.ok().to_string()),
                 ("errors", verdict.errors.to_string()),
                 ("warnings", verdict.warnings.to_string()),
-                ("sarif-file", inputs.sarif_file.clone()),
+                ("sarif-file", sarif_file.relative.clone()),
             ],
         )
         .map_err(|e| Error::Output(format!("cannot write GITHUB_OUTPUT {path}: {e}")))?;
@@ -203,9 +220,51 @@ pub fn run_security_scan(
     crate::scan::scan_paths(&paths, &cwd).map_err(|e| Error::Input(format!("paths: {e}")))
 }
 
+/// The Action's own environment, as UTF-8 pairs (anything else is not passed on).
+fn runner_env() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
+/// The server starts from the scrubbed environment; the config's `env` still applies on top.
+fn scrub(command: &mut crate::process::ServerCommand, child: &ChildEnv) {
+    let mut env = child.vars.clone();
+    for (name, value) in std::mem::take(&mut command.env) {
+        env.retain(|(n, _)| *n != name);
+        env.push((name, value));
+    }
+    command.env = env;
+    command.clear_env = true;
+}
+
+/// Every result of an uploaded SARIF needs a file of the repository: without a config,
+/// manifest, script or workflow file to anchor to, the SARIF file itself is that file.
+fn anchor_for_upload(report: &mut Report, sarif_file: &Destination) {
+    report.for_upload = true;
+    if report.anchor.is_none() {
+        report.anchor = report.repo.workflow_file();
+    }
+    if report.anchor.is_none() {
+        report.anchor = Some(sarif_file.relative.clone());
+    }
+    if report.notices.iter().any(|n| n == NO_ANCHOR_NOTICE) {
+        report.notices.retain(|n| n != NO_ANCHOR_NOTICE);
+        report.notices.push(format!(
+            "No config file, project manifest or server script in the repository: Code Scanning shows runtime findings on {} (set the `anchor` input to choose a file).",
+            report.anchor.as_deref().unwrap_or_default()
+        ));
+    }
+}
+
 /// Runs `setup` through `sh -c` in the working directory, its output fenced off from
 /// workflow commands. Returns why it failed.
-fn run_setup(log: &mut impl Write, setup: &str, dir: Option<&str>) -> Result<(), String> {
+fn run_setup(
+    log: &mut impl Write,
+    setup: &str,
+    dir: Option<&str>,
+    child: &ChildEnv,
+) -> Result<(), String> {
     let token = super::workflow_commands::random_token();
     log_line(
         log,
@@ -216,10 +275,21 @@ fn run_setup(log: &mut impl Write, setup: &str, dir: Option<&str>) -> Result<(),
     );
     log_line(log, &format!("::stop-commands::{token}"));
     let mut cmd = std::process::Command::new("sh");
-    cmd.arg("-c").arg(setup);
+    cmd.arg("-c")
+        .arg(setup)
+        .env_clear()
+        .envs(child.vars.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .process_group(0);
+    // Its stderr joins our stdout, so both are inside the stop-commands fence, in order
+    // (the runner reads workflow commands on stderr too).
+    if let Ok(fd) = std::os::fd::AsFd::as_fd(&std::io::stdout()).try_clone_to_owned() {
+        cmd.stderr(std::process::Stdio::from(fd));
+    }
     if let Some(d) = dir {
         cmd.current_dir(d);
     }
+    let _ = log.flush();
     let status = cmd.status();
     log_line(log, &format!("::{token}::"));
     log_line(log, "::endgroup::");
@@ -233,7 +303,11 @@ fn run_setup(log: &mut impl Write, setup: &str, dir: Option<&str>) -> Result<(),
     }
 }
 
-fn report_setup_failure(log: &mut impl Write, inputs: &Inputs, failure: &str) -> Result<(), Error> {
+fn report_setup_failure(
+    log: &mut impl Write,
+    inputs: &Inputs,
+    failure: &str,
+) -> Result<(), Error> {
     if inputs.summary {
         if let Some(path) = env("GITHUB_STEP_SUMMARY") {
             let text = format!(
@@ -257,12 +331,35 @@ fn report_setup_failure(log: &mut impl Write, inputs: &Inputs, failure: &str) ->
     Ok(())
 }
 
-/// The human report in the log, inside a stop-commands block: it quotes server output.
-fn log_guard(log: &mut impl Write, run: &GuardRun) {
-    let text = human::render(run, Style { color: false });
-    log_line(log, "::group::mcpcheck guard report");
+/// The human report in the log, inside a stop-commands block (it quotes server output):
+/// the guard's session with every finding of the step, so its headline is the step's verdict.
+fn log_report(log: &mut impl Write, run: Option<&GuardRun>, findings: &[Finding]) {
+    let style = Style { color: false };
+    let text = match run {
+        Some(run) => {
+            let mut all = run.clone();
+            all.findings = findings.to_vec();
+            human::render(&all, style)
+        }
+        None => scans_text(findings, style),
+    };
+    log_line(log, "::group::mcpcheck report");
     let _ = write_untrusted(log, &text);
     log_line(log, "::endgroup::");
+}
+
+/// The log's report when only the source and config scans ran.
+fn scans_text(findings: &[Finding], style: Style) -> String {
+    use std::fmt::Write as _;
+    let verdict = Verdict::of(findings);
+    let mut out = format!("{}  mcpcheck: source and config scans\n", verdict.display());
+    for f in findings {
+        out.push('\n');
+        finding_head(&mut out, style, &style.severity(f.severity), f);
+        finding_body(&mut out, f, "evidence");
+    }
+    closing_counts(&mut out, &verdict);
+    out
 }
 
 /// Posts or updates the sticky comment; returns a note for the summary when it could not.
@@ -329,7 +426,7 @@ fn pull_request_number() -> Option<u64> {
     event["pull_request"]["number"].as_u64()
 }
 
-/// How to reproduce: the setup (in its directory), then the guard command.
+/// How to reproduce: the setup (in its directory), the guard command, then the scans.
 fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(setup) = &inputs.setup {
@@ -339,6 +436,15 @@ fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
         });
     }
     lines.extend(guard.iter().cloned());
+    for (command, paths) in [("source", &inputs.scan), ("scan", &inputs.paths)] {
+        if !paths.is_empty() {
+            let argv: Vec<&str> = ["mcpcheck", command]
+                .into_iter()
+                .chain(paths.iter().map(String::as_str))
+                .collect();
+            lines.push(shell_words::join(argv));
+        }
+    }
     lines
 }
 

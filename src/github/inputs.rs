@@ -1,6 +1,7 @@
 //! The Action's inputs, read from `INPUT_<NAME>` variables (an empty value means unset).
 //! Input names are single words or use underscores so they survive as variable names.
 
+use super::environment::{parse_passed, PassedVar};
 use crate::error::Error;
 use crate::finding::excerpt;
 use crate::guard::GuardRequest;
@@ -27,6 +28,8 @@ pub struct Inputs {
     pub scan: Vec<String>,
     pub paths: Vec<String>,
     pub setup: Option<String>,
+    /// Variables passed on to setup and the server (the `env` input).
+    pub env: Vec<PassedVar>,
     pub working_directory: Option<String>,
     pub sarif_file: String,
     pub category: String,
@@ -80,6 +83,7 @@ impl Inputs {
             scan: list(input("scan")),
             paths: list(input("paths")),
             setup: input("setup"),
+            env: parse_passed(input("env").as_deref())?,
             working_directory: input("working_directory"),
             sarif_file: input("sarif_file").unwrap_or_else(|| "mcpcheck.sarif".into()),
             category: input("category").unwrap_or_else(|| "mcpcheck".into()),

@@ -4,5 +4,7 @@
 pub mod action;
 pub mod annotations;
 pub mod comment;
+pub mod environment;
 pub mod inputs;
+pub mod upload;
 pub mod workflow_commands;

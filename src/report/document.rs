@@ -52,7 +52,13 @@ pub struct Report {
     pub anchor: Option<String>,
     /// Things a reader must know about the run itself (not findings).
     pub notices: Vec<String>,
+    /// The SARIF is uploaded by the Action: a file outside the repository is anchored like
+    /// a runtime finding, never given a `file://` URI Code Scanning would reject.
+    pub for_upload: bool,
 }
+
+/// The notice of a guard report with nothing to anchor runtime findings to.
+pub const NO_ANCHOR_NOTICE: &str = "No repository file to anchor runtime findings to (no config file, project manifest, server script or workflow file inside the repository); SARIF results carry only their protocol location. Pass --anchor FILE.";
 
 /// One check and what it found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,11 +138,13 @@ impl Report {
             repo: cx.repo,
             anchor: cx.anchor,
             notices: Vec::new(),
+            for_upload: false,
         }
     }
 
     /// The guard's report. Runtime findings have no file: they are anchored to the explicit
-    /// anchor, the config file, the manifest in the server's directory, or the server script.
+    /// anchor, the config file, the manifest in the server's directory, the server script,
+    /// or the workflow file running the job.
     pub fn from_guard(run: &GuardRun, cx: ReportContext) -> Self {
         let t = run.transcript();
         let repo = cx.repo;
@@ -162,7 +170,8 @@ impl Report {
                         .filter(|a| !a.starts_with('-'))
                         .find_map(|a| repo.relative(&dir.join(a)))
                 })
-            });
+            })
+            .or_else(|| repo.workflow_file());
         let argv: Vec<String> = std::iter::once(run.command.program.clone())
             .chain(run.command.args.iter().cloned())
             .collect();
@@ -173,9 +182,7 @@ impl Report {
         });
         let mut notices = Vec::new();
         if anchor.is_none() {
-            notices.push(
-                "No repository file to anchor runtime findings to (no config file, project manifest or server script inside the repository); SARIF results carry only their protocol location. Pass --anchor FILE.".to_string(),
-            );
+            notices.push(NO_ANCHOR_NOTICE.to_string());
         }
         let invocation = redact_argv(&cx.invocation);
         let reproduce = if invocation.is_empty() {
@@ -209,6 +216,7 @@ impl Report {
             repo,
             anchor,
             notices,
+            for_upload: false,
         }
     }
 }

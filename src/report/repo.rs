@@ -140,12 +140,31 @@ impl RepoContext {
         })
     }
 
+    /// The workflow file running this job, repository-relative, from `GITHUB_WORKFLOW_REF`
+    /// (`owner/repo/.github/workflows/ci.yml@refs/heads/main`): a file of this repository
+    /// even when the checkout lacks it, so Code Scanning accepts results anchored to it.
+    pub fn workflow_file(&self) -> Option<String> {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        workflow_path(&var("GITHUB_WORKFLOW_REF")?, &var("GITHUB_REPOSITORY")?)
+    }
+
     /// The first project manifest in `dir`, as a repository-relative path.
     pub fn manifest_in(&self, dir: &Path) -> Option<String> {
         MANIFESTS
             .iter()
             .find_map(|name| self.relative(&dir.join(name)))
     }
+}
+
+/// The path part of a workflow ref of `repository`; `None` for another repository's or a
+/// path that is not a plain relative path under `.github/workflows/`.
+fn workflow_path(workflow_ref: &str, repository: &str) -> Option<String> {
+    let (path, _git_ref) = workflow_ref.rsplit_once('@')?;
+    let rel = path.strip_prefix(repository)?.strip_prefix('/')?;
+    let plain = rel
+        .split('/')
+        .all(|part| !part.is_empty() && part != "." && part != ".." && !part.contains('\\'));
+    (plain && rel.starts_with(".github/workflows/")).then(|| rel.to_string())
 }
 
 /// Percent-encodes a relative path for a URI, keeping `/` and RFC 3986 unreserved characters.
@@ -235,6 +254,33 @@ mod tests {
             Some("sub/package.json")
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_workflow_file_comes_from_the_workflow_ref_of_this_repository() {
+        assert_eq!(
+            workflow_path("o/r/.github/workflows/mcp check.yml@refs/heads/main", "o/r").as_deref(),
+            Some(".github/workflows/mcp check.yml")
+        );
+        assert_eq!(
+            workflow_path("o/r/.github/workflows/ci.yml@refs/pull/7/merge", "o/r").as_deref(),
+            Some(".github/workflows/ci.yml")
+        );
+        // Another repository's workflow, an escape, a ref without a path: nothing.
+        assert_eq!(
+            workflow_path("x/y/.github/workflows/ci.yml@main", "o/r"),
+            None
+        );
+        assert_eq!(
+            workflow_path("o/r/.github/workflows/../../etc/passwd@main", "o/r"),
+            None
+        );
+        assert_eq!(workflow_path("o/r/README.md@main", "o/r"), None);
+        assert_eq!(workflow_path("o/r/.github/workflows/ci.yml", "o/r"), None);
+        assert_eq!(
+            workflow_path("o/rr/.github/workflows/ci.yml@main", "o/r"),
+            None
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! SARIF 2.1.0 for GitHub Code Scanning, built with `serde-sarif` from a `Report`.
 //!
-//! A file inside the repository is a URI relative to `%SRCROOT%`; a file outside it (a scanned
-//! tree elsewhere, a user-level config) keeps its region with an absolute `file://` URI.
-//! Findings without a file (the guard's runtime findings) are anchored to line 1 of the
-//! report's anchor file, with their protocol location in `logicalLocations` and the message.
+//! A file inside the repository is a URI relative to `%SRCROOT%`. A file outside it (a
+//! scanned tree elsewhere, a user-level config) keeps its region with an absolute `file://`
+//! URI, except in a SARIF the Action uploads, where it is anchored like a runtime finding:
+//! Code Scanning rejects a file that is not in the repository. Findings without a file (the
+//! guard's runtime findings) are anchored to line 1 of the report's anchor file, with their
+//! protocol location in `logicalLocations` and the message.
 
 use super::document::{Report, REPOSITORY_URL, TOOL_NAME, TOOL_VERSION};
 use super::repo::{file_uri, uri_path};
@@ -63,7 +65,7 @@ pub fn render_limited(
 }
 
 /// The size of `text` gzipped, as GitHub measures the upload.
-fn gzipped_len(text: &str) -> usize {
+pub(crate) fn gzipped_len(text: &str) -> usize {
     use std::io::Write;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     match encoder
@@ -184,9 +186,10 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
         .file
         .as_deref()
         .and_then(|p| report.repo.relative(std::path::Path::new(p)));
-    // A file outside the repository keeps its place, as an absolute URI (never a blob link).
+    // Outside the repository a file keeps its place, as an absolute URI (never a blob link),
+    // unless the SARIF is for upload.
     let outside = match (&own_file, &f.location.file) {
-        (None, Some(p)) => file_uri(std::path::Path::new(p))
+        (None, Some(p)) if !report.for_upload => file_uri(std::path::Path::new(p))
             .map(|uri| ArtifactLocation::builder().uri(uri).build()),
         _ => None,
     };

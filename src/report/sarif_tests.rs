@@ -285,3 +285,34 @@ fn partial_fingerprints_ignore_line_numbers_but_not_what_was_found() {
         base.fingerprint()
     );
 }
+
+#[test]
+fn without_an_anchor_a_file_outside_the_repository_gets_its_file_uri_outside_the_action() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("outside");
+    let config = outside.path().join("a b.json");
+    std::fs::write(&config, "{}\n").expect("write");
+    let f = Finding::new(Code::StdoutNonJson, "x").at(Location {
+        file: Some(config.display().to_string()),
+        line: Some(3),
+        ..Location::default()
+    });
+    let mut r = report(dir.path(), vec![f], None);
+    let doc = validate(&render(&r));
+    let physical = &doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    let canonical = config.canonicalize().expect("canonical");
+    assert_eq!(
+        physical["artifactLocation"]["uri"],
+        format!(
+            "file://{}",
+            crate::report::repo::uri_path(canonical.to_str().expect("utf-8"))
+        )
+    );
+    assert!(physical["artifactLocation"]["uriBaseId"].is_null());
+    assert_eq!(physical["region"]["startLine"], 3);
+    // A SARIF the Action uploads never carries one (it anchors the result instead).
+    r.for_upload = true;
+    let doc = validate(&render(&r));
+    let location = &doc["runs"][0]["results"][0]["locations"][0];
+    assert!(location["physicalLocation"].is_null(), "{location}");
+}

@@ -1,0 +1,150 @@
+//! action.yml, its development twin and the README's Action section: the published image
+//! is the crate's version, the docs list exactly the inputs the Action reads, and the
+//! release's pinning script writes a tag-and-digest reference.
+
+mod support;
+
+use regex::Regex;
+use std::process::Command;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(support::repo().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The `owner` of `https://github.com/owner/repo` in Cargo.toml.
+fn owner() -> String {
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let rest = repository
+        .strip_prefix("https://github.com/")
+        .expect("a GitHub repository URL");
+    rest.split('/').next().expect("owner").to_ascii_lowercase()
+}
+
+fn image_line(action: &str) -> String {
+    let lines: Vec<&str> = action
+        .lines()
+        .filter(|l| l.starts_with("  image: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "one runs.image line: {lines:?}");
+    // Without a trailing comment (a linter's suppression).
+    let value = &lines[0]["  image: ".len()..];
+    value.split(" #").next().unwrap_or(value).to_string()
+}
+
+/// Input names declared under `inputs:` (two-space indented keys).
+fn inputs_of(action: &str) -> Vec<String> {
+    let block = action
+        .split("\ninputs:\n")
+        .nth(1)
+        .expect("inputs:")
+        .split("\noutputs:\n")
+        .next()
+        .expect("block");
+    let key = Regex::new(r"(?m)^  ([a-z_]+):$").expect("regex");
+    key.captures_iter(block).map(|c| c[1].to_string()).collect()
+}
+
+#[test]
+fn the_action_runs_the_published_image_of_the_crate_version() {
+    let image = image_line(&read("action.yml"));
+    let pattern = format!(
+        r"^docker://ghcr\.io/{}/mcpcheck:{}(@sha256:[0-9a-f]{{64}})?$",
+        regex::escape(&owner()),
+        regex::escape(env!("CARGO_PKG_VERSION"))
+    );
+    assert!(
+        Regex::new(&pattern).expect("regex").is_match(&image),
+        "action.yml runs {image:?}; want the image release.yml publishes for version {}",
+        env!("CARGO_PKG_VERSION")
+    );
+}
+
+#[test]
+fn the_development_action_differs_only_in_its_image() {
+    let strip = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("  image: "))
+            .map(String::from)
+            .collect()
+    };
+    let published = read("action.yml");
+    let dev = read(".github/actions/dev/action.yml");
+    assert_eq!(strip(&published), strip(&dev));
+    assert_eq!(image_line(&dev), "../../../Dockerfile");
+}
+
+#[test]
+fn the_docs_list_exactly_the_inputs_the_action_reads() {
+    let action = read("action.yml");
+    let mut declared = inputs_of(&action);
+    declared.sort();
+    let readme = read("README.md");
+    let section = readme
+        .split("\n## GitHub Action\n")
+        .nth(1)
+        .expect("the Action section")
+        .split("\n### Outputs\n")
+        .next()
+        .expect("inputs table");
+    let row = Regex::new(r"(?m)^\| `([a-z_]+)` \|").expect("regex");
+    let mut documented: Vec<String> = row
+        .captures_iter(section)
+        .map(|c| c[1].to_string())
+        .collect();
+    documented.sort();
+    assert_eq!(
+        declared, documented,
+        "action.yml inputs vs the README's table"
+    );
+    let source = read("src/github/inputs.rs");
+    for name in &declared {
+        assert!(
+            source.contains(&format!("input(\"{name}\")"))
+                || source.contains(&format!("flag(\"{name}\"")),
+            "action.yml declares `{name}` but src/github/inputs.rs never reads it"
+        );
+    }
+    for (file, text) in [("action.yml", &action), ("README.md", &readme)] {
+        assert!(
+            !text.contains("Not available in this build"),
+            "{file} still says an input is not available"
+        );
+    }
+}
+
+#[test]
+fn pin_image_writes_tag_and_digest_and_refuses_another_version() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let copy = dir.path().join("action.yml");
+    std::fs::write(&copy, read("action.yml")).expect("copy");
+    let pin = |version: &str, digest: &str| {
+        Command::new(support::repo().join("scripts/pin-image"))
+            .args([version, digest])
+            .env("ACTION_YML", &copy)
+            .output()
+            .expect("run scripts/pin-image")
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    let first = format!("sha256:{}", "a".repeat(64));
+    let second = format!("sha256:{}", "0123456789abcdef".repeat(4));
+    for digest in [&first, &second] {
+        let out = pin(version, digest);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let pinned = std::fs::read_to_string(&copy).expect("pinned");
+        assert_eq!(
+            image_line(&pinned),
+            format!("docker://ghcr.io/{}/mcpcheck:{version}@{digest}", owner())
+        );
+    }
+    let before = std::fs::read_to_string(&copy).expect("pinned");
+    for (v, d) in [("9.9.9", first.as_str()), (version, "sha256:short")] {
+        let out = pin(v, d);
+        assert_eq!(out.status.code(), Some(2), "{v} {d}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    }
+    assert_eq!(std::fs::read_to_string(&copy).expect("unchanged"), before);
+}
