@@ -11,10 +11,10 @@ use crate::error::Error;
 use crate::finding::{excerpt, Finding};
 use crate::guard::GuardRun;
 use crate::report::document::{Report, ReportContext, NO_ANCHOR_NOTICE};
-use crate::report::markdown::{self, MarkdownOptions};
-use crate::report::repo::RepoContext;
 use crate::report::guard::human;
 use crate::report::human::{closing_counts, finding_body, finding_head, Style};
+use crate::report::markdown::{self, MarkdownOptions};
+use crate::report::repo::RepoContext;
 use crate::report::sarif;
 use crate::verdict::Verdict;
 use std::io::Write;
@@ -303,11 +303,7 @@ fn run_setup(
     }
 }
 
-fn report_setup_failure(
-    log: &mut impl Write,
-    inputs: &Inputs,
-    failure: &str,
-) -> Result<(), Error> {
+fn report_setup_failure(log: &mut impl Write, inputs: &Inputs, failure: &str) -> Result<(), Error> {
     if inputs.summary {
         if let Some(path) = env("GITHUB_STEP_SUMMARY") {
             let text = format!(
@@ -350,7 +346,6 @@ fn log_report(log: &mut impl Write, run: Option<&GuardRun>, findings: &[Finding]
 
 /// The log's report when only the source and config scans ran.
 fn scans_text(findings: &[Finding], style: Style) -> String {
-    use std::fmt::Write as _;
     let verdict = Verdict::of(findings);
     let mut out = format!("{}  mcpcheck: source and config scans\n", verdict.display());
     for f in findings {

@@ -302,11 +302,11 @@ mod tests {
     #[test]
     fn bad_env_lines_and_unset_names_are_usage_errors() {
         let e = parse_passed(Some("MY VAR=1")).expect_err("space");
-        assert!(e.0.contains("input `env`"), "{}", e.0);
+        assert!(e.message().contains("input `env`"), "{}", e.message());
         let e = parse_passed(Some("=1")).expect_err("empty name");
-        assert!(e.0.contains("NAME=value"), "{}", e.0);
+        assert!(e.message().contains("NAME=value"), "{}", e.message());
         let passed = parse_passed(Some("NOT_SET_ANYWHERE")).expect("env");
         let e = child_env(runner(), &passed).expect_err("unset");
-        assert!(e.0.contains("NOT_SET_ANYWHERE"), "{}", e.0);
+        assert!(e.message().contains("NOT_SET_ANYWHERE"), "{}", e.message());
     }
 }

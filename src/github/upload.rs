@@ -193,7 +193,11 @@ mod tests {
         assert_eq!(d.relative, "y.sarif");
         for outside in ["../x.sarif", "/tmp/x.sarif", "a/../../x.sarif", ".", ""] {
             let e = destination(&root, outside).expect_err(outside);
-            assert!(e.0.starts_with("input `sarif_file`"), "{}", e.0);
+            assert!(
+                e.message().starts_with("input `sarif_file`"),
+                "{}",
+                e.message()
+            );
         }
     }
 
@@ -203,7 +207,7 @@ mod tests {
         let (_other, elsewhere) = self::root();
         std::os::unix::fs::symlink(&elsewhere, root.join("link")).expect("symlink");
         let e = destination(&root, "link/x.sarif").expect_err("through a symlink");
-        assert!(e.0.contains("symlink"), "{}", e.0);
+        assert!(e.message().contains("symlink"), "{}", e.message());
     }
 
     fn sarif(results: Value) -> String {
