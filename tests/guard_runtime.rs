@@ -68,7 +68,8 @@ fn signal_before_initialize() {
         r.issue("server-exited")["detailCode"],
         "signal-exit-before-initialize"
     );
-    assert_eq!(r.json["process"]["signal"], 11);
+    assert_eq!(r.json["process"]["signal"], "SIGSEGV");
+    assert_eq!(r.json["process"]["signalNumber"], 11);
 }
 
 #[test]
@@ -239,7 +240,8 @@ fn server_that_ignores_sigterm_is_killed_and_leaves_nothing() {
     );
     assert_eq!(r.issues(), pairs(&[("shutdown-slow", "warning")]));
     assert_eq!(r.issue("shutdown-slow")["detailCode"], "needed-sigkill");
-    assert_eq!(r.json["process"]["signal"], 9);
+    assert_eq!(r.json["process"]["signal"], "SIGKILL");
+    assert_eq!(r.json["process"]["signalNumber"], 9);
     assert_eq!(
         survivors(&pid_file, Duration::from_secs(5)),
         Vec::<u32>::new()

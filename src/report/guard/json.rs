@@ -29,6 +29,7 @@ pub fn render(run: &GuardRun) -> Value {
     }
     if repeat {
         doc["repeat"] = json!(run.runs.len());
+        doc["toolSchema"]["runs"] = json!(run.runs.len());
         doc["runs"] = Value::Array(
             run.runs
                 .iter()
@@ -56,7 +57,11 @@ fn session_document(
     let verdict = Verdict::of(findings);
     let t = &session.transcript;
     let init_result = t.initialize_result();
-    let negotiated = t.session_version().map(|v| excerpt(&v, 40));
+    // The contract's string is empty when the server negotiated nothing.
+    let negotiated = t
+        .session_version()
+        .map(|v| excerpt(&v, 40))
+        .unwrap_or_default();
     let capabilities = contract::declared_capabilities(t);
     let capability_keys: Vec<String> = capabilities
         .as_object()

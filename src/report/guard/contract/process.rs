@@ -114,7 +114,9 @@ pub fn process(run: &GuardRun, t: &Transcript) -> Value {
         "outcome": outcome(t),
         "phase": phase(t),
         "exitCode": match p.exit { Some(ExitKind::Code(c)) => Some(c), _ => None },
-        "signal": match p.exit { Some(ExitKind::Signal(s)) => Some(s), _ => None },
+        // The contract's signal is a name, as Node reports it; mcpcheck's number is beside it.
+        "signal": match p.exit { Some(ExitKind::Signal(s)) => Some(crate::process::signal_name(s)), _ => None },
+        "signalNumber": match p.exit { Some(ExitKind::Signal(s)) => Some(s), _ => None },
         "timedOut": !timeout.is_empty(),
         "timeoutCode": timeout,
         "timeoutMs": t.timeout_ms,
