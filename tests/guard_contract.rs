@@ -222,3 +222,21 @@ fn the_diff_names_what_is_missing() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn the_published_schema_rejects_what_the_contract_forbids() {
+    use support::schema::{violations, Report};
+    let mut doc = guard_fixture("clean", &["--request", "tools/list"]).json;
+    assert_eq!(violations(Report::Guard, &doc), Vec::<String>::new());
+    doc["process"]["outcome"] = Value::String("crashed".into());
+    doc["checks"]["stdout"]["status"] = Value::String("ok".into());
+    doc.as_object_mut().expect("object").remove("issueClasses");
+    let found = violations(Report::Guard, &doc);
+    for path in ["/process/outcome", "/checks/stdout/status"] {
+        assert!(found.iter().any(|v| v.ends_with(path)), "{path}: {found:?}");
+    }
+    assert!(
+        found.iter().any(|v| v.contains("issueClasses")),
+        "{found:?}"
+    );
+}

@@ -8,6 +8,7 @@ pub mod guard;
 pub mod markdown;
 pub mod process;
 pub mod sarif;
+pub mod schema;
 pub mod scan;
 pub mod snapshot;
 pub mod source;

@@ -59,7 +59,7 @@ pub fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .expect("results")
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .map(|l| super::schema::validate_text(super::schema::Report::SweepResultLine, l))
         .collect()
 }
 

@@ -170,7 +170,7 @@ pub fn operations(run: &GuardRun, t: &Transcript) -> Vec<Value> {
             let outcome = exchange.map(|e| &e.outcome);
             let error = match outcome {
                 Some(Outcome::Error(e)) => {
-                    json!({"code": e.code, "message": excerpt(&e.message, 200)})
+                    json!({"code": e.code, "message": excerpt(&crate::secrets::redact(&e.message), 200)})
                 }
                 _ => Value::Null,
             };

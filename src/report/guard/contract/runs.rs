@@ -67,7 +67,9 @@ fn tool_names(t: &Transcript) -> Vec<String> {
         .map(|p| {
             p.items
                 .iter()
-                .filter_map(|i| i.get("name")?.as_str().map(|n| excerpt(n, 128)))
+                .filter_map(|i| i.get("name")?.as_str())
+                // The server's own words: a credential in a tool name must not reach the report.
+                .map(|n| excerpt(&crate::secrets::redact(n), 128))
                 .collect()
         })
         .unwrap_or_default()
@@ -76,7 +78,7 @@ fn tool_names(t: &Transcript) -> Vec<String> {
 fn capability_names(t: &Transcript) -> Vec<String> {
     declared_capabilities(t)
         .as_object()
-        .map(|o| o.keys().map(|k| excerpt(k, 64)).collect())
+        .map(|o| o.keys().map(|k| excerpt(&crate::secrets::redact(k), 64)).collect())
         .unwrap_or_default()
 }
 
