@@ -262,7 +262,7 @@ fn each_server_gets_a_private_home_and_cwd_and_none_of_mcpchecks_secrets() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let seen: Vec<Value> = lines(&env_file);
+    let seen: Vec<Value> = json_lines(&env_file);
     assert_eq!(seen.len(), 3);
     let real_home = std::env::var("HOME").unwrap_or_default();
     let mut homes = Vec::new();

@@ -93,7 +93,9 @@ pub fn every_schema_compiles() {
     for kind in Report::ALL {
         let s = schema(kind);
         assert!(
-            s["$id"].as_str().is_some_and(|id| id.ends_with(kind.file())),
+            s["$id"]
+                .as_str()
+                .is_some_and(|id| id.ends_with(kind.file())),
             "{}: $id",
             kind.file()
         );

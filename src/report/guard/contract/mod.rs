@@ -151,7 +151,9 @@ fn list_answer(t: &Transcript, list: ListKind) -> (bool, Option<usize>, Value) {
     if let Some(probe) = t.list(list) {
         let first = probe.exchanges.first().map(|&i| &t.exchanges[i].outcome);
         let error = match first {
-            Some(Outcome::Error(e)) => json!({"code": e.code, "message": excerpt(&crate::secrets::redact(&e.message), 200)}),
+            Some(Outcome::Error(e)) => {
+                json!({"code": e.code, "message": excerpt(&crate::secrets::redact(&e.message), 200)})
+            }
             _ => Value::Null,
         };
         let responded = matches!(first, Some(Outcome::Result(_) | Outcome::Error(_)));

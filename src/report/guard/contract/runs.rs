@@ -78,7 +78,11 @@ fn tool_names(t: &Transcript) -> Vec<String> {
 fn capability_names(t: &Transcript) -> Vec<String> {
     declared_capabilities(t)
         .as_object()
-        .map(|o| o.keys().map(|k| excerpt(&crate::secrets::redact(k), 64)).collect())
+        .map(|o| {
+            o.keys()
+                .map(|k| excerpt(&crate::secrets::redact(k), 64))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
