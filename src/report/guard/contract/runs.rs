@@ -75,15 +75,25 @@ fn tool_names(t: &Transcript) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Capability names, and `name.member` for each member a capability declares (so a
+/// `listChanged` that appears is drift too, as the guard's drift check sees it).
 fn capability_names(t: &Transcript) -> Vec<String> {
-    declared_capabilities(t)
-        .as_object()
-        .map(|o| {
-            o.keys()
-                .map(|k| excerpt(&crate::secrets::redact(k), 64))
-                .collect()
-        })
-        .unwrap_or_default()
+    let capabilities = declared_capabilities(t);
+    let Some(o) = capabilities.as_object() else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    for (k, v) in o {
+        let name = excerpt(&crate::secrets::redact(k), 64);
+        names.push(name.clone());
+        for member in v.as_object().into_iter().flat_map(|m| m.keys()) {
+            names.push(format!(
+                "{name}.{}",
+                excerpt(&crate::secrets::redact(member), 64)
+            ));
+        }
+    }
+    names
 }
 
 /// One aspect of drift across runs: the baseline's values, each run's, and what changed.
