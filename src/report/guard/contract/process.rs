@@ -235,6 +235,7 @@ pub fn static_findings(run: &GuardRun) -> Vec<Value> {
                 "code": f.code.as_str(),
                 "severity": f.severity,
                 "reason": f.detail_code.unwrap_or(f.code.as_str()),
+                "language": f.language,
             })
         })
         .collect()
