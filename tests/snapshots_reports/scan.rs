@@ -2,7 +2,7 @@
 //! `baseline` and `pin` write.
 
 use crate::support::sarif::validate_sarif;
-use crate::support::schema::{validate_text, Report};
+use crate::support::schema::{validate_text, ReportKind};
 use crate::support::snapshot::{run, settings};
 use crate::support::{mcpcheck, repo};
 use std::path::Path;
@@ -29,9 +29,9 @@ fn every_format(name: &str, dir: &Path, command: &str, files: &[&str], exit: i32
             }
             if format == "json" {
                 let kind = match command {
-                    "source" => Report::Source,
-                    "surface" => Report::Surface,
-                    _ => Report::Scan,
+                    "source" => ReportKind::Source,
+                    "surface" => ReportKind::Surface,
+                    _ => ReportKind::Scan,
                 };
                 validate_text(kind, &text);
             }

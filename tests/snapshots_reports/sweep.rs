@@ -2,7 +2,7 @@
 //! `mcpcheck sweep-report` in every format over those results.
 
 use crate::support::sarif::validate_sarif;
-use crate::support::schema::{validate_text, Report};
+use crate::support::schema::{validate_text, ReportKind};
 use crate::support::snapshot::{exact_settings, run, settings};
 use crate::support::{mcpcheck, python_executable, repo};
 
@@ -52,7 +52,7 @@ fn sweep_results_summary_and_every_sweep_report() {
     let results = std::fs::read_to_string(&results_file).expect("results");
     assert_eq!(results.lines().count(), 2, "{results}");
     for line in results.lines() {
-        validate_text(Report::SweepResultLine, line);
+        validate_text(ReportKind::SweepResultLine, line);
     }
 
     let mut live = settings(&[dir.path()]);
@@ -82,7 +82,7 @@ fn sweep_results_summary_and_every_sweep_report() {
                 validate_sarif(&r.stdout);
             }
             if format == "json" {
-                validate_text(Report::SweepReport, &r.stdout);
+                validate_text(ReportKind::SweepReport, &r.stdout);
             }
             insta::assert_snapshot!(format!("sweep_report_{format}"), r.stdout);
         }

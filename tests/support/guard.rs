@@ -1,6 +1,6 @@
 //! The guard's tests: run `mcpcheck guard --json` against real servers, read the report.
 
-use super::schema::{validate, Report};
+use super::schema::{validate, ReportKind};
 use super::{fixture, issue_pairs, mcpcheck, pairs, python_command, read_report};
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -63,12 +63,12 @@ pub fn guard_with(mut cmd: Command, options: &[&str], server: &[&str]) -> GuardR
 /// Parses a finished run's JSON report from stdout and validates it against the guard
 /// report's published schema.
 pub fn parse(out: Output) -> GuardResult {
-    parse_as(out, Report::Guard)
+    parse_as(out, ReportKind::Guard)
 }
 
 /// Parses a report of the guard's shape (`surface` shares its result type) and validates
 /// it against the schema of `kind`.
-pub fn parse_as(out: Output, kind: Report) -> GuardResult {
+pub fn parse_as(out: Output, kind: ReportKind) -> GuardResult {
     let r = read_report(out);
     validate(kind, &r.json);
     GuardResult {

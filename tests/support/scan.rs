@@ -87,7 +87,7 @@ pub fn scan(args: &[&str]) -> ScanResult {
 /// Parses `scan --format json` and validates it against the scan report's schema.
 pub fn parse(out: Output) -> ScanResult {
     let r = read_report(out);
-    super::schema::validate(super::schema::Report::Scan, &r.json);
+    super::schema::validate(super::schema::ReportKind::Scan, &r.json);
     ScanResult {
         exit: r.exit,
         json: r.json,

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 /// The JSON outputs that have a published schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Report {
+pub enum ReportKind {
     Guard,
     Scan,
     Source,
@@ -17,41 +17,44 @@ pub enum Report {
     Proxy,
 }
 
-impl Report {
-    const ALL: [Report; 7] = [
-        Report::Guard,
-        Report::Scan,
-        Report::Source,
-        Report::Surface,
-        Report::SweepReport,
-        Report::SweepResultLine,
-        Report::Proxy,
+impl ReportKind {
+    const ALL: [ReportKind; 7] = [
+        ReportKind::Guard,
+        ReportKind::Scan,
+        ReportKind::Source,
+        ReportKind::Surface,
+        ReportKind::SweepReport,
+        ReportKind::SweepResultLine,
+        ReportKind::Proxy,
     ];
 
     pub fn file(self) -> &'static str {
         match self {
-            Report::Guard => "guard-report.v1.schema.json",
-            Report::Scan => "scan-report.schema.json",
-            Report::Source => "source-report.schema.json",
-            Report::Surface => "surface-report.schema.json",
-            Report::SweepReport => "sweep-report.schema.json",
-            Report::SweepResultLine => "sweep-result-line.schema.json",
-            Report::Proxy => "proxy-report.schema.json",
+            ReportKind::Guard => "guard-report.v1.schema.json",
+            ReportKind::Scan => "scan-report.schema.json",
+            ReportKind::Source => "source-report.schema.json",
+            ReportKind::Surface => "surface-report.schema.json",
+            ReportKind::SweepReport => "sweep-report.schema.json",
+            ReportKind::SweepResultLine => "sweep-result-line.schema.json",
+            ReportKind::Proxy => "proxy-report.schema.json",
         }
     }
 
     fn index(self) -> usize {
-        Report::ALL.iter().position(|r| *r == self).expect("listed")
+        ReportKind::ALL
+            .iter()
+            .position(|r| *r == self)
+            .expect("listed")
     }
 }
 
-pub fn schema(kind: Report) -> Value {
+pub fn schema(kind: ReportKind) -> Value {
     let path = repo().join("schemas/reports").join(kind.file());
     let text = std::fs::read_to_string(&path).expect("published schema");
     serde_json::from_str(&text).expect("schema is JSON")
 }
 
-fn validator(kind: Report) -> &'static jsonschema::Validator {
+fn validator(kind: ReportKind) -> &'static jsonschema::Validator {
     static VALIDATORS: [OnceLock<jsonschema::Validator>; 7] = [const { OnceLock::new() }; 7];
     VALIDATORS[kind.index()].get_or_init(|| {
         jsonschema::draft202012::new(&schema(kind))
@@ -60,7 +63,7 @@ fn validator(kind: Report) -> &'static jsonschema::Validator {
 }
 
 /// Every violation of the schema of `kind` by `doc`, one line each.
-pub fn violations(kind: Report, doc: &Value) -> Vec<String> {
+pub fn violations(kind: ReportKind, doc: &Value) -> Vec<String> {
     validator(kind)
         .iter_errors(doc)
         .map(|e| format!("{e} at {}", e.instance_path()))
@@ -69,7 +72,7 @@ pub fn violations(kind: Report, doc: &Value) -> Vec<String> {
 
 /// Validates one JSON document against the schema of its kind; panics with every
 /// violation otherwise. Returns the document for chaining.
-pub fn validate(kind: Report, doc: &Value) -> &Value {
+pub fn validate(kind: ReportKind, doc: &Value) -> &Value {
     let errors = violations(kind, doc);
     assert!(
         errors.is_empty(),
@@ -81,7 +84,7 @@ pub fn validate(kind: Report, doc: &Value) -> &Value {
 }
 
 /// Parses `text` as JSON and validates it.
-pub fn validate_text(kind: Report, text: &str) -> Value {
+pub fn validate_text(kind: ReportKind, text: &str) -> Value {
     let doc: Value = serde_json::from_str(text)
         .unwrap_or_else(|e| panic!("{} output is not JSON ({e}): {text}", kind.file()));
     validate(kind, &doc);
@@ -90,7 +93,7 @@ pub fn validate_text(kind: Report, text: &str) -> Value {
 
 /// Every schema compiles and names itself (`$id` ends with its file name).
 pub fn every_schema_compiles() {
-    for kind in Report::ALL {
+    for kind in ReportKind::ALL {
         let s = schema(kind);
         assert!(
             s["$id"]

@@ -72,7 +72,7 @@ pub fn scan_in(dir: &Path, args: &[&str]) -> Scan {
         .output()
         .expect("run mcpcheck");
     let r = read_report(out);
-    super::schema::validate(super::schema::Report::Source, &r.json);
+    super::schema::validate(super::schema::ReportKind::Source, &r.json);
     Scan {
         exit: r.exit,
         json: r.json,

@@ -60,7 +60,7 @@ pub fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .expect("results")
         .lines()
-        .map(|l| super::schema::validate_text(super::schema::Report::SweepResultLine, l))
+        .map(|l| super::schema::validate_text(super::schema::ReportKind::SweepResultLine, l))
         .collect()
 }
 

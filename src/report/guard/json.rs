@@ -30,6 +30,25 @@ pub fn render(run: &GuardRun) -> Value {
     if repeat {
         doc["repeat"] = json!(run.runs.len());
         doc["toolSchema"]["runs"] = json!(run.runs.len());
+        // The fingerprint of a repeat: each run's own timings, and the sum.
+        let timings: Vec<Value> = run
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let t = &s.transcript;
+                json!({
+                    "run": i + 1,
+                    "ok": Verdict::of(&s.findings).ok(),
+                    "startupMs": t.handshake().and_then(|h| h.answered_ms),
+                    "totalMs": t.duration_ms,
+                })
+            })
+            .collect();
+        let total: u64 = run.runs.iter().map(|s| s.transcript.duration_ms).sum();
+        doc["fingerprint"]["timings"]["startupMs"] = Value::Null;
+        doc["fingerprint"]["timings"]["totalMs"] = json!(total);
+        doc["fingerprint"]["runs"] = Value::Array(timings);
         doc["runs"] = Value::Array(
             run.runs
                 .iter()
@@ -71,16 +90,6 @@ fn session_document(
         .chain(run.command.args.iter().cloned())
         .collect();
     let argv = redact_argv(&argv);
-    let cwd = run
-        .command
-        .cwd
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .or_else(|| {
-            std::env::current_dir()
-                .ok()
-                .map(|p| p.display().to_string())
-        });
     // A strict client never matches an answer whose id has another JSON type.
     let initialized = t.initialized() && !t.handshake().is_some_and(|h| h.id_type_mismatch);
     let operations = contract::operations(run, t);
@@ -123,23 +132,7 @@ fn session_document(
         "process": contract::process(run, t),
         "staticScan": contract::static_scan(run),
         "staticFindings": contract::static_findings(run),
-        "fingerprint": {
-            "guardVersion": env!("CARGO_PKG_VERSION"),
-            "argv": argv,
-            "cwd": cwd,
-            "env": run.command.env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect::<Vec<_>>(),
-            "platform": format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
-            "timings": {
-                "timeoutMs": run.plan.timeout.as_millis() as u64,
-                "settleMs": run.plan.settle.as_millis() as u64,
-                "shutdownGraceMs": run.plan.shutdown_grace.as_millis() as u64,
-            },
-            "limits": {
-                "maxStdoutLineBytes": run.plan.limits.max_stdout_line_bytes,
-                "maxStdoutBytes": run.plan.limits.max_stdout_bytes,
-                "maxStderrBytes": run.plan.limits.max_stderr_bytes,
-            },
-        },
+        "fingerprint": contract::fingerprint(run, t),
         "issues": issues,
         "durationMs": t.duration_ms,
     })

@@ -10,8 +10,10 @@ use crate::verdict::Status;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 
+mod fingerprint;
 mod process;
 mod runs;
+pub use fingerprint::fingerprint;
 pub use process::{config, operations, process, static_findings, static_scan};
 pub use runs::{adversarial, drift, tool_schema};
 

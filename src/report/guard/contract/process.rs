@@ -138,13 +138,8 @@ pub fn process(run: &GuardRun, t: &Transcript) -> Value {
     })
 }
 
-/// The contract's `operations`: every explicit request of the plan, answered or not.
-pub fn operations(run: &GuardRun, t: &Transcript) -> Vec<Value> {
-    let explicit: Vec<_> = t
-        .exchanges
-        .iter()
-        .filter(|e| e.purpose == Purpose::Explicit)
-        .collect();
+/// Where each planned request came from, and the tool a safe tool call names.
+fn origins(run: &GuardRun) -> Vec<(&'static str, String)> {
     run.plan
         .requests
         .iter()
@@ -166,8 +161,42 @@ pub fn operations(run: &GuardRun, t: &Transcript) -> Vec<Value> {
             } else {
                 String::new()
             };
-            let exchange = explicit.get(index);
-            let outcome = exchange.map(|e| &e.outcome);
+            (source, tool)
+        })
+        .collect()
+}
+
+/// The fingerprint's view of the planned requests: what was asked, not what came back.
+pub fn operation_facts(run: &GuardRun) -> Vec<Value> {
+    run.plan
+        .requests
+        .iter()
+        .zip(origins(run))
+        .map(|(planned, (source, tool))| {
+            json!({
+                "method": excerpt(&planned.method, 128),
+                "hasParams": planned.params.is_some(),
+                "source": source,
+                "safeToolCallName": tool,
+            })
+        })
+        .collect()
+}
+
+/// The contract's `operations`: every explicit request of the plan, answered or not.
+pub fn operations(run: &GuardRun, t: &Transcript) -> Vec<Value> {
+    let explicit: Vec<_> = t
+        .exchanges
+        .iter()
+        .filter(|e| e.purpose == Purpose::Explicit)
+        .collect();
+    run.plan
+        .requests
+        .iter()
+        .zip(origins(run))
+        .enumerate()
+        .map(|(index, (planned, (source, tool)))| {
+            let outcome = explicit.get(index).map(|e| &e.outcome);
             let error = match outcome {
                 Some(Outcome::Error(e)) => {
                     json!({"code": e.code, "message": excerpt(&crate::secrets::redact(&e.message), 200)})
