@@ -340,7 +340,16 @@ fn stderr_flood_is_drained_and_reported_as_a_warning() {
         "warning",
         &[("stderr-output-limit-exceeded", "warning")],
     );
-    assert_eq!(r.json["stderr"]["totalBytes"], 5 * 1024 * 1024);
+    assert_eq!(r.json["stderrFacts"]["totalBytes"], 5 * 1024 * 1024);
+    // The contract's stderr text is the bounded tail, and says it was cut.
+    let text = r.json["stderr"].as_str().expect("stderr text");
+    assert!(
+        !text.is_empty() && text.chars().count() <= 4096,
+        "{}",
+        text.len()
+    );
+    assert_eq!(r.json["process"]["output"]["stderrTruncated"], true);
+    assert_eq!(r.json["process"]["output"]["stderrBytes"], 5 * 1024 * 1024);
 }
 
 #[test]

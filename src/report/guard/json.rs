@@ -128,7 +128,8 @@ fn session_document(
         "checks": checks,
         "issueClasses": contract::issue_classes(findings),
         "stdout": stdout_facts(t),
-        "stderr": t.process.stderr,
+        "stderr": stderr_text(t),
+        "stderrFacts": t.process.stderr,
         "process": contract::process(run, t),
         "staticScan": contract::static_scan(run),
         "staticFindings": contract::static_findings(run),
@@ -136,6 +137,16 @@ fn session_document(
         "issues": issues,
         "durationMs": t.duration_ms,
     })
+}
+
+/// Most of the stderr tail the report repeats: the end, where a crash explains itself.
+const STDERR_REPORT_CHARS: usize = 4096;
+
+/// The contract's `stderr`: the text the server wrote there (its tail), secrets redacted.
+fn stderr_text(t: &Transcript) -> String {
+    let text = crate::secrets::redact(&t.process.stderr.tail_text());
+    let skip = text.chars().count().saturating_sub(STDERR_REPORT_CHARS);
+    text.chars().skip(skip).collect()
 }
 
 /// The summary: the contract's display line, with mcpcheck's own one-line text beside it.
