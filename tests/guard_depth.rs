@@ -105,7 +105,7 @@ fn flags_override_the_config_file() {
 fn smoke_profile_only_initializes() {
     let r = guard_fixture("tools_not_array", &["--profile", "smoke"]);
     assert_eq!(r.issues(), pairs(&[]));
-    let methods: Vec<&str> = r.json["operations"]
+    let methods: Vec<&str> = r.json["exchanges"]
         .as_array()
         .expect("operations")
         .iter()
@@ -129,7 +129,7 @@ fn registry_profile_runs_twice() {
     let r = guard_fixture("clean", &["--profile", "registry"]);
     assert_eq!(r.issues(), pairs(&[]));
     assert_eq!(r.json["runs"].as_array().map(Vec::len), Some(2));
-    assert_eq!(r.json["drift"], serde_json::json!([]));
+    assert_eq!(r.json["runDrift"], serde_json::json!([]));
 }
 
 #[test]
@@ -191,7 +191,7 @@ fn repeat_runs_report_drift_against_the_first() {
         "{:#}",
         r.json["issues"]
     );
-    let drift = &r.json["drift"][0];
+    let drift = &r.json["runDrift"][0];
     assert_eq!(drift["run"], 2);
     assert_eq!(drift["toolsAdded"], serde_json::json!(["exfiltrate"]));
     assert_eq!(drift["toolsChanged"], serde_json::json!(["echo"]));

@@ -79,7 +79,7 @@ fn capabilities_not_an_object() {
         &[("initialize-invalid-capabilities", "error")],
     );
     // Nothing is probed when nothing valid is advertised.
-    assert_eq!(r.json["operations"].as_array().expect("ops").len(), 1);
+    assert_eq!(r.json["exchanges"].as_array().expect("ops").len(), 1);
 }
 
 #[test]
@@ -114,8 +114,8 @@ fn advertised_prompts_not_implemented() {
         r.issue("capability-list-unsupported")["location"]["request"],
         "prompts/list"
     );
-    assert_eq!(r.json["capabilityChecks"]["prompts/list"]["status"], "fail");
-    assert_eq!(r.json["capabilityChecks"]["tools/list"]["status"], "pass");
+    assert_eq!(r.json["listChecks"]["prompts/list"]["status"], "fail");
+    assert_eq!(r.json["listChecks"]["tools/list"]["status"], "pass");
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn list_method_never_answers() {
     );
     assert_eq!(r.json["process"]["timedOut"], true);
     // The other lists were still probed after the timeout.
-    assert_eq!(r.json["capabilityChecks"]["prompts/list"]["status"], "pass");
+    assert_eq!(r.json["listChecks"]["prompts/list"]["status"], "pass");
 }
 
 #[test]
@@ -154,7 +154,8 @@ fn crash_while_listing_tools() {
     );
     assert_eq!(r.class(), Some("installRuntime"));
     assert_eq!(r.json["process"]["exitCode"], 1);
-    assert_eq!(r.json["process"]["outcome"], "crashed");
+    assert_eq!(r.json["process"]["outcome"], "exited");
+    assert_eq!(r.json["process"]["detail"]["outcome"], "crashed");
 }
 
 #[test]
@@ -188,10 +189,10 @@ fn cursor_that_loops_forever() {
 #[test]
 fn pages_are_followed_to_the_end() {
     let r = expect_fixture("paginated_tools", &[], "pass", &[]);
-    assert_eq!(r.json["capabilityChecks"]["tools/list"]["pages"], 3);
+    assert_eq!(r.json["listChecks"]["tools/list"]["pages"], 3);
     assert_eq!(
         r.json["toolSchema"]["total"].as_u64(),
-        r.json["capabilityChecks"]["tools/list"]["items"].as_u64()
+        r.json["listChecks"]["tools/list"]["items"].as_u64()
     );
 }
 

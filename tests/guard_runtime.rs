@@ -14,10 +14,17 @@ fn command_that_does_not_exist() {
     assert_eq!(r.class(), Some("installRuntime"));
     assert_eq!(r.exit, 1);
     assert_eq!(r.json["process"]["outcome"], "spawn-failed");
-    assert!(r.json["process"]["spawnError"]
+    assert_eq!(r.json["process"]["started"], false);
+    assert_eq!(r.json["process"]["phase"], "startup");
+    // The contract's shape: the platform's code and the message.
+    assert_eq!(r.json["process"]["spawnError"]["code"], "ENOENT");
+    assert!(r.json["process"]["spawnError"]["message"]
         .as_str()
-        .expect("spawnError")
+        .expect("spawnError.message")
         .contains("/nonexistent/mcp-server-binary"));
+    let issue = r.issue("spawn-failed");
+    assert_eq!(issue["spawnErrorCode"], "ENOENT");
+    assert_eq!(issue["detailCode"], "spawn-failed-before-startup");
 }
 
 #[test]
@@ -28,7 +35,10 @@ fn clean_exit_before_initialize() {
         "needs_inspection",
         &[("server-exited", "error")],
     );
-    assert_eq!(r.issue("server-exited")["detailCode"], "clean-exit");
+    assert_eq!(
+        r.issue("server-exited")["detailCode"],
+        "clean-exit-before-initialize"
+    );
     assert_eq!(r.json["process"]["exitCode"], 0);
 }
 
@@ -41,7 +51,7 @@ fn error_exit_before_initialize_shows_stderr() {
         &[("server-exited", "error")],
     );
     let issue = r.issue("server-exited");
-    assert_eq!(issue["detailCode"], "nonzero-exit");
+    assert_eq!(issue["detailCode"], "nonzero-exit-before-initialize");
     assert_eq!(issue["evidence"], "stderr: fatal: missing config");
     assert_eq!(r.json["process"]["exitCode"], 3);
 }
@@ -54,8 +64,12 @@ fn signal_before_initialize() {
         "needs_inspection",
         &[("server-exited", "error")],
     );
-    assert_eq!(r.issue("server-exited")["detailCode"], "signal");
-    assert_eq!(r.json["process"]["signal"], 11);
+    assert_eq!(
+        r.issue("server-exited")["detailCode"],
+        "signal-exit-before-initialize"
+    );
+    assert_eq!(r.json["process"]["signal"], "SIGSEGV");
+    assert_eq!(r.json["process"]["signalNumber"], 11);
 }
 
 #[test]
@@ -118,7 +132,7 @@ fn explicit_requests_with_params_are_sent_in_order() {
         "pass",
         &[],
     );
-    let explicit: Vec<(&str, &str)> = r.json["operations"]
+    let explicit: Vec<(&str, &str)> = r.json["exchanges"]
         .as_array()
         .expect("operations")
         .iter()
@@ -134,6 +148,62 @@ fn explicit_requests_with_params_are_sent_in_order() {
 }
 
 #[test]
+fn every_explicit_request_the_dead_server_never_answered_is_missing() {
+    let r = expect_fixture(
+        "crash_after_initialized",
+        &["--request", "tools/list", "--request", "prompts/list"],
+        "needs_inspection",
+        &[
+            ("operation-missing-response", "error"),
+            ("operation-missing-response", "error"),
+            ("server-crashed", "error"),
+        ],
+    );
+    let missing: Vec<(&str, &str)> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|i| i["code"] == "operation-missing-response")
+        .map(|i| {
+            (
+                i["location"]["request"].as_str().expect("request"),
+                i["detailCode"].as_str().expect("detailCode"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            ("prompts/list", "nonzero-exit-during-operation"),
+            ("tools/list", "nonzero-exit-during-operation"),
+        ]
+    );
+    let ops: Vec<(&str, bool, &str)> = r.json["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .map(|o| {
+            (
+                o["method"].as_str().expect("method"),
+                o["responded"].as_bool().expect("responded"),
+                o["source"].as_str().expect("source"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            ("tools/list", false, "cli-request"),
+            ("prompts/list", false, "cli-request"),
+        ]
+    );
+    assert_eq!(r.json["operation"]["method"], "tools/list");
+    assert_eq!(r.json["process"]["outcome"], "exited");
+    assert_eq!(r.json["process"]["phase"], "operation");
+    assert_eq!(r.json["process"]["detail"]["outcome"], "crashed");
+}
+
+#[test]
 fn crash_after_initialized() {
     let r = expect_fixture(
         "crash_after_initialized",
@@ -141,7 +211,8 @@ fn crash_after_initialized() {
         "needs_inspection",
         &[("server-crashed", "error")],
     );
-    assert_eq!(r.json["process"]["outcome"], "crashed");
+    assert_eq!(r.json["process"]["outcome"], "exited");
+    assert_eq!(r.json["process"]["detail"]["outcome"], "crashed");
 }
 
 #[test]
@@ -169,7 +240,8 @@ fn server_that_ignores_sigterm_is_killed_and_leaves_nothing() {
     );
     assert_eq!(r.issues(), pairs(&[("shutdown-slow", "warning")]));
     assert_eq!(r.issue("shutdown-slow")["detailCode"], "needed-sigkill");
-    assert_eq!(r.json["process"]["signal"], 9);
+    assert_eq!(r.json["process"]["signal"], "SIGKILL");
+    assert_eq!(r.json["process"]["signalNumber"], 9);
     assert_eq!(
         survivors(&pid_file, Duration::from_secs(5)),
         Vec::<u32>::new()
@@ -268,7 +340,16 @@ fn stderr_flood_is_drained_and_reported_as_a_warning() {
         "warning",
         &[("stderr-output-limit-exceeded", "warning")],
     );
-    assert_eq!(r.json["stderr"]["totalBytes"], 5 * 1024 * 1024);
+    assert_eq!(r.json["stderrFacts"]["totalBytes"], 5 * 1024 * 1024);
+    // The contract's stderr text is the bounded tail, and says it was cut.
+    let text = r.json["stderr"].as_str().expect("stderr text");
+    assert!(
+        !text.is_empty() && text.chars().count() <= 4096,
+        "{}",
+        text.len()
+    );
+    assert_eq!(r.json["process"]["output"]["stderrTruncated"], true);
+    assert_eq!(r.json["process"]["output"]["stderrBytes"], 5 * 1024 * 1024);
 }
 
 #[test]

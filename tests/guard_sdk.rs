@@ -56,15 +56,17 @@ fn assert_clean(r: &GuardResult) {
         "resources/list",
         "resources/templates/list",
     ] {
-        assert_eq!(r.json["capabilityChecks"][list]["status"], "pass", "{list}");
+        assert_eq!(r.json["listChecks"][list]["status"], "pass", "{list}");
         assert_eq!(
-            r.json["capabilityChecks"][list]["items"]
-                .as_u64()
-                .map(|n| n > 0),
+            r.json["listChecks"][list]["items"].as_u64().map(|n| n > 0),
             Some(true)
         );
     }
-    assert_eq!(r.json["process"]["outcome"], "exited-on-stdin-close");
+    assert_eq!(r.json["process"]["outcome"], "guard-terminated");
+    assert_eq!(
+        r.json["process"]["detail"]["outcome"],
+        "exited-on-stdin-close"
+    );
 }
 
 fn assert_polluted(r: &GuardResult, line: u64, text: &str) {
@@ -128,7 +130,7 @@ fn typescript_sdk_older_protocol_and_tool_call() {
     let r = guard(&argv, &server);
     assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
     assert_eq!(r.json["negotiatedProtocol"], "2024-11-05");
-    let call = r.json["operations"]
+    let call = r.json["exchanges"]
         .as_array()
         .expect("operations")
         .iter()
@@ -151,7 +153,7 @@ fn python_sdk_speaks_the_stateless_revision() {
     assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
     assert_eq!(r.json["negotiatedProtocol"], "2026-07-28");
     assert_eq!(r.json["era"], "modern");
-    let first = &r.json["operations"][0];
+    let first = &r.json["exchanges"][0];
     assert_eq!(first["method"], "server/discover");
     assert_eq!(r.json["toolSchema"]["valid"], 2);
 }
@@ -180,7 +182,7 @@ fn auto_finds_each_server_s_era() {
     assert_eq!(legacy.issues(), pairs(&[]), "{:#}", legacy.json["issues"]);
     assert_eq!(legacy.json["era"], "legacy");
     assert_eq!(legacy.json["negotiatedProtocol"], "2025-11-25");
-    let methods: Vec<&str> = legacy.json["operations"]
+    let methods: Vec<&str> = legacy.json["exchanges"]
         .as_array()
         .expect("operations")
         .iter()

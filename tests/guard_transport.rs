@@ -6,17 +6,31 @@ use support::guard::*;
 #[test]
 fn clean_server_has_no_finding() {
     let r = expect_fixture("clean", &[], "pass", &[]);
-    assert_eq!(
-        r.json["summary"]["primaryIssueCode"],
-        serde_json::Value::Null
-    );
+    // The contract's strings are empty, not null, when nothing was found.
+    assert_eq!(r.json["summary"]["primaryIssueCode"], "");
+    assert_eq!(r.json["summary"]["primaryIssueClass"], "");
+    assert_eq!(r.json["summary"]["display"], "verified");
     assert_eq!(r.json["negotiatedProtocol"], "2025-11-25");
     assert_eq!(r.json["initialized"], true);
     assert_eq!(r.json["toolSchema"]["valid"], 2);
-    assert_eq!(r.json["process"]["outcome"], "exited-on-stdin-close");
-    for check in r.json["checks"].as_object().expect("checks").values() {
-        assert_eq!(check["status"], "pass");
+    assert_eq!(r.json["process"]["outcome"], "guard-terminated");
+    assert_eq!(
+        r.json["process"]["detail"]["outcome"],
+        "exited-on-stdin-close"
+    );
+    // Every check that ran passed; the contract's checks of what was not asked for are skipped.
+    let mut skipped = Vec::new();
+    for (name, check) in r.json["checks"].as_object().expect("checks") {
+        match check["status"].as_str() {
+            Some("pass") => {}
+            Some("skipped") => skipped.push(name.as_str()),
+            other => panic!("check {name}: {other:?}"),
+        }
     }
+    assert_eq!(
+        skipped,
+        ["operation", "adversarial", "staticScan", "repeat"]
+    );
 }
 
 #[test]
@@ -143,7 +157,12 @@ fn huge_line_stops_the_run() {
         r.issue("stdout-line-too-large")["location"]["stdoutLine"],
         2
     );
-    assert_eq!(r.json["process"]["outcome"], "killed-for-limit");
+    assert_eq!(r.json["process"]["outcome"], "guard-terminated");
+    assert_eq!(r.json["process"]["detail"]["outcome"], "killed-for-limit");
+    let output = &r.json["process"]["output"];
+    assert_eq!(output["limitExceeded"], true);
+    assert_eq!(output["exceededCode"], "stdout-line-too-large");
+    assert_eq!(r.json["process"]["killReason"], "output-limit");
 }
 
 #[test]
@@ -171,7 +190,8 @@ fn flood_stops_at_the_output_limit() {
             ("stdout-output-limit-exceeded", "error"),
         ],
     );
-    assert_eq!(r.json["process"]["outcome"], "killed-for-limit");
+    assert_eq!(r.json["process"]["outcome"], "guard-terminated");
+    assert_eq!(r.json["process"]["detail"]["outcome"], "killed-for-limit");
     assert_eq!(r.json["process"]["killedByGuard"], true);
     let bytes = r.json["stdout"]["bytes"].as_u64().expect("bytes");
     assert!(bytes > 1_048_576, "read past the limit: {bytes}");

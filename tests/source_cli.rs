@@ -190,7 +190,9 @@ fn guard_scan_adds_static_findings_to_the_guard_report() {
         serde_json::json!(["static-stdout-logger", "static-stdout-write"])
     );
     let print = result.issue("static-stdout-write");
-    assert_eq!(print["class"], "staticSource");
+    // The guard report speaks the v1 contract's classes; mcpcheck's own class is kept beside.
+    assert_eq!(print["class"], "stdioTransport");
+    assert_eq!(print["mcpcheckClass"], "staticSource");
     assert!(print["location"]["file"]
         .as_str()
         .expect("file")

@@ -23,7 +23,7 @@ fn surface(options: &[&str], files: &[String]) -> GuardResult {
         .args(files)
         .output()
         .expect("run mcpcheck");
-    parse(out)
+    parse_as(out, support::schema::ReportKind::Surface)
 }
 
 /// The malicious listing gives exactly `findings`, the first at `logical`; its benign

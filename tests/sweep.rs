@@ -84,7 +84,7 @@ fn twenty_servers_at_jobs_8_each_once_with_single_run_verdicts_and_nothing_left_
         );
         assert_eq!(line["schemaVersion"], 1);
         // The server's variables (sandbox, then the entry's) are named, their values never.
-        let env: Vec<&str> = line["fingerprint"]["env"]
+        let env: Vec<&str> = line["fingerprint"]["envAssignments"]
             .as_array()
             .expect("env")
             .iter()
@@ -96,6 +96,18 @@ fn twenty_servers_at_jobs_8_each_once_with_single_run_verdicts_and_nothing_left_
             "{env:?}"
         );
         assert!(env.iter().all(|e| e.ends_with("=[REDACTED]")), "{env:?}");
+        // The contract's shape of the same facts: names, and every value redacted.
+        let contract_env = &line["fingerprint"]["env"];
+        let names: Vec<&str> = contract_env["names"]
+            .as_array()
+            .expect("env.names")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(names.len(), env.len(), "{contract_env}");
+        assert_eq!(names.last(), Some(&"FIXTURE_PID_FILE"), "{contract_env}");
+        let values = contract_env["values"].as_object().expect("env.values");
+        assert!(values.values().all(|v| v == "<redacted>"), "{contract_env}");
     }
     let singles = single_verdicts(&TWENTY, "5000");
     assert_matches_single_runs(&results, &servers, &singles);
@@ -262,7 +274,7 @@ fn each_server_gets_a_private_home_and_cwd_and_none_of_mcpchecks_secrets() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let seen: Vec<Value> = lines(&env_file);
+    let seen: Vec<Value> = json_lines(&env_file);
     assert_eq!(seen.len(), 3);
     let real_home = std::env::var("HOME").unwrap_or_default();
     let mut homes = Vec::new();

@@ -299,9 +299,9 @@ fn the_sweep_flags_reach_every_guard_run() {
         assert_eq!(line["profile"], "smoke");
         assert_eq!(line["fingerprint"]["timings"]["timeoutMs"], 3000);
         // Smoke skips the list probes; the config's request runs; the entry's command wins.
-        let methods: Vec<&str> = line["operations"]
+        let methods: Vec<&str> = line["exchanges"]
             .as_array()
-            .expect("operations")
+            .expect("exchanges")
             .iter()
             .filter_map(|o| o["method"].as_str())
             .collect();

@@ -139,6 +139,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         let cx = CheckContext {
             transcript: &transcript,
             prior: &findings,
+            planned: &settings.plan.requests,
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);

@@ -57,6 +57,65 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
+/// Where an explicit request of the plan came from, for the report's `operations`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestSource {
+    Cli,
+    Config,
+    SafeToolCall,
+}
+
+impl RequestSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestSource::Cli => "cli-request",
+            RequestSource::Config => "config-request",
+            RequestSource::SafeToolCall => "safe-tool-call",
+        }
+    }
+}
+
+/// What the config file contributed (names only, never values), for the report's `config`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigContribution {
+    pub command: bool,
+    pub cwd: bool,
+    pub env_names: Vec<String>,
+    pub requests: Vec<String>,
+    pub safe_tool_calls: Vec<String>,
+    pub adversarial_probes: Vec<String>,
+    pub adversarial_tool_calls: Vec<String>,
+}
+
+impl ConfigContribution {
+    fn of(file: &config::GuardConfig, args: &GuardRequest) -> Self {
+        let names = |calls: &Option<Vec<ToolCallSpec>>| -> Vec<String> {
+            calls.iter().flatten().map(|c| c.name.clone()).collect()
+        };
+        Self {
+            command: args.command.is_empty() && file.command.is_some(),
+            cwd: args.cwd.is_none() && file.cwd.is_some(),
+            env_names: file.env.iter().flatten().map(|(k, _)| k.clone()).collect(),
+            requests: file
+                .request
+                .iter()
+                .chain(file.requests.iter().flatten())
+                .map(|r| match r {
+                    RequestSpec::Method(m) => m.clone(),
+                    RequestSpec::Full(f) => f.method.clone(),
+                })
+                .collect(),
+            safe_tool_calls: names(&file.safe_tool_calls),
+            adversarial_probes: match &file.adversarial_probes {
+                Some(ProbeSelection::Keyword(k)) => vec![k.clone()],
+                Some(ProbeSelection::List(l)) => l.clone(),
+                None => Vec::new(),
+            },
+            adversarial_tool_calls: names(&file.adversarial_tool_calls),
+        }
+    }
+}
+
 /// Everything a guard run needs, resolved and validated before anything is spawned.
 #[derive(Debug, Clone)]
 pub struct GuardSettings {
@@ -74,6 +133,9 @@ pub struct GuardSettings {
     /// The config file or the profile asks for the JSON report unless a format is named.
     pub prefers_json: bool,
     pub config_file: Option<PathBuf>,
+    pub config_contribution: ConfigContribution,
+    /// Where each of `plan.requests` came from, in the same order.
+    pub request_sources: Vec<RequestSource>,
 }
 
 /// How long the guard listens for late stdout after the last answer, by default.
@@ -179,10 +241,14 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         )));
     }
     let mut requests = cli_requests(args)?;
+    let mut request_sources = vec![RequestSource::Cli; requests.len()];
     if let Some(f) = file {
         let from_file = f.request.iter().chain(f.requests.iter().flatten());
         // Flags come after the file's requests: they add, they do not replace.
         let mut merged: Vec<PlannedRequest> = from_file.map(planned).collect::<Result<_, _>>()?;
+        let mut sources = vec![RequestSource::Config; merged.len()];
+        sources.append(&mut request_sources);
+        request_sources = sources;
         merged.append(&mut requests);
         requests = merged;
     }
@@ -193,6 +259,7 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
             method: "tools/call".into(),
             params: Some(json!({"name": call.name, "arguments": call.arguments})),
         });
+        request_sources.push(RequestSource::SafeToolCall);
     }
     let probes = match args
         .adversarial_probes
@@ -287,7 +354,11 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
                 .unwrap_or(defaults.fail_on_static),
         scan,
         prefers_json,
+        config_contribution: file
+            .map(|f| ConfigContribution::of(f, args))
+            .unwrap_or_default(),
         config_file: loaded.map(|l| l.path),
+        request_sources,
     })
 }
 

@@ -42,6 +42,7 @@ impl GroupLeader {
             program: cmd.program.clone(),
             reason: "the process exited before its pid could be read".into(),
             hint: "run the command by hand to see why it stops at once",
+            code: String::new(),
         })?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -50,6 +51,7 @@ impl GroupLeader {
                 program: cmd.program.clone(),
                 reason: "its standard streams could not be piped".into(),
                 hint: "this is a bug in mcpcheck; please report it",
+                code: String::new(),
             });
         };
         let leader = Self {
@@ -213,5 +215,9 @@ fn spawn_error(program: &str, e: &std::io::Error) -> SpawnError {
         program: program.to_string(),
         reason: e.to_string(),
         hint,
+        code: e
+            .raw_os_error()
+            .map(|n| format!("{:?}", nix::errno::Errno::from_raw(n)))
+            .unwrap_or_default(),
     }
 }

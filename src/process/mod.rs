@@ -194,6 +194,8 @@ pub struct SpawnError {
     pub program: String,
     pub reason: String,
     pub hint: &'static str,
+    /// The platform's short name for the error (`ENOENT`), or empty when there is none.
+    pub code: String,
 }
 
 /// What the guard did to end the process, and what it took.

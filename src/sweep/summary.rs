@@ -196,8 +196,10 @@ fn server_row(v: &Value, file: &str, line: usize) -> ServerRow {
     ServerRow {
         id: text(v.get("id"), 200).unwrap_or_default(),
         status: text(v.get("status"), 40).unwrap_or_else(|| "unknown".into()),
-        primary_issue_code: text(summary.and_then(|s| s.get("primaryIssueCode")), 80),
-        issue_class: text(summary.and_then(|s| s.get("issueClass")), 40),
+        // The guard writes "" (the v1 contract's empty string) when nothing was found.
+        primary_issue_code: text(summary.and_then(|s| s.get("primaryIssueCode")), 80)
+            .filter(|c| !c.is_empty()),
+        issue_class: text(summary.and_then(|s| s.get("issueClass")), 40).filter(|c| !c.is_empty()),
         errors: count("error"),
         warnings: count("warning"),
         // An entry never started has no wall time worth showing.

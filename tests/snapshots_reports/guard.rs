@@ -2,6 +2,7 @@
 //! and to `--output FILE`, and `--repeat 2`.
 
 use crate::support::sarif::validate_sarif;
+use crate::support::schema::{validate_text, ReportKind};
 use crate::support::snapshot::{run, settings, Run};
 use crate::support::workspace::{Workspace, PYPROJECT};
 
@@ -26,6 +27,9 @@ fn every_format(server: &str, exit: i32) {
             assert_eq!(printed.stderr, "", "{name}");
             if format == "sarif" {
                 validate_sarif(&printed.stdout);
+            }
+            if format == "json" {
+                validate_text(ReportKind::Guard, &printed.stdout);
             }
             insta::assert_snapshot!(name.clone(), printed.stdout);
 
@@ -57,6 +61,7 @@ fn guard_repeat_json() {
     let ws = Workspace::new(server, Some(("pyproject.toml", PYPROJECT)));
     let r = guard(&ws, &["--repeat", "2", "--json"], server);
     assert_eq!(r.exit, 1, "{}", r.stderr);
+    validate_text(ReportKind::Guard, &r.stdout);
     assert_eq!(r.stderr, "");
     settings(&[ws.path()]).bind(|| insta::assert_snapshot!("guard_repeat_2_json", r.stdout));
 }

@@ -3,6 +3,7 @@
 
 use crate::support::mcpcheck;
 use crate::support::sarif::validate_sarif;
+use crate::support::schema::{every_schema_compiles, validate_text, ReportKind};
 use crate::support::snapshot::{exact_settings, finish, run, settings};
 use crate::support::workspace::{Workspace, PYPROJECT};
 use std::io::Write;
@@ -39,10 +40,16 @@ fn proxy_report_and_sarif_of_a_short_session() {
     let report = std::fs::read_to_string(ws.path().join("session.json")).expect("report");
     let sarif = std::fs::read_to_string(ws.path().join("session.sarif")).expect("sarif");
     validate_sarif(&sarif);
+    validate_text(ReportKind::Proxy, &report);
     settings(&[ws.path()]).bind(|| {
         insta::assert_snapshot!("proxy_report_json", report);
         insta::assert_snapshot!("proxy_sarif", sarif);
     });
+}
+
+#[test]
+fn every_published_schema_compiles() {
+    every_schema_compiles();
 }
 
 #[test]

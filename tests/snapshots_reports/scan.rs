@@ -2,6 +2,7 @@
 //! `baseline` and `pin` write.
 
 use crate::support::sarif::validate_sarif;
+use crate::support::schema::{validate_text, ReportKind};
 use crate::support::snapshot::{run, settings};
 use crate::support::{mcpcheck, repo};
 use std::path::Path;
@@ -25,6 +26,14 @@ fn every_format(name: &str, dir: &Path, command: &str, files: &[&str], exit: i32
             let text = report(dir, &args, exit);
             if format == "sarif" {
                 validate_sarif(&text);
+            }
+            if format == "json" {
+                let kind = match command {
+                    "source" => ReportKind::Source,
+                    "surface" => ReportKind::Surface,
+                    _ => ReportKind::Scan,
+                };
+                validate_text(kind, &text);
             }
             insta::assert_snapshot!(format!("{name}_{format}"), text);
         }

@@ -2,6 +2,7 @@
 //! `mcpcheck sweep-report` in every format over those results.
 
 use crate::support::sarif::validate_sarif;
+use crate::support::schema::{validate_text, ReportKind};
 use crate::support::snapshot::{exact_settings, run, settings};
 use crate::support::{mcpcheck, python_executable, repo};
 
@@ -50,6 +51,9 @@ fn sweep_results_summary_and_every_sweep_report() {
     let results_file = dir.path().join("results.jsonl");
     let results = std::fs::read_to_string(&results_file).expect("results");
     assert_eq!(results.lines().count(), 2, "{results}");
+    for line in results.lines() {
+        validate_text(ReportKind::SweepResultLine, line);
+    }
 
     let mut live = settings(&[dir.path()]);
     live.add_filter(&regex::escape(python), "[python]");
@@ -76,6 +80,9 @@ fn sweep_results_summary_and_every_sweep_report() {
             assert_eq!(r.stderr, "", "{format}");
             if format == "sarif" {
                 validate_sarif(&r.stdout);
+            }
+            if format == "json" {
+                validate_text(ReportKind::SweepReport, &r.stdout);
             }
             insta::assert_snapshot!(format!("sweep_report_{format}"), r.stdout);
         }

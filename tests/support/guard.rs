@@ -1,5 +1,6 @@
 //! The guard's tests: run `mcpcheck guard --json` against real servers, read the report.
 
+use super::schema::{validate, ReportKind};
 use super::{fixture, issue_pairs, mcpcheck, pairs, python_command, read_report};
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -59,9 +60,17 @@ pub fn guard_with(mut cmd: Command, options: &[&str], server: &[&str]) -> GuardR
     parse(out)
 }
 
-/// Parses a finished run's JSON report from stdout.
+/// Parses a finished run's JSON report from stdout and validates it against the guard
+/// report's published schema.
 pub fn parse(out: Output) -> GuardResult {
+    parse_as(out, ReportKind::Guard)
+}
+
+/// Parses a report of the guard's shape (`surface` shares its result type) and validates
+/// it against the schema of `kind`.
+pub fn parse_as(out: Output, kind: ReportKind) -> GuardResult {
     let r = read_report(out);
+    validate(kind, &r.json);
     GuardResult {
         exit: r.exit,
         json: r.json,

@@ -9,6 +9,7 @@ pub mod markdown;
 pub mod process;
 pub mod sarif;
 pub mod scan;
+pub mod schema;
 pub mod snapshot;
 pub mod source;
 pub mod sweep;

@@ -105,8 +105,10 @@ pub fn scan(args: &[&str]) -> ScanResult {
     scan_in(&repo(), args)
 }
 
+/// Parses `scan --format json` and validates it against the scan report's schema.
 pub fn parse(out: Output) -> ScanResult {
     let r = read_report(out);
+    super::schema::validate(super::schema::ReportKind::Scan, &r.json);
     ScanResult {
         exit: r.exit,
         json: r.json,

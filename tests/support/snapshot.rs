@@ -59,6 +59,8 @@ pub fn exact_settings(dirs: &[&Path]) -> insta::Settings {
         "${1}[version]${2}",
     );
     s.add_filter(r#""platform":( ?)"[^"]*""#, r#""platform":$1"[platform]""#);
+    // The fingerprint's system facts differ per machine.
+    s.add_filter(r#""(arch|osRelease)":( ?)"[^"]*""#, r#""$1":$2"[system]""#);
     s
 }
 
@@ -68,7 +70,7 @@ pub fn settings(dirs: &[&Path]) -> insta::Settings {
     // Times measured by the run: JSON fields, and human `123 ms`, `1.2 s`, `201.1ms` with
     // the padding that aligns them.
     s.add_filter(
-        r#""(latencyMs|durationMs|wallMs|p50|p90|p99|max)":( ?)\d+(\.\d+)?"#,
+        r#""(latencyMs|durationMs|wallMs|startupMs|totalMs|p50|p90|p99|max)":( ?)\d+(\.\d+)?"#,
         r#""$1":$2"[ms]""#,
     );
     s.add_filter(r" +\d+(\.\d+)? ?ms\b", " [ms]");

@@ -72,6 +72,7 @@ pub fn scan_in(dir: &Path, args: &[&str]) -> Scan {
         .output()
         .expect("run mcpcheck");
     let r = read_report(out);
+    super::schema::validate(super::schema::ReportKind::Source, &r.json);
     Scan {
         exit: r.exit,
         json: r.json,

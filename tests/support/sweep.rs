@@ -55,9 +55,19 @@ pub fn sweep(args: &[&str]) -> Output {
         .expect("run sweep")
 }
 
+/// The lines of a sweep results file, each validated against the published schema.
 pub fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .expect("results")
+        .lines()
+        .map(|l| super::schema::validate_text(super::schema::ReportKind::SweepResultLine, l))
+        .collect()
+}
+
+/// The lines of any other JSON Lines file (a fixture's own record).
+pub fn json_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("JSON lines")
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect()

@@ -22,6 +22,9 @@ pub struct CheckContext<'a> {
     /// Findings of the checks that ran before, so a general check can leave a fault
     /// to the specific check that already named it.
     pub prior: &'a [Finding],
+    /// The explicit requests the plan asked for, so one the session never sent (the server
+    /// had stopped) is reported too.
+    pub planned: &'a [crate::session::PlannedRequest],
 }
 
 /// One check: a name for the report, the codes it may emit, and the inspection itself.

@@ -5,6 +5,7 @@ use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::process::{ExitKind, ShutdownPath};
 use crate::session::transcript::{Outcome, Phase, Purpose, Transcript};
+use crate::session::PlannedRequest;
 
 pub struct Runtime;
 
@@ -32,13 +33,14 @@ impl Check for Runtime {
         if let Some(e) = &t.process.spawn_error {
             out.push(
                 Finding::new(Code::SpawnFailed, e.to_string())
-                    .detail("spawn-error")
+                    .detail("spawn-failed-before-startup")
                     .fix(e.hint),
             );
             return;
         }
         initialize_outcome(t, out);
         explicit_requests(t, out);
+        unsent_requests(t, cx.planned, out);
         crash(t, out);
         shutdown(t, out);
         let stderr = &t.process.stderr;
@@ -66,6 +68,7 @@ fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
                     init.method, t.timeout_ms
                 ),
             )
+            .detail("startup-timeout")
             .at(location);
             if let Some(tail) = stderr_tail(t) {
                 f = f.evidence(&tail);
@@ -81,10 +84,22 @@ fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
 
 fn exited_before_initialize(t: &Transcript, method: &str) -> Finding {
     let (detail, what) = match t.process.exit {
-        Some(ExitKind::Code(0)) => ("clean-exit", "exited cleanly (code 0)".to_string()),
-        Some(ExitKind::Code(c)) => ("nonzero-exit", format!("exited with code {c}")),
-        Some(k @ ExitKind::Signal(_)) => ("signal", format!("was killed by {}", k.describe())),
-        None => ("stdout-closed", "closed its stdout".to_string()),
+        Some(ExitKind::Code(0)) => (
+            "clean-exit-before-initialize",
+            "exited cleanly (code 0)".to_string(),
+        ),
+        Some(ExitKind::Code(c)) => (
+            "nonzero-exit-before-initialize",
+            format!("exited with code {c}"),
+        ),
+        Some(k @ ExitKind::Signal(_)) => (
+            "signal-exit-before-initialize",
+            format!("was killed by {}", k.describe()),
+        ),
+        None => (
+            "stdout-closed-before-initialize",
+            "closed its stdout".to_string(),
+        ),
     };
     let mut f = Finding::new(
         Code::ServerExited,
@@ -113,6 +128,7 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
                         e.method, e.id, t.timeout_ms
                     ),
                 )
+                .detail("request-timeout")
                 .at(location),
             ),
             Outcome::NoResponse | Outcome::SendFailed(_) if !t.process.killed_for_limit => out
@@ -124,6 +140,7 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
                             e.method, e.id
                         ),
                     )
+                    .detail(exit_during_operation(t))
                     .at(location),
                 ),
             Outcome::Error(err) => out.push(
@@ -141,6 +158,42 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
             ),
             _ => {}
         }
+    }
+}
+
+/// The explicit requests the session never sent because the server had already stopped:
+/// each is a request without an answer, as a client that queued it would see it.
+fn unsent_requests(t: &Transcript, planned: &[PlannedRequest], out: &mut Vec<Finding>) {
+    if t.process.killed_for_limit || t.handshake().and_then(|h| h.outcome_result()).is_none() {
+        return;
+    }
+    let sent = t
+        .exchanges
+        .iter()
+        .filter(|e| e.purpose == Purpose::Explicit)
+        .count();
+    for request in planned.iter().skip(sent) {
+        out.push(
+            Finding::new(
+                Code::OperationMissingResponse,
+                format!(
+                    "`{}` was never answered: the server's stdout had closed before it could be sent.",
+                    request.method
+                ),
+            )
+            .detail(exit_during_operation(t))
+            .at(Location::request(&request.method)),
+        );
+    }
+}
+
+/// The contract's detail code for a request the server stopped before answering.
+fn exit_during_operation(t: &Transcript) -> &'static str {
+    match t.process.exit {
+        Some(ExitKind::Code(0)) => "clean-exit-during-operation",
+        Some(ExitKind::Signal(_)) => "signal-exit-during-operation",
+        Some(ExitKind::Code(_)) => "nonzero-exit-during-operation",
+        None => "stdout-closed-during-operation",
     }
 }
 
@@ -164,9 +217,9 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
         ),
     )
     .detail(match t.process.exit {
-        Some(ExitKind::Signal(_)) => "signal",
-        Some(ExitKind::Code(0)) => "clean-exit",
-        _ => "nonzero-exit",
+        Some(ExitKind::Signal(_)) => "signal-exit-after-initialize",
+        Some(ExitKind::Code(0)) => "clean-exit-after-initialize",
+        _ => "nonzero-exit-after-initialize",
     });
     if let Some(tail) = stderr_tail(t) {
         f = f.evidence(&tail);

@@ -1,14 +1,14 @@
 //! The JSON report: a stable machine contract (`schemaVersion: 1`), documented in the README.
 
+use super::contract;
 use crate::finding::Finding;
-use crate::finding::{excerpt, IssueClass, Severity};
+use crate::finding::{excerpt, Severity};
 use crate::guard::{GuardRun, SessionResult};
-use crate::process::{ExitKind, ShutdownPath};
-use crate::report::issue::{issues_json, summary_json};
+use crate::report::issue::{issue_json, summary_json};
 use crate::secrets::redact_argv;
 use crate::session::advertises;
 use crate::session::transcript::Transcript;
-use crate::session::transcript::{ListKind, Outcome, Phase, Purpose};
+use crate::session::transcript::{ListKind, Outcome, Purpose};
 use crate::verdict::{Status, Verdict};
 use serde_json::{json, Map, Value};
 
@@ -18,7 +18,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// The report: the primary session's facts, every distinct finding of every run, and
 /// (with --repeat) each run in full plus the drift between them.
 pub fn render(run: &GuardRun) -> Value {
-    let mut doc = session_document(run, run.primary(), &run.findings);
+    let repeat = run.runs.len() > 1;
+    let mut doc = session_document(run, run.primary(), &run.findings, repeat);
     doc["profile"] = json!(run.settings.profile.as_str());
     if !run.matrix.is_empty() {
         doc["protocolMatrix"] = json!(run.matrix);
@@ -26,28 +27,61 @@ pub fn render(run: &GuardRun) -> Value {
     if !run.probes.is_empty() {
         doc["adversarialProbes"] = json!(run.probes);
     }
-    if run.runs.len() > 1 {
+    if repeat {
+        doc["repeat"] = json!(run.runs.len());
+        doc["toolSchema"]["runs"] = json!(run.runs.len());
+        // The fingerprint of a repeat: each run's own timings, and the sum.
+        let timings: Vec<Value> = run
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let t = &s.transcript;
+                json!({
+                    "run": i + 1,
+                    "ok": Verdict::of(&s.findings).ok(),
+                    "startupMs": t.handshake().and_then(|h| h.answered_ms),
+                    "totalMs": t.duration_ms,
+                })
+            })
+            .collect();
+        let total: u64 = run.runs.iter().map(|s| s.transcript.duration_ms).sum();
+        doc["fingerprint"]["timings"]["startupMs"] = Value::Null;
+        doc["fingerprint"]["timings"]["totalMs"] = json!(total);
+        doc["fingerprint"]["runs"] = Value::Array(timings);
         doc["runs"] = Value::Array(
             run.runs
                 .iter()
-                .map(|s| session_document(run, s, &s.findings))
+                .enumerate()
+                .map(|(i, s)| {
+                    let mut one = session_document(run, s, &s.findings, false);
+                    one["run"] = json!(i + 1);
+                    one["profile"] = json!(run.settings.profile.as_str());
+                    one
+                })
                 .collect(),
         );
-        doc["drift"] = json!(run.drift);
+        doc["drift"] = contract::drift(run);
+        doc["runDrift"] = json!(run.drift);
     }
     doc
 }
 
-fn session_document(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> Value {
+fn session_document(
+    run: &GuardRun,
+    session: &SessionResult,
+    findings: &[Finding],
+    repeat: bool,
+) -> Value {
     let verdict = Verdict::of(findings);
     let t = &session.transcript;
     let init_result = t.initialize_result();
-    let negotiated = t.session_version().map(|v| excerpt(&v, 40));
-    let capabilities = init_result
-        .or_else(|| t.discover().and_then(|d| d.outcome_result()))
-        .and_then(|r| r.get("capabilities"))
-        .cloned()
-        .unwrap_or(Value::Null);
+    // The contract's string is empty when the server negotiated nothing.
+    let negotiated = t
+        .session_version()
+        .map(|v| excerpt(&v, 40))
+        .unwrap_or_default();
+    let capabilities = contract::declared_capabilities(t);
     let capability_keys: Vec<String> = capabilities
         .as_object()
         .map(|o| o.keys().map(|k| excerpt(k, 64)).collect())
@@ -56,57 +90,66 @@ fn session_document(run: &GuardRun, session: &SessionResult, findings: &[Finding
         .chain(run.command.args.iter().cloned())
         .collect();
     let argv = redact_argv(&argv);
-    let cwd = run
-        .command
-        .cwd
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .or_else(|| {
-            std::env::current_dir()
-                .ok()
-                .map(|p| p.display().to_string())
-        });
+    // A strict client never matches an answer whose id has another JSON type.
+    let initialized = t.initialized() && !t.handshake().is_some_and(|h| h.id_type_mismatch);
+    let operations = contract::operations(run, t);
+    let mut checks = contract::checks(run, session, findings);
+    for (name, value) in mcpcheck_checks(session) {
+        checks.entry(name).or_insert(value);
+    }
+    let issues: Vec<Value> = findings
+        .iter()
+        .map(|f| {
+            let mut issue = issue_json(f);
+            contract::annotate_issue(&mut issue, f, repeat.then_some(run), t);
+            issue
+        })
+        .collect();
     json!({
         "schemaVersion": SCHEMA_VERSION,
         "ok": verdict.ok(),
         "summary": summary(&verdict),
         "command": argv,
+        "config": contract::config(run),
         "protocol": run.plan.protocol,
         "negotiatedProtocol": negotiated,
         "era": t.era,
-        "initialized": t.initialized(),
+        "initialized": initialized,
         "serverInfo": server_info(init_result),
-        "operations": operations(t),
+        "operation": operations.first().cloned().unwrap_or(Value::Null),
+        "operations": operations,
+        "exchanges": exchanges(t),
+        "capabilityProbes": run.plan.probe_lists,
         "capabilityKeys": capability_keys,
-        "capabilityChecks": capability_checks(t, findings, &capabilities),
-        "toolSchema": session.tool_schema,
-        "checks": checks(session),
-        "issueClasses": issue_classes(findings),
+        "capabilityChecks": contract::capability_checks(t),
+        "listChecks": list_checks(t, findings, &capabilities),
+        "adversarial": contract::adversarial(run),
+        "toolSchema": contract::tool_schema(session, findings),
+        "checks": checks,
+        "issueClasses": contract::issue_classes(findings),
         "stdout": stdout_facts(t),
-        "stderr": t.process.stderr,
-        "process": process(t),
-        "fingerprint": {
-            "guardVersion": env!("CARGO_PKG_VERSION"),
-            "argv": argv,
-            "cwd": cwd,
-            "env": run.command.env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect::<Vec<_>>(),
-            "platform": format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
-            "timings": {
-                "timeoutMs": run.plan.timeout.as_millis() as u64,
-                "settleMs": run.plan.settle.as_millis() as u64,
-                "shutdownGraceMs": run.plan.shutdown_grace.as_millis() as u64,
-            },
-            "limits": {
-                "maxStdoutLineBytes": run.plan.limits.max_stdout_line_bytes,
-                "maxStdoutBytes": run.plan.limits.max_stdout_bytes,
-                "maxStderrBytes": run.plan.limits.max_stderr_bytes,
-            },
-        },
-        "issues": issues_json(findings),
+        "stderr": stderr_text(t),
+        "stderrFacts": t.process.stderr,
+        "process": contract::process(run, t),
+        "staticScan": contract::static_scan(run),
+        "staticFindings": contract::static_findings(run),
+        "fingerprint": contract::fingerprint(run, t),
+        "issues": issues,
         "durationMs": t.duration_ms,
     })
 }
 
+/// Most of the stderr tail the report repeats: the end, where a crash explains itself.
+const STDERR_REPORT_CHARS: usize = 4096;
+
+/// The contract's `stderr`: the text the server wrote there (its tail), secrets redacted.
+fn stderr_text(t: &Transcript) -> String {
+    let text = crate::secrets::redact(&t.process.stderr.tail_text());
+    let skip = text.chars().count().saturating_sub(STDERR_REPORT_CHARS);
+    text.chars().skip(skip).collect()
+}
+
+/// The summary: the contract's display line, with mcpcheck's own one-line text beside it.
 fn summary(verdict: &Verdict<'_>) -> Value {
     let color = match verdict.status {
         Status::Pass => "brightgreen",
@@ -115,6 +158,13 @@ fn summary(verdict: &Verdict<'_>) -> Value {
         Status::Fail => "red",
     };
     let mut summary = summary_json(verdict);
+    summary["text"] = summary["display"].take();
+    summary["display"] = json!(contract::display(verdict.status));
+    // The contract's strings are empty, not null, when nothing was found.
+    let class = verdict.primary.map(contract::contract_class).unwrap_or("");
+    summary["issueClass"] = json!(class);
+    summary["primaryIssueClass"] = json!(class);
+    summary["primaryIssueCode"] = json!(verdict.primary.map(|p| p.code.as_str()).unwrap_or(""));
     summary["badge"] = json!({"label": "mcp stdio", "message": verdict.status.as_str().replace('_', " "), "color": color});
     summary
 }
@@ -132,7 +182,8 @@ fn server_info(init: Option<&Value>) -> Value {
     json!({"name": field("name"), "version": field("version")})
 }
 
-fn operations(t: &Transcript) -> Vec<Value> {
+/// mcpcheck's record of every request it sent (handshake, list pages, explicit ones).
+fn exchanges(t: &Transcript) -> Vec<Value> {
     t.exchanges
         .iter()
         .map(|e| {
@@ -166,7 +217,8 @@ fn operations(t: &Transcript) -> Vec<Value> {
         .collect()
 }
 
-fn capability_checks(t: &Transcript, findings: &[Finding], capabilities: &Value) -> Value {
+/// mcpcheck's per-list view (`tools/list`, ... `resources/templates/list`).
+fn list_checks(t: &Transcript, findings: &[Finding], capabilities: &Value) -> Value {
     let mut out = Map::new();
     for list in ListKind::ALL {
         let advertised = advertises(capabilities, list.capability());
@@ -208,7 +260,8 @@ fn capability_checks(t: &Transcript, findings: &[Finding], capabilities: &Value)
     Value::Object(out)
 }
 
-fn checks(session: &SessionResult) -> Value {
+/// mcpcheck's own checks, by name; the contract's names take precedence where they meet.
+fn mcpcheck_checks(session: &SessionResult) -> Map<String, Value> {
     let mut out = Map::new();
     for check in &session.checks {
         let worst = check.findings.iter().map(|f| f.severity).max();
@@ -225,24 +278,7 @@ fn checks(session: &SessionResult) -> Value {
             json!({"status": status, "issueCodes": codes}),
         );
     }
-    Value::Object(out)
-}
-
-fn issue_classes(findings: &[Finding]) -> Value {
-    let mut out = Map::new();
-    for class in IssueClass::ALL {
-        let count = |s: Severity| {
-            findings
-                .iter()
-                .filter(|f| f.class() == class && f.severity == s)
-                .count()
-        };
-        out.insert(
-            class.as_str().to_string(),
-            json!({"errors": count(Severity::Error), "warnings": count(Severity::Warning)}),
-        );
-    }
-    Value::Object(out)
+    out
 }
 
 fn stdout_facts(t: &Transcript) -> Value {
@@ -252,33 +288,5 @@ fn stdout_facts(t: &Transcript) -> Value {
         "invalidFrames": invalid,
         "bytes": t.process.stdout_bytes,
         "serverRequests": t.server_requests,
-    })
-}
-
-fn process(t: &Transcript) -> Value {
-    let p = &t.process;
-    let path = p.shutdown.as_ref().map(|s| s.path);
-    let outcome = if p.spawn_error.is_some() {
-        "spawn-failed"
-    } else if p.killed_for_limit {
-        "killed-for-limit"
-    } else {
-        match (p.exited_in, path) {
-            (Some(phase), _) if phase < Phase::Operations => "exited-early",
-            (Some(_), _) => "crashed",
-            (None, Some(ShutdownPath::Terminated)) => "terminated",
-            (None, Some(ShutdownPath::Killed)) => "killed",
-            _ => "exited-on-stdin-close",
-        }
-    };
-    let timed_out = t.exchanges.iter().any(|e| e.outcome == Outcome::Timeout);
-    json!({
-        "outcome": outcome,
-        "phase": p.exited_in.unwrap_or(Phase::Shutdown),
-        "exitCode": match p.exit { Some(ExitKind::Code(c)) => Some(c), _ => None },
-        "signal": match p.exit { Some(ExitKind::Signal(s)) => Some(s), _ => None },
-        "timedOut": timed_out,
-        "killedByGuard": p.killed_for_limit || matches!(path, Some(ShutdownPath::Terminated | ShutdownPath::Killed)),
-        "spawnError": p.spawn_error.as_ref().map(|e| e.to_string()),
     })
 }

@@ -1,4 +1,5 @@
 //! The guard's own renderers: the human report and the v1 JSON contract.
 
+mod contract;
 pub mod human;
 pub mod json;
