@@ -228,6 +228,20 @@ fn result_and_error_together() {
 }
 
 #[test]
+fn method_and_result_together_is_invalid_json_rpc() {
+    let r = expect_fixture(
+        "request_with_result",
+        &[],
+        "fail",
+        &[("stdout-invalid-json-rpc", "error")],
+    );
+    assert_eq!(
+        r.issue("stdout-invalid-json-rpc")["detailCode"],
+        "method-and-result"
+    );
+}
+
+#[test]
 fn error_code_that_is_a_string() {
     let r = expect_fixture(
         "error_code_string",
