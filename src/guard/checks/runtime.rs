@@ -199,7 +199,7 @@ fn shutdown(t: &Transcript, out: &mut Vec<Finding>) {
 }
 
 /// The last few lines of stderr, which usually say why a server stopped.
-fn stderr_tail(t: &Transcript) -> Option<String> {
+pub(crate) fn stderr_tail(t: &Transcript) -> Option<String> {
     let text = t.process.stderr.tail_text();
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {
