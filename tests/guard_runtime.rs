@@ -145,6 +145,31 @@ fn crash_after_initialized() {
 }
 
 #[test]
+fn server_that_answers_everything_then_exits_0_ended_the_session_early() {
+    let r = expect_fixture(
+        "ends_session_after_answering",
+        &[],
+        "warning",
+        &[("server-ended-session", "warning")],
+    );
+    assert_eq!(r.json["process"]["outcome"], "ended-by-server");
+    assert_eq!(r.json["process"]["exitCode"], 0);
+}
+
+#[test]
+fn requests_left_unanswered_by_a_server_that_ended_the_session_stay_errors() {
+    expect_fixture(
+        "ends_session_after_answering",
+        &["--request", "ping"],
+        "needs_inspection",
+        &[
+            ("operation-missing-response", "error"),
+            ("server-ended-session", "warning"),
+        ],
+    );
+}
+
+#[test]
 fn server_that_ignores_stdin_close_needs_sigterm() {
     let r = expect_fixture(
         "ignores_stdin_close",

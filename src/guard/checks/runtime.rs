@@ -22,6 +22,7 @@ impl Check for Runtime {
             Code::OperationMissingResponse,
             Code::OperationError,
             Code::ServerCrashed,
+            Code::ServerEndedSession,
             Code::ShutdownSlow,
             Code::StderrOutputLimitExceeded,
         ]
@@ -151,6 +152,18 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
     if phase < Phase::Operations || t.process.killed_for_limit {
         return;
     }
+    if t.process.exit == Some(ExitKind::Code(0)) {
+        // The spec lets a server end the session; what it left unanswered is reported per request.
+        out.push(Finding::new(
+            Code::ServerEndedSession,
+            format!(
+                "The server ended the session early: it exited cleanly (code 0) {} at {} ms, before the client closed its stdin.",
+                phase.describe(),
+                t.process.exited_ms.unwrap_or(0)
+            ),
+        ));
+        return;
+    }
     let how = match t.process.exit {
         Some(k) => k.describe(),
         None => "an unknown status".into(),
@@ -165,7 +178,6 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
     )
     .detail(match t.process.exit {
         Some(ExitKind::Signal(_)) => "signal",
-        Some(ExitKind::Code(0)) => "clean-exit",
         _ => "nonzero-exit",
     });
     if let Some(tail) = stderr_tail(t) {
