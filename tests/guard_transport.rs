@@ -101,15 +101,26 @@ fn empty_line_is_a_warning() {
 
 #[test]
 fn content_length_framing_is_named_as_the_cause() {
-    // The client never sees a newline-terminated answer, so initialize also times out.
-    expect_fixture(
+    // No client can read another message after the header: the root cause only, no
+    // initialize-timeout waited for.
+    let r = expect_fixture(
         "content_length_framing",
         &["--timeout", "1500"],
         "fail",
-        &[
-            ("initialize-timeout", "error"),
-            ("stdout-content-length-framing", "error"),
-        ],
+        &[("stdout-content-length-framing", "error")],
+    );
+    // The wait for initialize ended at the header, not at the timeout.
+    assert_eq!(r.json["operations"][0]["purpose"], "initialize");
+    assert_eq!(r.json["operations"][0]["outcome"], "no-response");
+}
+
+#[test]
+fn content_length_framing_after_initialize_is_the_only_finding() {
+    expect_fixture(
+        "content_length_after_initialize",
+        &["--timeout", "1500", "--request", "ping"],
+        "fail",
+        &[("stdout-content-length-framing", "error")],
     );
 }
 

@@ -73,7 +73,7 @@ fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
             }
             out.push(f);
         }
-        Outcome::NoResponse | Outcome::SendFailed(_) if !t.process.killed_for_limit => {
+        Outcome::NoResponse | Outcome::SendFailed(_) if !t.stream_cut() => {
             out.push(exited_before_initialize(t, &init.method).at(location));
         }
         _ => {}
@@ -116,17 +116,16 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
                 )
                 .at(location),
             ),
-            Outcome::NoResponse | Outcome::SendFailed(_) if !t.process.killed_for_limit => out
-                .push(
-                    Finding::new(
-                        Code::OperationMissingResponse,
-                        format!(
-                            "The server's stdout closed before `{}` (id {}) was answered.",
-                            e.method, e.id
-                        ),
-                    )
-                    .at(location),
-                ),
+            Outcome::NoResponse | Outcome::SendFailed(_) if !t.stream_cut() => out.push(
+                Finding::new(
+                    Code::OperationMissingResponse,
+                    format!(
+                        "The server's stdout closed before `{}` (id {}) was answered.",
+                        e.method, e.id
+                    ),
+                )
+                .at(location),
+            ),
             Outcome::Error(err) => out.push(
                 Finding::new(
                     Code::OperationError,
@@ -149,7 +148,7 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
     let Some(phase) = t.process.exited_in else {
         return;
     };
-    if phase < Phase::Operations || t.process.killed_for_limit {
+    if phase < Phase::Operations || t.stream_cut() {
         return;
     }
     if t.process.exit == Some(ExitKind::Code(0)) {
