@@ -171,6 +171,9 @@ catalog! {
     InitializeInvalidServerInfo => "initialize-invalid-server-info", McpProtocol, Warning,
         "The initialize serverInfo is malformed",
         "serverInfo must be an object with a string name and a string version.";
+    ServerRequestBeforeInitialized => "server-request-before-initialized", McpProtocol, Warning,
+        "The server sent a request before the session was initialized",
+        "The lifecycle lets a server send only pings (and log notifications) before the client's notifications/initialized. A request such as sampling/createMessage or roots/list sent earlier reaches a client that has not finished negotiating capabilities, and many refuse it. Wait for notifications/initialized before asking the client anything.";
 
     DiscoverError => "discover-error", McpProtocol, Error,
         "server/discover failed under 2026-07-28",
