@@ -226,6 +226,53 @@ fn python_block_buffering_is_diagnosed_by_rerunning_unbuffered() {
 }
 
 #[test]
+fn an_inherited_pythonunbuffered_does_not_hide_block_buffering() {
+    let mut cmd = mcpcheck();
+    cmd.env("PYTHONUNBUFFERED", "1");
+    let r = guard_with(
+        cmd,
+        &["--timeout", "3000"],
+        &[python_command(), &fixture("buffered_stdout")],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[("python-buffered-stdio", "error")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(
+        r.json["fingerprint"]["unsetEnv"],
+        serde_json::json!(["PYTHONUNBUFFERED"])
+    );
+    // Given with --env, it reaches the server, and the server answers.
+    let r = guard(
+        &["--timeout", "3000", "--env", "PYTHONUNBUFFERED=1"],
+        &[python_command(), &fixture("buffered_stdout")],
+    );
+    assert_eq!(r.issues(), pairs(&[]));
+    assert_eq!(r.json["fingerprint"]["unsetEnv"], serde_json::json!([]));
+}
+
+#[test]
+fn a_python_interpreter_without_unbuffered_output_gets_a_note_up_front() {
+    let note = "mcpcheck: note: ";
+    let r = guard_fixture("clean", &[]);
+    assert_eq!(r.issues(), pairs(&[]));
+    assert!(
+        r.stderr.contains(note) && r.stderr.contains("without -u and without PYTHONUNBUFFERED"),
+        "{}",
+        r.stderr
+    );
+    let r = guard(&[], &[python_command(), "-u", &fixture("clean")]);
+    assert!(!r.stderr.contains(note), "{}", r.stderr);
+    let r = guard(
+        &["--env", "PYTHONUNBUFFERED=1"],
+        &[python_command(), &fixture("clean")],
+    );
+    assert!(!r.stderr.contains(note), "{}", r.stderr);
+}
+
+#[test]
 fn a_server_that_flushes_gets_no_buffering_warning_and_no_rerun() {
     // never_answers_initialize is Python too, but does not answer unbuffered either.
     let r = guard_fixture("never_answers_initialize", &["--timeout", "800"]);

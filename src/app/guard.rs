@@ -66,6 +66,9 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         args.category.clone(),
         output.color(),
     )?;
+    for note in &settings.launch_notes {
+        crate::app::io::note(note);
+    }
     let mut run = runtime(None)?.block_on(crate::guard::run(settings));
     if let Some(options) = &scan_options {
         let scan = crate::source::scan(options).map_err(|e| Error::Input(format!("--scan {e}")))?;

@@ -74,7 +74,11 @@ pub struct GuardSettings {
     /// The config file or the profile asks for the JSON report unless a format is named.
     pub prefers_json: bool,
     pub config_file: Option<PathBuf>,
+    /// Said before the run (the command layer prints them): hints the run itself cannot prove.
+    pub launch_notes: Vec<String>,
 }
+
+const PYTHONUNBUFFERED: &str = "PYTHONUNBUFFERED";
 
 /// How long the guard listens for late stdout after the last answer, by default.
 pub const DEFAULT_SETTLE_MS: u64 = 300;
@@ -260,7 +264,11 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
                 .into(),
         ));
     }
+    let launch_notes = super::python::unbuffered_note(&command)
+        .into_iter()
+        .collect();
     Ok(GuardSettings {
+        launch_notes,
         command,
         plan: SessionPlan {
             protocol,
@@ -357,6 +365,12 @@ fn server_command(
         program: program.clone(),
         args: rest.to_vec(),
         cwd,
+        // Clients do not set it, and inherited from a shell it hides block-buffered stdout.
+        unset_env: if env.iter().any(|(k, _)| k == PYTHONUNBUFFERED) {
+            Vec::new()
+        } else {
+            vec![PYTHONUNBUFFERED.to_string()]
+        },
         env,
         clear_env: false,
     })

@@ -30,6 +30,8 @@ pub struct ServerCommand {
     pub env: Vec<(String, String)>,
     /// Start from an empty environment, so only `env` reaches the server (scan --live).
     pub clear_env: bool,
+    /// Inherited variables withheld from the server (those in `env` are still set).
+    pub unset_env: Vec<String>,
 }
 
 /// Bounds on what the guard reads from a server.

@@ -90,6 +90,7 @@ fn session_document(run: &GuardRun, session: &SessionResult, findings: &[Finding
             "argv": argv,
             "cwd": cwd,
             "env": run.command.env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect::<Vec<_>>(),
+            "unsetEnv": run.command.unset_env,
             "platform": format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
             "timings": {
                 "timeoutMs": run.plan.timeout.as_millis() as u64,
