@@ -144,9 +144,10 @@ fn missing_trailing_newline_is_reported_with_the_timeout_it_causes() {
 
 #[test]
 fn huge_line_stops_the_run() {
+    // Over the hard cap the run stops; the default cap (16 MiB) is set lower here.
     let r = expect_fixture(
         "huge_line",
-        &[],
+        &["--max-stdout-line-bytes", "262144"],
         "fail",
         &[("stdout-line-too-large", "error")],
     );
@@ -155,6 +156,39 @@ fn huge_line_stops_the_run() {
         2
     );
     assert_eq!(r.json["process"]["outcome"], "killed-for-limit");
+}
+
+#[test]
+fn a_2_mb_tools_list_line_is_parsed_judged_and_only_warned_about() {
+    let r = expect_fixture(
+        "tools_list_2mb_line",
+        &[],
+        "warning",
+        &[("stdout-line-large", "warning")],
+    );
+    let issue = r.issue("stdout-line-large");
+    assert_eq!(issue["location"]["stdoutLine"], 2);
+    let message = issue["message"].as_str().expect("message");
+    assert!(message.contains("the largest 2"), "{message}");
+    assert!(message.contains("TypeScript and Python SDK"), "{message}");
+    // The answer was read: its tools were judged like any others.
+    assert_eq!(r.json["toolSchema"]["total"], 1000);
+    assert_eq!(r.json["process"]["outcome"], "exited-on-stdin-close");
+}
+
+#[test]
+fn a_400_kib_line_under_the_default_cap_is_a_warning() {
+    // Deliberate change (issue 22): under the 16 MiB hard cap a large line is judged (its
+    // 400000-char description is past what the surface rules read, which they say).
+    expect_fixture(
+        "huge_line",
+        &[],
+        "warning",
+        &[
+            ("stdout-line-large", "warning"),
+            ("surface-scan-incomplete", "note"),
+        ],
+    );
 }
 
 #[test]

@@ -31,6 +31,7 @@ impl GuardArgs {
             max_stdout_line_bytes: self.max_stdout_line_bytes,
             max_stdout_bytes: self.max_stdout_bytes,
             max_stderr_bytes: self.max_stderr_bytes,
+            stderr_flood_bytes: self.stderr_flood_bytes,
             max_list_pages: self.max_list_pages,
             json: self.json,
             scan: self.scan.clone(),

@@ -85,6 +85,7 @@ impl Session {
         let mut t = Transcript {
             protocol_requested: plan.protocol.clone(),
             timeout_ms: plan.timeout.as_millis() as u64,
+            limits: plan.limits,
             ..Transcript::default()
         };
         match ServerProcess::spawn(cmd, plan.limits) {

@@ -287,6 +287,8 @@ pub struct Transcript {
     pub era: Option<Era>,
     /// The wait the session allowed each request.
     pub timeout_ms: u64,
+    /// What the session read within, for the checks that judge sizes.
+    pub limits: crate::process::StdioLimits,
     pub frames: Vec<Frame>,
     pub exchanges: Vec<Exchange>,
     pub notifications_sent: Vec<String>,

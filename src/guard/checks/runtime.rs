@@ -25,6 +25,7 @@ impl Check for Runtime {
             Code::ServerEndedSession,
             Code::ShutdownSlow,
             Code::StderrOutputLimitExceeded,
+            Code::StderrFlood,
         ]
     }
 
@@ -43,12 +44,23 @@ impl Check for Runtime {
         crash(t, out);
         shutdown(t, out);
         let stderr = &t.process.stderr;
+        if stderr.total_bytes > t.limits.stderr_flood_bytes {
+            out.push(Finding::new(
+                Code::StderrFlood,
+                format!(
+                    "The server wrote {} bytes ({} lines) to stderr in one short session, past the flood threshold (--stderr-flood-bytes {}); a client must drain all of it.",
+                    stderr.total_bytes, stderr.lines, t.limits.stderr_flood_bytes
+                ),
+            ));
+        }
         if stderr.limit_exceeded {
             out.push(Finding::new(
                 Code::StderrOutputLimitExceeded,
                 format!(
-                    "The server wrote {} bytes to stderr during a short session, past the limit (--max-stderr-bytes).",
-                    stderr.total_bytes
+                    "The server wrote {} bytes ({} lines) to stderr, past --max-stderr-bytes; all of it was drained and counted, and the report keeps only the last {} bytes.",
+                    stderr.total_bytes,
+                    stderr.lines,
+                    stderr.tail.len()
                 ),
             ));
         }

@@ -99,6 +99,8 @@ fn session_document(run: &GuardRun, session: &SessionResult, findings: &[Finding
             },
             "limits": {
                 "maxStdoutLineBytes": run.plan.limits.max_stdout_line_bytes,
+                "softStdoutLineBytes": run.plan.limits.soft_stdout_line_bytes,
+                "stderrFloodBytes": run.plan.limits.stderr_flood_bytes,
                 "maxStdoutBytes": run.plan.limits.max_stdout_bytes,
                 "maxStderrBytes": run.plan.limits.max_stderr_bytes,
             },
