@@ -400,3 +400,50 @@ fn a_slow_first_start_is_not_blamed_on_buffering() {
     let starts = std::fs::read_to_string(dir.path().join("starts")).expect("starts");
     assert_eq!(starts.trim(), "3");
 }
+
+/// `mcpcheck guard ARGS` with stderr on a pseudo-terminal (util-linux `script`); returns
+/// what reached the terminal.
+fn on_a_terminal(args: &str, ci: bool) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("terminal");
+    let report = dir.path().join("report.json");
+    let line = format!(
+        "{} guard {args} --output {} -- {} -u {}",
+        env!("CARGO_BIN_EXE_mcpcheck"),
+        report.display(),
+        python_command(),
+        fixture("clean")
+    );
+    let mut cmd = std::process::Command::new("script");
+    scrub(&mut cmd);
+    if ci {
+        cmd.env("CI", "true");
+    }
+    let out = cmd
+        .args(["-qec", &line])
+        .arg(&log)
+        .output()
+        .expect("run script (util-linux) for a pseudo-terminal");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&std::fs::read(&log).expect("terminal log")).into_owned()
+}
+
+#[test]
+fn long_runs_show_progress_on_a_terminal_and_never_in_ci_or_pipes() {
+    let drawn = on_a_terminal("--repeat 3 --json", false);
+    assert!(drawn.contains("3/3 sessions"), "{drawn}");
+    assert!(on_a_terminal("--adversarial-probes all --json", false).contains("sessions · probe"));
+    // Under CI, or when stderr is a pipe, nothing is drawn.
+    assert!(!on_a_terminal("--repeat 3 --json", true).contains("sessions"));
+    let piped = guard(
+        &["--repeat", "3"],
+        &[python_command(), "-u", &fixture("clean")],
+    );
+    assert!(!piped.stderr.contains("sessions"), "{}", piped.stderr);
+    // A single session is short: no bar even on a terminal.
+    assert!(!on_a_terminal("--json", false).contains("sessions"));
+}

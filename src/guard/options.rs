@@ -76,6 +76,8 @@ pub struct GuardSettings {
     pub config_file: Option<PathBuf>,
     /// Said before the run (the command layer prints them): hints the run itself cannot prove.
     pub launch_notes: Vec<String>,
+    /// Told of every finished session; the command layer draws it on a terminal.
+    pub progress: super::progress::ProgressSink,
 }
 
 const PYTHONUNBUFFERED: &str = "PYTHONUNBUFFERED";
@@ -279,6 +281,7 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         .collect();
     Ok(GuardSettings {
         launch_notes,
+        progress: Default::default(),
         command,
         plan: SessionPlan {
             protocol,

@@ -32,9 +32,11 @@ pub async fn run_all(settings: &GuardSettings) -> Vec<ProbeOutcome> {
     let mut out = Vec::new();
     for probe in &settings.probes {
         out.push(run_probe(settings, *probe).await);
+        settings.progress.step("probe");
     }
     for call in &settings.adversarial_tool_calls {
         out.push(tool_call_probe(settings, call).await);
+        settings.progress.step("probe");
     }
     out
 }
