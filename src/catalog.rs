@@ -95,13 +95,19 @@ catalog! {
         "An explicitly requested method returned a JSON-RPC error. Check the method and parameters you passed, or fix the handler.";
     ServerCrashed => "server-crashed", InstallRuntime, Error,
         "The server exited during the session",
-        "The server exited after initialize while the client still needed it. A stdio server must keep running until its stdin closes. Read its stderr for the crash.";
+        "The server exited after initialize with a non-zero status or a signal: it crashed. A server may end the session itself by closing stdout and exiting cleanly (code 0, reported as server-ended-session), but a crash loses the client's work. Read its stderr for the cause.";
+    ServerEndedSession => "server-ended-session", InstallRuntime, Warning,
+        "The server ended the session early",
+        "The server exited cleanly (code 0) after initialize, before the client closed its stdin. The spec lets a server end the session by closing stdout and exiting, so this is not a crash; but clients treat the server as gone and must restart it. Requests it left unanswered are reported on their own. Keep serving until stdin closes unless ending the session is intended.";
     ShutdownSlow => "shutdown-slow", InstallRuntime, Warning,
         "The server did not exit when its stdin closed",
         "The MCP stdio shutdown is: the client closes stdin and the server exits. This server needed a signal. Exit when stdin reaches end of file.";
-    StderrOutputLimitExceeded => "stderr-output-limit-exceeded", InstallRuntime, Warning,
-        "The server wrote more to stderr than the limit",
-        "stderr is for logs and is never a protocol error, but this much output fills clients' log files and slows them. Lower the log level by default.";
+    StderrOutputLimitExceeded => "stderr-output-limit-exceeded", InstallRuntime, Note,
+        "The report keeps only the tail of a large stderr",
+        "The server wrote more to stderr than --max-stderr-bytes (default 1 MiB). That is not a fault: stderr is the channel the spec gives logs, and chatty start-up logging is normal. The guard drained and counted all of it, and the report keeps the last 16 KiB; this note says the rest was left out. A sustained flood far past this is stderr-flood.";
+    StderrFlood => "stderr-flood", InstallRuntime, Warning,
+        "The server flooded stderr",
+        "The server wrote more than --stderr-flood-bytes (default 64 MiB) to stderr in one short session. Logging to stderr is right, but at this volume (hundreds of thousands of log lines before the first tool call) a client must drain it for as long as the session lasts, and clients that keep or render server logs slow down or fill the disk. The threshold is 64 times the note's so that ordinary chatty start-up logging (a few MB) never trips it. Lower the default log level, or log to a file.";
 
     // stdio transport.
     StdoutNonJson => "stdout-non-json", StdioTransport, Error,
@@ -117,8 +123,11 @@ catalog! {
         "Output on stdout was not terminated by a newline",
         "Clients read a message when its newline arrives; without it they wait forever. End every message with \\n and flush.";
     StdoutLineTooLarge => "stdout-line-too-large", StdioTransport, Error,
-        "A line on stdout is larger than the limit",
-        "One message was larger than the line limit (--max-stdout-line-bytes). Clients have limits too: paginate large lists and keep descriptions short.";
+        "A line on stdout is larger than the hard cap",
+        "One line grew past the hard cap (--max-stdout-line-bytes, default 16 MiB) without a newline, so the guard stopped reading (the cap also bounds its memory). The official TypeScript and Python SDK clients read newline-delimited messages with no line limit, but a message this size is a list that should be paginated or a runaway write. Paginate large lists and keep descriptions and schemas short.";
+    StdoutLineLarge => "stdout-line-large", StdioTransport, Warning,
+        "A line on stdout is larger than some clients accept",
+        "A message was longer than 256 KiB. The guard parsed and judged it like any other (up to the 16 MiB hard cap, --max-stdout-line-bytes), and the official TypeScript and Python SDK clients read it; but clients that read lines into a fixed buffer refuse it (Go's bufio.Scanner stops at 64 KiB unless raised; other line readers cap at 256 KiB or 1 MiB). Servers with hundreds of tools or large schemas produce such lines: paginate tools/list (nextCursor) and keep schemas small.";
     StdoutOutputLimitExceeded => "stdout-output-limit-exceeded", StdioTransport, Error,
         "The server wrote more to stdout than the limit",
         "The server wrote more than --max-stdout-bytes during a short session, which is a flood. Find what writes to stdout in a loop and send it to stderr.";
@@ -168,6 +177,9 @@ catalog! {
     InitializeInvalidServerInfo => "initialize-invalid-server-info", McpProtocol, Warning,
         "The initialize serverInfo is malformed",
         "serverInfo must be an object with a string name and a string version.";
+    ServerRequestBeforeInitialized => "server-request-before-initialized", McpProtocol, Warning,
+        "The server sent a request before the session was initialized",
+        "The lifecycle lets a server send only pings (and log notifications) before the client's notifications/initialized. A request such as sampling/createMessage or roots/list sent earlier reaches a client that has not finished negotiating capabilities, and many refuse it. Wait for notifications/initialized before asking the client anything.";
 
     DiscoverError => "discover-error", McpProtocol, Error,
         "server/discover failed under 2026-07-28",

@@ -226,6 +226,53 @@ fn python_block_buffering_is_diagnosed_by_rerunning_unbuffered() {
 }
 
 #[test]
+fn an_inherited_pythonunbuffered_does_not_hide_block_buffering() {
+    let mut cmd = mcpcheck();
+    cmd.env("PYTHONUNBUFFERED", "1");
+    let r = guard_with(
+        cmd,
+        &["--timeout", "3000"],
+        &[python_command(), &fixture("buffered_stdout")],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[("python-buffered-stdio", "error")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(
+        r.json["fingerprint"]["unsetEnv"],
+        serde_json::json!(["PYTHONUNBUFFERED"])
+    );
+    // Given with --env, it reaches the server, and the server answers.
+    let r = guard(
+        &["--timeout", "3000", "--env", "PYTHONUNBUFFERED=1"],
+        &[python_command(), &fixture("buffered_stdout")],
+    );
+    assert_eq!(r.issues(), pairs(&[]));
+    assert_eq!(r.json["fingerprint"]["unsetEnv"], serde_json::json!([]));
+}
+
+#[test]
+fn a_python_interpreter_without_unbuffered_output_gets_a_note_up_front() {
+    let note = "mcpcheck: note: ";
+    let r = guard_fixture("clean", &[]);
+    assert_eq!(r.issues(), pairs(&[]));
+    assert!(
+        r.stderr.contains(note) && r.stderr.contains("without -u and without PYTHONUNBUFFERED"),
+        "{}",
+        r.stderr
+    );
+    let r = guard(&[], &[python_command(), "-u", &fixture("clean")]);
+    assert!(!r.stderr.contains(note), "{}", r.stderr);
+    let r = guard(
+        &["--env", "PYTHONUNBUFFERED=1"],
+        &[python_command(), &fixture("clean")],
+    );
+    assert!(!r.stderr.contains(note), "{}", r.stderr);
+}
+
+#[test]
 fn a_server_that_flushes_gets_no_buffering_warning_and_no_rerun() {
     // never_answers_initialize is Python too, but does not answer unbuffered either.
     let r = guard_fixture("never_answers_initialize", &["--timeout", "800"]);
@@ -352,4 +399,51 @@ fn a_slow_first_start_is_not_blamed_on_buffering() {
     // First start, the unbuffered rerun, and the control run with buffering on.
     let starts = std::fs::read_to_string(dir.path().join("starts")).expect("starts");
     assert_eq!(starts.trim(), "3");
+}
+
+/// `mcpcheck guard ARGS` with stderr on a pseudo-terminal (util-linux `script`); returns
+/// what reached the terminal.
+fn on_a_terminal(args: &str, ci: bool) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("terminal");
+    let report = dir.path().join("report.json");
+    let line = format!(
+        "{} guard {args} --output {} -- {} -u {}",
+        env!("CARGO_BIN_EXE_mcpcheck"),
+        report.display(),
+        python_command(),
+        fixture("clean")
+    );
+    let mut cmd = std::process::Command::new("script");
+    scrub(&mut cmd);
+    if ci {
+        cmd.env("CI", "true");
+    }
+    let out = cmd
+        .args(["-qec", &line])
+        .arg(&log)
+        .output()
+        .expect("run script (util-linux) for a pseudo-terminal");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&std::fs::read(&log).expect("terminal log")).into_owned()
+}
+
+#[test]
+fn long_runs_show_progress_on_a_terminal_and_never_in_ci_or_pipes() {
+    let drawn = on_a_terminal("--repeat 3 --json", false);
+    assert!(drawn.contains("3/3 sessions"), "{drawn}");
+    assert!(on_a_terminal("--adversarial-probes all --json", false).contains("sessions · probe"));
+    // Under CI, or when stderr is a pipe, nothing is drawn.
+    assert!(!on_a_terminal("--repeat 3 --json", true).contains("sessions"));
+    let piped = guard(
+        &["--repeat", "3"],
+        &[python_command(), "-u", &fixture("clean")],
+    );
+    assert!(!piped.stderr.contains("sessions"), "{}", piped.stderr);
+    // A single session is short: no bar even on a terminal.
+    assert!(!on_a_terminal("--json", false).contains("sessions"));
 }

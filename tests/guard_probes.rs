@@ -108,11 +108,22 @@ fn unknown_notification_answered() {
 
 #[test]
 fn malformed_json_crashes_the_server() {
-    probe(
+    let r = probe(
         "crash_on_malformed_json",
         "malformed-json",
         &[("adversarial-probe-crash", "error")],
     );
+    // The evidence names the line that was sent and what the server said as it went down.
+    let evidence = r.issue("adversarial-probe-crash")["evidence"]
+        .as_str()
+        .expect("evidence")
+        .to_string();
+    assert!(
+        evidence.starts_with(r#"sent: {"jsonrpc": "2.0", "id": 77, "method": "#),
+        "{evidence}"
+    );
+    assert!(evidence.contains("| stderr: "), "{evidence}");
+    assert!(evidence.contains("JSONDecodeError"), "{evidence}");
 }
 
 #[test]

@@ -142,6 +142,22 @@ fn list_method_never_answers() {
 }
 
 #[test]
+fn server_request_before_initialize_is_answered_is_a_warning() {
+    let r = expect_fixture(
+        "asks_before_initialized",
+        &[],
+        "warning",
+        &[("server-request-before-initialized", "warning")],
+    );
+    let issue = r.issue("server-request-before-initialized");
+    assert_eq!(issue["location"]["stdoutLine"], 1);
+    assert!(issue["message"]
+        .as_str()
+        .expect("message")
+        .contains("`sampling/createMessage`"));
+}
+
+#[test]
 fn crash_while_listing_tools() {
     let r = expect_fixture(
         "crash_on_tools_list",

@@ -216,6 +216,31 @@ fn crash_after_initialized() {
 }
 
 #[test]
+fn server_that_answers_everything_then_exits_0_ended_the_session_early() {
+    let r = expect_fixture(
+        "ends_session_after_answering",
+        &[],
+        "warning",
+        &[("server-ended-session", "warning")],
+    );
+    assert_eq!(r.json["process"]["outcome"], "ended-by-server");
+    assert_eq!(r.json["process"]["exitCode"], 0);
+}
+
+#[test]
+fn requests_left_unanswered_by_a_server_that_ended_the_session_stay_errors() {
+    expect_fixture(
+        "ends_session_after_answering",
+        &["--request", "ping"],
+        "needs_inspection",
+        &[
+            ("operation-missing-response", "error"),
+            ("server-ended-session", "warning"),
+        ],
+    );
+}
+
+#[test]
 fn server_that_ignores_stdin_close_needs_sigterm() {
     let r = expect_fixture(
         "ignores_stdin_close",
@@ -333,12 +358,14 @@ fn stdout_flood_is_cut_off_with_bounded_memory_and_nothing_left() {
 }
 
 #[test]
-fn stderr_flood_is_drained_and_reported_as_a_warning() {
+fn five_mb_of_stderr_is_drained_counted_and_only_noted() {
+    // Deliberate change (issue 22): 5 MB of logs was a warning; it is a note that the report
+    // keeps the tail, since logging to stderr is what a server should do.
     let r = expect_fixture(
         "stderr_flood",
         &[],
-        "warning",
-        &[("stderr-output-limit-exceeded", "warning")],
+        "pass",
+        &[("stderr-output-limit-exceeded", "note")],
     );
     assert_eq!(r.json["stderrFacts"]["totalBytes"], 5 * 1024 * 1024);
     // The contract's stderr text is the bounded tail, and says it was cut.
@@ -350,6 +377,36 @@ fn stderr_flood_is_drained_and_reported_as_a_warning() {
     );
     assert_eq!(r.json["process"]["output"]["stderrTruncated"], true);
     assert_eq!(r.json["process"]["output"]["stderrBytes"], 5 * 1024 * 1024);
+}
+
+#[test]
+fn chatty_stderr_logging_in_synchronous_writes_is_only_a_note() {
+    let r = expect_fixture(
+        "chatty_stderr_logging",
+        &[],
+        "pass",
+        &[("stderr-output-limit-exceeded", "note")],
+    );
+    assert_eq!(r.json["stderr"]["totalBytes"], 5 * 1024 * 1024);
+    assert_eq!(r.json["stderr"]["lines"], 5 * 1024);
+    assert_eq!(r.json["initialized"], true);
+}
+
+#[test]
+fn stderr_past_the_flood_threshold_is_a_warning() {
+    let r = expect_fixture(
+        "chatty_stderr_logging",
+        &["--stderr-flood-bytes", "4194304"],
+        "warning",
+        &[
+            ("stderr-flood", "warning"),
+            ("stderr-output-limit-exceeded", "note"),
+        ],
+    );
+    assert!(r.issue("stderr-flood")["message"]
+        .as_str()
+        .expect("message")
+        .contains("5242880 bytes"));
 }
 
 #[test]

@@ -115,15 +115,26 @@ fn empty_line_is_a_warning() {
 
 #[test]
 fn content_length_framing_is_named_as_the_cause() {
-    // The client never sees a newline-terminated answer, so initialize also times out.
-    expect_fixture(
+    // No client can read another message after the header: the root cause only, no
+    // initialize-timeout waited for.
+    let r = expect_fixture(
         "content_length_framing",
         &["--timeout", "1500"],
         "fail",
-        &[
-            ("initialize-timeout", "error"),
-            ("stdout-content-length-framing", "error"),
-        ],
+        &[("stdout-content-length-framing", "error")],
+    );
+    // The wait for initialize ended at the header, not at the timeout.
+    assert_eq!(r.json["operations"][0]["purpose"], "initialize");
+    assert_eq!(r.json["operations"][0]["outcome"], "no-response");
+}
+
+#[test]
+fn content_length_framing_after_initialize_is_the_only_finding() {
+    expect_fixture(
+        "content_length_after_initialize",
+        &["--timeout", "1500", "--request", "ping"],
+        "fail",
+        &[("stdout-content-length-framing", "error")],
     );
 }
 
@@ -147,9 +158,10 @@ fn missing_trailing_newline_is_reported_with_the_timeout_it_causes() {
 
 #[test]
 fn huge_line_stops_the_run() {
+    // Over the hard cap the run stops; the default cap (16 MiB) is set lower here.
     let r = expect_fixture(
         "huge_line",
-        &[],
+        &["--max-stdout-line-bytes", "262144"],
         "fail",
         &[("stdout-line-too-large", "error")],
     );
@@ -163,6 +175,39 @@ fn huge_line_stops_the_run() {
     assert_eq!(output["limitExceeded"], true);
     assert_eq!(output["exceededCode"], "stdout-line-too-large");
     assert_eq!(r.json["process"]["killReason"], "output-limit");
+}
+
+#[test]
+fn a_2_mb_tools_list_line_is_parsed_judged_and_only_warned_about() {
+    let r = expect_fixture(
+        "tools_list_2mb_line",
+        &[],
+        "warning",
+        &[("stdout-line-large", "warning")],
+    );
+    let issue = r.issue("stdout-line-large");
+    assert_eq!(issue["location"]["stdoutLine"], 2);
+    let message = issue["message"].as_str().expect("message");
+    assert!(message.contains("the largest 2"), "{message}");
+    assert!(message.contains("TypeScript and Python SDK"), "{message}");
+    // The answer was read: its tools were judged like any others.
+    assert_eq!(r.json["toolSchema"]["total"], 1000);
+    assert_eq!(r.json["process"]["outcome"], "exited-on-stdin-close");
+}
+
+#[test]
+fn a_400_kib_line_under_the_default_cap_is_a_warning() {
+    // Deliberate change (issue 22): under the 16 MiB hard cap a large line is judged (its
+    // 400000-char description is past what the surface rules read, which they say).
+    expect_fixture(
+        "huge_line",
+        &[],
+        "warning",
+        &[
+            ("stdout-line-large", "warning"),
+            ("surface-scan-incomplete", "note"),
+        ],
+    );
 }
 
 #[test]
@@ -244,6 +289,20 @@ fn result_and_error_together() {
     assert_eq!(
         r.issue("stdout-invalid-json-rpc")["detailCode"],
         "result-and-error"
+    );
+}
+
+#[test]
+fn method_and_result_together_is_invalid_json_rpc() {
+    let r = expect_fixture(
+        "request_with_result",
+        &[],
+        "fail",
+        &[("stdout-invalid-json-rpc", "error")],
+    );
+    assert_eq!(
+        r.issue("stdout-invalid-json-rpc")["detailCode"],
+        "method-and-result"
     );
 }
 

@@ -195,15 +195,18 @@ pub struct GuardArgs {
     /// How long the server has to exit after stdin closes (and again after SIGTERM), in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = crate::guard::options::DEFAULT_SHUTDOWN_GRACE_MS)]
     pub shutdown_grace: u64,
-    /// Largest stdout line accepted, in bytes [default: 262144].
+    /// Largest stdout line read, in bytes; a longer one stops the run (lines over 256 KiB are parsed and warned about) [default: 16777216].
     #[arg(long, value_name = "BYTES")]
     pub max_stdout_line_bytes: Option<usize>,
-    /// Most stdout accepted over the whole run, in bytes [default: 1048576].
+    /// Most stdout accepted over the whole run, in bytes [default: 17825792].
     #[arg(long, value_name = "BYTES")]
     pub max_stdout_bytes: Option<u64>,
-    /// Stderr beyond this many bytes is reported (stderr is always drained) [default: 1048576].
+    /// Stderr beyond this many bytes is noted, and only its tail kept (stderr is always drained) [default: 1048576].
     #[arg(long, value_name = "BYTES")]
     pub max_stderr_bytes: Option<u64>,
+    /// Stderr beyond this many bytes in one session is a flood (stderr-flood) [default: 67108864].
+    #[arg(long, value_name = "BYTES")]
+    pub stderr_flood_bytes: Option<u64>,
     /// Most pages followed per list method.
     #[arg(long, value_name = "N", default_value_t = crate::guard::options::DEFAULT_MAX_LIST_PAGES)]
     pub max_list_pages: usize,

@@ -5,9 +5,30 @@ use super::cli::{ColorChoice, Format, GuardArgs};
 use super::io::{runtime, Output};
 use super::render::OutputPlan;
 use crate::error::Error;
+use crate::guard::progress::ProgressSink;
 use crate::guard::GuardRequest;
+use crate::guard::GuardSettings;
 use crate::verdict::Verdict;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::process::ExitCode;
+
+/// A bar for runs of many sessions, only on a terminal and never under CI (logs, pipes).
+fn progress_bar(settings: &GuardSettings) -> Option<ProgressBar> {
+    let long = settings.repeat > 1 || settings.protocol_matrix || !settings.probes.is_empty();
+    let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+    if !long || ci || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "mcpcheck guard {spinner} [{elapsed_precise}] {bar:30} {pos}/{len} sessions · {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    Some(bar)
+}
 
 impl GuardArgs {
     /// The engine's view of these flags: everything but where and how the report is written.
@@ -31,6 +52,7 @@ impl GuardArgs {
             max_stdout_line_bytes: self.max_stdout_line_bytes,
             max_stdout_bytes: self.max_stdout_bytes,
             max_stderr_bytes: self.max_stderr_bytes,
+            stderr_flood_bytes: self.stderr_flood_bytes,
             max_list_pages: self.max_list_pages,
             json: self.json,
             scan: self.scan.clone(),
@@ -41,7 +63,7 @@ impl GuardArgs {
 }
 
 pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
-    let settings = crate::guard::options::resolve(&args.request())?;
+    let mut settings = crate::guard::options::resolve(&args.request())?;
     // The source scan (--scan, or `scan` in the config) runs beside the session.
     let scan_options = (!settings.scan.is_empty()).then(|| {
         let mut options = crate::source::ScanOptions::new(settings.scan.clone());
@@ -66,7 +88,22 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         args.category.clone(),
         output.color(),
     )?;
+    for note in &settings.launch_notes {
+        crate::app::io::note(note);
+    }
+    let bar = progress_bar(&settings);
+    if let Some(bar) = &bar {
+        let bar = bar.clone();
+        settings.progress = ProgressSink::new(move |step| {
+            bar.set_length(step.total as u64);
+            bar.set_position(step.done as u64);
+            bar.set_message(step.stage);
+        });
+    }
     let mut run = runtime(None)?.block_on(crate::guard::run(settings));
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     if let Some(options) = &scan_options {
         let scan = crate::source::scan(options).map_err(|e| Error::Input(format!("--scan {e}")))?;
         run.add_check("static", crate::source::CODES, scan.findings);

@@ -96,6 +96,11 @@ pub fn write_stdout(text: &str) -> Result<(), Error> {
     }
 }
 
+/// One line on stderr, before the work, that the report itself does not carry.
+pub fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "mcpcheck: note: {text}");
+}
+
 /// Pretty JSON with a final newline, as every JSON report is written.
 pub fn json_text(value: &impl serde::Serialize) -> Result<String, Error> {
     let mut s = serde_json::to_string_pretty(value)

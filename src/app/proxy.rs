@@ -33,6 +33,7 @@ pub fn run(args: ProxyArgs) -> Result<ExitCode, Error> {
             cwd: None,
             env: Vec::new(),
             clear_env: false,
+            unset_env: Vec::new(),
         },
         name: args.name,
         log: args.log,

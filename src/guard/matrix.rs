@@ -31,6 +31,9 @@ pub struct Matrix {
     pub findings: Vec<Finding>,
 }
 
+/// Sessions the matrix runs: every known version and one bogus one.
+pub const SESSIONS: usize = versions::KNOWN_VERSIONS.len() + 1;
+
 pub async fn run(settings: &GuardSettings) -> Matrix {
     let mut transcripts = Vec::new();
     for version in versions::KNOWN_VERSIONS
@@ -44,6 +47,7 @@ pub async fn run(settings: &GuardSettings) -> Matrix {
         plan.requests.clear();
         plan.settle = std::time::Duration::ZERO;
         transcripts.push((version, session::run(&settings.command, &plan).await));
+        settings.progress.step("protocol matrix");
     }
     let entries: Vec<MatrixEntry> = transcripts.iter().map(|(v, t)| entry(v, t)).collect();
     // What the server says it supports: server/discover's list, or -32022's data.supported.

@@ -7,6 +7,7 @@ pub mod matrix;
 pub mod options;
 pub mod probes;
 pub mod profile;
+pub mod progress;
 mod python;
 mod surface;
 
@@ -66,10 +67,22 @@ impl GuardRun {
 /// Runs every session the settings ask for, and every check.
 pub async fn run(settings: GuardSettings) -> GuardRun {
     process::become_subreaper();
+    let matrix_sessions = if settings.protocol_matrix {
+        matrix::SESSIONS
+    } else {
+        0
+    };
+    settings.progress.begin(
+        settings.repeat as usize
+            + matrix_sessions
+            + settings.probes.len()
+            + settings.adversarial_tool_calls.len(),
+    );
     let mut runs = Vec::new();
     let mut extra = Vec::new();
     for _ in 0..settings.repeat {
         let mut result = session_with_checks(&settings.command, &settings).await;
+        settings.progress.step("run");
         if let Some(cause) = python::diagnose_buffering(&settings, &result).await {
             // A rerun answered: judge that run, and name the cause if it was buffering.
             result = cause.rerun;

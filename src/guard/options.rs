@@ -136,7 +136,13 @@ pub struct GuardSettings {
     pub config_contribution: ConfigContribution,
     /// Where each of `plan.requests` came from, in the same order.
     pub request_sources: Vec<RequestSource>,
+    /// Said before the run (the command layer prints them): hints the run itself cannot prove.
+    pub launch_notes: Vec<String>,
+    /// Told of every finished session; the command layer draws it on a terminal.
+    pub progress: super::progress::ProgressSink,
 }
+
+const PYTHONUNBUFFERED: &str = "PYTHONUNBUFFERED";
 
 /// How long the guard listens for late stdout after the last answer, by default.
 pub const DEFAULT_SETTLE_MS: u64 = 300;
@@ -169,6 +175,7 @@ pub struct GuardRequest {
     pub max_stdout_line_bytes: Option<usize>,
     pub max_stdout_bytes: Option<u64>,
     pub max_stderr_bytes: Option<u64>,
+    pub stderr_flood_bytes: Option<u64>,
     pub max_list_pages: usize,
     /// `--json`: the JSON report was asked for by name.
     pub json: bool,
@@ -198,6 +205,7 @@ impl Default for GuardRequest {
             max_stdout_line_bytes: None,
             max_stdout_bytes: None,
             max_stderr_bytes: None,
+            stderr_flood_bytes: None,
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
             json: false,
             scan: Vec::new(),
@@ -291,19 +299,27 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         .timeout
         .or_else(|| file.and_then(|f| f.timeout_ms))
         .unwrap_or(5000);
+    let default_limits = StdioLimits::default();
+    let max_stdout_line_bytes = args
+        .max_stdout_line_bytes
+        .or_else(|| file.and_then(|f| f.max_stdout_line_bytes))
+        .unwrap_or(default_limits.max_stdout_line_bytes);
     let limits = StdioLimits {
-        max_stdout_line_bytes: args
-            .max_stdout_line_bytes
-            .or_else(|| file.and_then(|f| f.max_stdout_line_bytes))
-            .unwrap_or(262_144),
+        max_stdout_line_bytes,
+        soft_stdout_line_bytes: default_limits
+            .soft_stdout_line_bytes
+            .min(max_stdout_line_bytes),
         max_stdout_bytes: args
             .max_stdout_bytes
             .or_else(|| file.and_then(|f| f.max_stdout_bytes))
-            .unwrap_or(1_048_576),
+            .unwrap_or(default_limits.max_stdout_bytes),
         max_stderr_bytes: args
             .max_stderr_bytes
             .or_else(|| file.and_then(|f| f.max_stderr_bytes))
-            .unwrap_or(1_048_576),
+            .unwrap_or(default_limits.max_stderr_bytes),
+        stderr_flood_bytes: args
+            .stderr_flood_bytes
+            .unwrap_or(default_limits.stderr_flood_bytes),
     };
     if timeout == 0 {
         return Err(Error::Usage("--timeout must be at least 1 ms".into()));
@@ -327,7 +343,12 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
                 .into(),
         ));
     }
+    let launch_notes = super::python::unbuffered_note(&command)
+        .into_iter()
+        .collect();
     Ok(GuardSettings {
+        launch_notes,
+        progress: Default::default(),
         command,
         plan: SessionPlan {
             protocol,
@@ -428,6 +449,12 @@ fn server_command(
         program: program.clone(),
         args: rest.to_vec(),
         cwd,
+        // Clients do not set it, and inherited from a shell it hides block-buffered stdout.
+        unset_env: if env.iter().any(|(k, _)| k == PYTHONUNBUFFERED) {
+            Vec::new()
+        } else {
+            vec![PYTHONUNBUFFERED.to_string()]
+        },
         env,
         clear_env: false,
     })

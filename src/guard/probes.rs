@@ -32,9 +32,11 @@ pub async fn run_all(settings: &GuardSettings) -> Vec<ProbeOutcome> {
     let mut out = Vec::new();
     for probe in &settings.probes {
         out.push(run_probe(settings, *probe).await);
+        settings.progress.step("probe");
     }
     for call in &settings.adversarial_tool_calls {
         out.push(tool_call_probe(settings, call).await);
+        settings.progress.step("probe");
     }
     out
 }
@@ -120,6 +122,7 @@ async fn conclude(
     mut verdict: Verdict,
 ) -> ProbeOutcome {
     let alive = session.alive();
+    let last_sent = session.last_sent();
     let t = session.finish().await;
     let garbage: Vec<u64> = t.frames[frames_before.min(t.frames.len())..]
         .iter()
@@ -162,11 +165,28 @@ async fn conclude(
             format!("The server exited ({how}) during the {name} probe; bad input must get an error, not a crash."),
         ));
     }
+    // A crash shows what it answered to and what the server said as it went.
+    let evidence = crash_evidence(&last_sent, &t);
+    for f in verdict
+        .findings
+        .iter_mut()
+        .filter(|f| f.code == Code::AdversarialProbeCrash && f.evidence.is_none())
+    {
+        *f = f.clone().evidence(&evidence);
+    }
     ProbeOutcome {
         probe: name.into(),
         status: verdict.status,
         observed: verdict.observed,
         findings: verdict.findings,
+    }
+}
+
+fn crash_evidence(last_sent: &str, t: &crate::session::transcript::Transcript) -> String {
+    let sent = format!("sent: {}", excerpt(last_sent, 120));
+    match super::checks::stderr_tail(t) {
+        Some(tail) => format!("{sent} | {tail}"),
+        None => sent,
     }
 }
 

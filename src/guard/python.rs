@@ -101,6 +101,27 @@ fn env_target(args: &[String]) -> Option<&String> {
 }
 
 /// `python`, `python3`, `python3.12`, `pythonw`…
+/// A note when the command is a Python interpreter run without `-u` and without
+/// PYTHONUNBUFFERED given: its stdout is block-buffered unless the server flushes. Only a
+/// note, since the session (and the rerun unbuffered) is the real evidence.
+pub fn unbuffered_note(cmd: &ServerCommand) -> Option<String> {
+    let program = Path::new(&cmd.program).file_name()?.to_str()?;
+    if !is_python_name(program) || cmd.env.iter().any(|(k, _)| k == "PYTHONUNBUFFERED") {
+        return None;
+    }
+    // Interpreter options come before the script or `-m`; `-u` may be grouped (`-Bu`).
+    let unbuffered = cmd
+        .args
+        .iter()
+        .take_while(|a| a.starts_with('-') && !a.starts_with("--") && *a != "-m" && *a != "-c")
+        .any(|a| a[1..].chars().all(|c| c.is_ascii_alphabetic()) && a.contains('u'));
+    (!unbuffered).then(|| {
+        format!(
+            "{program} runs without -u and without PYTHONUNBUFFERED (an inherited one is not passed, as clients do not set it): unless the server flushes after every message, its answers sit in a buffer."
+        )
+    })
+}
+
 fn is_python_name(name: &str) -> bool {
     name.strip_prefix("python").is_some_and(|rest| {
         rest.chars()
@@ -138,6 +159,20 @@ fn shebang(path: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_python_interpreter_without_unbuffered_output_gets_a_note() {
+        assert!(unbuffered_note(&cmd("python3", &["server.py"])).is_some());
+        assert!(unbuffered_note(&cmd("/usr/bin/python3.12", &["-B", "server.py"])).is_some());
+        assert!(unbuffered_note(&cmd("python3", &["-u", "server.py"])).is_none());
+        assert!(unbuffered_note(&cmd("python3", &["-Bu", "-m", "pkg"])).is_none());
+        // `-u` after the script is the script's own argument.
+        assert!(unbuffered_note(&cmd("python3", &["server.py", "-u"])).is_some());
+        assert!(unbuffered_note(&cmd("node", &["server.js"])).is_none());
+        let mut given = cmd("python3", &["server.py"]);
+        given.env.push(("PYTHONUNBUFFERED".into(), "1".into()));
+        assert!(unbuffered_note(&given).is_none());
+    }
+
     fn cmd(program: &str, args: &[&str]) -> ServerCommand {
         ServerCommand {
             program: program.into(),
@@ -145,6 +180,7 @@ mod tests {
             cwd: None,
             env: Vec::new(),
             clear_env: false,
+            unset_env: Vec::new(),
         }
     }
 

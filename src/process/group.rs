@@ -25,6 +25,9 @@ impl GroupLeader {
         if cmd.clear_env {
             command.env_clear();
         }
+        for key in &cmd.unset_env {
+            command.env_remove(key);
+        }
         command
             .args(&cmd.args)
             .envs(cmd.env.iter().map(|(k, v)| (k, v)))

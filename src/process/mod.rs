@@ -30,22 +30,33 @@ pub struct ServerCommand {
     pub env: Vec<(String, String)>,
     /// Start from an empty environment, so only `env` reaches the server (scan --live).
     pub clear_env: bool,
+    /// Inherited variables withheld from the server (those in `env` are still set).
+    pub unset_env: Vec<String>,
 }
 
 /// Bounds on what the guard reads from a server.
 #[derive(Debug, Clone, Copy)]
 pub struct StdioLimits {
+    /// The hard cap: a longer line stops the run (it also bounds memory).
     pub max_stdout_line_bytes: usize,
+    /// Lines longer than this are parsed and judged, and reported as large.
+    pub soft_stdout_line_bytes: usize,
     pub max_stdout_bytes: u64,
+    /// Stderr past this is counted in full but only its tail kept (a note).
     pub max_stderr_bytes: u64,
+    /// Stderr past this in one session is a flood (a warning).
+    pub stderr_flood_bytes: u64,
 }
 
 impl Default for StdioLimits {
     fn default() -> Self {
         Self {
-            max_stdout_line_bytes: 262_144,
-            max_stdout_bytes: 1_048_576,
-            max_stderr_bytes: 1_048_576,
+            max_stdout_line_bytes: 16 * 1024 * 1024,
+            soft_stdout_line_bytes: 256 * 1024,
+            // One line at the hard cap plus a session's worth of ordinary messages.
+            max_stdout_bytes: 17 * 1024 * 1024,
+            max_stderr_bytes: 1024 * 1024,
+            stderr_flood_bytes: 64 * 1024 * 1024,
         }
     }
 }

@@ -68,6 +68,8 @@ pub enum EnvelopeProblem {
     InvalidRequestId,
     InvalidParams,
     ResultAndError,
+    /// A frame carrying both `method` and `result`/`error` is neither a request nor a response.
+    MethodAndResult,
     NeitherResultNorError,
     InvalidResponseId,
     ErrorNotObject,
@@ -87,6 +89,7 @@ impl EnvelopeProblem {
             EnvelopeProblem::InvalidRequestId => "invalid-request-id",
             EnvelopeProblem::InvalidParams => "invalid-params",
             EnvelopeProblem::ResultAndError => "result-and-error",
+            EnvelopeProblem::MethodAndResult => "method-and-result",
             EnvelopeProblem::NeitherResultNorError => "neither-result-nor-error",
             EnvelopeProblem::InvalidResponseId => "invalid-response-id",
             EnvelopeProblem::ErrorNotObject => "error-not-object",
@@ -107,6 +110,9 @@ impl EnvelopeProblem {
             }
             EnvelopeProblem::InvalidParams => "`params` must be an object or an array",
             EnvelopeProblem::ResultAndError => "a response carries both `result` and `error`",
+            EnvelopeProblem::MethodAndResult => {
+                "a message carries both `method` and `result` or `error`, so it is neither a request nor a response"
+            }
             EnvelopeProblem::NeitherResultNorError => {
                 "a response carries neither `result` nor `error`"
             }
@@ -231,6 +237,10 @@ pub fn classify(value: &Value) -> Message {
         _ => {}
     }
     if let Some(method) = obj.get("method") {
+        if obj.contains_key("result") || obj.contains_key("error") {
+            // No id is kept: a client reads it as a request, so it answers nothing.
+            return invalid(EnvelopeProblem::MethodAndResult, None);
+        }
         return classify_call(obj, method, raw_id);
     }
     classify_response(obj, raw_id, loose_id)
@@ -424,6 +434,14 @@ mod tests {
         assert_eq!(
             problem(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}"#),
             EnvelopeProblem::ResultAndError
+        );
+        assert_eq!(
+            problem(r#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#),
+            EnvelopeProblem::MethodAndResult
+        );
+        assert_eq!(
+            problem(r#"{"jsonrpc":"2.0","method":"ping","error":{"code":1,"message":"x"}}"#),
+            EnvelopeProblem::MethodAndResult
         );
         assert_eq!(
             problem(r#"{"jsonrpc":"2.0","id":1}"#),

@@ -218,6 +218,7 @@ pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>
                 cwd,
                 env,
                 clear_env: true,
+                unset_env: Vec::new(),
             };
             (LiveTarget::Stdio(Box::new(cmd)), withheld)
         }

@@ -40,6 +40,10 @@ impl Session {
             .into_iter()
             .map(|(m, v)| self.dispatch(line.number, m, &v))
             .collect();
+        if content == LineContent::ContentLengthHeader {
+            // Nothing after an LSP header ends in a newline a client would wait for: fail fast.
+            self.stream_end = Some(StreamEnd::Unusable { line: line.number });
+        }
         self.t.frames.push(Frame {
             line: line.number,
             at_ms: self.now_ms(),

@@ -66,6 +66,8 @@ pub struct Session {
     modern_version: Option<String>,
     /// A line that is not JSON was sent: a null-id error is then a fair parse-error answer.
     sent_malformed: bool,
+    /// The last line the client wrote (not an answer to the server), for a crash's evidence.
+    last_sent: Vec<u8>,
 }
 
 /// What one turn of the event pump produced.
@@ -83,6 +85,7 @@ impl Session {
         let mut t = Transcript {
             protocol_requested: plan.protocol.clone(),
             timeout_ms: plan.timeout.as_millis() as u64,
+            limits: plan.limits,
             ..Transcript::default()
         };
         match ServerProcess::spawn(cmd, plan.limits) {
@@ -98,6 +101,7 @@ impl Session {
                 pending_replies: Vec::new(),
                 modern_version: None,
                 sent_malformed: false,
+                last_sent: Vec::new(),
             }),
             Err(e) => {
                 t.process.spawn_error = Some(e);
@@ -113,6 +117,15 @@ impl Session {
 
     pub fn transcript(&self) -> &Transcript {
         &self.t
+    }
+
+    /// The last line the client wrote to the server, without its newline.
+    pub fn last_sent(&self) -> String {
+        let line = self
+            .last_sent
+            .strip_suffix(b"\n")
+            .unwrap_or(&self.last_sent);
+        String::from_utf8_lossy(line).into_owned()
     }
 
     /// Whether stdout is still open and the process has not exited.
@@ -184,6 +197,7 @@ impl Session {
         }
         let deadline = Instant::now() + self.plan.timeout;
         let bytes = jsonrpc::encode_request(&id, method, params.as_ref());
+        self.last_sent.clone_from(&bytes);
         if let Err(e) = self.proc.send(&bytes, deadline).await {
             // The server may have answered or exited already; let the pump find out which.
             self.pump_until_ended(Instant::now() + EXIT_DRAIN).await;
@@ -211,6 +225,7 @@ impl Session {
             return false;
         }
         self.sent_malformed = true;
+        self.last_sent = bytes.to_vec();
         let deadline = Instant::now() + self.plan.timeout;
         self.proc.send(bytes, deadline).await.is_ok()
     }
@@ -235,6 +250,7 @@ impl Session {
         let bytes = jsonrpc::encode_notification(method, params.as_ref());
         let deadline = Instant::now() + self.plan.timeout;
         self.t.notifications_sent.push(method.to_string());
+        self.last_sent.clone_from(&bytes);
         self.proc.send(&bytes, deadline).await.is_ok()
     }
 

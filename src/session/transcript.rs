@@ -258,6 +258,11 @@ pub enum StreamEnd {
         limit: u64,
     },
     ReadError,
+    /// The server framed stdout with Content-Length headers: no newline-delimited client can
+    /// read another message, so the session stopped reading there.
+    Unusable {
+        line: u64,
+    },
 }
 
 /// Everything about the process, for the report.
@@ -282,6 +287,8 @@ pub struct Transcript {
     pub era: Option<Era>,
     /// The wait the session allowed each request.
     pub timeout_ms: u64,
+    /// What the session read within, for the checks that judge sizes.
+    pub limits: crate::process::StdioLimits,
     pub frames: Vec<Frame>,
     pub exchanges: Vec<Exchange>,
     pub notifications_sent: Vec<String>,
@@ -303,6 +310,12 @@ pub struct UnterminatedOutput {
 }
 
 impl Transcript {
+    /// Whether the guard stopped the stream itself (a limit, or framing no client can read):
+    /// what was left unanswered then is the root cause's doing, not a fault of its own.
+    pub fn stream_cut(&self) -> bool {
+        self.process.killed_for_limit || matches!(self.stream_end, Some(StreamEnd::Unusable { .. }))
+    }
+
     pub fn initialize(&self) -> Option<&Exchange> {
         self.exchanges
             .iter()

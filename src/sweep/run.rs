@@ -128,6 +128,7 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
             cwd: Some(cwd.clone()),
             env: with_entry_env(&base_env, &launch.env),
             clear_env: true,
+            unset_env: Vec::new(),
         };
         let outcome = setup::run(&command, config.setup_timeout, &launch.env).await;
         if !outcome.ok {

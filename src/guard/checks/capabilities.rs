@@ -69,7 +69,7 @@ impl Check for Capabilities {
                         ),
                     ),
                     Outcome::NoResponse | Outcome::SendFailed(_) => {
-                        if t.process.killed_for_limit {
+                        if t.stream_cut() {
                             continue;
                         }
                         Finding::new(

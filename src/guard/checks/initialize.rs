@@ -4,7 +4,7 @@ use super::{Check, CheckContext};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::protocol::versions;
-use crate::session::transcript::Outcome;
+use crate::session::transcript::{Outcome, Phase, Transcript};
 use serde_json::Value;
 
 pub struct Initialize;
@@ -37,10 +37,12 @@ impl Check for Initialize {
             Code::InitializeInvalidServerInfo,
             Code::DiscoverError,
             Code::DiscoverInvalidResult,
+            Code::ServerRequestBeforeInitialized,
         ]
     }
 
     fn run(&self, cx: &CheckContext<'_>, out: &mut Vec<Finding>) {
+        early_server_requests(cx.transcript, out);
         let Some(init) = cx.transcript.initialize() else {
             discover(cx.transcript, out);
             return;
@@ -265,5 +267,28 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+/// Requests the server sent while initialize was still unanswered: only ping is allowed then.
+fn early_server_requests(t: &Transcript, out: &mut Vec<Finding>) {
+    let early = t.server_requests.iter().filter(|r| {
+        r.method != "ping"
+            && t.frames
+                .iter()
+                .any(|f| f.line == r.line && f.phase <= Phase::Initialize)
+    });
+    for r in early {
+        out.push(
+            Finding::new(
+                Code::ServerRequestBeforeInitialized,
+                format!(
+                    "The server sent the request `{}` (stdout line {}) before answering initialize; only ping is allowed before notifications/initialized.",
+                    excerpt(&r.method, 80),
+                    r.line
+                ),
+            )
+            .at(Location::stdout_line(r.line)),
+        );
     }
 }

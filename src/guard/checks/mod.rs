@@ -14,6 +14,7 @@ use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::session::transcript::Transcript;
 
+pub(crate) use runtime::stderr_tail;
 pub use tool_schema::ToolSchemaSummary;
 
 /// What a check can read.

@@ -23,8 +23,10 @@ impl Check for Runtime {
             Code::OperationMissingResponse,
             Code::OperationError,
             Code::ServerCrashed,
+            Code::ServerEndedSession,
             Code::ShutdownSlow,
             Code::StderrOutputLimitExceeded,
+            Code::StderrFlood,
         ]
     }
 
@@ -44,12 +46,23 @@ impl Check for Runtime {
         crash(t, out);
         shutdown(t, out);
         let stderr = &t.process.stderr;
+        if stderr.total_bytes > t.limits.stderr_flood_bytes {
+            out.push(Finding::new(
+                Code::StderrFlood,
+                format!(
+                    "The server wrote {} bytes ({} lines) to stderr in one short session, past the flood threshold (--stderr-flood-bytes {}); a client must drain all of it.",
+                    stderr.total_bytes, stderr.lines, t.limits.stderr_flood_bytes
+                ),
+            ));
+        }
         if stderr.limit_exceeded {
             out.push(Finding::new(
                 Code::StderrOutputLimitExceeded,
                 format!(
-                    "The server wrote {} bytes to stderr during a short session, past the limit (--max-stderr-bytes).",
-                    stderr.total_bytes
+                    "The server wrote {} bytes ({} lines) to stderr, past --max-stderr-bytes; all of it was drained and counted, and the report keeps only the last {} bytes.",
+                    stderr.total_bytes,
+                    stderr.lines,
+                    stderr.tail.len()
                 ),
             ));
         }
@@ -75,7 +88,7 @@ fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
             }
             out.push(f);
         }
-        Outcome::NoResponse | Outcome::SendFailed(_) if !t.process.killed_for_limit => {
+        Outcome::NoResponse | Outcome::SendFailed(_) if !t.stream_cut() => {
             out.push(exited_before_initialize(t, &init.method).at(location));
         }
         _ => {}
@@ -131,18 +144,17 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
                 .detail("request-timeout")
                 .at(location),
             ),
-            Outcome::NoResponse | Outcome::SendFailed(_) if !t.process.killed_for_limit => out
-                .push(
-                    Finding::new(
-                        Code::OperationMissingResponse,
-                        format!(
-                            "The server's stdout closed before `{}` (id {}) was answered.",
-                            e.method, e.id
-                        ),
-                    )
-                    .detail(exit_during_operation(t))
-                    .at(location),
-                ),
+            Outcome::NoResponse | Outcome::SendFailed(_) if !t.stream_cut() => out.push(
+                Finding::new(
+                    Code::OperationMissingResponse,
+                    format!(
+                        "The server's stdout closed before `{}` (id {}) was answered.",
+                        e.method, e.id
+                    ),
+                )
+                .detail(exit_during_operation(t))
+                .at(location),
+            ),
             Outcome::Error(err) => out.push(
                 Finding::new(
                     Code::OperationError,
@@ -201,7 +213,19 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
     let Some(phase) = t.process.exited_in else {
         return;
     };
-    if phase < Phase::Operations || t.process.killed_for_limit {
+    if phase < Phase::Operations || t.stream_cut() {
+        return;
+    }
+    if t.process.exit == Some(ExitKind::Code(0)) {
+        // The spec lets a server end the session; what it left unanswered is reported per request.
+        out.push(Finding::new(
+            Code::ServerEndedSession,
+            format!(
+                "The server ended the session early: it exited cleanly (code 0) {} at {} ms, before the client closed its stdin.",
+                phase.describe(),
+                t.process.exited_ms.unwrap_or(0)
+            ),
+        ));
         return;
     }
     let how = match t.process.exit {
@@ -218,7 +242,6 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
     )
     .detail(match t.process.exit {
         Some(ExitKind::Signal(_)) => "signal-exit-after-initialize",
-        Some(ExitKind::Code(0)) => "clean-exit-after-initialize",
         _ => "nonzero-exit-after-initialize",
     });
     if let Some(tail) = stderr_tail(t) {
@@ -252,7 +275,7 @@ fn shutdown(t: &Transcript, out: &mut Vec<Finding>) {
 }
 
 /// The last few lines of stderr, which usually say why a server stopped.
-fn stderr_tail(t: &Transcript) -> Option<String> {
+pub(crate) fn stderr_tail(t: &Transcript) -> Option<String> {
     let text = t.process.stderr.tail_text();
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {

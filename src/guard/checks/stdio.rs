@@ -24,6 +24,7 @@ impl Check for StdioTransport {
             Code::StdoutContentLengthFraming,
             Code::StdoutWithoutNewline,
             Code::StdoutLineTooLarge,
+            Code::StdoutLineLarge,
             Code::StdoutOutputLimitExceeded,
             Code::StdoutInvalidUtf8,
             Code::StdoutCarriageReturn,
@@ -70,8 +71,33 @@ impl Check for StdioTransport {
         if !lsp_framed {
             without_newline(t, out);
         }
+        large_lines(t, out);
         limits(t, out);
     }
+}
+
+/// Lines past the soft limit: read and judged, but some clients refuse them.
+fn large_lines(t: &Transcript, out: &mut Vec<Finding>) {
+    let soft = t.limits.soft_stdout_line_bytes;
+    let large: Vec<&crate::session::transcript::Frame> =
+        t.frames.iter().filter(|f| f.bytes > soft).collect();
+    let Some(biggest) = large.iter().max_by_key(|f| f.bytes) else {
+        return;
+    };
+    let lines: Vec<u64> = large.iter().map(|f| f.line).collect();
+    out.push(
+        Finding::new(
+            Code::StdoutLineLarge,
+            format!(
+                "{} on stdout longer than {soft} bytes (line {}), the largest {} bytes (line {}): the official TypeScript and Python SDK clients read it, but clients that read lines into a fixed buffer (Go's bufio.Scanner: 64 KiB unless raised; others 256 KiB or 1 MiB) refuse it.",
+                frame_findings::plural(lines.len(), "line is", "lines are"),
+                frame_findings::line_list(&lines),
+                biggest.bytes,
+                biggest.line,
+            ),
+        )
+        .at(crate::finding::Location::stdout_line(lines[0])),
+    );
 }
 
 /// Whether the lines from `start` on, joined, form one JSON value: a message split across lines.

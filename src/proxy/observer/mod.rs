@@ -211,7 +211,10 @@ impl Observer {
     }
 
     /// Adds a finding unless the same one (code and place) was already reported.
-    fn report(&mut self, out: &mut Vec<Finding>, f: Finding) {
+    fn report(&mut self, out: &mut Vec<Finding>, mut f: Finding) {
+        // Every output of the proxy (stderr, --report, --sarif) reads findings from here, so a
+        // credential the server printed is masked once; the forwarded bytes are not touched.
+        f.mask_secrets();
         // Distinct per code, reason and place; the first occurrence is the one reported.
         let seen = self.findings.iter().any(|g| {
             g.code == f.code

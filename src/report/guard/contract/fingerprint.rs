@@ -76,9 +76,12 @@ pub fn fingerprint(run: &GuardRun, t: &Transcript) -> Value {
         "argv": argv,
         "cwdPath": show(&command.cwd.clone().or(here)),
         "envAssignments": command.env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect::<Vec<_>>(),
+        "unsetEnv": command.unset_env,
         "platform": format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
         "limits": {
             "maxStdoutLineBytes": limits.max_stdout_line_bytes,
+            "softStdoutLineBytes": limits.soft_stdout_line_bytes,
+            "stderrFloodBytes": limits.stderr_flood_bytes,
             "maxStdoutBytes": limits.max_stdout_bytes,
             "maxStderrBytes": limits.max_stderr_bytes,
         },

@@ -74,6 +74,7 @@ fn detail(t: &Transcript) -> Value {
     } else {
         match (p.exited_in, path) {
             (Some(phase), _) if phase < Phase::Operations => "exited-early",
+            (Some(_), _) if p.exit == Some(ExitKind::Code(0)) => "ended-by-server",
             (Some(_), _) => "crashed",
             (None, Some(ShutdownPath::Terminated)) => "terminated",
             (None, Some(ShutdownPath::Killed)) => "killed",
