@@ -223,7 +223,8 @@ fn server_that_answers_everything_then_exits_0_ended_the_session_early() {
         "warning",
         &[("server-ended-session", "warning")],
     );
-    assert_eq!(r.json["process"]["outcome"], "ended-by-server");
+    assert_eq!(r.json["process"]["detail"]["outcome"], "ended-by-server");
+    assert_eq!(r.json["process"]["outcome"], "exited");
     assert_eq!(r.json["process"]["exitCode"], 0);
 }
 
@@ -315,6 +316,10 @@ fn stdout_flood_is_cut_off_with_bounded_memory_and_nothing_left() {
         .args([
             "guard",
             "--json",
+            // The 1 MiB budget this bound was set for (the default is now 17 MiB, so that
+            // one line at the 16 MiB hard cap fits).
+            "--max-stdout-bytes",
+            "1048576",
             "--",
             python_command(),
             &fixture("flood_stdout"),
@@ -387,8 +392,8 @@ fn chatty_stderr_logging_in_synchronous_writes_is_only_a_note() {
         "pass",
         &[("stderr-output-limit-exceeded", "note")],
     );
-    assert_eq!(r.json["stderr"]["totalBytes"], 5 * 1024 * 1024);
-    assert_eq!(r.json["stderr"]["lines"], 5 * 1024);
+    assert_eq!(r.json["stderrFacts"]["totalBytes"], 5 * 1024 * 1024);
+    assert_eq!(r.json["stderrFacts"]["lines"], 5 * 1024);
     assert_eq!(r.json["initialized"], true);
 }
 

@@ -124,8 +124,8 @@ fn content_length_framing_is_named_as_the_cause() {
         &[("stdout-content-length-framing", "error")],
     );
     // The wait for initialize ended at the header, not at the timeout.
-    assert_eq!(r.json["operations"][0]["purpose"], "initialize");
-    assert_eq!(r.json["operations"][0]["outcome"], "no-response");
+    assert_eq!(r.json["exchanges"][0]["purpose"], "initialize");
+    assert_eq!(r.json["exchanges"][0]["outcome"], "no-response");
 }
 
 #[test]
@@ -192,7 +192,10 @@ fn a_2_mb_tools_list_line_is_parsed_judged_and_only_warned_about() {
     assert!(message.contains("TypeScript and Python SDK"), "{message}");
     // The answer was read: its tools were judged like any others.
     assert_eq!(r.json["toolSchema"]["total"], 1000);
-    assert_eq!(r.json["process"]["outcome"], "exited-on-stdin-close");
+    assert_eq!(
+        r.json["process"]["detail"]["outcome"],
+        "exited-on-stdin-close"
+    );
 }
 
 #[test]

@@ -176,7 +176,8 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
 /// The explicit requests the session never sent because the server had already stopped:
 /// each is a request without an answer, as a client that queued it would see it.
 fn unsent_requests(t: &Transcript, planned: &[PlannedRequest], out: &mut Vec<Finding>) {
-    if t.process.killed_for_limit || t.handshake().and_then(|h| h.outcome_result()).is_none() {
+    // A cut stream (a limit, an unusable framing) is the root cause: reported on its own.
+    if t.stream_cut() || t.handshake().and_then(|h| h.outcome_result()).is_none() {
         return;
     }
     let sent = t
