@@ -1,4 +1,4 @@
-//! action.yml, its development twin and the README's Action section: the published image
+//! action.yml, its development twin and docs/action.md: the published image
 //! is the crate's version, the docs list exactly the inputs the Action reads, and the
 //! release's pinning script writes a tag-and-digest reference.
 
@@ -78,7 +78,7 @@ fn the_docs_list_exactly_the_inputs_the_action_reads() {
     let action = read("action.yml");
     let mut declared = inputs_of(&action);
     declared.sort();
-    let readme = read("README.md");
+    let readme = read("docs/action.md");
     let section = readme
         .split("\n## GitHub Action\n")
         .nth(1)
@@ -94,7 +94,7 @@ fn the_docs_list_exactly_the_inputs_the_action_reads() {
     documented.sort();
     assert_eq!(
         declared, documented,
-        "action.yml inputs vs the README's table"
+        "action.yml inputs vs the table of docs/action.md"
     );
     let source = read("src/github/inputs.rs");
     for name in &declared {
@@ -104,7 +104,7 @@ fn the_docs_list_exactly_the_inputs_the_action_reads() {
             "action.yml declares `{name}` but src/github/inputs.rs never reads it"
         );
     }
-    for (file, text) in [("action.yml", &action), ("README.md", &readme)] {
+    for (file, text) in [("action.yml", &action), ("docs/action.md", &readme)] {
         assert!(
             !text.contains("Not available in this build"),
             "{file} still says an input is not available"

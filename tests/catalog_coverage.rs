@@ -24,10 +24,11 @@ fn every_code_is_expected_by_an_integration_test() {
 }
 
 #[test]
-fn the_readme_lists_every_code() {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .expect("README.md");
+fn the_findings_page_lists_every_code() {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/findings.md"),
+    )
+    .expect("docs/findings.md");
     let missing: Vec<&str> = mcpcheck::catalog::ALL
         .iter()
         .map(|c| c.as_str())
@@ -35,6 +36,6 @@ fn the_readme_lists_every_code() {
         .collect();
     assert!(
         missing.is_empty(),
-        "codes missing from the README table: {missing:?}"
+        "codes missing from the code table of docs/findings.md: {missing:?}"
     );
 }
