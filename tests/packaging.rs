@@ -98,7 +98,13 @@ fn npm_install(tarballs: &[PathBuf]) -> TempDir {
     let prefix = TempDir::new().expect("temp dir");
     let mut cmd = Command::new("npm");
     scrub(&mut cmd)
-        .args(["install", "--offline", "--no-audit", "--no-fund", "--prefix"])
+        .args([
+            "install",
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+        ])
         .arg(prefix.path())
         .arg("--cache")
         .arg(prefix.path().join(".npm-cache"))
@@ -240,7 +246,11 @@ fn every_manifest_carries_the_cargo_version() {
     assert_eq!(pyproject_version(), VERSION, "pyproject.toml");
 
     let manifests = npm_manifests();
-    assert_eq!(manifests.len(), 5, "mcpcheck + 4 platform packages: {manifests:?}");
+    assert_eq!(
+        manifests.len(),
+        5,
+        "mcpcheck + 4 platform packages: {manifests:?}"
+    );
     for (path, json) in &manifests {
         assert_eq!(json["version"], VERSION, "{path}");
     }
@@ -308,6 +318,9 @@ fn each_platform_package_declares_the_system_it_is_named_for() {
         assert_eq!(json["cpu"], serde_json::json!([cpu]), "{path}");
         assert_eq!(json["libc"], serde_json::json!([libc]), "{path}");
         assert_eq!(json["files"], serde_json::json!(["bin/mcpcheck"]), "{path}");
-        assert!(path.ends_with(&format!("npm/platforms/{platform}/package.json")), "{path}");
+        assert!(
+            path.ends_with(&format!("npm/platforms/{platform}/package.json")),
+            "{path}"
+        );
     }
 }
