@@ -68,27 +68,29 @@ fn logical_lines(body: &[String]) -> Vec<(usize, String)> {
     out
 }
 
-/// The `mcpcheck …` invocation in a shell line, up to the first shell operator.
+/// The `mcpcheck …` invocation in a shell line (`mcpcheck …`, `./target/release/mcpcheck …`,
+/// `uvx mcpcheck …`, `npx mcpcheck …`, a YAML `run: mcpcheck …`), up to the first shell
+/// operator.
 fn invocation(line: &str) -> Option<Vec<String>> {
-    let line = line.trim_start_matches("$ ").trim();
-    let at = line.find("mcpcheck ")?;
-    // `uvx mcpcheck …`, `npx mcpcheck …`, `./target/release/mcpcheck …` all run the binary.
-    let before = &line[..at];
-    if !(before.is_empty()
-        || before.ends_with('/')
-        || before.ends_with("uvx ")
-        || before.ends_with("npx ")
-        || before.ends_with("run: "))
-    {
-        return None;
-    }
-    let rest = &line[at..];
+    let line = line
+        .trim()
+        .trim_start_matches("$ ")
+        .trim_start_matches("- ");
+    let line = line.strip_prefix("run: ").unwrap_or(line);
     let cut = [" | ", " > ", " 2>", " && ", " || ", "; ", " >> "]
         .iter()
-        .filter_map(|op| rest.find(op))
+        .filter_map(|op| line.find(op))
         .min()
-        .unwrap_or(rest.len());
-    shell_words::split(&rest[..cut]).ok()
+        .unwrap_or(line.len());
+    let words = shell_words::split(&line[..cut]).ok()?;
+    let is_binary = |w: &str| w == "mcpcheck" || w.ends_with("/mcpcheck");
+    match words.as_slice() {
+        [first, ..] if is_binary(first) => Some(words),
+        [runner, second, ..] if (runner == "uvx" || runner == "npx") && second == "mcpcheck" => {
+            Some(words[1..].to_vec())
+        }
+        _ => None,
+    }
 }
 
 #[test]
