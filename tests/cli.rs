@@ -292,3 +292,29 @@ fn config_env_expands_variables_from_mcpchecks_environment() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn proxy_output_paths_that_cannot_be_written_fail_before_the_server_starts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marker = dir.path().join("server-started");
+    let missing = dir.path().join("no/such/dir/file");
+    for flag in ["--log", "--report", "--sarif"] {
+        let out = mcpcheck()
+            .args(["proxy", flag])
+            .arg(&missing)
+            .args(["--", "touch"])
+            .arg(&marker)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{flag}: {stderr}");
+        assert!(stderr.contains(flag), "{flag}: {stderr}");
+        assert!(
+            stderr.contains("the directory does not exist"),
+            "{flag}: {stderr}"
+        );
+        assert!(!marker.exists(), "{flag}: the server was started");
+    }
+}

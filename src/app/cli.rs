@@ -219,7 +219,7 @@ pub struct GuardArgs {
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// SARIF: the analysis category (runAutomationDetails.id), for example mcpcheck.
+    /// SARIF: the analysis category (the run's automationDetails.id), for example mcpcheck.
     #[arg(long, value_name = "NAME")]
     pub category: Option<String>,
     /// SARIF/Markdown: the repository file runtime findings are anchored to [default: the
