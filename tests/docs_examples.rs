@@ -4,30 +4,12 @@
 //! output compared, with `[..]` standing for any text within a line and `...` for any
 //! lines (as trycmd does).
 
+mod support;
+use support::docs::{documents, shown};
+use support::repo;
+
 use clap::Parser;
-use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn documents() -> Vec<PathBuf> {
-    let mut files = vec![repo().join("README.md"), repo().join("CONTRIBUTING.md")];
-    let mut stack = vec![repo().join("docs")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read docs") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                files.push(path);
-            }
-        }
-    }
-    files.retain(|f| f.is_file());
-    files.sort();
-    files
-}
+use std::path::Path;
 
 /// Fenced blocks: (language, first line number, body lines).
 fn blocks(text: &str) -> Vec<(String, usize, Vec<String>)> {
@@ -99,11 +81,7 @@ fn every_documented_command_line_parses() {
     let mut seen = 0;
     for file in documents() {
         let text = std::fs::read_to_string(&file).expect("read");
-        let shown = file
-            .strip_prefix(repo())
-            .unwrap_or(&file)
-            .display()
-            .to_string();
+        let shown = shown(&file);
         for (lang, first, body) in blocks(&text) {
             if !matches!(lang.as_str(), "sh" | "bash" | "shell" | "console" | "yaml") {
                 continue;
@@ -183,11 +161,7 @@ fn console_examples_print_what_the_docs_say() {
     let mut ran = 0;
     for file in documents() {
         let text = std::fs::read_to_string(&file).expect("read");
-        let shown = file
-            .strip_prefix(repo())
-            .unwrap_or(&file)
-            .display()
-            .to_string();
+        let shown = shown(&file);
         for (lang, first, body) in blocks(&text) {
             if lang != "console" {
                 continue;
@@ -255,11 +229,7 @@ fn every_relative_link_resolves() {
     let mut bad = Vec::new();
     for file in documents() {
         let text = std::fs::read_to_string(&file).expect("read");
-        let shown = file
-            .strip_prefix(repo())
-            .unwrap_or(&file)
-            .display()
-            .to_string();
+        let shown = shown(&file);
         let dir = file.parent().unwrap_or(Path::new("."));
         let mut in_code = false;
         for (n, line) in text.lines().enumerate() {

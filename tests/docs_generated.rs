@@ -1,37 +1,8 @@
 //! The parts of README.md and docs/ that the code knows are generated, and the committed
 //! text equals what the code generates. `MCPCHECK_UPDATE_DOCS=1` rewrites them instead.
 
-use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Every Markdown file that may hold generated sections.
-fn documents() -> Vec<PathBuf> {
-    let mut files = vec![repo().join("README.md"), repo().join("CONTRIBUTING.md")];
-    let mut stack = vec![repo().join("docs")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read docs") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                files.push(path);
-            }
-        }
-    }
-    files.retain(|f| f.is_file());
-    files.sort();
-    files
-}
-
-fn shown(path: &Path) -> String {
-    path.strip_prefix(repo())
-        .unwrap_or(path)
-        .display()
-        .to_string()
-}
+mod support;
+use support::docs::{documents, shown};
 
 #[test]
 fn generated_sections_equal_what_the_code_generates() {

@@ -39,6 +39,15 @@ pub(crate) fn headline(style: Style, status: Status) -> String {
     style.paint(code, status.headline())
 }
 
+/// The headline of a report without runtime findings (source, surface): every failure is
+/// plain FAIL, never "needs inspection".
+pub(crate) fn plain_headline(style: Style, status: Status) -> String {
+    match status {
+        Status::NeedsInspection => headline(style, Status::Fail),
+        s => headline(style, s),
+    }
+}
+
 /// A finding's first line: `label[code] place`, the place only when there is one.
 pub(crate) fn finding_head(out: &mut String, style: Style, label: &str, f: &Finding) {
     let place = f.location.describe();

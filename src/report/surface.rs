@@ -1,10 +1,10 @@
 //! Reports of `mcpcheck surface`: the surface rules over saved listings.
 
 use crate::finding::{excerpt, plural};
-use crate::report::human::{closing_counts, finding_body, headline, Style};
+use crate::report::human::{closing_counts, finding_body, plain_headline, Style};
 use crate::report::issue::{issues_json, summary_json};
 use crate::surface::SurfaceRun;
-use crate::verdict::{Status, Verdict};
+use crate::verdict::Verdict;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -49,12 +49,7 @@ pub fn json(run: &SurfaceRun) -> Value {
 pub fn human(run: &SurfaceRun, style: Style) -> String {
     let verdict = Verdict::of(&run.findings);
     let mut out = String::new();
-    // Without a runtime class, every failure is plain FAIL.
-    let status = match verdict.status {
-        Status::NeedsInspection => Status::Fail,
-        s => s,
-    };
-    let headline = headline(style, status);
+    let headline = plain_headline(style, verdict.status);
     let _ = writeln!(
         out,
         "{headline}  mcpcheck surface: {}",

@@ -3,6 +3,7 @@
 //! concern; every test file declares `mod support;` and uses what it needs.
 #![allow(dead_code)]
 
+pub mod docs;
 pub mod github;
 pub mod guard;
 pub mod markdown;

@@ -3,21 +3,16 @@
 
 use crate::finding::excerpt;
 use crate::finding::plural;
-use crate::report::human::{closing_counts, finding_body, headline, Style};
+use crate::report::human::{closing_counts, finding_body, plain_headline, Style};
 use crate::source::SourceScan;
-use crate::verdict::{Status, Verdict};
+use crate::verdict::Verdict;
 use std::fmt::Write;
 
 pub fn render(scan: &SourceScan, style: Style) -> String {
     let verdict = Verdict::of(&scan.findings);
     let stats = &scan.stats;
     let mut out = String::new();
-    // Without a runtime class, every failure is plain FAIL.
-    let status = match verdict.status {
-        Status::NeedsInspection => Status::Fail,
-        s => s,
-    };
-    let headline = headline(style, status);
+    let headline = plain_headline(style, verdict.status);
     let _ = writeln!(
         out,
         "{headline}  mcpcheck source: {}",
