@@ -146,9 +146,14 @@ fn a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_server() {
         "--timeout",
         "5000",
     ];
+    // A temporary directory of its own: another sweep starting on this machine between the
+    // kill and the resume would otherwise clean up the killed sweep's sandboxes first.
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("tmp");
     let mut child = mcpcheck()
         .arg("sweep")
         .args(args)
+        .env("TMPDIR", &tmp)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -166,7 +171,7 @@ fn a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_server() {
     child.kill().expect("SIGKILL");
     child.wait().expect("reap");
     // A SIGKILLed sweep cannot remove the sandboxes of the servers it was running.
-    let left = sandboxes_of(killed).len();
+    let left = sandboxes_of(&tmp, killed).len();
     assert!(left > 0, "no sandbox was in use at the kill");
     let before = complete_lines(&out);
     let kept = before.lines().count();
@@ -175,7 +180,12 @@ fn a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_server() {
         "killed too late to test resuming: {kept} lines"
     );
 
-    let resumed = sweep(&[&args[..], &["--resume"]].concat());
+    let resumed = mcpcheck()
+        .arg("sweep")
+        .args([&args[..], &["--resume"]].concat())
+        .env("TMPDIR", &tmp)
+        .output()
+        .expect("resume the sweep");
     let stdout = String::from_utf8_lossy(&resumed.stdout);
     let stderr = String::from_utf8_lossy(&resumed.stderr);
     assert_eq!(resumed.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -186,15 +196,15 @@ fn a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_server() {
         )),
         "{stderr}"
     );
-    // At least the killed sweep's; other killed sweeps on this machine may add to the count.
+    // Exactly the killed sweep's: nothing else uses this temporary directory.
     let removed: usize = stderr
         .split("mcpcheck sweep: removed ")
         .nth(1)
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no clean-up line in: {stderr}"));
-    assert!(removed >= left, "{stderr}");
-    assert_eq!(sandboxes_of(killed), Vec::<std::path::PathBuf>::new());
+    assert_eq!(removed, left, "{stderr}");
+    assert_eq!(sandboxes_of(&tmp, killed), Vec::<std::path::PathBuf>::new());
 
     let after = std::fs::read_to_string(&out).expect("results");
     assert!(

@@ -172,8 +172,9 @@ pub fn assert_usage_error(out: &Output, expected: &str) {
 }
 
 /// The sweep sandboxes in the temporary directory that the sweep with this pid created.
-pub fn sandboxes_of(pid: u32) -> Vec<PathBuf> {
-    std::fs::read_dir(std::env::temp_dir())
+/// The sweep sandboxes under `tmp` (the sweep's `TMPDIR`) made by the sweep with this pid.
+pub fn sandboxes_of(tmp: &Path, pid: u32) -> Vec<PathBuf> {
+    std::fs::read_dir(tmp)
         .expect("temp dir")
         .flatten()
         .map(|e| e.path())
