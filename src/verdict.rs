@@ -57,6 +57,32 @@ fn class_rank(class: IssueClass) -> u8 {
     }
 }
 
+/// The order in which the verdict picks its primary finding (see `Verdict::of`).
+fn rank_key(f: &Finding) -> impl Ord + '_ {
+    let place = f.risk.map(|_| {
+        (
+            f.location.file.as_deref(),
+            f.location.line,
+            f.location.column,
+        )
+    });
+    (
+        std::cmp::Reverse(f.severity),
+        class_rank(f.class()),
+        std::cmp::Reverse(f.risk),
+        place,
+        f.code,
+    )
+}
+
+/// The findings in the verdict's order, so a list names the primary finding first; findings
+/// that rank the same keep their order.
+pub fn ranked(findings: &[Finding]) -> Vec<&Finding> {
+    let mut ordered: Vec<&Finding> = findings.iter().collect();
+    ordered.sort_by_key(|f| rank_key(f));
+    ordered
+}
+
 impl<'a> Verdict<'a> {
     pub fn of(findings: &'a [Finding]) -> Self {
         let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
@@ -80,18 +106,7 @@ impl<'a> Verdict<'a> {
         let primary = findings
             .iter()
             .filter(|f| f.severity >= Severity::Warning)
-            .min_by_key(|f| {
-                let place = f
-                    .risk
-                    .map(|_| (f.location.file.clone(), f.location.line, f.location.column));
-                (
-                    std::cmp::Reverse(f.severity),
-                    class_rank(f.class()),
-                    std::cmp::Reverse(f.risk),
-                    place,
-                    f.code,
-                )
-            });
+            .min_by_key(|f| rank_key(f));
         Self {
             status,
             primary,
@@ -117,5 +132,34 @@ impl<'a> Verdict<'a> {
                 crate::finding::plural(self.warnings, "warning")
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Code;
+    use crate::finding::Risk;
+
+    #[test]
+    fn a_ranked_list_starts_with_the_primary_finding() {
+        // finding::sort puts these by severity then code name; the verdict prefers the
+        // riskier one, and a ranked list must agree with the headline.
+        let findings = vec![
+            Finding::new(Code::ExfiltrationParameter, "a").risk(Risk::High),
+            Finding::new(Code::ToolShadowing, "b").risk(Risk::Critical),
+            Finding::new(Code::CrossServerToolCollision, "c").risk(Risk::Medium),
+        ];
+        let verdict = Verdict::of(&findings);
+        let ranked = ranked(&findings);
+        assert_eq!(verdict.primary.map(|f| f.code), Some(Code::ToolShadowing));
+        assert_eq!(
+            ranked.iter().map(|f| f.code).collect::<Vec<_>>(),
+            [
+                Code::ToolShadowing,
+                Code::ExfiltrationParameter,
+                Code::CrossServerToolCollision
+            ]
+        );
     }
 }

@@ -154,7 +154,9 @@ fn findings(out: &mut String, report: &Report, shown: usize) {
         out,
         "### Findings\n\n| Severity | Code | Finding | Location |\n|---|---|---|---|"
     );
-    for f in report.findings.iter().take(shown) {
+    // The verdict's order: the finding the headline names comes first.
+    let ordered = crate::verdict::ranked(&report.findings);
+    for f in ordered.iter().copied().take(shown) {
         let severity = match f.severity {
             Severity::Error => "❌ error",
             Severity::Warning => "⚠️ warning",
@@ -173,7 +175,7 @@ fn findings(out: &mut String, report: &Report, shown: usize) {
             md::cell(&location(report, f))
         );
     }
-    let hidden = &report.findings[shown.min(report.findings.len())..];
+    let hidden = &ordered[shown.min(ordered.len())..];
     if !hidden.is_empty() {
         let count = |s: Severity| hidden.iter().filter(|f| f.severity == s).count();
         let _ = writeln!(
