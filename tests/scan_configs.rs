@@ -653,3 +653,86 @@ fn primary_issue_same_in_every_format() {
         "{markdown}"
     );
 }
+
+/// Every issue as (file, line, column, code, logical path, fingerprint), sorted.
+fn issue_keys(r: &ScanResult) -> Vec<(String, u64, u64, String, String, String)> {
+    let mut keys: Vec<_> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            let text = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
+            (
+                text(&i["location"]["file"]),
+                i["location"]["line"].as_u64().expect("line"),
+                i["location"]["column"].as_u64().expect("column"),
+                text(&i["code"]),
+                text(&i["location"]["logical"]),
+                text(&i["fingerprint"]),
+            )
+        })
+        .collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn scanning_a_directory_finds_what_scanning_each_file_finds() {
+    // Every config shape discovery knows by name, filled with the malicious fixtures in turn,
+    // plus VS Code settings with an `mcp` section (user and workspace).
+    const SHAPES: &[&str] = &[
+        ".mcp.json",
+        ".claude.json",
+        "claude_desktop_config.json",
+        ".cursor/mcp.json",
+        ".vscode/mcp.json",
+        ".codeium/windsurf/mcp_config.json",
+        ".config/Code/User/mcp.json",
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let mut fixtures: Vec<_> = std::fs::read_dir(repo().join("tests/fixtures/configs"))
+        .expect("fixtures")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".malicious.json"))
+        .collect();
+    fixtures.sort();
+    let mut expected_files = Vec::new();
+    for (i, fixture) in fixtures.iter().enumerate() {
+        let rel = format!("c{i:02}/{}", SHAPES[i % SHAPES.len()]);
+        write(root, &rel, &std::fs::read_to_string(fixture).expect("read"));
+        expected_files.push(rel);
+    }
+    for rel in [
+        "u/.config/Code/User/settings.json",
+        "w/.vscode/settings.json",
+    ] {
+        write(root, rel, &format!("{{\n  \"editor.tabSize\": 2,\n  \"mcp\": {{ \"servers\": {{ \"s\": {{ \"command\": \"node\", \"args\": [\"s.js\"], \"env\": {{ \"GITHUB_TOKEN\": \"{TOKEN}\" }} }} }} }}\n}}\n"));
+        expected_files.push(rel.to_string());
+    }
+    // Settings without an `mcp` section, or not JSONC at all, are not configs.
+    write(root, "x/.vscode/settings.json", "{\"editor.tabSize\": 2}");
+    write(root, "y/.config/Code/User/settings.json", "{\"mcp\": ");
+    expected_files.sort();
+    let whole = scan_in(root, &[]);
+    assert_eq!(config_paths(&whole), expected_files);
+    let clients: Vec<&str> = whole.json["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["client"].as_str().expect("client"))
+        .collect();
+    assert!(!clients.contains(&"unknown"), "{clients:?}");
+    let mut each = Vec::new();
+    for rel in &expected_files {
+        let r = scan_in(root, &[rel.as_str()]);
+        assert_eq!(config_paths(&r), [rel.clone()]);
+        each.extend(issue_keys(&r));
+    }
+    each.sort();
+    assert!(each.len() > fixtures.len(), "{}", each.len());
+    assert_eq!(issue_keys(&whole), each);
+    // The same when the directory is named instead of being the working directory.
+    let named = scan_in(root, &["."]);
+    assert_eq!(issue_keys(&named), each);
+}
