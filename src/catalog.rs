@@ -423,6 +423,10 @@ catalog! {
         "An MCP server entry the scanner does not understand",
         "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format. A value that is not an object where the file, its server list or a server belongs ({\"mcpServers\": 5}, a server given as a string) is not this finding but an input error (exit 2) naming the file, line and column: no client can load such a file.",
         precision = High, risk = Info, owasp = "MCP09";
+    ConfigFileExposure => "config-file-exposure", Security, Error,
+        "A config with credentials is readable by others, or anyone can rewrite it",
+        "A config that holds a literal credential is a second copy of that credential: when the file's mode lets the group or other users read it (and every directory above it lets them through), or git tracks it (so it is in the repository, its clones and its history), the credential is exposed however well the client guards it. A config in a directory anyone may write to (no sticky bit) can be replaced by any user, who then chooses the commands the client runs. Reported once per file, at its first credential, not once per server, and only for files a client loads by their name (.mcp.json, .claude.json, .vscode/mcp.json…): another JSON file holding a token is an example, a template or a fixture, and hardcoded-secret reports its token already. Move the credentials into the environment or a prompted input and revoke them; until then chmod 600 the file; git rm --cached a tracked one; keep configs in directories only you can write to. Mode bits are checked on Unix only; the git index is read directly (versions 2 to 4).",
+        precision = High, risk = High, owasp = "MCP01";
     ServerDefinitionDrift => "server-definition-drift", Security, Error,
         "A server's launch definition changed since it was pinned",
         "The launcher, command, arguments, environment or header names, or URL differ from .mcpcheck-lock.json. Review the change; if it is intended, run `mcpcheck pin --force` to record it.",

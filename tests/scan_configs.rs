@@ -29,7 +29,7 @@ fn config_paths(r: &ScanResult) -> Vec<String> {
 
 #[test]
 fn project_discovery_walks_hidden_directories_and_skips_node_modules() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = private_tempdir();
     let root = dir.path();
     write(root, ".mcp.json", &secret_config("root"));
     write(root, ".vscode/mcp.json", "{\"servers\": {}}");
@@ -98,8 +98,8 @@ fn project_discovery_walks_hidden_directories_and_skips_node_modules() {
 
 #[test]
 fn global_configs_come_from_home_on_every_client() {
-    let home = tempfile::tempdir().expect("home");
-    let project = tempfile::tempdir().expect("project");
+    let home = private_tempdir();
+    let project = private_tempdir();
     let h = home.path();
     write(
         h,
@@ -194,8 +194,8 @@ fn global_configs_come_from_home_on_every_client() {
 
 #[test]
 fn no_paths_discovers_project_and_global_configs_and_lists_them() {
-    let home = tempfile::tempdir().expect("home");
-    let project = tempfile::tempdir().expect("project");
+    let home = private_tempdir();
+    let project = private_tempdir();
     write(
         home.path(),
         ".cursor/mcp.json",
@@ -386,7 +386,7 @@ fn rule_selection_fail_on_and_output() {
         &fixture,
     ]);
     assert!(ignored.issues().is_empty());
-    assert_eq!(ignored.json["stats"]["rulesRun"], 12);
+    assert_eq!(ignored.json["stats"]["rulesRun"], 13);
     let critical = scan(&["--fail-on", "critical", &fixture]);
     assert_eq!(critical.exit, 1);
     assert_eq!(critical.json["summary"]["failing"], 3);

@@ -4,6 +4,7 @@
 pub mod baseline;
 pub mod config_file;
 pub mod discover;
+pub mod exposure;
 pub mod http;
 pub mod inventory;
 pub mod jsonc;

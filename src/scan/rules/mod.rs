@@ -1,5 +1,6 @@
 //! Static rules on client configs, one file each. A rule overrides only the hooks it needs.
 
+mod config_file_exposure;
 mod credential_in_url;
 mod deprecated_package;
 mod filesystem_root_access;
@@ -61,6 +62,7 @@ pub fn registry() -> Vec<&'static dyn ConfigRule> {
         &unauthenticated_remote_endpoint::UnauthenticatedRemoteEndpoint,
         &listens_on_all_interfaces::ListensOnAllInterfaces,
         &unknown_server_entry::UnknownServerEntry,
+        &config_file_exposure::ConfigFileExposure,
     ]
 }
 
