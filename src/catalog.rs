@@ -395,6 +395,14 @@ catalog! {
         "The server's package is deprecated or yanked in its registry",
         "The registry marks this package or version as deprecated or yanked: it no longer gets fixes and may be abandoned or taken over. Move to the maintained replacement named in the notice. Checked only with --registry.",
         precision = High, risk = Medium, owasp = "MCP04";
+    VulnerablePackage => "vulnerable-package", Security, Error,
+        "The server's package version has published vulnerabilities",
+        "The package version the server is launched from (or, when it is not pinned, the latest version its runner fetches today) is named in published advisories: OSV's database, which carries the GitHub Advisory Database (GHSA ids with their CVE aliases) and PyPA's. The message names each advisory, its severity and the version that fixes it; the risk is that of the most severe advisory (medium when none states one). Upgrade to the fixed version and pin it. Checked only with --advisories, which sends each package name and version to the advisory service (MCPCHECK_OSV_URL, default https://api.osv.dev/); container images are not covered.",
+        precision = High, risk = High, owasp = "MCP04";
+    AdvisoryLookupFailed => "advisory-lookup-failed", Security, Note,
+        "A package could not be checked for known vulnerabilities",
+        "With --advisories, the advisory service or the package's registry (for the latest version of an unpinned package) could not be reached, refused the request, rate-limited it, or did not know the package, so this package was not checked. It is reported so that an outage never reads as a clean result. Scan again with network access, point MCPCHECK_OSV_URL at a reachable mirror, or check the package by hand.",
+        risk = Info, owasp = "MCP04";
     FilesystemRootAccess => "filesystem-root-access", Security, Error,
         "The server is given the whole filesystem or home directory",
         "Granting /, a drive root or the home directory exposes SSH keys, cloud credentials and browser data to every tool the server offers and to any prompt injection that reaches it. Grant only the project directories it needs.",

@@ -18,6 +18,28 @@ pub struct RuleRequest {
     pub rules: Vec<String>,
     pub ignore_rules: Vec<String>,
     pub registry: bool,
+    /// Look packages up in advisory databases (`--advisories`).
+    pub advisories: bool,
+}
+
+/// Advisory facts for `--advisories`, with their notices.
+fn advisory_facts(
+    r: &RuleRequest,
+    loaded: &Loaded,
+    selection: &Selection,
+) -> Option<super::advisories::AdvisoryFacts> {
+    if !r.advisories
+        || !(selection.selects(Code::VulnerablePackage)
+            || selection.selects(Code::AdvisoryLookupFailed))
+    {
+        return None;
+    }
+    let packages = super::launched_packages(&loaded.configs);
+    Some(super::advisories::look_up(
+        &packages,
+        &package_registry::RegistryUrls::from_env(),
+        &super::advisories::osv_url_from_env(),
+    ))
 }
 
 /// `mcpcheck scan`.
@@ -69,7 +91,10 @@ pub struct ListRequest {
 
 /// The codes the static config scan can produce: its rules and the lock comparison.
 fn static_codes() -> Vec<Code> {
-    let mut codes: Vec<Code> = super::rules::registry().iter().map(|r| r.code()).collect();
+    let mut codes: Vec<Code> = super::rules::registry()
+        .iter()
+        .flat_map(|r| std::iter::once(r.code()).chain(r.also_reports().iter().copied()))
+        .collect();
     codes.extend([Code::ServerDefinitionDrift, Code::ServerAddedSincePin]);
     codes
 }
@@ -169,6 +194,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
         ));
     }
     let facts = registry_facts(&request.rules, &loaded, &selection);
+    let advisories = advisory_facts(&request.rules, &loaded, &selection);
     let live: Vec<LiveListing> = match request.live {
         Some(o) => super::list_live(&loaded.configs, o)?,
         None => super::not_listed(&loaded.configs),
@@ -176,6 +202,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     let settings = ScanSettings {
         selection: &selection,
         registry: facts.as_ref(),
+        advisories: advisories.as_ref(),
         lock: lock_file.as_ref(),
         live: request.live.map(|_| live.as_slice()),
     };
@@ -185,6 +212,9 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     super::sort(&mut findings);
     if let Some(f) = &facts {
         loaded.notices.extend(f.notices.iter().cloned());
+    }
+    if let Some(a) = &advisories {
+        loaded.notices.extend(a.notices.iter().cloned());
     }
     if let Some(l) = &lock_file {
         for gone in lock::removed(l, &loaded.configs) {
@@ -227,9 +257,11 @@ pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
     check_rule_selection(&selection, request.live.is_some())?;
     let loaded = super::load(&request.targets, &request.cwd, false)?;
     let facts = registry_facts(&request.rules, &loaded, &selection);
+    let advisories = advisory_facts(&request.rules, &loaded, &selection);
     let settings = ScanSettings {
         selection: &selection,
         registry: facts.as_ref(),
+        advisories: advisories.as_ref(),
         lock: None,
         live: None,
     };
