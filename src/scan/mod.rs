@@ -18,6 +18,7 @@ pub mod rules;
 pub mod run;
 pub mod secrets;
 pub mod server_entry;
+pub mod toxic_flow;
 pub mod urls;
 
 use crate::catalog::Code;

@@ -95,7 +95,11 @@ fn static_codes() -> Vec<Code> {
         .iter()
         .flat_map(|r| std::iter::once(r.code()).chain(r.also_reports().iter().copied()))
         .collect();
-    codes.extend([Code::ServerDefinitionDrift, Code::ServerAddedSincePin]);
+    codes.extend([
+        Code::ServerDefinitionDrift,
+        Code::ServerAddedSincePin,
+        Code::ToxicFlow,
+    ]);
     codes
 }
 
@@ -208,6 +212,9 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     };
     let mut findings = super::findings(&loaded.configs, &settings);
     findings.extend(surface_findings(&live, &loaded.configs, &selection));
+    let (flows, flow_notices) = toxic_flows(&live, &loaded.configs, &selection);
+    findings.extend(flows);
+    loaded.notices.extend(flow_notices);
     // One order for the whole report, config and live findings alike: highest risk first.
     super::sort(&mut findings);
     if let Some(f) = &facts {
@@ -267,11 +274,15 @@ pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
     };
     let mut findings = super::findings(&loaded.configs, &settings);
     // With --live, the surface findings `scan --live` reports, so they can be accepted too.
-    if let Some(o) = request.live {
-        let live = super::list_live(&loaded.configs, o)?;
+    let live = match request.live {
+        Some(o) => super::list_live(&loaded.configs, o)?,
+        None => super::not_listed(&loaded.configs),
+    };
+    if request.live.is_some() {
         findings.extend(surface_findings(&live, &loaded.configs, &selection));
-        super::sort(&mut findings);
     }
+    findings.extend(toxic_flows(&live, &loaded.configs, &selection).0);
+    super::sort(&mut findings);
     Ok((Baseline::of(&findings), loaded.configs.len()))
 }
 
@@ -362,6 +373,19 @@ fn surface_findings(
             f
         })
         .collect()
+}
+
+/// Flows from private data to a sink across the servers of each config, and the flows
+/// guessed from the names of servers not listed (notices).
+fn toxic_flows(
+    live: &[LiveListing],
+    configs: &[ConfigFile],
+    selection: &Selection,
+) -> (Vec<Finding>, Vec<String>) {
+    if !selection.selects(Code::ToxicFlow) {
+        return (Vec::new(), Vec::new());
+    }
+    super::toxic_flow::findings(live, configs)
 }
 
 /// At the entry that declares the server, so every output has a line.
