@@ -726,7 +726,7 @@ fn scanning_a_directory_finds_what_scanning_each_file_finds() {
     let mut each = Vec::new();
     for rel in &expected_files {
         let r = scan_in(root, &[rel.as_str()]);
-        assert_eq!(config_paths(&r), [rel.clone()]);
+        assert_eq!(config_paths(&r), std::slice::from_ref(rel));
         each.extend(issue_keys(&r));
     }
     each.sort();

@@ -369,6 +369,8 @@ fn anthropic_key_under_a_plain_name_is_a_hardcoded_secret() {
         .starts_with("Anthropic API key sk-a… (45 characters)"));
 }
 
+// Mode bits and their meaning are Unix's.
+#[cfg(unix)]
 mod exposure {
     use super::support::scan::*;
     use std::os::unix::fs::PermissionsExt;
