@@ -377,4 +377,36 @@ mod toxic_flow {
         );
         assert!(!live.json["notices"].to_string().contains("a guess"));
     }
+
+    #[test]
+    fn without_a_listing_the_tools_pinned_in_the_lock_are_classified() {
+        let (dir, config) = config_of(("files", "filesystem"), ("web", "fetch"));
+        let lock = dir.path().join("lock.json");
+        let pinned = super::support::scan::scan_command(&repo())
+            .args(["pin", "--live", "--output"])
+            .arg(&lock)
+            .arg(&config)
+            .output()
+            .expect("run pin");
+        assert!(pinned.status.success(), "{pinned:?}");
+        let r = super::support::scan::parse(
+            super::support::scan::scan_command(&repo())
+                .args(["scan", "--format", "json", "--lock"])
+                .arg(&lock)
+                .arg(&config)
+                .output()
+                .expect("run scan"),
+        );
+        assert_eq!(
+            flows(&r),
+            one("high", 4, 12, "/mcpServers/web", "lethal-trifecta")
+        );
+        assert!(
+            message(&r).contains("\"web\" (fetch) can instruct the model to read private data with \"files\" (list_directory, read_text_file)")
+                && message(&r).ends_with("(from the tools the servers advertise or, for servers not listed, the tools pinned in the lock file)."),
+            "{}",
+            message(&r)
+        );
+        assert!(!r.json["notices"].to_string().contains("a guess"));
+    }
 }

@@ -212,7 +212,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     };
     let mut findings = super::findings(&loaded.configs, &settings);
     findings.extend(surface_findings(&live, &loaded.configs, &selection));
-    let (flows, flow_notices) = toxic_flows(&live, &loaded.configs, &selection);
+    let (flows, flow_notices) = toxic_flows(&live, &loaded.configs, lock_file.as_ref(), &selection);
     findings.extend(flows);
     loaded.notices.extend(flow_notices);
     // One order for the whole report, config and live findings alike: highest risk first.
@@ -281,7 +281,7 @@ pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
     if request.live.is_some() {
         findings.extend(surface_findings(&live, &loaded.configs, &selection));
     }
-    findings.extend(toxic_flows(&live, &loaded.configs, &selection).0);
+    findings.extend(toxic_flows(&live, &loaded.configs, None, &selection).0);
     super::sort(&mut findings);
     Ok((Baseline::of(&findings), loaded.configs.len()))
 }
@@ -380,12 +380,13 @@ fn surface_findings(
 fn toxic_flows(
     live: &[LiveListing],
     configs: &[ConfigFile],
+    lock: Option<&lock::LockFile>,
     selection: &Selection,
 ) -> (Vec<Finding>, Vec<String>) {
     if !selection.selects(Code::ToxicFlow) {
         return (Vec::new(), Vec::new());
     }
-    super::toxic_flow::findings(live, configs)
+    super::toxic_flow::findings(live, configs, lock)
 }
 
 /// At the entry that declares the server, so every output has a line.

@@ -8,6 +8,7 @@
 
 use super::config_file::ConfigFile;
 use super::live::{LiveListing, LiveState};
+use super::lock::{pinned_tools, LockFile};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Risk};
 use serde_json::Value;
@@ -215,7 +216,11 @@ struct Side<'a> {
 
 /// The flows in every config, one finding per config at most, and the flows guessed from the
 /// names of servers that were not listed, as notices (a guess is not a finding).
-pub fn findings(live: &[LiveListing], configs: &[ConfigFile]) -> (Vec<Finding>, Vec<String>) {
+pub fn findings(
+    live: &[LiveListing],
+    configs: &[ConfigFile],
+    lock: Option<&LockFile>,
+) -> (Vec<Finding>, Vec<String>) {
     let mut out = Vec::new();
     let mut notices = Vec::new();
     for config in configs {
@@ -229,14 +234,28 @@ pub fn findings(live: &[LiveListing], configs: &[ConfigFile]) -> (Vec<Finding>, 
                     .any(|e| e.pointer == l.pointer && !e.disabled)
             })
             .collect();
-        let answered: Vec<&&LiveListing> = servers
-            .iter()
-            .filter(|l| matches!(l.state, LiveState::Answered))
-            .collect();
+        // Listed tools, or for a server not listed now, the tools its lock entry pinned.
+        let mut listed: Vec<(&LiveListing, Vec<Value>)> = Vec::new();
+        let mut pinned_used = false;
+        for l in &servers {
+            if matches!(l.state, LiveState::Answered) {
+                listed.push((l, l.tools.clone()));
+            } else if let Some(surface) = lock
+                .and_then(|k| {
+                    k.servers
+                        .iter()
+                        .find(|s| s.config == config.display && s.name == l.server)
+                })
+                .and_then(|s| s.surface.as_ref())
+            {
+                listed.push((l, pinned_tools(surface)));
+                pinned_used = true;
+            }
+        }
         let (mut private, mut untrusted, mut sinks) = (Vec::new(), Vec::new(), Vec::new());
-        for l in &answered {
+        for (l, tools) in &listed {
             let mut by_role: [Vec<String>; 3] = Default::default();
-            for tool in &l.tools {
+            for tool in tools {
                 let r = classify(tool);
                 let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
                 for (i, on) in [r.private_source, r.untrusted_source, r.sink]
@@ -259,18 +278,23 @@ pub fn findings(live: &[LiveListing], configs: &[ConfigFile]) -> (Vec<Finding>, 
                 }
             }
         }
-        if let Some(f) = flow(config, &private, &untrusted, &sinks, false) {
+        let what = if pinned_used {
+            Source::ListedOrPinned
+        } else {
+            Source::Listed
+        };
+        if let Some(f) = flow(config, &private, &untrusted, &sinks, what) {
             out.push(f);
             continue;
         }
         // No flow among the listed tools: guess from the names of servers with no listing.
-        if answered.len() == servers.len() {
+        if listed.len() == servers.len() {
             continue;
         }
         let (mut private, mut untrusted, mut sinks) = (Vec::new(), Vec::new(), Vec::new());
         for l in servers
             .iter()
-            .filter(|l| !matches!(l.state, LiveState::Answered))
+            .filter(|l| !listed.iter().any(|(x, _)| x.pointer == l.pointer))
         {
             let Some(entry) = config.servers.iter().find(|e| e.pointer == l.pointer) else {
                 continue;
@@ -298,7 +322,7 @@ pub fn findings(live: &[LiveListing], configs: &[ConfigFile]) -> (Vec<Finding>, 
                 sinks.push(side());
             }
         }
-        if let Some(f) = flow(config, &private, &untrusted, &sinks, true) {
+        if let Some(f) = flow(config, &private, &untrusted, &sinks, Source::Guessed) {
             notices.push(format!(
                 "toxic-flow (a guess, not a finding): {}",
                 f.message
@@ -323,14 +347,23 @@ fn describe(sides: &[&Side<'_>]) -> String {
         .join(", ")
 }
 
+/// What the sides were learnt from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Listed,
+    ListedOrPinned,
+    Guessed,
+}
+
 /// A finding when a private source and a sink sit on different servers.
 fn flow(
     config: &ConfigFile,
     private: &[Side<'_>],
     untrusted: &[Side<'_>],
     sinks: &[Side<'_>],
-    guessed: bool,
+    source: Source,
 ) -> Option<Finding> {
+    let guessed = source == Source::Guessed;
     let pairs: Vec<(&Side<'_>, &Side<'_>)> = private
         .iter()
         .flat_map(|p| sinks.iter().map(move |s| (p, s)))
@@ -353,10 +386,10 @@ fn flow(
         .servers
         .iter()
         .find(|e| e.pointer == first_sink.pointer)?;
-    let what = if guessed {
-        "guessed from the servers' names, as they were not listed; run with --live to classify their tools"
-    } else {
-        "from the tools the servers advertise"
+    let what = match source {
+        Source::Guessed => "guessed from the servers' names, as they were not listed; run with --live to classify their tools",
+        Source::ListedOrPinned => "from the tools the servers advertise or, for servers not listed, the tools pinned in the lock file",
+        Source::Listed => "from the tools the servers advertise",
     };
     let message = if trifecta {
         format!(
@@ -441,5 +474,33 @@ mod tests {
             roles(json!({"name": "fetch_docs", "annotations": {"openWorldHint": false}})),
             (false, false, false)
         );
+    }
+
+    #[test]
+    fn pinned_tools_keep_names_parameters_and_boolean_annotations() {
+        use crate::scan::config_file::{parse, Scope};
+        let file = parse(
+            std::path::Path::new(".mcp.json"),
+            ".mcp.json",
+            Scope::Project,
+            "{\"mcpServers\": {\"s\": {\"command\": \"node\"}}}".into(),
+        )
+        .expect("config");
+        let mut listing = LiveListing::new(&file, &file.servers[0], LiveState::Answered);
+        listing.tools = vec![
+            json!({"name": "send_notification", "description": "d", "inputSchema": {"type": "object", "properties": {"to": {"type": "string"}}}, "annotations": {"openWorldHint": false, "title": "T"}}),
+            json!({"name": "fetch", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}, "annotations": {"readOnlyHint": true}}),
+        ];
+        let pinned = pinned_tools(&crate::scan::lock::locked_surface(&listing));
+        assert_eq!(
+            pinned,
+            [
+                json!({"name": "fetch", "inputSchema": {"type": "object", "properties": {"url": {}}}, "annotations": {"readOnlyHint": true}}),
+                json!({"name": "send_notification", "inputSchema": {"type": "object", "properties": {"to": {}}}, "annotations": {"openWorldHint": false}}),
+            ]
+        );
+        // So a pinned tool is classified as the listed one was.
+        assert_eq!(roles(pinned[1].clone()), roles(listing.tools[0].clone()));
+        assert_eq!(roles(pinned[0].clone()), (false, true, true));
     }
 }
