@@ -395,6 +395,14 @@ catalog! {
         "The server's package is deprecated or yanked in its registry",
         "The registry marks this package or version as deprecated or yanked: it no longer gets fixes and may be abandoned or taken over. Move to the maintained replacement named in the notice. Checked only with --registry.",
         precision = High, risk = Medium, owasp = "MCP04";
+    VulnerablePackage => "vulnerable-package", Security, Error,
+        "The server's package version has published vulnerabilities",
+        "The package version the server is launched from (or, when it is not pinned, the latest version its runner fetches today) is named in published advisories: OSV's database, which carries the GitHub Advisory Database (GHSA ids with their CVE aliases) and PyPA's. The message names each advisory, its severity and the version that fixes it; the risk is that of the most severe advisory (medium when none states one). Upgrade to the fixed version and pin it. Checked only with --advisories, which sends each package name and version to the advisory service (MCPCHECK_OSV_URL, default https://api.osv.dev/); container images are not covered.",
+        precision = High, risk = High, owasp = "MCP04";
+    AdvisoryLookupFailed => "advisory-lookup-failed", Security, Note,
+        "A package could not be checked for known vulnerabilities",
+        "With --advisories, the advisory service or the package's registry (for the latest version of an unpinned package) could not be reached, refused the request, rate-limited it, or did not know the package, so this package was not checked. It is reported so that an outage never reads as a clean result. Scan again with network access, point MCPCHECK_OSV_URL at a reachable mirror, or check the package by hand.",
+        risk = Info, owasp = "MCP04";
     FilesystemRootAccess => "filesystem-root-access", Security, Error,
         "The server is given the whole filesystem or home directory",
         "Granting /, a drive root or the home directory exposes SSH keys, cloud credentials and browser data to every tool the server offers and to any prompt injection that reaches it. Grant only the project directories it needs.",
@@ -423,6 +431,14 @@ catalog! {
         "An MCP server entry the scanner does not understand",
         "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format. A value that is not an object where the file, its server list or a server belongs ({\"mcpServers\": 5}, a server given as a string) is not this finding but an input error (exit 2) naming the file, line and column: no client can load such a file.",
         precision = High, risk = Info, owasp = "MCP09";
+    ConfigFileExposure => "config-file-exposure", Security, Error,
+        "A config with credentials is readable by others, or anyone can rewrite it",
+        "A config that holds a literal credential is a second copy of that credential: when the file's mode lets the group or other users read it (and every directory above it lets them through), or git tracks it (so it is in the repository, its clones and its history), the credential is exposed however well the client guards it. A config in a directory anyone may write to (no sticky bit) can be replaced by any user, who then chooses the commands the client runs. Reported once per file, at its first credential, not once per server, and only for files a client loads by their name (.mcp.json, .claude.json, .vscode/mcp.json…): another JSON file holding a token is an example, a template or a fixture, and hardcoded-secret reports its token already. Move the credentials into the environment or a prompted input and revoke them; until then chmod 600 the file; git rm --cached a tracked one; keep configs in directories only you can write to. Mode bits are checked on Unix only; the git index is read directly (versions 2 to 4).",
+        precision = High, risk = High, owasp = "MCP01";
+    ToxicFlow => "toxic-flow", Security, Warning,
+        "One config lets the model read private data and send it out",
+        "One server's tool reads private data (files, mail, a database, secrets) and another server's tool can send data out (a web request, email, chat, an issue comment): a prompt injection that reaches the model can chain them into an exfiltration, even though each server alone is fine. With a tool that also brings in untrusted content (web pages, inbound mail, issues) it is the lethal trifecta: the attacker's text arrives, reads the data and ships it in one conversation. Tools are classified from the live listing (scan --live) or, for a server not listed, from the tools its lock file entry pinned (names, parameter names and boolean annotations survive in its field hashes): a verb and an object together in the name (read_file, send_email, create_comment, fetch with a url parameter), with readOnlyHint and openWorldHint overriding. Medium for a source and a sink, high for the trifecta; without a listing the servers' names are only a guess, reported as a notice of the scan, not a finding. Reported once per config at the first sink's entry. Split such servers into separate configs or profiles, disable the sending tools you do not need, or require confirmation for each call to them.",
+        precision = Medium, risk = Medium, owasp = "MCP06";
     ServerDefinitionDrift => "server-definition-drift", Security, Error,
         "A server's launch definition changed since it was pinned",
         "The launcher, command, arguments, environment or header names, or URL differ from .mcpcheck-lock.json. Review the change; if it is intended, run `mcpcheck pin --force` to record it.",

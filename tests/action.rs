@@ -821,6 +821,18 @@ async fn the_log_report_tells_the_verdict_the_scans_decide() {
         "{\"mcpServers\": {\"gh\": {\"command\": \"gh-mcp\", \"env\": {\"GITHUB_TOKEN\": \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"}}}}\n",
     )
     .expect("config");
+    // Only its owner may read it: the verdict here is about hardcoded-secret alone.
+    std::fs::set_permissions(
+        cursor.join("mcp.json"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .expect("chmod");
+    // Only its owner may read it: the verdict here is about hardcoded-secret alone.
+    std::fs::set_permissions(
+        cursor.join("mcp.json"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .expect("chmod");
     std::fs::write(
         runner.ws.path().join("server.js"),
         "console.log(\"ready\");\n",

@@ -29,7 +29,7 @@ fn baseline(dir: &Path, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn baseline_is_written_once_sorted_and_secret_free() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = private_tempdir();
     std::fs::write(dir.path().join(".mcp.json"), compact(TOKEN)).expect("write");
     let out = baseline(dir.path(), &[]);
     assert_eq!(
@@ -92,7 +92,7 @@ fn baseline_is_written_once_sorted_and_secret_free() {
 
 #[test]
 fn scan_with_a_baseline_reports_only_new_findings_even_after_a_reformat() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = private_tempdir();
     let config = dir.path().join(".mcp.json");
     std::fs::write(&config, compact(TOKEN)).expect("write");
     assert_eq!(baseline(dir.path(), &[]).status.code(), Some(0));

@@ -29,7 +29,7 @@ fn config_paths(r: &ScanResult) -> Vec<String> {
 
 #[test]
 fn project_discovery_walks_hidden_directories_and_skips_node_modules() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = private_tempdir();
     let root = dir.path();
     write(root, ".mcp.json", &secret_config("root"));
     write(root, ".vscode/mcp.json", "{\"servers\": {}}");
@@ -98,8 +98,8 @@ fn project_discovery_walks_hidden_directories_and_skips_node_modules() {
 
 #[test]
 fn global_configs_come_from_home_on_every_client() {
-    let home = tempfile::tempdir().expect("home");
-    let project = tempfile::tempdir().expect("project");
+    let home = private_tempdir();
+    let project = private_tempdir();
     let h = home.path();
     write(
         h,
@@ -194,8 +194,8 @@ fn global_configs_come_from_home_on_every_client() {
 
 #[test]
 fn no_paths_discovers_project_and_global_configs_and_lists_them() {
-    let home = tempfile::tempdir().expect("home");
-    let project = tempfile::tempdir().expect("project");
+    let home = private_tempdir();
+    let project = private_tempdir();
     write(
         home.path(),
         ".cursor/mcp.json",
@@ -386,7 +386,7 @@ fn rule_selection_fail_on_and_output() {
         &fixture,
     ]);
     assert!(ignored.issues().is_empty());
-    assert_eq!(ignored.json["stats"]["rulesRun"], 12);
+    assert_eq!(ignored.json["stats"]["rulesRun"], 14);
     let critical = scan(&["--fail-on", "critical", &fixture]);
     assert_eq!(critical.exit, 1);
     assert_eq!(critical.json["summary"]["failing"], 3);
@@ -652,4 +652,87 @@ fn primary_issue_same_in_every_format() {
         markdown.contains("**FAIL\\: remote\\-script\\-execution \\("),
         "{markdown}"
     );
+}
+
+/// Every issue as (file, line, column, code, logical path, fingerprint), sorted.
+fn issue_keys(r: &ScanResult) -> Vec<(String, u64, u64, String, String, String)> {
+    let mut keys: Vec<_> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            let text = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
+            (
+                text(&i["location"]["file"]),
+                i["location"]["line"].as_u64().expect("line"),
+                i["location"]["column"].as_u64().expect("column"),
+                text(&i["code"]),
+                text(&i["location"]["logical"]),
+                text(&i["fingerprint"]),
+            )
+        })
+        .collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn scanning_a_directory_finds_what_scanning_each_file_finds() {
+    // Every config shape discovery knows by name, filled with the malicious fixtures in turn,
+    // plus VS Code settings with an `mcp` section (user and workspace).
+    const SHAPES: &[&str] = &[
+        ".mcp.json",
+        ".claude.json",
+        "claude_desktop_config.json",
+        ".cursor/mcp.json",
+        ".vscode/mcp.json",
+        ".codeium/windsurf/mcp_config.json",
+        ".config/Code/User/mcp.json",
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let mut fixtures: Vec<_> = std::fs::read_dir(repo().join("tests/fixtures/configs"))
+        .expect("fixtures")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".malicious.json"))
+        .collect();
+    fixtures.sort();
+    let mut expected_files = Vec::new();
+    for (i, fixture) in fixtures.iter().enumerate() {
+        let rel = format!("c{i:02}/{}", SHAPES[i % SHAPES.len()]);
+        write(root, &rel, &std::fs::read_to_string(fixture).expect("read"));
+        expected_files.push(rel);
+    }
+    for rel in [
+        "u/.config/Code/User/settings.json",
+        "w/.vscode/settings.json",
+    ] {
+        write(root, rel, &format!("{{\n  \"editor.tabSize\": 2,\n  \"mcp\": {{ \"servers\": {{ \"s\": {{ \"command\": \"node\", \"args\": [\"s.js\"], \"env\": {{ \"GITHUB_TOKEN\": \"{TOKEN}\" }} }} }} }}\n}}\n"));
+        expected_files.push(rel.to_string());
+    }
+    // Settings without an `mcp` section, or not JSONC at all, are not configs.
+    write(root, "x/.vscode/settings.json", "{\"editor.tabSize\": 2}");
+    write(root, "y/.config/Code/User/settings.json", "{\"mcp\": ");
+    expected_files.sort();
+    let whole = scan_in(root, &[]);
+    assert_eq!(config_paths(&whole), expected_files);
+    let clients: Vec<&str> = whole.json["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["client"].as_str().expect("client"))
+        .collect();
+    assert!(!clients.contains(&"unknown"), "{clients:?}");
+    let mut each = Vec::new();
+    for rel in &expected_files {
+        let r = scan_in(root, &[rel.as_str()]);
+        assert_eq!(config_paths(&r), std::slice::from_ref(rel));
+        each.extend(issue_keys(&r));
+    }
+    each.sort();
+    assert!(each.len() > fixtures.len(), "{}", each.len());
+    assert_eq!(issue_keys(&whole), each);
+    // The same when the directory is named instead of being the working directory.
+    let named = scan_in(root, &["."]);
+    assert_eq!(issue_keys(&named), each);
 }

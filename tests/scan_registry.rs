@@ -1,5 +1,7 @@
 //! `deprecated-package` needs `--registry`: packages are looked up in their registry (here a
 //! local one serving npm and PyPI documents); an unreachable registry is a notice, not a hang.
+//! `vulnerable-package` needs `--advisories`: the same stand-in answers OSV's query API with
+//! its record shapes; offline and rate-limited services are findings, not silent passes.
 
 mod support;
 use std::io::{BufRead, BufReader};
@@ -14,9 +16,15 @@ struct Registry {
 
 impl Registry {
     fn start(hits: &std::path::Path) -> Self {
+        Self::refusing(hits, "")
+    }
+
+    /// With `status` (403, 429), every advisory query is refused with it.
+    fn refusing(hits: &std::path::Path, status: &str) -> Self {
         let mut child = Command::new("python3")
             .arg(repo().join("tests/fixtures/registry/registry.py"))
             .env("HITS_FILE", hits)
+            .env("OSV_STATUS", status)
             .stdout(Stdio::piped())
             .spawn()
             .expect("start the registry fixture");
@@ -40,6 +48,7 @@ fn scan_with_registry(registry: &str, args: &[&str]) -> ScanResult {
     parse(run(scan_command(&repo())
         .env("npm_config_registry", registry)
         .env("MCPCHECK_PYPI_URL", registry)
+        .env("MCPCHECK_OSV_URL", registry)
         .args(["scan", "--format", "json"])
         .args(args)))
 }
@@ -202,4 +211,277 @@ fn an_unreachable_registry_is_skipped_with_a_notice() {
         human.contains("  note: registry: http://127.0.0.1:1/ is unreachable"),
         "{human}"
     );
+}
+
+fn messages(r: &ScanResult, code: &str) -> Vec<(String, String)> {
+    r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|i| i["code"] == code)
+        .map(|i| {
+            (
+                i["message"].as_str().expect("message").to_string(),
+                i["fix"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn vulnerable_package_names_each_advisory_its_severity_fix_and_upgrade() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hits = dir.path().join("hits");
+    let registry = Registry::start(&hits);
+    let r = scan_with_registry(
+        &registry.url,
+        &["--advisories", &config("vulnerable_package.malicious.json")],
+    );
+    assert_eq!(
+        r.places(),
+        places(&[
+            (
+                "vulnerable-package",
+                "high",
+                3,
+                54,
+                "/mcpServers/kubernetes/args/1"
+            ),
+            (
+                "vulnerable-package",
+                "high",
+                4,
+                48,
+                "/mcpServers/playwright/args/0"
+            ),
+            (
+                "vulnerable-package",
+                "high",
+                6,
+                54,
+                "/mcpServers/k8s-latest/args/1"
+            ),
+            (
+                "vulnerable-package",
+                "medium",
+                5,
+                41,
+                "/mcpServers/git/args/0"
+            ),
+            (
+                "unpinned-package",
+                "medium",
+                6,
+                54,
+                "/mcpServers/k8s-latest/args/1"
+            ),
+        ])
+    );
+    assert_eq!(r.exit, 1);
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("vulnerable-package", "error"),
+            ("vulnerable-package", "error"),
+            ("vulnerable-package", "error"),
+            ("vulnerable-package", "warning"),
+            ("unpinned-package", "warning"),
+        ])
+    );
+    let found = messages(&r, "vulnerable-package");
+    assert_eq!(
+        found[0].0,
+        "Server \"kubernetes\": mcp-server-kubernetes 2.4.0 has 1 known vulnerability: GHSA-test-k8s1-0001 (CVE-2025-53355, high, fixed in 2.5.0): mcp-server-kubernetes vulnerable to command injection in several tools."
+    );
+    assert_eq!(
+        found[0].1,
+        "Upgrade to mcp-server-kubernetes 2.5.0 or later and pin it (npx -y mcp-server-kubernetes@2.5.0)."
+    );
+    assert!(
+        found[1].0.contains("@playwright/mcp 0.0.39 has 1 known vulnerability: GHSA-test-pwmc-0001 (CVE-2025-9611, high, fixed in 0.0.40)"),
+        "{}",
+        found[1].0
+    );
+    // Unpinned: checked at the registry's latest version, and the finding says so.
+    assert!(
+        found[2].0.starts_with("Server \"k8s-latest\": mcp-server-kubernetes is not pinned, and its latest version 2.4.0, which the runner fetches today, has 1 known vulnerability: GHSA-test-k8s1-0001"),
+        "{}",
+        found[2].0
+    );
+    // Two advisories: both named, the upgrade is the version that fixes both.
+    assert!(
+        found[3].0.contains("mcp-server-git 2025.7.1 has 2 known vulnerabilities: GHSA-test-git1-0001 (CVE-2025-68143, moderate, fixed in 2025.9.25)")
+            && found[3].0.contains("GHSA-test-git1-0002 (CVE-2025-68145, moderate, fixed in 2025.12.18)"),
+        "{}",
+        found[3].0
+    );
+    assert!(
+        found[3]
+            .1
+            .starts_with("Upgrade to mcp-server-git 2025.12.18 or later"),
+        "{}",
+        found[3].1
+    );
+    assert_eq!(r.json["notices"], serde_json::json!([]));
+    // One query per distinct package and version (the two kubernetes entries share one).
+    let requested = std::fs::read_to_string(&hits).expect("hits");
+    let queries: Vec<&str> = requested
+        .lines()
+        .filter(|l| l.starts_with("POST /v1/query "))
+        .collect();
+    assert_eq!(queries.len(), 3, "{requested}");
+    assert!(requested.contains("POST /v1/query {\"package\": {\"ecosystem\": \"PyPI\", \"name\": \"mcp-server-git\"}, \"version\": \"2025.7.1\"}"), "{requested}");
+    assert!(
+        requested.contains("/mcp-server-kubernetes\n"),
+        "the latest version was asked of npm: {requested}"
+    );
+}
+
+#[test]
+fn fixed_versions_are_not_reported_and_images_are_named_as_unchecked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = Registry::start(&dir.path().join("hits"));
+    let r = scan_with_registry(
+        &registry.url,
+        &["--advisories", &config("vulnerable_package.benign.json")],
+    );
+    assert_eq!(
+        r.places(),
+        places(&[(
+            "unpinned-package",
+            "medium",
+            6,
+            51,
+            "/mcpServers/browser/args/1"
+        )])
+    );
+    assert_eq!(
+        r.json["notices"],
+        serde_json::json!(["advisories: 1 container image(s) not checked; vulnerable-package covers npm and PyPI packages"])
+    );
+}
+
+#[test]
+fn without_advisories_nothing_is_asked_of_the_advisory_service() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hits = dir.path().join("hits");
+    let registry = Registry::start(&hits);
+    let r = scan_with_registry(
+        &registry.url,
+        &[&config("vulnerable_package.malicious.json")],
+    );
+    assert!(r
+        .issues()
+        .iter()
+        .all(|(code, _)| code != "vulnerable-package"));
+    assert!(!hits.exists(), "no request without --advisories");
+}
+
+fn assert_each_unchecked(r: &ScanResult, why: &str) {
+    assert_eq!(
+        r.places(),
+        places(&[
+            (
+                "unpinned-package",
+                "medium",
+                6,
+                54,
+                "/mcpServers/k8s-latest/args/1"
+            ),
+            (
+                "advisory-lookup-failed",
+                "info",
+                3,
+                54,
+                "/mcpServers/kubernetes/args/1"
+            ),
+            (
+                "advisory-lookup-failed",
+                "info",
+                4,
+                48,
+                "/mcpServers/playwright/args/0"
+            ),
+            (
+                "advisory-lookup-failed",
+                "info",
+                5,
+                41,
+                "/mcpServers/git/args/0"
+            ),
+            (
+                "advisory-lookup-failed",
+                "info",
+                6,
+                54,
+                "/mcpServers/k8s-latest/args/1"
+            ),
+        ])
+    );
+    assert_eq!(
+        r.issues()[1..],
+        pairs(&[
+            ("advisory-lookup-failed", "note"),
+            ("advisory-lookup-failed", "note"),
+            ("advisory-lookup-failed", "note"),
+            ("advisory-lookup-failed", "note"),
+        ])
+    );
+    for (message, _) in messages(r, "advisory-lookup-failed") {
+        assert!(
+            message.contains("was not checked for known vulnerabilities: "),
+            "{message}"
+        );
+        assert!(message.contains(why), "{message}");
+    }
+    let notices: Vec<&str> = r.json["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .map(|n| n.as_str().expect("notice"))
+        .collect();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].starts_with("advisories: 4 package(s) not checked for known vulnerabilities ("),
+        "{}",
+        notices[0]
+    );
+}
+
+#[test]
+fn an_offline_advisory_service_is_a_finding_per_package_never_a_silent_pass() {
+    // Nothing listens on port 1: refused at once, as when offline.
+    let r = scan_with_registry(
+        "http://127.0.0.1:1/",
+        &["--advisories", &config("vulnerable_package.malicious.json")],
+    );
+    assert_each_unchecked(&r, "http://127.0.0.1:1/ is unreachable (");
+    assert_eq!(
+        r.exit, 0,
+        "an outage is a note, not a failure at the default threshold"
+    );
+}
+
+#[test]
+fn a_rate_limited_advisory_service_is_a_finding_per_package() {
+    for status in ["429", "403"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let hits = dir.path().join("hits");
+        let registry = Registry::refusing(&hits, status);
+        let r = scan_with_registry(
+            &registry.url,
+            &["--advisories", &config("vulnerable_package.malicious.json")],
+        );
+        assert_each_unchecked(
+            &r,
+            &format!("HTTP status {status}, rate-limited or refused"),
+        );
+        // After the first refusal the service is not asked again.
+        let requested = std::fs::read_to_string(&hits).expect("hits");
+        assert_eq!(
+            requested.lines().filter(|l| l.starts_with("POST ")).count(),
+            1,
+            "{requested}"
+        );
+    }
 }

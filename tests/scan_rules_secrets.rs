@@ -368,3 +368,192 @@ fn anthropic_key_under_a_plain_name_is_a_hardcoded_secret() {
         .expect("evidence")
         .starts_with("Anthropic API key sk-a… (45 characters)"));
 }
+
+// Mode bits and their meaning are Unix's.
+#[cfg(unix)]
+mod exposure {
+    use super::support::scan::*;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+    use std::process::Command;
+
+    const TOKEN: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+
+    /// Two servers with a token each: the finding is once per file, at the first one (6:32).
+    fn with_tokens() -> String {
+        format!("{{\n  \"mcpServers\": {{\n    \"github\": {{\n      \"command\": \"node\",\n      \"args\": [\"s.js\"],\n      \"env\": {{ \"GITHUB_TOKEN\": \"{TOKEN}\" }}\n    }},\n    \"other\": {{ \"command\": \"node\", \"env\": {{ \"GH\": \"{TOKEN}\" }} }}\n  }}\n}}\n")
+    }
+
+    const REFERENCES_ONLY: &str = "{\"mcpServers\": {\"github\": {\"command\": \"node\", \"env\": {\"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\"}}}}\n";
+
+    fn chmod(path: &Path, mode: u32) {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+
+    fn put(dir: &Path, rel: &str, text: &str, mode: u32) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+        chmod(&path, mode);
+    }
+
+    fn exposures(r: &ScanResult) -> Vec<(String, u64, u64, String, String)> {
+        r.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .filter(|i| i["code"] == "config-file-exposure")
+            .map(|i| {
+                (
+                    i["location"]["file"].as_str().expect("file").to_string(),
+                    i["location"]["line"].as_u64().expect("line"),
+                    i["location"]["column"].as_u64().expect("column"),
+                    i["location"]["logical"]
+                        .as_str()
+                        .expect("logical")
+                        .to_string(),
+                    i["message"].as_str().expect("message").to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(dir)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    #[test]
+    fn a_config_with_credentials_readable_by_others_is_reported_once_at_its_first_credential() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        chmod(root, 0o755);
+        put(root, "others/.mcp.json", &with_tokens(), 0o644);
+        put(root, "group/.mcp.json", &with_tokens(), 0o640);
+        put(root, "private/.mcp.json", &with_tokens(), 0o600);
+        put(root, "no-secret/.mcp.json", REFERENCES_ONLY, 0o644);
+        // A readable file behind a directory others cannot enter is private.
+        put(root, "closed/inner/.mcp.json", &with_tokens(), 0o644);
+        chmod(&root.join("closed"), 0o700);
+        let r = scan_in(root, &[]);
+        let found = exposures(&r);
+        assert_eq!(
+            found
+                .iter()
+                .map(|f| (f.0.as_str(), f.1, f.2, f.3.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (
+                    "group/.mcp.json",
+                    6,
+                    32,
+                    "/mcpServers/github/env/GITHUB_TOKEN"
+                ),
+                (
+                    "others/.mcp.json",
+                    6,
+                    32,
+                    "/mcpServers/github/env/GITHUB_TOKEN"
+                ),
+            ]
+        );
+        assert_eq!(
+            found[1].4,
+            "others/.mcp.json is exposed: it is readable by other users (mode 0644). It holds 2 literal credentials."
+        );
+        assert!(
+            found[0].4.contains("readable by its group (mode 0640)"),
+            "{}",
+            found[0].4
+        );
+        assert!(!r.stdout.contains(TOKEN) && !r.stderr.contains(TOKEN));
+        let high: Vec<_> = r.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .filter(|i| i["code"] == "config-file-exposure")
+            .map(|i| (i["risk"].as_str(), i["owasp"].as_str()))
+            .collect();
+        assert_eq!(high, [(Some("high"), Some("MCP01")); 2]);
+    }
+
+    #[test]
+    fn a_config_in_a_world_writable_directory_is_reported_without_a_sticky_bit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        put(root, "open/.cursor/mcp.json", REFERENCES_ONLY, 0o600);
+        chmod(&root.join("open"), 0o777);
+        put(root, "sticky/.cursor/mcp.json", REFERENCES_ONLY, 0o600);
+        chmod(&root.join("sticky"), 0o1777);
+        let r = scan_in(root, &[]);
+        assert_eq!(
+            r.places(),
+            places(&[("config-file-exposure", "high", 1, 1, "")])
+        );
+        let found = exposures(&r);
+        assert_eq!(
+            (
+                found[0].0.as_str(),
+                found[0].1,
+                found[0].2,
+                found[0].3.as_str()
+            ),
+            ("open/.cursor/mcp.json", 1, 1, "")
+        );
+        assert!(
+            found[0].4.contains(
+                "/open is writable by every user (no sticky bit), so anyone can replace the file"
+            ),
+            "{}",
+            found[0].4
+        );
+        chmod(&root.join("open"), 0o755);
+    }
+
+    #[test]
+    fn a_config_with_credentials_tracked_by_git_is_reported_in_every_index_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        // Other entries around it, so the index walk has to get the offsets right.
+        put(root, "a/README", "x", 0o600);
+        put(root, "a/b/.mcp.json", &with_tokens(), 0o600);
+        put(root, "a/bb/.mcp.json", &with_tokens(), 0o600);
+        put(root, "a/c/.vscode/mcp.json", REFERENCES_ONLY, 0o600);
+        git(
+            root,
+            &["add", "a/README", "a/b/.mcp.json", "a/c/.vscode/mcp.json"],
+        );
+        for version in ["2", "3", "4"] {
+            git(root, &["update-index", "--index-version", version]);
+            let r = scan_in(root, &[]);
+            let found = exposures(&r);
+            assert_eq!(
+                found
+                    .iter()
+                    .map(|f| (f.0.as_str(), f.1, f.2))
+                    .collect::<Vec<_>>(),
+                [("a/b/.mcp.json", 6, 32)],
+                "index version {version}"
+            );
+            assert!(found[0].4.contains("git tracks it in "), "{}", found[0].4);
+            assert_eq!(
+                r.issue_at("/mcpServers/github/env/GITHUB_TOKEN")["code"],
+                "hardcoded-secret"
+            );
+        }
+        // Named as a file, not found by the walk: the same.
+        let r = scan_in(root, &["a/b/.mcp.json"]);
+        assert_eq!(exposures(&r).len(), 1);
+        // An untracked file with a token, in the same repository, is not reported.
+        let r = scan_in(root, &["a/bb/.mcp.json"]);
+        assert!(exposures(&r).is_empty());
+    }
+}

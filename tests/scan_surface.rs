@@ -221,3 +221,192 @@ fn live_findings_are_placed_at_entries_whose_names_need_escaping() {
         "{incomplete}"
     );
 }
+
+mod toxic_flow {
+    use super::support::scan::{private_tempdir, ScanResult};
+    use super::support::*;
+
+    /// A config of two servers from tests/fixtures/servers/toolset.py, one per line (3 and 4).
+    fn config_of(a: (&str, &str), b: (&str, &str)) -> (tempfile::TempDir, String) {
+        let dir = private_tempdir();
+        let path = dir.path().join(".mcp.json");
+        let server = fixture("toolset");
+        let entry = |(name, set): (&str, &str)| {
+            format!(
+                "\"{name}\": {{ \"command\": \"python3\", \"args\": [\"{server}\", \"{set}\"] }}"
+            )
+        };
+        std::fs::write(
+            &path,
+            format!(
+                "{{\n  \"mcpServers\": {{\n    {},\n    {}\n  }}\n}}\n",
+                entry(a),
+                entry(b)
+            ),
+        )
+        .expect("write config");
+        (dir, path.display().to_string())
+    }
+
+    fn scan(config: &str, live: bool) -> ScanResult {
+        let mut cmd = super::support::scan::scan_command(&repo());
+        cmd.args(["scan", "--format", "json"]);
+        if live {
+            cmd.arg("--live");
+        }
+        super::support::scan::parse(cmd.arg(config).output().expect("run"))
+    }
+
+    /// The toxic-flow findings as (code, risk, line, column, logical, detail code).
+    fn flows(r: &ScanResult) -> Vec<(String, String, u64, u64, String, String)> {
+        r.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .filter(|i| i["code"] == "toxic-flow")
+            .map(|i| {
+                let s = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
+                (
+                    s(&i["code"]),
+                    s(&i["risk"]),
+                    i["location"]["line"].as_u64().expect("line"),
+                    i["location"]["column"].as_u64().expect("column"),
+                    s(&i["location"]["logical"]),
+                    s(&i["detailCode"]),
+                )
+            })
+            .collect()
+    }
+
+    fn message(r: &ScanResult) -> String {
+        r.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .find(|i| i["code"] == "toxic-flow")
+            .and_then(|i| i["message"].as_str())
+            .expect("a toxic-flow message")
+            .to_string()
+    }
+
+    fn one(
+        risk: &str,
+        line: u64,
+        column: u64,
+        logical: &str,
+        detail: &str,
+    ) -> Vec<(String, String, u64, u64, String, String)> {
+        vec![(
+            "toxic-flow".into(),
+            risk.into(),
+            line,
+            column,
+            logical.into(),
+            detail.into(),
+        )]
+    }
+
+    #[test]
+    fn a_file_reader_and_a_mailer_in_one_config_are_a_flow_naming_the_tools() {
+        let (_dir, config) = config_of(("files", "filesystem"), ("mail", "mailer"));
+        let r = scan(&config, true);
+        assert_eq!(
+            flows(&r),
+            one("medium", 4, 13, "/mcpServers/mail", "source-and-sink")
+        );
+        assert_eq!(
+        message(&r),
+        format!("Toxic flow in {config}: private data read with \"files\" (read_text_file, list_directory) can be sent out with \"mail\" (send_email) (from the tools the servers advertise).")
+    );
+    }
+
+    #[test]
+    fn a_file_reader_and_fetch_are_the_lethal_trifecta() {
+        let (_dir, config) = config_of(("files", "filesystem"), ("web", "fetch"));
+        let r = scan(&config, true);
+        assert_eq!(
+            flows(&r),
+            one("high", 4, 12, "/mcpServers/web", "lethal-trifecta")
+        );
+        assert!(
+            message(&r).contains(": untrusted content from \"web\" (fetch) can instruct the model to read private data with \"files\" (read_text_file, list_directory) and send it out with \"web\" (fetch)"),
+            "{}",
+            message(&r)
+        );
+        assert_eq!(r.exit, 1, "high fails at the default threshold");
+        assert!(r.issues().contains(&pairs(&[("toxic-flow", "error")])[0]));
+    }
+
+    #[test]
+    fn read_only_docs_and_a_calculator_are_not_a_flow() {
+        let (_dir, config) = config_of(("docs", "docs"), ("calc", "calculator"));
+        let r = scan(&config, true);
+        assert_eq!(flows(&r), []);
+        assert_eq!(
+            r.json["stats"]["live"]["answered"], 2,
+            "{:#}",
+            r.json["servers"]
+        );
+        let notices = r.json["notices"].to_string();
+        assert!(!notices.contains("toxic-flow"), "{notices}");
+    }
+
+    #[test]
+    fn without_a_listing_server_names_are_only_a_guess_in_the_notices() {
+        let (_dir, config) = config_of(("filesystem", "filesystem"), ("fetch", "fetch"));
+        let r = scan(&config, false);
+        assert_eq!(flows(&r), []);
+        let notices: Vec<&str> = r.json["notices"]
+            .as_array()
+            .expect("notices")
+            .iter()
+            .filter_map(|n| n.as_str())
+            .filter(|n| n.starts_with("toxic-flow (a guess, not a finding): Lethal trifecta in "))
+            .collect();
+        assert_eq!(notices.len(), 1, "{:#}", r.json["notices"]);
+        assert!(
+            notices[0].ends_with("(guessed from the servers' names, as they were not listed; run with --live to classify their tools)."),
+            "{}",
+            notices[0]
+        );
+        // Listed, the same servers are a finding and no longer a guess.
+        let live = scan(&config, true);
+        assert_eq!(
+            flows(&live),
+            one("high", 4, 14, "/mcpServers/fetch", "lethal-trifecta")
+        );
+        assert!(!live.json["notices"].to_string().contains("a guess"));
+    }
+
+    #[test]
+    fn without_a_listing_the_tools_pinned_in_the_lock_are_classified() {
+        let (dir, config) = config_of(("files", "filesystem"), ("web", "fetch"));
+        let lock = dir.path().join("lock.json");
+        let pinned = super::support::scan::scan_command(&repo())
+            .args(["pin", "--live", "--output"])
+            .arg(&lock)
+            .arg(&config)
+            .output()
+            .expect("run pin");
+        assert!(pinned.status.success(), "{pinned:?}");
+        let r = super::support::scan::parse(
+            super::support::scan::scan_command(&repo())
+                .args(["scan", "--format", "json", "--lock"])
+                .arg(&lock)
+                .arg(&config)
+                .output()
+                .expect("run scan"),
+        );
+        assert_eq!(
+            flows(&r),
+            one("high", 4, 12, "/mcpServers/web", "lethal-trifecta")
+        );
+        assert!(
+            message(&r).contains("\"web\" (fetch) can instruct the model to read private data with \"files\" (list_directory, read_text_file)")
+                && message(&r).ends_with("(from the tools the servers advertise or, for servers not listed, the tools pinned in the lock file)."),
+            "{}",
+            message(&r)
+        );
+        assert!(!r.json["notices"].to_string().contains("a guess"));
+    }
+}

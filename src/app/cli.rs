@@ -423,6 +423,9 @@ pub struct RuleArgs {
     /// Look packages up in their registry for deprecated-package (uses the network).
     #[arg(long)]
     pub registry: bool,
+    /// Check launched packages against published advisories for vulnerable-package (sends package names and versions to OSV; uses the network).
+    #[arg(long)]
+    pub advisories: bool,
 }
 
 /// The lowest risk that makes `scan` exit with 1.

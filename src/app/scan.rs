@@ -40,6 +40,7 @@ fn rules(r: &RuleArgs) -> RuleRequest {
         rules: r.rules.clone(),
         ignore_rules: r.ignore_rules.clone(),
         registry: r.registry,
+        advisories: r.advisories,
     }
 }
 

@@ -44,7 +44,7 @@ impl Client {
             (_, ".mcp.json" | ".claude.json") => Client::ClaudeCode,
             (_, "claude_desktop_config.json") => Client::ClaudeDesktop,
             (".cursor", "mcp.json") => Client::Cursor,
-            (".vscode" | "User", "mcp.json") | ("User", "settings.json") => Client::VsCode,
+            (".vscode" | "User", "mcp.json" | "settings.json") => Client::VsCode,
             (_, "mcp_config.json") => Client::Windsurf,
             _ => Client::Unknown,
         }

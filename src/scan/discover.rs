@@ -18,7 +18,9 @@ pub struct Candidate {
     pub scope: Scope,
 }
 
-/// Whether a file in a project tree is a client config.
+/// Whether a file in a tree is a client config by its name alone: every shape discovery
+/// knows (the user-level ones too, so scanning a copied home directory finds them).
+/// VS Code's `settings.json` also needs an `mcp` section: see [`is_settings_with_mcp`].
 pub fn is_project_config(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let parent = path
@@ -26,8 +28,34 @@ pub fn is_project_config(path: &Path) -> bool {
         .and_then(|p| p.file_name())
         .and_then(|n| n.to_str())
         .unwrap_or("");
-    matches!(name, ".mcp.json" | "claude_desktop_config.json")
-        || (name == "mcp.json" && matches!(parent, ".vscode" | ".cursor"))
+    matches!(
+        name,
+        ".mcp.json" | ".claude.json" | "claude_desktop_config.json" | "mcp_config.json"
+    ) || (name == "mcp.json" && matches!(parent, ".vscode" | ".cursor" | "User"))
+}
+
+/// A VS Code `settings.json` (user or workspace) is a config only when it has an
+/// `mcp.servers` section; every other settings file is left alone, and one that is not
+/// valid JSONC is not a config either.
+fn is_settings_with_mcp(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let parent = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    if name != "settings.json" || !matches!(parent, ".vscode" | "User") {
+        return false;
+    }
+    let small =
+        std::fs::metadata(path).is_ok_and(|m| m.len() <= super::config_file::MAX_CONFIG_BYTES);
+    let Some(text) = small.then(|| std::fs::read_to_string(path).ok()).flatten() else {
+        return false;
+    };
+    // Cheap test first: most settings files never mention it.
+    text.contains("\"mcp\"")
+        && super::jsonc::parse(text.trim_start_matches('\u{feff}'))
+            .is_ok_and(|root| root.get("mcp").and_then(|m| m.get("servers")).is_some())
 }
 
 /// The user-level config files of each client, for one operating system.
@@ -138,7 +166,7 @@ pub fn walk(root: &Path) -> Walk {
                     children.push((path, depth + 1));
                 }
             } else if (kind.is_file() || kind.is_symlink())
-                && is_project_config(&path)
+                && (is_project_config(&path) || is_settings_with_mcp(&path))
                 && path.is_file()
             {
                 walk.files.push(path);
@@ -211,7 +239,13 @@ mod tests {
         assert!(is_project_config(Path::new("a/.mcp.json")));
         assert!(is_project_config(Path::new("a/.vscode/mcp.json")));
         assert!(is_project_config(Path::new(".cursor/mcp.json")));
+        assert!(is_project_config(Path::new("h/.claude.json")));
+        assert!(is_project_config(Path::new(
+            "h/.codeium/windsurf/mcp_config.json"
+        )));
+        assert!(is_project_config(Path::new("h/.config/Code/User/mcp.json")));
         assert!(!is_project_config(Path::new("a/mcp.json")));
         assert!(!is_project_config(Path::new("a/.vscode/settings.json")));
+        assert!(!is_settings_with_mcp(Path::new("a/.vscode/settings.json")));
     }
 }

@@ -433,6 +433,40 @@ pub fn removed(lock: &LockFile, configs: &[ConfigFile]) -> Vec<String> {
         .collect()
 }
 
+/// The tools a lock pinned, rebuilt from their field hashes as far as a flow needs them:
+/// the name, the parameter names, and the boolean annotations (whose two values have known
+/// hashes). Descriptions and other values are not recoverable, and are left out.
+pub fn pinned_tools(surface: &LockedSurface) -> Vec<Value> {
+    let (yes, no) = (
+        hash_value(&Value::Bool(true)),
+        hash_value(&Value::Bool(false)),
+    );
+    let mut out = Vec::new();
+    for (key, fields) in &surface.items {
+        let Some(name) = key.strip_prefix("tools/") else {
+            continue;
+        };
+        let mut properties = serde_json::Map::new();
+        let mut annotations = serde_json::Map::new();
+        for (path, hash) in fields {
+            if let Some(rest) = path.strip_prefix("inputSchema/properties/") {
+                let param = rest.split('/').next().unwrap_or(rest);
+                properties.insert(param.to_string(), Value::Object(serde_json::Map::new()));
+            } else if let Some(hint) = path.strip_prefix("annotations/") {
+                if *hash == yes || *hash == no {
+                    annotations.insert(hint.to_string(), Value::Bool(*hash == yes));
+                }
+            }
+        }
+        out.push(serde_json::json!({
+            "name": name,
+            "inputSchema": {"type": "object", "properties": properties},
+            "annotations": annotations,
+        }));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

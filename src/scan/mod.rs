@@ -1,9 +1,11 @@
 //! The security scan engine: MCP client configs (static rules), their servers' live
 //! surfaces (`--live`), baselines, lock files and the inventory.
 
+pub mod advisories;
 pub mod baseline;
 pub mod config_file;
 pub mod discover;
+pub mod exposure;
 pub mod http;
 pub mod inventory;
 pub mod jsonc;
@@ -16,6 +18,7 @@ pub mod rules;
 pub mod run;
 pub mod secrets;
 pub mod server_entry;
+pub mod toxic_flow;
 pub mod urls;
 
 use crate::catalog::Code;
@@ -165,6 +168,7 @@ impl Selection {
 pub struct ScanSettings<'a> {
     pub selection: &'a Selection,
     pub registry: Option<&'a package_registry::RegistryFacts>,
+    pub advisories: Option<&'a advisories::AdvisoryFacts>,
     pub lock: Option<&'a lock::LockFile>,
     /// Live listings, when `--live` ran (one per server, in config order).
     pub live: Option<&'a [LiveListing]>,
@@ -178,6 +182,7 @@ pub fn findings(configs: &[ConfigFile], s: &ScanSettings<'_>) -> Vec<Finding> {
         let cx = rules::RuleContext {
             file,
             registry: s.registry,
+            advisories: s.advisories,
         };
         out.extend(rules::check(&cx, &selected));
     }
@@ -315,6 +320,7 @@ pub fn scan_paths(
     let settings = ScanSettings {
         selection: &selection,
         registry: None,
+        advisories: None,
         lock: None,
         live: None,
     };

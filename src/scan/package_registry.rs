@@ -136,14 +136,18 @@ pub fn look_up(
     facts
 }
 
-enum Lookup {
+pub(super) enum Lookup {
     /// The registry cannot be reached at all: stop asking it.
     Unreachable(String),
     /// This one package could not be looked up.
     Failed(String),
 }
 
-fn get_json(agent: &ureq::Agent, url: &str, accept: &str) -> Result<Option<Value>, Lookup> {
+pub(super) fn get_json(
+    agent: &ureq::Agent,
+    url: &str,
+    accept: &str,
+) -> Result<Option<Value>, Lookup> {
     let mut response = match agent.get(url).header("Accept", accept).call() {
         Ok(r) => r,
         Err(
@@ -171,7 +175,7 @@ fn get_json(agent: &ureq::Agent, url: &str, accept: &str) -> Result<Option<Value
         .map_err(|e| Lookup::Failed(format!("not JSON ({e})")))
 }
 
-fn join(base: &str, path: &str) -> String {
+pub(super) fn join(base: &str, path: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), path)
 }
 

@@ -18,6 +18,28 @@ pub struct RuleRequest {
     pub rules: Vec<String>,
     pub ignore_rules: Vec<String>,
     pub registry: bool,
+    /// Look packages up in advisory databases (`--advisories`).
+    pub advisories: bool,
+}
+
+/// Advisory facts for `--advisories`, with their notices.
+fn advisory_facts(
+    r: &RuleRequest,
+    loaded: &Loaded,
+    selection: &Selection,
+) -> Option<super::advisories::AdvisoryFacts> {
+    if !r.advisories
+        || !(selection.selects(Code::VulnerablePackage)
+            || selection.selects(Code::AdvisoryLookupFailed))
+    {
+        return None;
+    }
+    let packages = super::launched_packages(&loaded.configs);
+    Some(super::advisories::look_up(
+        &packages,
+        &package_registry::RegistryUrls::from_env(),
+        &super::advisories::osv_url_from_env(),
+    ))
 }
 
 /// `mcpcheck scan`.
@@ -69,8 +91,15 @@ pub struct ListRequest {
 
 /// The codes the static config scan can produce: its rules and the lock comparison.
 fn static_codes() -> Vec<Code> {
-    let mut codes: Vec<Code> = super::rules::registry().iter().map(|r| r.code()).collect();
-    codes.extend([Code::ServerDefinitionDrift, Code::ServerAddedSincePin]);
+    let mut codes: Vec<Code> = super::rules::registry()
+        .iter()
+        .flat_map(|r| std::iter::once(r.code()).chain(r.also_reports().iter().copied()))
+        .collect();
+    codes.extend([
+        Code::ServerDefinitionDrift,
+        Code::ServerAddedSincePin,
+        Code::ToxicFlow,
+    ]);
     codes
 }
 
@@ -169,6 +198,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
         ));
     }
     let facts = registry_facts(&request.rules, &loaded, &selection);
+    let advisories = advisory_facts(&request.rules, &loaded, &selection);
     let live: Vec<LiveListing> = match request.live {
         Some(o) => super::list_live(&loaded.configs, o)?,
         None => super::not_listed(&loaded.configs),
@@ -176,15 +206,22 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     let settings = ScanSettings {
         selection: &selection,
         registry: facts.as_ref(),
+        advisories: advisories.as_ref(),
         lock: lock_file.as_ref(),
         live: request.live.map(|_| live.as_slice()),
     };
     let mut findings = super::findings(&loaded.configs, &settings);
     findings.extend(surface_findings(&live, &loaded.configs, &selection));
+    let (flows, flow_notices) = toxic_flows(&live, &loaded.configs, lock_file.as_ref(), &selection);
+    findings.extend(flows);
+    loaded.notices.extend(flow_notices);
     // One order for the whole report, config and live findings alike: highest risk first.
     super::sort(&mut findings);
     if let Some(f) = &facts {
         loaded.notices.extend(f.notices.iter().cloned());
+    }
+    if let Some(a) = &advisories {
+        loaded.notices.extend(a.notices.iter().cloned());
     }
     if let Some(l) = &lock_file {
         for gone in lock::removed(l, &loaded.configs) {
@@ -227,19 +264,25 @@ pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
     check_rule_selection(&selection, request.live.is_some())?;
     let loaded = super::load(&request.targets, &request.cwd, false)?;
     let facts = registry_facts(&request.rules, &loaded, &selection);
+    let advisories = advisory_facts(&request.rules, &loaded, &selection);
     let settings = ScanSettings {
         selection: &selection,
         registry: facts.as_ref(),
+        advisories: advisories.as_ref(),
         lock: None,
         live: None,
     };
     let mut findings = super::findings(&loaded.configs, &settings);
     // With --live, the surface findings `scan --live` reports, so they can be accepted too.
-    if let Some(o) = request.live {
-        let live = super::list_live(&loaded.configs, o)?;
+    let live = match request.live {
+        Some(o) => super::list_live(&loaded.configs, o)?,
+        None => super::not_listed(&loaded.configs),
+    };
+    if request.live.is_some() {
         findings.extend(surface_findings(&live, &loaded.configs, &selection));
-        super::sort(&mut findings);
     }
+    findings.extend(toxic_flows(&live, &loaded.configs, None, &selection).0);
+    super::sort(&mut findings);
     Ok((Baseline::of(&findings), loaded.configs.len()))
 }
 
@@ -330,6 +373,20 @@ fn surface_findings(
             f
         })
         .collect()
+}
+
+/// Flows from private data to a sink across the servers of each config, and the flows
+/// guessed from the names of servers not listed (notices).
+fn toxic_flows(
+    live: &[LiveListing],
+    configs: &[ConfigFile],
+    lock: Option<&lock::LockFile>,
+    selection: &Selection,
+) -> (Vec<Finding>, Vec<String>) {
+    if !selection.selects(Code::ToxicFlow) {
+        return (Vec::new(), Vec::new());
+    }
+    super::toxic_flow::findings(live, configs, lock)
 }
 
 /// At the entry that declares the server, so every output has a line.

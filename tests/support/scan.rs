@@ -169,3 +169,17 @@ pub fn expect_clean(fixture: &str) {
     assert_eq!(r.exit, 0, "{fixture}");
     assert_eq!(r.json["summary"]["status"], "pass", "{fixture}");
 }
+
+/// A temporary directory only its owner can enter: configs planted with secrets in it are
+/// not readable by other users whatever the umask, so `config-file-exposure` (which judges
+/// exactly that) stays out of tests about other things.
+pub fn private_tempdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+            .expect("chmod 700 the temporary directory");
+    }
+    dir
+}

@@ -1,5 +1,6 @@
 //! Static rules on client configs, one file each. A rule overrides only the hooks it needs.
 
+mod config_file_exposure;
 mod credential_in_url;
 mod deprecated_package;
 mod filesystem_root_access;
@@ -14,6 +15,7 @@ mod tls_verification_disabled;
 mod unauthenticated_remote_endpoint;
 mod unknown_server_entry;
 mod unpinned_package;
+mod vulnerable_package;
 
 use super::config_file::{ConfigFile, ServerEntry, Str};
 use super::package_registry::RegistryFacts;
@@ -25,6 +27,8 @@ pub struct RuleContext<'a> {
     pub file: &'a ConfigFile,
     /// Registry facts, present only with `--registry`.
     pub registry: Option<&'a RegistryFacts>,
+    /// Advisory facts, present only with `--advisories`.
+    pub advisories: Option<&'a super::advisories::AdvisoryFacts>,
 }
 
 impl RuleContext<'_> {
@@ -36,6 +40,11 @@ impl RuleContext<'_> {
 
 pub trait ConfigRule: Sync {
     fn code(&self) -> Code;
+
+    /// Other codes this rule reports (selected and ignored on their own).
+    fn also_reports(&self) -> &'static [Code] {
+        &[]
+    }
 
     /// Once per file, for problems outside any one server.
     fn check_file(&self, _cx: &RuleContext<'_>, _out: &mut Vec<Finding>) {}
@@ -54,6 +63,7 @@ pub fn registry() -> Vec<&'static dyn ConfigRule> {
         &remote_script_execution::RemoteScriptExecution,
         &unpinned_package::UnpinnedPackage,
         &deprecated_package::DeprecatedPackage,
+        &vulnerable_package::VulnerablePackage,
         &filesystem_root_access::FilesystemRootAccess,
         &insecure_transport::InsecureTransport,
         &ssrf_reachable_target::SsrfReachableTarget,
@@ -61,18 +71,23 @@ pub fn registry() -> Vec<&'static dyn ConfigRule> {
         &unauthenticated_remote_endpoint::UnauthenticatedRemoteEndpoint,
         &listens_on_all_interfaces::ListensOnAllInterfaces,
         &unknown_server_entry::UnknownServerEntry,
+        &config_file_exposure::ConfigFileExposure,
     ]
 }
 
 /// Runs the selected rules on one file.
 pub fn check(cx: &RuleContext<'_>, selected: &dyn Fn(Code) -> bool) -> Vec<Finding> {
     let mut out = Vec::new();
-    for rule in registry().into_iter().filter(|r| selected(r.code())) {
+    for rule in registry()
+        .into_iter()
+        .filter(|r| selected(r.code()) || r.also_reports().iter().any(|c| selected(*c)))
+    {
         rule.check_file(cx, &mut out);
         for server in &cx.file.servers {
             rule.check_server(cx, server, &mut out);
         }
     }
+    out.retain(|f| selected(f.code));
     out
 }
 
