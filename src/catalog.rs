@@ -113,6 +113,9 @@ catalog! {
     StdoutNonJson => "stdout-non-json", StdioTransport, Error,
         "A line on stdout is not JSON",
         "On the stdio transport stdout carries only JSON-RPC messages, one per line. Anything else (banners, logs, print/console.log) breaks clients. Send logs to stderr.";
+    StdoutJsonBeyondParserLimits => "stdout-json-beyond-parser-limits", StdioTransport, Error,
+        "A line on stdout is JSON that parsers refuse",
+        "The line is JSON syntax, but past a limit JSON parsers keep: arrays or objects nested deeper than 127 levels (serde_json, which Rust clients use, reads at most 127, Python's json about 1,000), or a number outside what a 64-bit float holds (1e400), which strict parsers refuse and JavaScript and Python read as Infinity. No client receives the message intact. Keep messages shallow and numbers within range (ids within 64 bits, or strings).";
     StdoutEmptyLine => "stdout-empty-line", StdioTransport, Warning,
         "An empty line on stdout",
         "Each line on stdout must be one JSON-RPC message. Most clients skip empty lines, some fail on them. Do not write bare newlines.";

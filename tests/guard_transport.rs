@@ -351,6 +351,55 @@ fn json_that_is_not_an_object() {
 }
 
 #[test]
+fn json_past_the_parsers_depth_limit_is_not_called_not_json() {
+    let r = expect_fixture(
+        "deeply_nested_json",
+        &[],
+        "fail",
+        &[("stdout-json-beyond-parser-limits", "error")],
+    );
+    let issue = r.issue("stdout-json-beyond-parser-limits");
+    assert_eq!(issue["detailCode"], "nesting-too-deep");
+    assert_eq!(issue["location"]["stdoutLine"], 2);
+    let message = issue["message"].as_str().expect("message");
+    assert!(
+        message.starts_with("1 line is on stdout JSON nested deeper than 127 levels (line 2)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn ids_no_client_can_hold_are_named_as_out_of_range() {
+    let r = expect_fixture(
+        "ids_out_of_range",
+        &[],
+        "fail",
+        &[
+            ("stdout-invalid-json-rpc", "error"),
+            ("stdout-json-beyond-parser-limits", "error"),
+        ],
+    );
+    let range = r.issue("stdout-json-beyond-parser-limits");
+    assert_eq!(range["detailCode"], "number-out-of-range");
+    assert_eq!(range["location"]["stdoutLine"], 2);
+    let message = range["message"].as_str().expect("message");
+    assert!(
+        message
+            .starts_with("1 line on stdout holds a number outside the range clients can represent"),
+        "{message}"
+    );
+    let big = r.issue("stdout-invalid-json-rpc");
+    assert_eq!(big["detailCode"], "id-out-of-range");
+    assert_eq!(big["location"]["stdoutLine"], 3);
+    let message = big["message"].as_str().expect("message");
+    assert!(message.contains("outside the 64-bit range"), "{message}");
+    assert!(
+        !message.contains("must be a string or an integer"),
+        "{message}"
+    );
+}
+
+#[test]
 fn response_to_an_unknown_id() {
     let r = expect_fixture(
         "unknown_response_id",
