@@ -450,6 +450,27 @@ fn server_requests_are_answered_like_a_real_client() {
 }
 
 #[test]
+fn many_server_requests_are_counted_with_a_bounded_sample() {
+    let r = guard_fixture("many_server_requests", &["--settle", "1500"]);
+    let stdout = &r.json["stdout"];
+    let sample = stdout["serverRequests"].as_array().expect("serverRequests");
+    assert_eq!(sample.len(), 100, "the list is a sample");
+    assert_eq!(sample[0]["method"], "ping");
+    assert_eq!(sample[0]["answeredWithError"], false);
+    assert_eq!(stdout["serverRequestCount"], 10_000);
+    assert_eq!(stdout["serverRequestsOmitted"], 9_900);
+    assert_eq!(stdout["serverRequestsOtherMethods"], 0);
+    let methods = &stdout["serverRequestMethods"];
+    assert_eq!(methods["ping"]["count"], 6_000);
+    assert_eq!(methods["ping"]["answeredWithError"], false);
+    assert_eq!(methods["fixture/custom"]["count"], 4_000);
+    assert_eq!(methods["fixture/custom"]["answeredWithError"], true);
+    // 10,000 listed requests would take over 600 KB; the whole report stays far below.
+    let size = serde_json::to_vec(&r.json).expect("json").len();
+    assert!(size < 100_000, "report of {size} bytes");
+}
+
+#[test]
 fn batch_answers_are_tolerated_only_under_2025_03_26() {
     expect_fixture("batch_response", &["--protocol", "2025-03-26"], "pass", &[]);
 }

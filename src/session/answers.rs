@@ -137,10 +137,11 @@ impl Session {
             jsonrpc::encode_error(&id, METHOD_NOT_FOUND, "Method not found")
         };
         let answered_with_error = method != "ping";
-        self.t.server_requests.push(ServerRequest {
+        self.t.server_requests.record(ServerRequest {
             line,
             method: crate::finding::excerpt(&method, 128),
             answered_with_error,
+            phase: self.phase,
         });
         self.pending_replies.push(reply);
         Disposition::ServerRequest {
