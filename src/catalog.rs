@@ -184,6 +184,9 @@ catalog! {
         "The server sent a request before the session was initialized",
         "The lifecycle lets a server send only pings (and log notifications) before the client's notifications/initialized. A request such as sampling/createMessage or roots/list sent earlier reaches a client that has not finished negotiating capabilities, and many refuse it. Wait for notifications/initialized before asking the client anything.";
 
+    ServerRequestUndeclaredCapability => "server-request-undeclared-capability", McpProtocol, Error,
+        "The server asked for a client capability the client never declared",
+        "sampling/createMessage needs the client's sampling capability, roots/list its roots, elicitation/create its elicitation, tasks/* its tasks. The lifecycle lets each side use only what was negotiated (a MUST from 2025-03-26 on, so an error; under 2024-11-05 a SHOULD, so a warning). A client without the capability answers -32601, and the server's feature silently does nothing. Check the client's capabilities from initialize before sending such a request. The guard declares no client capabilities, so it reports every such request; the proxy judges against what the real client declared. The finding names the method and how often it was sent.";
     DiscoverError => "discover-error", McpProtocol, Error,
         "server/discover failed under 2026-07-28",
         "The 2026-07-28 revision has no initialize: clients call server/discover and send the version in every request's _meta. A server that speaks it must implement server/discover; one that does not support the version must answer -32022 with data.supported.";

@@ -433,7 +433,13 @@ fn reply_to_a_notification() {
 #[test]
 fn server_requests_are_answered_like_a_real_client() {
     // The fixture prints plain text on stdout if ping or roots/list is answered wrongly.
-    let r = expect_fixture("server_asks_client", &["--settle", "1000"], "pass", &[]);
+    // roots/list needs the roots capability, which the guard does not declare.
+    let r = expect_fixture(
+        "server_asks_client",
+        &["--settle", "1000"],
+        "fail",
+        &[("server-request-undeclared-capability", "error")],
+    );
     let asked = r.json["stdout"]["serverRequests"]
         .as_array()
         .expect("serverRequests");
@@ -447,6 +453,61 @@ fn server_requests_are_answered_like_a_real_client() {
         })
         .collect();
     assert_eq!(methods, vec![("ping", false), ("roots/list", true)]);
+}
+
+#[test]
+fn requests_for_capabilities_the_guard_never_declared_are_named_with_their_count() {
+    let r = expect_fixture(
+        "asks_undeclared_capabilities",
+        &["--settle", "500"],
+        "fail",
+        &[
+            ("server-request-undeclared-capability", "error"),
+            ("server-request-undeclared-capability", "error"),
+            ("server-request-undeclared-capability", "error"),
+        ],
+    );
+    let found: Vec<(String, String, u64)> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            (
+                i["location"]["request"]
+                    .as_str()
+                    .expect("request")
+                    .to_string(),
+                i["message"].as_str().expect("message").to_string(),
+                i["location"]["stdoutLine"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    let methods: Vec<&str> = found.iter().map(|(m, _, _)| m.as_str()).collect();
+    // In the order the server sent them.
+    assert_eq!(
+        methods,
+        ["sampling/createMessage", "roots/list", "elicitation/create"]
+    );
+    let sampling = &found[0];
+    assert!(
+        sampling.1.starts_with("The server sent `sampling/createMessage` 3 times (first at stdout line 2), which needs the client capability `sampling`"),
+        "{}",
+        sampling.1
+    );
+    assert_eq!(sampling.2, 2);
+    assert!(found[1].1.contains("`roots/list` once"), "{}", found[1].1);
+    // Under 2024-11-05 the lifecycle says SHOULD: the same requests are warnings.
+    let old = guard_fixture(
+        "asks_undeclared_capabilities",
+        &["--settle", "500", "--protocol", "2024-11-05"],
+    );
+    let severities: Vec<&str> = old.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| i["severity"].as_str().expect("severity"))
+        .collect();
+    assert_eq!(severities, ["warning", "warning", "warning"]);
 }
 
 #[test]

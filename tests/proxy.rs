@@ -526,3 +526,74 @@ fn poisoned_instructions_in_the_initialize_result_are_caught_live() {
         "{stderr}"
     );
 }
+
+#[test]
+fn server_requests_are_judged_against_what_the_real_client_declared() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("session.json");
+    let mut child = mcpcheck()
+        .arg("proxy")
+        .arg("--report")
+        .arg(&report)
+        .args([
+            "--",
+            python_command(),
+            &fixture("asks_undeclared_capabilities"),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    // This client declares roots (and nothing else), so only sampling and elicitation are faults.
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"roots\":{}},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+        .expect("write");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("initialize answer");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .expect("write");
+    let mut asked = Vec::new();
+    for _ in 0..5 {
+        line.clear();
+        stdout.read_line(&mut line).expect("server request");
+        let v: serde_json::Value = serde_json::from_str(&line).expect("json");
+        asked.push(v["method"].as_str().expect("method").to_string());
+    }
+    assert_eq!(asked.len(), 5, "{asked:?}");
+    drop(stdin);
+    child.wait().expect("wait");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    let found: Vec<(&str, &str, &str)> = doc["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|i| i["code"] == "server-request-undeclared-capability")
+        .map(|i| {
+            (
+                i["location"]["request"].as_str().expect("request"),
+                i["severity"].as_str().expect("severity"),
+                i["message"].as_str().expect("message"),
+            )
+        })
+        .collect();
+    let methods: Vec<(&str, &str)> = found.iter().map(|(m, s, _)| (*m, *s)).collect();
+    assert_eq!(
+        methods,
+        [
+            ("sampling/createMessage", "error"),
+            ("elicitation/create", "error")
+        ],
+        "{found:?}"
+    );
+    let sampling = found
+        .iter()
+        .find(|f| f.0 == "sampling/createMessage")
+        .expect("sampling");
+    assert!(sampling.2.contains("3 times"), "{}", sampling.2);
+}
