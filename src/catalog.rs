@@ -102,6 +102,9 @@ catalog! {
     ShutdownSlow => "shutdown-slow", InstallRuntime, Warning,
         "The server did not exit when its stdin closed",
         "The MCP stdio shutdown is: the client closes stdin and the server exits. This server needed a signal. Exit when stdin reaches end of file.";
+    ProcessEscapedGroup => "process-escaped-group", InstallRuntime, Warning,
+        "A process the server started escaped its process group with a stream",
+        "A child of the server called setsid() (or setpgid()) and so left the server's process group, but kept the server's stdin, stdout or stderr. Clients stop a server by signalling its process group, so such a process survives them: it keeps the pipe open (a client reading stdout never sees the end), can write onto the JSON-RPC channel of a session that is over, and is a process nobody tracks. The guard finds it through /proc, names it (pid and command line, secrets masked) and kills it. Keep helpers in the server's group, or close the inherited streams in a daemon (redirect them to /dev/null) before it detaches.";
     StderrOutputLimitExceeded => "stderr-output-limit-exceeded", InstallRuntime, Note,
         "The report keeps only the tail of a large stderr",
         "The server wrote more to stderr than --max-stderr-bytes (default 1 MiB). That is not a fault: stderr is the channel the spec gives logs, and chatty start-up logging is normal. The guard drained and counted all of it, and the report keeps the last 16 KiB; this note says the rest was left out. A sustained flood far past this is stderr-flood.";
