@@ -190,6 +190,9 @@ catalog! {
     ServerRequestUndeclaredCapability => "server-request-undeclared-capability", McpProtocol, Error,
         "The server asked for a client capability the client never declared",
         "sampling/createMessage needs the client's sampling capability, roots/list its roots, elicitation/create its elicitation, tasks/* its tasks. The lifecycle lets each side use only what was negotiated (a MUST from 2025-03-26 on, so an error; under 2024-11-05 a SHOULD, so a warning). A client without the capability answers -32601, and the server's feature silently does nothing. Check the client's capabilities from initialize before sending such a request. The guard declares no client capabilities, so it reports every such request; the proxy judges against what the real client declared. The finding names the method and how often it was sent.";
+    ServerMessageFlood => "server-message-flood", McpProtocol, Warning,
+        "The server flooded the client with notifications or requests",
+        "The server sent more than 1,000 notifications or requests of one method within one second. A client shows or acts on a few progress, log or list_changed messages a second; it must still read, parse and dispatch every one, which delays the answers it waits for, and clients that keep or render them slow down or run out of memory. Real servers stay far below this (busy ones send tens a second). The finding names the method, how many were sent in all and the most within one second. Throttle progress and log notifications, coalesce list_changed, and never send requests in a loop.";
     DiscoverError => "discover-error", McpProtocol, Error,
         "server/discover failed under 2026-07-28",
         "The 2026-07-28 revision has no initialize: clients call server/discover and send the version in every request's _meta. A server that speaks it must implement server/discover; one that does not support the version must answer -32022 with data.supported.";

@@ -532,6 +532,44 @@ fn many_server_requests_are_counted_with_a_bounded_sample() {
 }
 
 #[test]
+fn floods_of_notifications_and_requests_are_named_per_method() {
+    let r = expect_fixture(
+        "floods_notifications_and_requests",
+        &["--settle", "1500"],
+        "warning",
+        &[
+            ("server-message-flood", "warning"),
+            ("server-message-flood", "warning"),
+        ],
+    );
+    let floods: Vec<(&str, &str)> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            (
+                i["detailCode"].as_str().expect("detail"),
+                i["message"].as_str().expect("message"),
+            )
+        })
+        .collect();
+    let (detail, message) = floods[0];
+    assert_eq!(detail, "notification-flood");
+    assert!(
+        message.starts_with("The server flooded the client with `notifications/message` notifications: 5000 in all, up to "),
+        "{message}"
+    );
+    let (detail, message) = floods[1];
+    assert_eq!(detail, "request-flood");
+    assert!(
+        message
+            .starts_with("The server flooded the client with `ping` requests: 2000 in all, up to "),
+        "{message}"
+    );
+    assert_eq!(r.json["stdout"]["serverRequestCount"], 2000);
+}
+
+#[test]
 fn batch_answers_are_tolerated_only_under_2025_03_26() {
     expect_fixture("batch_response", &["--protocol", "2025-03-26"], "pass", &[]);
 }

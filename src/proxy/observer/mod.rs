@@ -159,6 +159,7 @@ pub struct Observer {
     /// Server requests for undeclared client capabilities: (capability, count, first line)
     /// per method (only the few methods the spec gates, so bounded).
     undeclared: std::collections::BTreeMap<String, (&'static str, u64, u64)>,
+    floods: crate::server_traffic::FloodMeter,
     pub messages: u64,
     pub invalid: u64,
 }
@@ -185,6 +186,7 @@ impl Observer {
             client_capabilities: None,
             negotiated: None,
             undeclared: std::collections::BTreeMap::new(),
+            floods: crate::server_traffic::FloodMeter::default(),
             messages: 0,
             invalid: 0,
         }
@@ -298,6 +300,7 @@ impl Observer {
             );
         }
         self.count_undeclared();
+        self.count_floods();
         // The verdict states how much went unchecked in all.
         let [from_client, from_server] = self.unobserved_bytes;
         if let Some(f) = self

@@ -6,7 +6,7 @@ use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::frame_findings::{self, FrameFault};
 use crate::protocol::jsonrpc::{Message, RequestId, ResponseId};
-use crate::server_traffic::{undeclared_capability, undeclared_capability_finding};
+use crate::server_traffic::{undeclared_capability, undeclared_capability_finding, Unasked};
 use crate::session::transcript::{Disposition, Phase};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
@@ -116,6 +116,7 @@ impl Observer {
                 }
                 if from_server {
                     self.judge_server_request(&method, seen.line, findings);
+                    self.meter_unasked(Unasked::Request, &method, seen, findings);
                 }
                 let pending = &mut self.pending[dir.index()];
                 if pending.len() < MAX_PENDING || pending.contains_key(&id) {
@@ -143,6 +144,8 @@ impl Observer {
                 self.counts.count(&method);
                 if !from_server {
                     self.last_notification = Some(excerpt(&method, 128));
+                } else {
+                    self.meter_unasked(Unasked::Notification, &method, seen, findings);
                 }
                 let entry = Entry {
                     method: Some(&method),
@@ -253,6 +256,35 @@ impl Observer {
                 self.negotiated.as_deref(),
             );
             self.report(findings, f);
+        }
+    }
+
+    /// Meters the server's notifications and requests; a flood is reported when it starts.
+    fn meter_unasked(
+        &mut self,
+        kind: Unasked,
+        method: &str,
+        seen: &LineSeen,
+        findings: &mut Vec<Finding>,
+    ) {
+        let at_ms = seen.at.saturating_duration_since(self.started).as_millis() as u64;
+        if self.floods.record(kind, method, at_ms, seen.line) {
+            if let Some(f) = self.floods.finding(kind, method) {
+                self.report(findings, f);
+            }
+        }
+    }
+
+    /// Flood findings with the final counts, for the report.
+    pub(super) fn count_floods(&mut self) {
+        for counted in self.floods.findings() {
+            if let Some(f) = self.findings.iter_mut().find(|f| {
+                f.code == Code::ServerMessageFlood
+                    && f.detail_code == counted.detail_code
+                    && f.location.request == counted.location.request
+            }) {
+                f.message = counted.message;
+            }
         }
     }
 
