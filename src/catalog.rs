@@ -102,6 +102,9 @@ catalog! {
     ShutdownSlow => "shutdown-slow", InstallRuntime, Warning,
         "The server did not exit when its stdin closed",
         "The MCP stdio shutdown is: the client closes stdin and the server exits. This server needed a signal. Exit when stdin reaches end of file.";
+    ProcessEscapedGroup => "process-escaped-group", InstallRuntime, Warning,
+        "A process the server started escaped its process group with a stream",
+        "A child of the server called setsid() (or setpgid()) and so left the server's process group, but kept the server's stdin, stdout or stderr. Clients stop a server by signalling its process group, so such a process survives them: it keeps the pipe open (a client reading stdout never sees the end), can write onto the JSON-RPC channel of a session that is over, and is a process nobody tracks. The guard finds it through /proc, names it (pid and command line, secrets masked) and kills it. Keep helpers in the server's group, or close the inherited streams in a daemon (redirect them to /dev/null) before it detaches.";
     StderrOutputLimitExceeded => "stderr-output-limit-exceeded", InstallRuntime, Note,
         "The report keeps only the tail of a large stderr",
         "The server wrote more to stderr than --max-stderr-bytes (default 1 MiB). That is not a fault: stderr is the channel the spec gives logs, and chatty start-up logging is normal. The guard drained and counted all of it, and the report keeps the last 16 KiB; this note says the rest was left out. A sustained flood far past this is stderr-flood.";
@@ -113,6 +116,9 @@ catalog! {
     StdoutNonJson => "stdout-non-json", StdioTransport, Error,
         "A line on stdout is not JSON",
         "On the stdio transport stdout carries only JSON-RPC messages, one per line. Anything else (banners, logs, print/console.log) breaks clients. Send logs to stderr.";
+    StdoutJsonBeyondParserLimits => "stdout-json-beyond-parser-limits", StdioTransport, Error,
+        "A line on stdout is JSON that parsers refuse",
+        "The line is JSON syntax, but past a limit JSON parsers keep: arrays or objects nested deeper than 127 levels (serde_json, which Rust clients use, reads at most 127, Python's json about 1,000), or a number outside what a 64-bit float holds (1e400), which strict parsers refuse and JavaScript and Python read as Infinity. No client receives the message intact. Keep messages shallow and numbers within range (ids within 64 bits, or strings).";
     StdoutEmptyLine => "stdout-empty-line", StdioTransport, Warning,
         "An empty line on stdout",
         "Each line on stdout must be one JSON-RPC message. Most clients skip empty lines, some fail on them. Do not write bare newlines.";
@@ -181,6 +187,12 @@ catalog! {
         "The server sent a request before the session was initialized",
         "The lifecycle lets a server send only pings (and log notifications) before the client's notifications/initialized. A request such as sampling/createMessage or roots/list sent earlier reaches a client that has not finished negotiating capabilities, and many refuse it. Wait for notifications/initialized before asking the client anything.";
 
+    ServerRequestUndeclaredCapability => "server-request-undeclared-capability", McpProtocol, Error,
+        "The server asked for a client capability the client never declared",
+        "sampling/createMessage needs the client's sampling capability, roots/list its roots, elicitation/create its elicitation, tasks/* its tasks. The lifecycle lets each side use only what was negotiated (a MUST from 2025-03-26 on, so an error; under 2024-11-05 a SHOULD, so a warning). A client without the capability answers -32601, and the server's feature silently does nothing. Check the client's capabilities from initialize before sending such a request. The guard declares no client capabilities, so it reports every such request; the proxy judges against what the real client declared. The finding names the method and how often it was sent.";
+    ServerMessageFlood => "server-message-flood", McpProtocol, Warning,
+        "The server flooded the client with notifications or requests",
+        "The server sent more than 1,000 notifications or requests of one method within one second. A client shows or acts on a few progress, log or list_changed messages a second; it must still read, parse and dispatch every one, which delays the answers it waits for, and clients that keep or render them slow down or run out of memory. Real servers stay far below this (busy ones send tens a second). The finding names the method, how many were sent in all and the most within one second. Throttle progress and log notifications, coalesce list_changed, and never send requests in a loop.";
     DiscoverError => "discover-error", McpProtocol, Error,
         "server/discover failed under 2026-07-28",
         "The 2026-07-28 revision has no initialize: clients call server/discover and send the version in every request's _meta. A server that speaks it must implement server/discover; one that does not support the version must answer -32022 with data.supported.";

@@ -7,7 +7,9 @@
 
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
-use crate::protocol::jsonrpc::{EnvelopeProblem, LineContent, Message, RequestId};
+use crate::protocol::jsonrpc::{
+    EnvelopeProblem, JsonLimit, LineContent, Message, RequestId, MAX_JSON_DEPTH,
+};
 use crate::session::transcript::{Disposition, Phase};
 use std::collections::HashMap;
 
@@ -28,6 +30,8 @@ pub enum FrameFault {
         text: String,
         cause: NonJsonCause,
     },
+    /// JSON syntax past a parser limit (nesting depth, number range).
+    BeyondParserLimits(JsonLimit),
     InvalidUtf8,
     Empty,
     CarriageReturn,
@@ -66,6 +70,9 @@ pub fn line_faults(content: &LineContent, had_cr: bool, cx: LineContext) -> Vec<
         LineContent::Empty if !cx.lsp_framed => out.push(FrameFault::Empty),
         LineContent::Empty => {}
         LineContent::InvalidUtf8 { .. } => out.push(FrameFault::InvalidUtf8),
+        LineContent::BeyondParserLimits { limit } => {
+            out.push(FrameFault::BeyondParserLimits(*limit))
+        }
         LineContent::ContentLengthHeader => out.push(FrameFault::ContentLengthHeader),
         LineContent::NonJson { text } if cx.lsp_framed && contains_header(text) => {}
         LineContent::NonJson { text } => out.push(FrameFault::NonJson {
@@ -119,6 +126,7 @@ impl FrameFault {
         match self {
             FrameFault::ContentLengthHeader => Code::StdoutContentLengthFraming,
             FrameFault::NonJson { .. } => Code::StdoutNonJson,
+            FrameFault::BeyondParserLimits(_) => Code::StdoutJsonBeyondParserLimits,
             FrameFault::InvalidUtf8 => Code::StdoutInvalidUtf8,
             FrameFault::Empty => Code::StdoutEmptyLine,
             FrameFault::CarriageReturn => Code::StdoutCarriageReturn,
@@ -139,6 +147,8 @@ impl FrameFault {
                 NonJsonCause::ByteOrderMark => "byte-order-mark",
                 NonJsonCause::MultiLineJson => "multi-line-json",
             }),
+            FrameFault::BeyondParserLimits(JsonLimit::Depth) => Some("nesting-too-deep"),
+            FrameFault::BeyondParserLimits(JsonLimit::NumberRange) => Some("number-out-of-range"),
             FrameFault::Envelope(p) => Some(p.detail_code()),
             FrameFault::Batch => Some("batch"),
             FrameFault::ResponseWithoutId => Some("response-without-id"),
@@ -188,6 +198,17 @@ impl FrameFault {
                     NonJsonCause::MultiLineJson =>
                         " The server pretty-prints JSON across lines; write each message on one line.",
                 },
+            ),
+            FrameFault::BeyondParserLimits(JsonLimit::Depth) => format!(
+                "{} on stdout JSON nested deeper than {MAX_JSON_DEPTH} levels (line {list}), first {}: parsers with a depth limit refuse it (serde_json, under Rust clients, reads at most {MAX_JSON_DEPTH}; Python's json about 1,000), so no message on it arrives.",
+                plural(n, "line is", "lines are"),
+                phase.describe(),
+            ),
+            FrameFault::BeyondParserLimits(JsonLimit::NumberRange) => format!(
+                "{} on stdout {} a number outside the range clients can represent, beyond a 64-bit float such as 1e400 (line {list}), first {}: strict parsers refuse the message, JavaScript and Python read the number as Infinity.",
+                plural(n, "line", "lines"),
+                if n == 1 { "holds" } else { "hold" },
+                phase.describe(),
             ),
             FrameFault::InvalidUtf8 => format!(
                 "{} on stdout not valid UTF-8 (line {list}).",
@@ -445,6 +466,10 @@ mod tests {
             ..cx
         };
         assert!(faults(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#, batches).is_empty());
+        assert_eq!(
+            faults(br#"{"jsonrpc":"2.0","id":1e400,"result":{}}"#, cx),
+            [FrameFault::BeyondParserLimits(JsonLimit::NumberRange)]
+        );
     }
 
     #[test]

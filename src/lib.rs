@@ -21,6 +21,7 @@ pub mod proxy;
 pub mod report;
 pub mod scan;
 pub mod secrets;
+pub mod server_traffic;
 pub mod session;
 pub mod source;
 pub mod surface;

@@ -308,6 +308,43 @@ fn daemon_that_left_the_process_group_is_killed() {
 }
 
 #[test]
+fn a_child_that_escapes_the_group_with_stdout_is_named_and_killed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid_file = dir.path().join("pids");
+    let mut cmd = mcpcheck();
+    cmd.env("FIXTURE_PID_FILE", &pid_file);
+    let r = guard_with(
+        cmd,
+        &[],
+        &[python_command(), &fixture("escapes_with_stdout")],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[("process-escaped-group", "warning")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.status(), "warning");
+    let pids = std::fs::read_to_string(&pid_file).expect("pid file");
+    let child: u32 = pids
+        .lines()
+        .nth(1)
+        .expect("the child's pid")
+        .parse()
+        .expect("pid");
+    let issue = r.issue("process-escaped-group");
+    assert_eq!(issue["detailCode"], "holds-stdout");
+    assert_eq!(
+        issue["message"],
+        format!("Process {child} (`sleep 300`), started by the server, left its process group and session but kept the server's stdin, stdout and stderr; the guard killed it at the end. A client stops a server by its process group, so it would be left with this process running, holding the pipe open.")
+    );
+    assert_eq!(
+        survivors(&pid_file, Duration::from_secs(5)),
+        Vec::<u32>::new()
+    );
+}
+
+#[test]
 fn stdout_flood_is_cut_off_with_bounded_memory_and_nothing_left() {
     let dir = tempfile::tempdir().expect("tempdir");
     let pid_file = dir.path().join("pids");

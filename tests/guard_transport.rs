@@ -351,6 +351,55 @@ fn json_that_is_not_an_object() {
 }
 
 #[test]
+fn json_past_the_parsers_depth_limit_is_not_called_not_json() {
+    let r = expect_fixture(
+        "deeply_nested_json",
+        &[],
+        "fail",
+        &[("stdout-json-beyond-parser-limits", "error")],
+    );
+    let issue = r.issue("stdout-json-beyond-parser-limits");
+    assert_eq!(issue["detailCode"], "nesting-too-deep");
+    assert_eq!(issue["location"]["stdoutLine"], 2);
+    let message = issue["message"].as_str().expect("message");
+    assert!(
+        message.starts_with("1 line is on stdout JSON nested deeper than 127 levels (line 2)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn ids_no_client_can_hold_are_named_as_out_of_range() {
+    let r = expect_fixture(
+        "ids_out_of_range",
+        &[],
+        "fail",
+        &[
+            ("stdout-invalid-json-rpc", "error"),
+            ("stdout-json-beyond-parser-limits", "error"),
+        ],
+    );
+    let range = r.issue("stdout-json-beyond-parser-limits");
+    assert_eq!(range["detailCode"], "number-out-of-range");
+    assert_eq!(range["location"]["stdoutLine"], 2);
+    let message = range["message"].as_str().expect("message");
+    assert!(
+        message
+            .starts_with("1 line on stdout holds a number outside the range clients can represent"),
+        "{message}"
+    );
+    let big = r.issue("stdout-invalid-json-rpc");
+    assert_eq!(big["detailCode"], "id-out-of-range");
+    assert_eq!(big["location"]["stdoutLine"], 3);
+    let message = big["message"].as_str().expect("message");
+    assert!(message.contains("outside the 64-bit range"), "{message}");
+    assert!(
+        !message.contains("must be a string or an integer"),
+        "{message}"
+    );
+}
+
+#[test]
 fn response_to_an_unknown_id() {
     let r = expect_fixture(
         "unknown_response_id",
@@ -384,7 +433,13 @@ fn reply_to_a_notification() {
 #[test]
 fn server_requests_are_answered_like_a_real_client() {
     // The fixture prints plain text on stdout if ping or roots/list is answered wrongly.
-    let r = expect_fixture("server_asks_client", &["--settle", "1000"], "pass", &[]);
+    // roots/list needs the roots capability, which the guard does not declare.
+    let r = expect_fixture(
+        "server_asks_client",
+        &["--settle", "1000"],
+        "fail",
+        &[("server-request-undeclared-capability", "error")],
+    );
     let asked = r.json["stdout"]["serverRequests"]
         .as_array()
         .expect("serverRequests");
@@ -398,6 +453,120 @@ fn server_requests_are_answered_like_a_real_client() {
         })
         .collect();
     assert_eq!(methods, vec![("ping", false), ("roots/list", true)]);
+}
+
+#[test]
+fn requests_for_capabilities_the_guard_never_declared_are_named_with_their_count() {
+    let r = expect_fixture(
+        "asks_undeclared_capabilities",
+        &["--settle", "500"],
+        "fail",
+        &[
+            ("server-request-undeclared-capability", "error"),
+            ("server-request-undeclared-capability", "error"),
+            ("server-request-undeclared-capability", "error"),
+        ],
+    );
+    let found: Vec<(String, String, u64)> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            (
+                i["location"]["request"]
+                    .as_str()
+                    .expect("request")
+                    .to_string(),
+                i["message"].as_str().expect("message").to_string(),
+                i["location"]["stdoutLine"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    let methods: Vec<&str> = found.iter().map(|(m, _, _)| m.as_str()).collect();
+    // In the order the server sent them.
+    assert_eq!(
+        methods,
+        ["sampling/createMessage", "roots/list", "elicitation/create"]
+    );
+    let sampling = &found[0];
+    assert!(
+        sampling.1.starts_with("The server sent `sampling/createMessage` 3 times (first at stdout line 2), which needs the client capability `sampling`"),
+        "{}",
+        sampling.1
+    );
+    assert_eq!(sampling.2, 2);
+    assert!(found[1].1.contains("`roots/list` once"), "{}", found[1].1);
+    // Under 2024-11-05 the lifecycle says SHOULD: the same requests are warnings.
+    let old = guard_fixture(
+        "asks_undeclared_capabilities",
+        &["--settle", "500", "--protocol", "2024-11-05"],
+    );
+    let severities: Vec<&str> = old.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| i["severity"].as_str().expect("severity"))
+        .collect();
+    assert_eq!(severities, ["warning", "warning", "warning"]);
+}
+
+#[test]
+fn many_server_requests_are_counted_with_a_bounded_sample() {
+    let r = guard_fixture("many_server_requests", &["--settle", "1500"]);
+    let stdout = &r.json["stdout"];
+    let sample = stdout["serverRequests"].as_array().expect("serverRequests");
+    assert_eq!(sample.len(), 100, "the list is a sample");
+    assert_eq!(sample[0]["method"], "ping");
+    assert_eq!(sample[0]["answeredWithError"], false);
+    assert_eq!(stdout["serverRequestCount"], 10_000);
+    assert_eq!(stdout["serverRequestsOmitted"], 9_900);
+    assert_eq!(stdout["serverRequestsOtherMethods"], 0);
+    let methods = &stdout["serverRequestMethods"];
+    assert_eq!(methods["ping"]["count"], 6_000);
+    assert_eq!(methods["ping"]["answeredWithError"], false);
+    assert_eq!(methods["fixture/custom"]["count"], 4_000);
+    assert_eq!(methods["fixture/custom"]["answeredWithError"], true);
+    // 10,000 listed requests would take over 600 KB; the whole report stays far below.
+    let size = serde_json::to_vec(&r.json).expect("json").len();
+    assert!(size < 100_000, "report of {size} bytes");
+}
+
+#[test]
+fn floods_of_notifications_and_requests_are_named_per_method() {
+    let r = expect_fixture(
+        "floods_notifications_and_requests",
+        &["--settle", "1500"],
+        "warning",
+        &[
+            ("server-message-flood", "warning"),
+            ("server-message-flood", "warning"),
+        ],
+    );
+    let floods: Vec<(&str, &str)> = r.json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .map(|i| {
+            (
+                i["detailCode"].as_str().expect("detail"),
+                i["message"].as_str().expect("message"),
+            )
+        })
+        .collect();
+    let (detail, message) = floods[0];
+    assert_eq!(detail, "notification-flood");
+    assert!(
+        message.starts_with("The server flooded the client with `notifications/message` notifications: 5000 in all, up to "),
+        "{message}"
+    );
+    let (detail, message) = floods[1];
+    assert_eq!(detail, "request-flood");
+    assert!(
+        message
+            .starts_with("The server flooded the client with `ping` requests: 2000 in all, up to "),
+        "{message}"
+    );
+    assert_eq!(r.json["stdout"]["serverRequestCount"], 2000);
 }
 
 #[test]

@@ -526,3 +526,158 @@ fn poisoned_instructions_in_the_initialize_result_are_caught_live() {
         "{stderr}"
     );
 }
+
+#[test]
+fn server_requests_are_judged_against_what_the_real_client_declared() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("session.json");
+    let mut child = mcpcheck()
+        .arg("proxy")
+        .arg("--report")
+        .arg(&report)
+        .args([
+            "--",
+            python_command(),
+            &fixture("asks_undeclared_capabilities"),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    // This client declares roots (and nothing else), so only sampling and elicitation are faults.
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"roots\":{}},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+        .expect("write");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("initialize answer");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .expect("write");
+    let mut asked = Vec::new();
+    for _ in 0..5 {
+        line.clear();
+        stdout.read_line(&mut line).expect("server request");
+        let v: serde_json::Value = serde_json::from_str(&line).expect("json");
+        asked.push(v["method"].as_str().expect("method").to_string());
+    }
+    assert_eq!(asked.len(), 5, "{asked:?}");
+    drop(stdin);
+    child.wait().expect("wait");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    let found: Vec<(&str, &str, &str)> = doc["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|i| i["code"] == "server-request-undeclared-capability")
+        .map(|i| {
+            (
+                i["location"]["request"].as_str().expect("request"),
+                i["severity"].as_str().expect("severity"),
+                i["message"].as_str().expect("message"),
+            )
+        })
+        .collect();
+    let methods: Vec<(&str, &str)> = found.iter().map(|(m, s, _)| (*m, *s)).collect();
+    assert_eq!(
+        methods,
+        [
+            ("sampling/createMessage", "error"),
+            ("elicitation/create", "error")
+        ],
+        "{found:?}"
+    );
+    let sampling = found
+        .iter()
+        .find(|f| f.0 == "sampling/createMessage")
+        .expect("sampling");
+    assert!(sampling.2.contains("3 times"), "{}", sampling.2);
+}
+
+#[test]
+fn a_flood_is_reported_and_the_stderr_lines_stay_bounded() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("session.json");
+    let stderr_path = dir.path().join("stderr");
+    let mut child = mcpcheck()
+        .arg("proxy")
+        .arg("--report")
+        .arg(&report)
+        .args([
+            "--",
+            python_command(),
+            &fixture("floods_notifications_and_requests"),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
+        .spawn()
+        .expect("proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+        .expect("write");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("initialize answer");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .expect("write");
+    // Read the whole flood as a client would (all 7,000 messages), then close.
+    let mut read = 0;
+    while read < 7_000 {
+        line.clear();
+        if stdout.read_line(&mut line).expect("read") == 0 {
+            break;
+        }
+        read += 1;
+    }
+    assert_eq!(read, 7_000);
+    drop(stdin);
+    child.wait().expect("wait");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    let floods: Vec<(&str, &str)> = doc["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|i| i["code"] == "server-message-flood")
+        .map(|i| {
+            (
+                i["detailCode"].as_str().expect("detail"),
+                i["message"].as_str().expect("message"),
+            )
+        })
+        .collect();
+    assert_eq!(floods.len(), 2, "{floods:?}");
+    assert!(
+        floods.iter().any(|(d, m)| *d == "notification-flood"
+            && m.contains("`notifications/message` notifications: 5000 in all")),
+        "{floods:?}"
+    );
+    assert!(
+        floods
+            .iter()
+            .any(|(d, m)| *d == "request-flood" && m.contains("`ping` requests: 2000 in all")),
+        "{floods:?}"
+    );
+    // One compact line a message would be 7,000 lines; at 20 a second of each kind, plus
+    // what was held back, it is a few hundred at most.
+    let stderr = std::fs::read_to_string(&stderr_path).expect("stderr");
+    let lines = stderr.lines().count();
+    assert!(lines < 500, "{lines} stderr lines");
+    assert!(
+        stderr.contains("mcpcheck: ← notification notifications/message: ")
+            && stderr.contains(" more lines not shown"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("mcpcheck: warning[server-message-flood] The server flooded the client with `notifications/message` notifications"),
+        "{stderr}"
+    );
+}

@@ -14,6 +14,9 @@ pub struct GroupLeader {
     child: Child,
     pgid: Pid,
     exit: Option<ExitKind>,
+    /// Our ends of the server's stdin, stdout and stderr pipes, named as /proc names them,
+    /// to find processes that left the group but kept a stream.
+    pipes: Vec<(&'static str, String)>,
 }
 
 impl GroupLeader {
@@ -57,10 +60,20 @@ impl GroupLeader {
                 code: String::new(),
             });
         };
+        use std::os::fd::AsRawFd;
+        let pipes = [
+            ("stdin", stdin.as_raw_fd()),
+            ("stdout", stdout.as_raw_fd()),
+            ("stderr", stderr.as_raw_fd()),
+        ]
+        .into_iter()
+        .filter_map(|(name, fd)| Some((name, tree::pipe_name(fd)?)))
+        .collect();
         let leader = Self {
             child,
             pgid: Pid::from_raw(pid as i32),
             exit: None,
+            pipes,
         };
         Ok((leader, stdin, stdout, stderr))
     }
@@ -128,11 +141,12 @@ impl GroupLeader {
                 ShutdownPath::Killed
             }
         };
-        let killed_leftover_group = self.kill_group(escaped).await;
+        let (killed_leftover_group, escaped) = self.kill_group(escaped).await;
         ShutdownReport {
             path,
             exit: self.exit,
             killed_leftover_group,
+            escaped,
         }
     }
 
@@ -142,7 +156,7 @@ impl GroupLeader {
         let escaped = self.escaped_candidates();
         let _ = killpg(self.pgid, Signal::SIGKILL);
         self.wait_exit_within(Duration::from_secs(5)).await;
-        self.kill_group(escaped).await;
+        let (_, escaped) = self.kill_group(escaped).await;
         ShutdownReport {
             path: if already {
                 ShutdownPath::AlreadyExited
@@ -151,6 +165,7 @@ impl GroupLeader {
             },
             exit: self.exit,
             killed_leftover_group: false,
+            escaped,
         }
     }
 
@@ -159,12 +174,15 @@ impl GroupLeader {
     }
 
     /// Kills what is left of the group, and the descendants that left it (`escaped`, taken
-    /// before the leader died, plus orphans re-parented to us since), and reaps them.
-    async fn kill_group(&mut self, mut escaped: Vec<i32>) -> bool {
+    /// before the leader died, plus orphans re-parented to us since), and reaps them; returns
+    /// whether anything was left, and the processes outside the group that kept a stream.
+    async fn kill_group(&mut self, mut escaped: Vec<i32>) -> (bool, Vec<tree::EscapedProcess>) {
         tree::unregister_leader(self.pgid.as_raw());
         escaped.extend(tree::escaped_candidates(self.pgid.as_raw()));
         escaped.sort_unstable();
         escaped.dedup();
+        // Described before anything is killed, while /proc still shows them.
+        let described = tree::escaped_holding(&escaped, self.pgid.as_raw(), &self.pipes);
         let alive = killpg(self.pgid, None::<Signal>).is_ok();
         if alive {
             let _ = killpg(self.pgid, Signal::SIGKILL);
@@ -191,7 +209,7 @@ impl GroupLeader {
             }
         }
         tree::kill_and_reap(&escaped).await;
-        alive || !escaped.is_empty()
+        (alive || !escaped.is_empty(), described)
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod group;
 mod tree;
+pub use tree::EscapedProcess;
 
 pub use group::GroupLeader;
 
@@ -230,6 +231,9 @@ pub struct ShutdownReport {
     pub exit: Option<ExitKind>,
     /// Processes of the group still alive after the leader was gone, that the guard killed.
     pub killed_leftover_group: bool,
+    /// Processes that left the group but held a stream of the session; killed too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub escaped: Vec<tree::EscapedProcess>,
 }
 
 /// A running server in its own process group, read through bounded framed streams.

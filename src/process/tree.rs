@@ -4,6 +4,7 @@
 use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
+use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -84,6 +85,110 @@ pub fn escaped_candidates(leader: i32) -> Vec<i32> {
     found.sort_unstable();
     found.dedup();
     found
+}
+
+/// A process that left the server's process group (it called `setsid` or `setpgid`) while
+/// still holding one of the session's pipes, as found before it was killed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EscapedProcess {
+    pub pid: i32,
+    /// Its arguments from /proc/PID/cmdline, at most [`EscapedProcess::MAX_ARGS`] of them,
+    /// each at most [`EscapedProcess::MAX_ARG_BYTES`]; not yet redacted or escaped.
+    pub argv: Vec<String>,
+    /// Which of the server's streams it held: "stdin", "stdout", "stderr".
+    pub holds: Vec<&'static str>,
+}
+
+impl EscapedProcess {
+    pub const MAX_ARGS: usize = 16;
+    pub const MAX_ARG_BYTES: usize = 256;
+    /// Escaped processes described per session; more are killed but not described.
+    pub const MAX_DESCRIBED: usize = 8;
+}
+
+/// The pipe behind one of our file descriptors, as /proc names it ("pipe:[1234]").
+pub fn pipe_name(fd: i32) -> Option<String> {
+    let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+    let name = link.to_string_lossy().into_owned();
+    name.starts_with("pipe:").then_some(name)
+}
+
+/// Of `pids`, those outside process group `pgid` that hold one of `pipes` (stream name and
+/// pipe name): what a client that kills only the server's group would leave running.
+pub fn escaped_holding(
+    pids: &[i32],
+    pgid: i32,
+    pipes: &[(&'static str, String)],
+) -> Vec<EscapedProcess> {
+    let mut out = Vec::new();
+    for &pid in pids {
+        if out.len() == EscapedProcess::MAX_DESCRIBED {
+            break;
+        }
+        if process_group(pid).is_none_or(|g| g == pgid) {
+            continue;
+        }
+        let holds = held_pipes(pid, pipes);
+        if holds.is_empty() {
+            continue;
+        }
+        out.push(EscapedProcess {
+            pid,
+            argv: command_line(pid),
+            holds,
+        });
+    }
+    out
+}
+
+fn process_group(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name: state, ppid, pgrp.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()
+}
+
+fn held_pipes(pid: i32, pipes: &[(&'static str, String)]) -> Vec<&'static str> {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    let mut holds: Vec<&'static str> = Vec::new();
+    // Bounded: a process with a huge fd table is judged by its first descriptors.
+    for entry in fds.flatten().take(4096) {
+        let Ok(link) = std::fs::read_link(entry.path()) else {
+            continue;
+        };
+        let link = link.to_string_lossy();
+        for (stream, pipe) in pipes {
+            if *pipe == link && !holds.contains(stream) {
+                holds.push(stream);
+            }
+        }
+    }
+    holds.sort_by_key(|s| ["stdin", "stdout", "stderr"].iter().position(|x| x == s));
+    holds
+}
+
+fn command_line(pid: i32) -> Vec<String> {
+    use std::io::Read;
+    let mut raw = Vec::new();
+    let limit = (EscapedProcess::MAX_ARGS * EscapedProcess::MAX_ARG_BYTES) as u64;
+    if let Ok(f) = std::fs::File::open(format!("/proc/{pid}/cmdline")) {
+        let _ = f.take(limit).read_to_end(&mut raw);
+    }
+    raw.split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .take(EscapedProcess::MAX_ARGS)
+        .map(|a| {
+            let a = &a[..a.len().min(EscapedProcess::MAX_ARG_BYTES)];
+            String::from_utf8_lossy(a).into_owned()
+        })
+        .collect()
 }
 
 /// Kills the given processes and reaps those that are (or become) our children.

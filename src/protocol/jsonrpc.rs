@@ -1,5 +1,7 @@
 //! JSON-RPC 2.0 messages: parsing a stdout line and classifying its envelope.
 
+use super::limits::{is_out_of_range, parser_limit};
+pub use super::limits::{JsonLimit, MAX_JSON_DEPTH};
 use serde_json::{json, Map, Value};
 use std::fmt;
 
@@ -75,6 +77,8 @@ pub enum EnvelopeProblem {
     ErrorNotObject,
     ErrorCodeNotInteger,
     ErrorMessageNotString,
+    /// An integer id beyond the 64-bit range: no client holds it exactly.
+    IdOutOfRange,
 }
 
 impl EnvelopeProblem {
@@ -95,6 +99,7 @@ impl EnvelopeProblem {
             EnvelopeProblem::ErrorNotObject => "error-not-object",
             EnvelopeProblem::ErrorCodeNotInteger => "error-code-not-integer",
             EnvelopeProblem::ErrorMessageNotString => "error-message-not-string",
+            EnvelopeProblem::IdOutOfRange => "id-out-of-range",
         }
     }
 
@@ -122,6 +127,9 @@ impl EnvelopeProblem {
             EnvelopeProblem::ErrorNotObject => "`error` is not an object",
             EnvelopeProblem::ErrorCodeNotInteger => "`error.code` is not an integer",
             EnvelopeProblem::ErrorMessageNotString => "`error.message` is not a string",
+            EnvelopeProblem::IdOutOfRange => {
+                "the `id` is an integer outside the 64-bit range, which clients cannot hold exactly (so they never match it); use a smaller integer or a string"
+            }
         }
     }
 }
@@ -169,6 +177,10 @@ pub enum LineContent {
     NonJson {
         text: String,
     },
+    /// JSON syntax that a parser limit refuses: not "not JSON", but no message either.
+    BeyondParserLimits {
+        limit: JsonLimit,
+    },
     Single {
         message: Message,
         value: Value,
@@ -214,8 +226,11 @@ pub fn parse_line(bytes: &[u8]) -> LineContent {
             message: classify(&value),
             value,
         },
-        Err(_) => LineContent::NonJson {
-            text: text.to_string(),
+        Err(e) => match parser_limit(&e) {
+            Some(limit) => LineContent::BeyondParserLimits { limit },
+            None => LineContent::NonJson {
+                text: text.to_string(),
+            },
         },
     }
 }
@@ -272,6 +287,7 @@ fn classify_call(obj: &Map<String, Value>, method: &Value, raw_id: Option<&Value
                 method: method.to_string(),
                 params,
             },
+            _ if is_out_of_range(raw) => invalid(EnvelopeProblem::IdOutOfRange, None),
             _ => invalid(EnvelopeProblem::InvalidRequestId, None),
         },
     }
@@ -291,6 +307,7 @@ fn classify_response(
         Some(Value::Null) => ResponseId::Null,
         Some(raw) => match RequestId::from_json(raw) {
             Some(id) if !is_fractional(raw) => ResponseId::Id(id),
+            _ if is_out_of_range(raw) => return invalid(EnvelopeProblem::IdOutOfRange, None),
             _ => return invalid(EnvelopeProblem::InvalidResponseId, None),
         },
     };

@@ -2,5 +2,6 @@
 
 pub mod framing;
 pub mod jsonrpc;
+mod limits;
 pub mod schema;
 pub mod versions;

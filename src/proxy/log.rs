@@ -3,7 +3,8 @@
 //! stalling the checks or the session. Only the log copy is redacted; traffic is never
 //! touched.
 
-use super::observer::{Body, Record};
+use super::observer::{Body, Direction, Record};
+use crate::finding::excerpt;
 use crate::protocol::jsonrpc::RequestId;
 use serde_json::Value;
 use std::io::Write;
@@ -62,6 +63,91 @@ impl Line for String {
     fn line(self) -> String {
         self
     }
+}
+
+/// Compact stderr lines shown per second for one kind of message (direction, kind, method);
+/// the rest are counted and summed up in one line, so a flood cannot fill a disk through
+/// the proxy's stderr.
+pub const COMPACT_LINES_PER_SECOND: u64 = 20;
+/// Kinds of message metered apart; the rest share one meter.
+const MAX_COMPACT_KINDS: usize = 1_000;
+
+#[derive(Default)]
+struct CompactWindow {
+    start_ms: f64,
+    shown: u64,
+    held_back: u64,
+}
+
+/// The proxy's compact per-message lines on stderr, rate-limited per kind of message.
+#[derive(Default)]
+pub struct CompactLines {
+    windows: std::collections::HashMap<(bool, &'static str, String), CompactWindow>,
+}
+
+impl CompactLines {
+    /// The lines to print for `records`: each record's compact line while its kind stays
+    /// under the rate, and a "not shown" line for a kind whose second ended with lines held back.
+    pub fn lines(&mut self, records: &[Record]) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in records {
+            let method = r
+                .method
+                .as_deref()
+                .map(|m| excerpt(m, 60))
+                .unwrap_or_default();
+            let mut key = (r.direction == Direction::ServerToClient, r.kind, method);
+            if self.windows.len() >= MAX_COMPACT_KINDS && !self.windows.contains_key(&key) {
+                key.2 = "(other methods)".to_string();
+            }
+            let window = self.windows.entry(key.clone()).or_insert(CompactWindow {
+                start_ms: r.time_ms,
+                ..CompactWindow::default()
+            });
+            if r.time_ms - window.start_ms >= 1000.0 {
+                if window.held_back > 0 {
+                    out.push(not_shown(&key, window.held_back));
+                }
+                *window = CompactWindow {
+                    start_ms: r.time_ms,
+                    ..CompactWindow::default()
+                };
+            }
+            if window.shown < COMPACT_LINES_PER_SECOND {
+                window.shown += 1;
+                out.push(r.compact());
+            } else {
+                window.held_back += 1;
+            }
+        }
+        out
+    }
+
+    /// The "not shown" lines still pending, at the end of the session.
+    pub fn finish(&mut self) -> Vec<String> {
+        let mut pending: Vec<_> = self
+            .windows
+            .iter()
+            .filter(|(_, w)| w.held_back > 0)
+            .map(|(k, w)| (k.clone(), w.held_back))
+            .collect();
+        pending.sort();
+        self.windows.clear();
+        pending.iter().map(|(k, n)| not_shown(k, *n)).collect()
+    }
+}
+
+fn not_shown(key: &(bool, &'static str, String), held_back: u64) -> String {
+    let arrow = if key.0 { "←" } else { "→" };
+    let method = if key.2.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", key.2)
+    };
+    format!(
+        "mcpcheck: {arrow} {}{method}: {held_back} more lines not shown (at most {COMPACT_LINES_PER_SECOND} a second of each kind; --log FILE records every message)",
+        key.1
+    )
 }
 
 pub struct Outlet<T: Line> {

@@ -46,6 +46,7 @@ struct Outlets {
 /// The observer thread: drains the tap in order, checks every message, and hands the
 /// records and findings to the outlets. Returns the observer at `End`.
 fn observe(mut observer: Observer, drain: Drain, out: &Outlets) -> Observer {
+    let mut compact = log::CompactLines::default();
     while let Some(event) = drain.next() {
         match event {
             Event::Chunk {
@@ -61,7 +62,12 @@ fn observe(mut observer: Observer, drain: Drain, out: &Outlets) -> Observer {
                 if !records.is_empty() {
                     match &out.log {
                         Some(log) => log.send(records),
-                        None => out.err.send(records.iter().map(|r| r.compact()).collect()),
+                        None => {
+                            let lines = compact.lines(&records);
+                            if !lines.is_empty() {
+                                out.err.send(lines);
+                            }
+                        }
                     }
                 }
                 emit(&out.err, &findings);
@@ -69,6 +75,10 @@ fn observe(mut observer: Observer, drain: Drain, out: &Outlets) -> Observer {
             Event::Tick(now) => emit(&out.err, &observer.check_timeouts(now)),
             Event::End => break,
         }
+    }
+    let held_back = compact.finish();
+    if !held_back.is_empty() {
+        out.err.send(held_back);
     }
     observer
 }

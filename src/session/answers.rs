@@ -137,12 +137,15 @@ impl Session {
             jsonrpc::encode_error(&id, METHOD_NOT_FOUND, "Method not found")
         };
         let answered_with_error = method != "ping";
-        self.t.server_requests.push(ServerRequest {
+        self.t.server_requests.record(ServerRequest {
             line,
             method: crate::finding::excerpt(&method, 128),
             answered_with_error,
+            phase: self.phase,
         });
-        self.pending_replies.push(reply);
+        if !self.replies_stalled {
+            self.pending_replies.push(reply);
+        }
         Disposition::ServerRequest {
             answered_with_error,
         }
@@ -150,9 +153,16 @@ impl Session {
 
     pub(super) async fn flush_replies(&mut self) {
         for reply in std::mem::take(&mut self.pending_replies) {
+            if self.replies_stalled {
+                return;
+            }
             let deadline = Instant::now() + self.plan.timeout;
-            // A server that stopped reading is caught by the pump; the reply is moot then.
-            let _ = self.proc.send(&reply, deadline).await;
+            // A server that stops reading its stdin while it floods stdout would otherwise
+            // hold the guard for a timeout per reply (the guard does not read while it
+            // writes): after one reply that could not be written, the rest are dropped.
+            if self.proc.send(&reply, deadline).await.is_err() {
+                self.replies_stalled = true;
+            }
         }
     }
 }

@@ -62,6 +62,8 @@ pub struct Session {
     exited_at: Option<Instant>,
     /// Answers to the server's requests, written between pump turns.
     pending_replies: Vec<Vec<u8>>,
+    /// A reply could not be written in time: the server is not reading; no more are sent.
+    replies_stalled: bool,
     /// Under 2026-07-28 every request carries its version in `_meta`.
     modern_version: Option<String>,
     /// A line that is not JSON was sent: a null-id error is then a fair parse-error answer.
@@ -99,6 +101,7 @@ impl Session {
                 stream_end: None,
                 exited_at: None,
                 pending_replies: Vec::new(),
+                replies_stalled: false,
                 modern_version: None,
                 sent_malformed: false,
                 last_sent: Vec::new(),

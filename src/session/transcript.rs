@@ -222,6 +222,67 @@ pub struct ServerRequest {
     pub line: u64,
     pub method: String,
     pub answered_with_error: bool,
+    #[serde(skip)]
+    pub phase: Phase,
+}
+
+/// The requests of one method the server sent.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MethodCount {
+    pub count: u64,
+    pub first_line: u64,
+    pub answered_with_error: bool,
+    /// Sent before the session was initialized (by the time initialize was answered).
+    #[serde(skip)]
+    pub before_initialized: u64,
+}
+
+/// The server's requests, bounded whatever their number: a count per method (for so many
+/// methods) and the first requests in order, so a flood of them costs no memory.
+#[derive(Debug, Clone, Default)]
+pub struct ServerRequests {
+    /// The first [`ServerRequests::SAMPLE`] requests.
+    pub sample: Vec<ServerRequest>,
+    pub by_method: std::collections::BTreeMap<String, MethodCount>,
+    /// Requests of methods past the first [`ServerRequests::METHODS`] distinct ones.
+    pub other_methods: u64,
+    pub total: u64,
+}
+
+impl ServerRequests {
+    pub const SAMPLE: usize = 100;
+    pub const METHODS: usize = 64;
+
+    pub fn record(&mut self, request: ServerRequest) {
+        self.total += 1;
+        let known =
+            self.by_method.len() < Self::METHODS || self.by_method.contains_key(&request.method);
+        if known {
+            let entry = self
+                .by_method
+                .entry(request.method.clone())
+                .or_insert_with(|| MethodCount {
+                    first_line: request.line,
+                    answered_with_error: request.answered_with_error,
+                    ..MethodCount::default()
+                });
+            entry.count += 1;
+            if request.phase <= Phase::Initialize {
+                entry.before_initialized += 1;
+            }
+        } else {
+            self.other_methods += 1;
+        }
+        if self.sample.len() < Self::SAMPLE {
+            self.sample.push(request);
+        }
+    }
+
+    /// Requests recorded in the totals but not listed in the sample.
+    pub fn omitted(&self) -> u64 {
+        self.total - self.sample.len() as u64
+    }
 }
 
 /// The probe of one advertised list, across its pages.
@@ -292,7 +353,7 @@ pub struct Transcript {
     pub frames: Vec<Frame>,
     pub exchanges: Vec<Exchange>,
     pub notifications_sent: Vec<String>,
-    pub server_requests: Vec<ServerRequest>,
+    pub server_requests: ServerRequests,
     pub lists: Vec<ListProbe>,
     /// Bytes after the last newline when the session ended.
     pub unterminated: Option<UnterminatedOutput>,

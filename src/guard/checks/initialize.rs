@@ -271,19 +271,35 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
 }
 
 /// Requests the server sent while initialize was still unanswered: only ping is allowed then.
+/// One finding per early request listed in the report's sample; a method's further early
+/// requests are counted in its last finding.
 fn early_server_requests(t: &Transcript, out: &mut Vec<Finding>) {
-    let early = t.server_requests.iter().filter(|r| {
-        r.method != "ping"
-            && t.frames
-                .iter()
-                .any(|f| f.line == r.line && f.phase <= Phase::Initialize)
-    });
-    for r in early {
+    let requests = &t.server_requests;
+    let early: Vec<_> = requests
+        .sample
+        .iter()
+        .filter(|r| r.method != "ping" && r.phase <= Phase::Initialize)
+        .collect();
+    for (i, r) in early.iter().enumerate() {
+        let listed = early.iter().filter(|e| e.method == r.method).count() as u64;
+        let is_last_of_method = !early[i + 1..].iter().any(|e| e.method == r.method);
+        let unlisted = requests
+            .by_method
+            .get(&r.method)
+            .map_or(0, |m| m.before_initialized.saturating_sub(listed));
+        let more = if is_last_of_method && unlisted > 0 {
+            format!(
+                " It sent {unlisted} more `{}` requests that early.",
+                excerpt(&r.method, 80)
+            )
+        } else {
+            String::new()
+        };
         out.push(
             Finding::new(
                 Code::ServerRequestBeforeInitialized,
                 format!(
-                    "The server sent the request `{}` (stdout line {}) before answering initialize; only ping is allowed before notifications/initialized.",
+                    "The server sent the request `{}` (stdout line {}) before answering initialize; only ping is allowed before notifications/initialized.{more}",
                     excerpt(&r.method, 80),
                     r.line
                 ),

@@ -5,6 +5,7 @@ mod capabilities;
 mod initialize;
 mod json_rpc;
 mod runtime;
+mod server_traffic;
 mod stdio;
 mod tool_calls;
 mod tool_schema;
@@ -47,5 +48,6 @@ pub fn registry() -> Vec<Box<dyn Check>> {
         Box::new(tool_schema::ToolSchemas),
         Box::new(tool_calls::ToolCalls),
         Box::new(wire_schema::WireSchema),
+        Box::new(server_traffic::ServerTraffic),
     ]
 }

@@ -25,6 +25,7 @@ impl Check for Runtime {
             Code::ServerCrashed,
             Code::ServerEndedSession,
             Code::ShutdownSlow,
+            Code::ProcessEscapedGroup,
             Code::StderrOutputLimitExceeded,
             Code::StderrFlood,
         ]
@@ -258,6 +259,9 @@ fn shutdown(t: &Transcript, out: &mut Vec<Finding>) {
     let Some(report) = &t.process.shutdown else {
         return;
     };
+    for p in &report.escaped {
+        out.push(escaped_process(p));
+    }
     let (detail, what) = match report.path {
         ShutdownPath::Terminated => ("needed-sigterm", "it exited only on SIGTERM"),
         ShutdownPath::Killed => (
@@ -273,6 +277,28 @@ fn shutdown(t: &Transcript, out: &mut Vec<Finding>) {
         )
         .detail(detail),
     );
+}
+
+/// A process that left the server's group with one of its streams: killed by the guard,
+/// left running by a client that signals only the group.
+fn escaped_process(p: &crate::process::EscapedProcess) -> Finding {
+    let command = excerpt(&crate::secrets::redact_argv(&p.argv).join(" "), 200);
+    let streams = match p.holds.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => p.holds.join(""),
+    };
+    Finding::new(
+        Code::ProcessEscapedGroup,
+        format!(
+            "Process {} (`{command}`), started by the server, left its process group and session but kept the server's {streams}; the guard killed it at the end. A client stops a server by its process group, so it would be left with this process running, holding the pipe open.",
+            p.pid,
+        ),
+    )
+    .detail(if p.holds.contains(&"stdout") {
+        "holds-stdout"
+    } else {
+        "holds-stream"
+    })
 }
 
 /// The last few lines of stderr, which usually say why a server stopped.

@@ -20,6 +20,7 @@ impl Check for StdioTransport {
     fn codes(&self) -> &'static [Code] {
         &[
             Code::StdoutNonJson,
+            Code::StdoutJsonBeyondParserLimits,
             Code::StdoutEmptyLine,
             Code::StdoutContentLengthFraming,
             Code::StdoutWithoutNewline,

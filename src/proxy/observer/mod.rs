@@ -153,6 +153,13 @@ pub struct Observer {
     findings: Vec<Finding>,
     client_sent_malformed: bool,
     last_notification: Option<String>,
+    /// What the client declared in its initialize, once seen.
+    client_capabilities: Option<Value>,
+    negotiated: Option<String>,
+    /// Server requests for undeclared client capabilities: (capability, count, first line)
+    /// per method (only the few methods the spec gates, so bounded).
+    undeclared: std::collections::BTreeMap<String, (&'static str, u64, u64)>,
+    floods: crate::server_traffic::FloodMeter,
     pub messages: u64,
     pub invalid: u64,
 }
@@ -176,6 +183,10 @@ impl Observer {
             findings: Vec::new(),
             client_sent_malformed: false,
             last_notification: None,
+            client_capabilities: None,
+            negotiated: None,
+            undeclared: std::collections::BTreeMap::new(),
+            floods: crate::server_traffic::FloodMeter::default(),
             messages: 0,
             invalid: 0,
         }
@@ -288,6 +299,8 @@ impl Observer {
                 frame_findings::without_newline(line, bytes, is_json),
             );
         }
+        self.count_undeclared();
+        self.count_floods();
         // The verdict states how much went unchecked in all.
         let [from_client, from_server] = self.unobserved_bytes;
         if let Some(f) = self

@@ -6,6 +6,7 @@ use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::frame_findings::{self, FrameFault};
 use crate::protocol::jsonrpc::{Message, RequestId, ResponseId};
+use crate::server_traffic::{undeclared_capability, undeclared_capability_finding, Unasked};
 use crate::session::transcript::{Disposition, Phase};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
@@ -109,6 +110,14 @@ impl Observer {
                 if !from_server && self.phase == Phase::Spawn && is_handshake(&method) {
                     self.phase = Phase::Initialize;
                 }
+                if !from_server && method == "initialize" {
+                    let declared = params.as_ref().and_then(|p| p.get("capabilities"));
+                    self.client_capabilities = Some(declared.cloned().unwrap_or_default());
+                }
+                if from_server {
+                    self.judge_server_request(&method, seen.line, findings);
+                    self.meter_unasked(Unasked::Request, &method, seen, findings);
+                }
                 let pending = &mut self.pending[dir.index()];
                 if pending.len() < MAX_PENDING || pending.contains_key(&id) {
                     let next_page = params.as_ref().and_then(|p| p.get("cursor")).is_some();
@@ -135,6 +144,8 @@ impl Observer {
                 self.counts.count(&method);
                 if !from_server {
                     self.last_notification = Some(excerpt(&method, 128));
+                } else {
+                    self.meter_unasked(Unasked::Notification, &method, seen, findings);
                 }
                 let entry = Entry {
                     method: Some(&method),
@@ -180,6 +191,10 @@ impl Observer {
                     if let Ok(result) = &outcome {
                         if is_handshake(&req.method) {
                             self.phase = Phase::Operations;
+                            self.negotiated = result
+                                .get("protocolVersion")
+                                .and_then(serde_json::Value::as_str)
+                                .map(|v| excerpt(v, 40));
                         }
                         let found = self
                             .listings
@@ -214,6 +229,80 @@ impl Observer {
                 // Its envelope was judged with the rest of the line.
                 self.invalid += 1;
                 self.record(seen, Entry::new("invalid", body))
+            }
+        }
+    }
+
+    /// A server request for a client capability the client's initialize did not declare:
+    /// reported at the first, counted after (the count is final in `finish`).
+    fn judge_server_request(&mut self, method: &str, line: u64, findings: &mut Vec<Finding>) {
+        let Some(declared) = &self.client_capabilities else {
+            return; // The client's handshake was not seen: nothing to judge against.
+        };
+        let Some(capability) = undeclared_capability(method, declared) else {
+            return;
+        };
+        let entry = self
+            .undeclared
+            .entry(method.to_string())
+            .or_insert((capability, 0, line));
+        entry.1 += 1;
+        if entry.1 == 1 {
+            let f = undeclared_capability_finding(
+                method,
+                capability,
+                1,
+                line,
+                self.negotiated.as_deref(),
+            );
+            self.report(findings, f);
+        }
+    }
+
+    /// Meters the server's notifications and requests; a flood is reported when it starts.
+    fn meter_unasked(
+        &mut self,
+        kind: Unasked,
+        method: &str,
+        seen: &LineSeen,
+        findings: &mut Vec<Finding>,
+    ) {
+        let at_ms = seen.at.saturating_duration_since(self.started).as_millis() as u64;
+        if self.floods.record(kind, method, at_ms, seen.line) {
+            if let Some(f) = self.floods.finding(kind, method) {
+                self.report(findings, f);
+            }
+        }
+    }
+
+    /// Flood findings with the final counts, for the report.
+    pub(super) fn count_floods(&mut self) {
+        for counted in self.floods.findings() {
+            if let Some(f) = self.findings.iter_mut().find(|f| {
+                f.code == Code::ServerMessageFlood
+                    && f.detail_code == counted.detail_code
+                    && f.location.request == counted.location.request
+            }) {
+                f.message = counted.message;
+            }
+        }
+    }
+
+    /// The findings for undeclared capabilities, with the final count of each method.
+    pub(super) fn count_undeclared(&mut self) {
+        for (method, (capability, count, line)) in &self.undeclared {
+            let counted = undeclared_capability_finding(
+                method,
+                capability,
+                *count,
+                *line,
+                self.negotiated.as_deref(),
+            );
+            if let Some(f) = self.findings.iter_mut().find(|f| {
+                f.code == Code::ServerRequestUndeclaredCapability
+                    && f.location.request.as_deref() == Some(method.as_str())
+            }) {
+                f.message = counted.message;
             }
         }
     }

@@ -64,6 +64,7 @@ pub fn render(run: &GuardRun, style: Style) -> String {
         stderr.total_bytes,
         t.duration_ms
     );
+    server_requests(t, &mut out);
     if !t.exchanges.is_empty() {
         let _ = writeln!(out, "  requests:");
         for e in &t.exchanges {
@@ -150,4 +151,42 @@ pub fn render(run: &GuardRun, style: Style) -> String {
     }
     closing_counts(&mut out, &verdict);
     out
+}
+
+/// The server's own requests: a count per method (the JSON lists the first of them).
+fn server_requests(t: &crate::session::transcript::Transcript, out: &mut String) {
+    let requests = &t.server_requests;
+    if requests.total == 0 {
+        return;
+    }
+    const SHOWN: usize = 5;
+    let mut methods: Vec<(&String, u64)> = requests
+        .by_method
+        .iter()
+        .map(|(m, c)| (m, c.count))
+        .collect();
+    methods.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut listed: Vec<String> = methods
+        .iter()
+        .take(SHOWN)
+        .map(|(m, n)| format!("{} {n}", excerpt(m, 60)))
+        .collect();
+    let rest = methods.len().saturating_sub(SHOWN) as u64 + u64::from(requests.other_methods > 0);
+    if rest > 0 {
+        listed.push(format!("{rest} more methods"));
+    }
+    let _ = writeln!(
+        out,
+        "  server requests: {} ({}){}",
+        requests.total,
+        listed.join(", "),
+        if requests.omitted() > 0 {
+            format!(
+                "; the JSON report lists the first {}",
+                requests.sample.len()
+            )
+        } else {
+            String::new()
+        }
+    );
 }

@@ -287,6 +287,11 @@ fn stdout_facts(t: &Transcript) -> Value {
         "frames": t.frames.len(),
         "invalidFrames": invalid,
         "bytes": t.process.stdout_bytes,
-        "serverRequests": t.server_requests,
+        // A bounded sample (the first requests) with a count per method.
+        "serverRequests": t.server_requests.sample,
+        "serverRequestCount": t.server_requests.total,
+        "serverRequestMethods": t.server_requests.by_method,
+        "serverRequestsOtherMethods": t.server_requests.other_methods,
+        "serverRequestsOmitted": t.server_requests.omitted(),
     })
 }
