@@ -373,6 +373,12 @@ pub struct SourceArgs {
     /// Worker threads (0: one per CPU).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+    /// Rewrite the stdout writes that have a mechanical fix to stderr, in place, and print a summary of what was fixed and what was not.
+    #[arg(long, conflicts_with = "diff")]
+    pub fix: bool,
+    /// Print the rewrites --fix would make as a unified diff, and change nothing.
+    #[arg(long)]
+    pub diff: bool,
     #[command(flatten)]
     pub format: FormatArgs,
     /// Write the report to this file instead of stdout.

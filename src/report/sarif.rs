@@ -259,7 +259,7 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
         r.locations = Some(vec![location]);
     }
     if let (Some(at), Some(rep)) = (artifact, &f.replacement) {
-        r.fixes = Some(vec![fix(at, rep)]);
+        r.fixes = Some(vec![fix(at, rep, f.import.as_ref())]);
     }
     if let Some(id) = f.code.meta().owasp {
         r.taxa = Some(vec![taxon_reference(id)]);
@@ -350,17 +350,14 @@ fn logical_locations(f: &Finding) -> Vec<LogicalLocation> {
     out
 }
 
-fn fix(at: ArtifactLocation, rep: &crate::finding::Replacement) -> Fix {
-    let mut deleted = Region::builder()
-        .start_line(rep.start_line.max(1) as i64)
-        .start_column(rep.start_column.max(1) as i64)
-        .build();
-    deleted.end_line = Some(rep.end_line.max(1) as i64);
-    deleted.end_column = Some(rep.end_column.max(1) as i64);
-    let replacement = Replacement::builder()
-        .deleted_region(deleted)
-        .inserted_content(ArtifactContent::builder().text(rep.text.clone()).build())
-        .build();
+fn fix(
+    at: ArtifactLocation,
+    rep: &crate::finding::Replacement,
+    import: Option<&crate::finding::Replacement>,
+) -> Fix {
+    // The import the rewrite needs goes with it, the replacements in file order.
+    let mut edits: Vec<&crate::finding::Replacement> = import.into_iter().chain([rep]).collect();
+    edits.sort_by_key(|r| (r.start_line, r.start_column));
     Fix::builder()
         .description(
             Message::builder()
@@ -369,7 +366,20 @@ fn fix(at: ArtifactLocation, rep: &crate::finding::Replacement) -> Fix {
         )
         .artifact_changes(vec![ArtifactChange::builder()
             .artifact_location(at)
-            .replacements(vec![replacement])
+            .replacements(edits.into_iter().map(sarif_replacement).collect::<Vec<_>>())
             .build()])
+        .build()
+}
+
+fn sarif_replacement(rep: &crate::finding::Replacement) -> Replacement {
+    let mut deleted = Region::builder()
+        .start_line(rep.start_line.max(1) as i64)
+        .start_column(rep.start_column.max(1) as i64)
+        .build();
+    deleted.end_line = Some(rep.end_line.max(1) as i64);
+    deleted.end_column = Some(rep.end_column.max(1) as i64);
+    Replacement::builder()
+        .deleted_region(deleted)
+        .inserted_content(ArtifactContent::builder().text(rep.text.clone()).build())
         .build()
 }

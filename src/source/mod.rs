@@ -5,6 +5,7 @@
 //! one parser per language. Locations are 1-based; columns count Unicode scalar values.
 
 mod config;
+pub mod fix;
 pub mod lang;
 mod parse;
 mod suppress;
@@ -128,13 +129,23 @@ impl ScanStats {
 pub struct SourceScan {
     pub roots: Vec<String>,
     pub findings: Vec<Finding>,
+    /// The stdout writes whose output the scan can describe, in file order.
+    pub writes: Vec<PrintingWrite>,
     pub stats: ScanStats,
+}
+
+/// A stdout write and what it would print.
+#[derive(Debug, Clone)]
+pub struct PrintingWrite {
+    pub write: crate::finding::SourceWrite,
+    pub prints: lang::prints::Pattern,
 }
 
 /// What every worker adds to when it finishes.
 #[derive(Debug, Default)]
 struct Collected {
     findings: Vec<Finding>,
+    writes: Vec<PrintingWrite>,
     stats: ScanStats,
     spring_files: Vec<config::spring::SpringFile>,
     logging_configs: Vec<String>,
@@ -199,6 +210,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
     }
     let Collected {
         mut findings,
+        mut writes,
         mut stats,
         mut spring_files,
         mut logging_configs,
@@ -226,9 +238,18 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         };
         key(a).cmp(&key(b))
     });
+    writes.sort_by(|a, b| {
+        (&a.write.file, a.write.line, a.write.column).cmp(&(
+            &b.write.file,
+            b.write.line,
+            b.write.column,
+        ))
+    });
+    writes.dedup_by(|a, b| a.write == b.write);
     Ok(SourceScan {
         roots: options.roots.iter().map(|r| walk::slashed(r)).collect(),
         findings,
+        writes,
         stats,
     })
 }
@@ -236,6 +257,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
 impl Collected {
     fn merge(&mut self, worker: &mut Worker<'_>) {
         self.findings.append(&mut worker.findings);
+        self.writes.append(&mut worker.writes);
         self.stats.merge(std::mem::take(&mut worker.stats));
         self.spring_files.append(&mut worker.spring_files);
         self.logging_configs.append(&mut worker.logging_configs);

@@ -316,8 +316,10 @@ impl<'t> Go<'t> {
         let first_is_stdout = values
             .first()
             .is_some_and(|v| self.resolve(*v) == Some(Sym::Stdout));
-        let os_imported = self.imports.get("os").is_some_and(|p| p == "os")
-            && self.locals.lookup("os", call, |_, _| true).is_empty();
+        let os_free = self.locals.lookup("os", call, |_, _| true).is_empty();
+        let os_imported = self.imports.get("os").is_some_and(|p| p == "os") && os_free;
+        // No package or local is called `os` here: adding the import makes it the os package.
+        let os_addable = os_free && self.imports.get("os").is_none();
         match self.resolve(callee) {
             Some(Sym::FmtPrint(name)) => {
                 if self.is_json_message(&values, name == "Printf") {
@@ -335,7 +337,10 @@ impl<'t> Go<'t> {
                     ),
                 );
                 let open = arguments.child(0).filter(|c| c.kind() == "(");
-                if let (true, Some(open)) = (os_imported, open) {
+                let import = (!os_imported && os_addable)
+                    .then(|| last_import(super::root_of(call)))
+                    .flatten();
+                if let (true, Some(open)) = (os_imported || import.is_some(), open) {
                     let package = match callee.kind() {
                         "selector_expression" => callee
                             .child_by_field_name("operand")
@@ -349,6 +354,16 @@ impl<'t> Go<'t> {
                         format!("{package}F{}(os.Stderr{separator}", name.to_lowercase()),
                         format!("Replace {name} with F{} to os.Stderr", name.to_lowercase()),
                     );
+                    {
+                        if let Some(last) = import {
+                            let eol = super::line_ending(self.src);
+                            hit = hit.import_at(
+                                last.end_position(),
+                                last.end_byte(),
+                                format!("{eol}import \"os\""),
+                            );
+                        }
+                    }
                 }
                 out.push(hit);
             }
@@ -433,4 +448,14 @@ impl<'t> Go<'t> {
             }
         }
     }
+}
+
+/// The file's last import declaration, after which an `import "os"` line is added.
+fn last_import(root: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = root.walk();
+    let last = root
+        .children(&mut cursor)
+        .filter(|c| c.kind() == "import_declaration")
+        .last();
+    last
 }

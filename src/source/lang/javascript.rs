@@ -275,11 +275,24 @@ impl<'t> Js<'t> {
             return;
         }
         let callee = call.child_by_field_name("function").unwrap_or(call);
-        out.push(Hit::write(
+        let mut hit = Hit::write(
             call,
             format!("{} writes to stdout, the channel of the stdio transport's JSON-RPC messages; anything but one JSON message per line breaks the client.", quoted(callee, self.src)),
             "Write logs to process.stderr instead (process.stderr.write or console.error).",
-        ));
+        );
+        // `process.stdout.write` as written (it resolved to stdout, so `process` is the global).
+        let stream = callee
+            .child_by_field_name("object")
+            .filter(|o| o.kind() == "member_expression" && text(*o, self.src) == "process.stdout")
+            .and_then(|o| o.child_by_field_name("property"));
+        if let (Some(stream), "write") = (stream, method) {
+            hit = hit.edit(
+                stream,
+                "stderr",
+                "Replace process.stdout with process.stderr",
+            );
+        }
+        out.push(hit);
     }
 
     fn check_new(&self, node: Node<'t>, out: &mut Vec<Hit>) {

@@ -11,6 +11,7 @@ mod js_resolve;
 mod js_window;
 mod kotlin;
 mod prefilter;
+pub mod prints;
 mod python;
 mod python_bindings;
 mod python_calls;
@@ -180,6 +181,10 @@ pub struct Hit {
     pub message: String,
     pub fix: String,
     pub edit: Option<Edit>,
+    /// An import the edit needs (`import sys`, Go's `"os"`), inserted elsewhere in the file.
+    pub import: Option<Edit>,
+    /// What the write would print, for matching the lines a live server printed.
+    pub prints: Option<prints::Pattern>,
 }
 
 /// A safe textual replacement of `range` by `text`.
@@ -199,6 +204,8 @@ impl Hit {
             message,
             fix: fix.into(),
             edit: None,
+            import: None,
+            prints: None,
         }
     }
 
@@ -235,6 +242,41 @@ impl Hit {
     }
 }
 
+impl Hit {
+    /// Carries the insertion of `text` at `at` that the edit needs (an import).
+    pub fn import_at(mut self, at: tree_sitter::Point, byte: usize, text: String) -> Self {
+        self.import = Some(Edit {
+            range: Range {
+                start_byte: byte,
+                end_byte: byte,
+                start_point: at,
+                end_point: at,
+            },
+            text,
+            description: "Add the import the rewrite needs".into(),
+        });
+        self
+    }
+}
+
+/// The line ending a file uses, to write inserted lines the same way.
+pub(crate) fn line_ending(src: &[u8]) -> &'static str {
+    if memchr::memmem::find(src, b"\r\n").is_some() {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// The root of the tree `node` is in.
+pub(crate) fn root_of(node: Node<'_>) -> Node<'_> {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        n = p;
+    }
+    n
+}
+
 /// The range from the start of `first` to the end of `last`.
 pub(crate) fn span(first: Node<'_>, last: Node<'_>) -> Range {
     Range {
@@ -255,6 +297,11 @@ pub(crate) fn quoted(node: Node<'_>, src: &[u8]) -> String {
     } else {
         format!("`{short}`")
     }
+}
+
+/// Every node of a tree, parents first.
+pub fn syntax_preorder<'t>(root: Node<'t>, visit: impl FnMut(Node<'t>)) {
+    syntax::preorder(root, visit);
 }
 
 /// Every comment node in a tree.
