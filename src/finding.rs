@@ -202,16 +202,24 @@ pub struct Finding {
     /// the same file; applied together with it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub import: Option<Replacement>,
-    /// Stray stdout traced to the source (`guard --scan`): the writes that could have printed
-    /// this line, best first; empty when the scan found none that matches.
+    /// Stray stdout traced to the source (`guard --scan`): for each of the finding's stdout
+    /// lines, the writes that could have printed it, best first (none: no write matches).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub printed_by: Option<Vec<SourceWrite>>,
+    pub printed_by: Option<Vec<TracedLine>>,
     /// Security findings: their risk (the severity follows from it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub risk: Option<Risk>,
     /// The language of the source a finding points into (source scan).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<&'static str>,
+}
+
+/// One stray stdout line and the writes that could have printed it, best first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TracedLine {
+    pub stdout_line: u64,
+    pub writes: Vec<SourceWrite>,
 }
 
 /// A write in the source that prints to stdout, where it is and how it reads.

@@ -206,8 +206,16 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
             );
         }
     }
+    let related = printed_by(report, f);
+    // One write that can have printed the line is where the finding is, in the source.
+    let first_line = f.printed_by.as_deref().and_then(|lines| lines.first());
+    let unambiguous = match (first_line.map(|l| l.writes.len()), related.first()) {
+        (Some(1), Some((one, _))) => Some(one.clone()),
+        _ => None,
+    };
     let physical = match (&artifact, &report.anchor) {
         (Some(at), _) => Some(physical(at.clone(), file_region(f))),
+        (None, _) if unambiguous.is_some() => unambiguous,
         (None, Some(anchor)) => Some(physical(
             self::artifact(anchor),
             Region::builder().start_line(1).start_column(1).build(),
@@ -258,6 +266,9 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
     if has_location {
         r.locations = Some(vec![location]);
     }
+    if !related.is_empty() {
+        r.related_locations = Some(related.into_iter().map(|(_, l)| l).collect());
+    }
     if let (Some(at), Some(rep)) = (artifact, &f.replacement) {
         r.fixes = Some(vec![fix(at, rep, f.import.as_ref())]);
     }
@@ -265,6 +276,51 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
         r.taxa = Some(vec![taxon_reference(id)]);
     }
     r
+}
+
+/// The writes that could have printed a stray stdout line, ranked, as related locations
+/// (with the bare physical location of each, for the unambiguous case).
+fn printed_by(report: &Report, f: &Finding) -> Vec<(PhysicalLocation, Location)> {
+    let Some(lines) = &f.printed_by else {
+        return Vec::new();
+    };
+    let mut id = 0;
+    let mut out = Vec::new();
+    for traced in lines {
+        let total = traced.writes.len();
+        for (i, w) in traced.writes.iter().enumerate() {
+            let Some(rel) = report.repo.relative(std::path::Path::new(&w.file)) else {
+                continue;
+            };
+            let mut region = Region::builder()
+                .start_line(w.line.max(1) as i64)
+                .start_column(w.column.max(1) as i64)
+                .build();
+            region.snippet = Some(
+                ArtifactContent::builder()
+                    .text(excerpt(&w.code, SNIPPET_CHARS))
+                    .build(),
+            );
+            let at = physical(artifact(&rel), region);
+            let line = traced.stdout_line;
+            let text = if total == 1 {
+                format!("The write that printed stdout line {line}")
+            } else {
+                format!(
+                    "Could have printed stdout line {line} (match {} of {total})",
+                    i + 1
+                )
+            };
+            let mut location = Location::builder()
+                .id(id)
+                .message(Message::builder().text(text).build())
+                .build();
+            id += 1;
+            location.physical_location = Some(at.clone());
+            out.push((at, location));
+        }
+    }
+    out
 }
 
 fn level_of(f: &Finding) -> serde_sarif::sarif::ResultLevel {

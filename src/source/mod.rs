@@ -12,6 +12,7 @@ mod suppress;
 pub mod walk;
 
 use crate::finding::{Finding, Severity};
+use crate::prints::PrintingWrite;
 use lang::Lang;
 use parse::Worker;
 use serde::Serialize;
@@ -132,13 +133,6 @@ pub struct SourceScan {
     /// The stdout writes whose output the scan can describe, in file order.
     pub writes: Vec<PrintingWrite>,
     pub stats: ScanStats,
-}
-
-/// A stdout write and what it would print.
-#[derive(Debug, Clone)]
-pub struct PrintingWrite {
-    pub write: crate::finding::SourceWrite,
-    pub prints: lang::prints::Pattern,
 }
 
 /// What every worker adds to when it finishes.
@@ -271,6 +265,27 @@ pub fn languages() -> Vec<&'static str> {
     names
 }
 
+/// Writes with their files as paths from the working directory (root joined), as `rooted`.
+pub fn rooted_writes(mut writes: Vec<PrintingWrite>, roots: &[PathBuf]) -> Vec<PrintingWrite> {
+    for w in &mut writes {
+        if let Some(path) = joined(&w.write.file, roots) {
+            w.write.file = path;
+        }
+    }
+    writes
+}
+
+fn joined(file: &str, roots: &[PathBuf]) -> Option<String> {
+    roots.iter().find_map(|root| {
+        let candidate = if root.is_file() {
+            root.clone()
+        } else {
+            root.join(file)
+        };
+        candidate.is_file().then(|| walk::slashed(&candidate))
+    })
+}
+
 /// Findings with their files as paths from the working directory (root joined), for
 /// outputs that point into the repository (SARIF, Markdown, the Action).
 pub fn rooted(
@@ -281,15 +296,7 @@ pub fn rooted(
         let Some(file) = f.location.file.clone() else {
             continue;
         };
-        let joined = roots.iter().find_map(|root| {
-            let candidate = if root.is_file() {
-                root.clone()
-            } else {
-                root.join(&file)
-            };
-            candidate.is_file().then(|| walk::slashed(&candidate))
-        });
-        if let Some(path) = joined {
+        if let Some(path) = joined(&file, roots) {
             f.location.file = Some(path);
         }
     }

@@ -57,7 +57,7 @@ pub(super) struct Worker<'s> {
     parsers: HashMap<Lang, Parser>,
     pub findings: Vec<Finding>,
     /// Writes with what they print (suppressed ones too: they still print).
-    pub writes: Vec<super::PrintingWrite>,
+    pub writes: Vec<crate::prints::PrintingWrite>,
     pub stats: ScanStats,
     /// Spring Boot files, judged per application once every file is read.
     pub spring_files: Vec<spring::SpringFile>,
@@ -214,7 +214,7 @@ impl Worker<'_> {
             if let Some(prints) = &hit.prints {
                 // Suppressed or not, the write prints what it prints.
                 let at = location(src, hit.range, file);
-                self.writes.push(super::PrintingWrite {
+                self.writes.push(crate::prints::PrintingWrite {
                     write: crate::finding::SourceWrite {
                         file: file.to_string(),
                         line: at.line.unwrap_or(1),

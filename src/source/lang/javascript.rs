@@ -245,6 +245,12 @@ impl<'t> Js<'t> {
             self.console_message(callee, method),
             console_fix(method),
         );
+        if matches!(
+            method,
+            "log" | "info" | "debug" | "trace" | "warn" | "error"
+        ) {
+            hit = hit.prints(super::js_prints::console_arguments(arguments, self.src));
+        }
         if REPLACEABLE.contains(&method) && callee.kind() == "member_expression" {
             let plain_global = callee
                 .child_by_field_name("object")
@@ -285,6 +291,11 @@ impl<'t> Js<'t> {
             .child_by_field_name("object")
             .filter(|o| o.kind() == "member_expression" && text(*o, self.src) == "process.stdout")
             .and_then(|o| o.child_by_field_name("property"));
+        if method == "write" {
+            if let Some(first) = arguments.first() {
+                hit = hit.prints(super::js_prints::expression(*first, self.src, 0));
+            }
+        }
         if let (Some(stream), "write") = (stream, method) {
             hit = hit.edit(
                 stream,

@@ -7,14 +7,15 @@ mod java;
 mod javascript;
 mod js_bindings;
 mod js_loggers;
+mod js_prints;
 mod js_resolve;
 mod js_window;
 mod kotlin;
 mod prefilter;
-pub mod prints;
 mod python;
 mod python_bindings;
 mod python_calls;
+mod python_prints;
 mod python_redirect;
 mod python_window;
 mod rust;
@@ -184,7 +185,7 @@ pub struct Hit {
     /// An import the edit needs (`import sys`, Go's `"os"`), inserted elsewhere in the file.
     pub import: Option<Edit>,
     /// What the write would print, for matching the lines a live server printed.
-    pub prints: Option<prints::Pattern>,
+    pub prints: Option<crate::prints::Pattern>,
 }
 
 /// A safe textual replacement of `range` by `text`.
@@ -243,6 +244,12 @@ impl Hit {
 }
 
 impl Hit {
+    /// Carries what the write would print.
+    pub fn prints(mut self, pattern: crate::prints::Pattern) -> Self {
+        self.prints = Some(pattern);
+        self
+    }
+
     /// Carries the insertion of `text` at `at` that the edit needs (an import).
     pub fn import_at(mut self, at: tree_sitter::Point, byte: usize, text: String) -> Self {
         self.import = Some(Edit {

@@ -81,11 +81,14 @@ pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
             if method == "write" && first.is_some_and(|f| py.is_json_message(f, 0)) {
                 return;
             }
-            let hit = Hit::write(
+            let mut hit = Hit::write(
                 call,
                 format!("{} writes to {CHANNEL}; anything but one JSON message per line breaks the client.", quoted(callee, src)),
                 format!("Write logs to sys.stderr instead (sys.stderr.{method})."),
             );
+            if let (Some(first), "write") = (first, method.as_ref()) {
+                hit = hit.prints(super::python_prints::expression(first, src, 0));
+            }
             out.push(stdout_to_stderr(
                 callee.child_by_field_name("object"),
                 src,
@@ -230,7 +233,8 @@ fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out
             quoted(callee, src)
         ),
         fix,
-    );
+    )
+    .prints(super::python_prints::print_arguments(arguments, src));
     // `file=sys.stdout` becomes `file=sys.stderr` on the same module object.
     let stdout_attribute = keyword(arguments, "file", src)
         .filter(|f| f.kind() == "attribute")

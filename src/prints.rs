@@ -1,7 +1,15 @@
 //! What a stdout write would print, as a pattern of literal text and holes (the values of
-//! expressions), so a line a live server printed can be traced back to the write.
+//! expressions), so a line a live server printed can be traced back to the write. The
+//! source scan makes the patterns, the guard matches its stray stdout lines against them.
 
 use serde::Serialize;
+
+/// A stdout write the source scan found, and what it would print.
+#[derive(Debug, Clone)]
+pub struct PrintingWrite {
+    pub write: crate::finding::SourceWrite,
+    pub prints: Pattern,
+}
 
 /// One piece of a printed line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -86,6 +94,63 @@ fn matches_from(pieces: &[Piece], line: &str) -> bool {
     }
 }
 
+impl Pattern {
+    /// One pattern per line the write prints; the empty line after a final `\n` is not one.
+    pub fn lines(&self) -> Vec<Pattern> {
+        let mut lines = vec![Pattern::default()];
+        for piece in &self.0 {
+            match piece {
+                Piece::Hole => {
+                    let last = lines.pop().unwrap_or_default();
+                    lines.push(last.then(Pattern::hole()));
+                }
+                Piece::Literal(text) => {
+                    for (i, part) in text.split('\n').enumerate() {
+                        if i > 0 {
+                            lines.push(Pattern::default());
+                        }
+                        let last = lines.pop().unwrap_or_default();
+                        lines.push(last.then(Pattern::literal(part)));
+                    }
+                }
+            }
+        }
+        if lines.len() > 1 && lines.last().is_some_and(|l| l.0.is_empty()) {
+            lines.pop();
+        }
+        lines
+    }
+
+    pub fn has_hole(&self) -> bool {
+        self.0.contains(&Piece::Hole)
+    }
+}
+
+/// A string literal's escapes as the text they stand for (`\n`, `\t`, quotes, backslash);
+/// other escapes are kept as written.
+pub fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(q @ ('\\' | '\'' | '"' | '`' | '$' | '{' | '}')) => out.push(q),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
 /// The pieces of a printf-style format (`%s`, `%d`, `%v`, `{}`, `{name}`, `{:>8}`...): each
 /// placeholder a hole, `%%`/`{{`/`}}` their literal character.
 pub fn format_string(format: &str, percent: bool, braces: bool) -> Pattern {
@@ -154,6 +219,18 @@ mod tests {
         assert!(framed.matches("[x] a] a"));
         assert!(!framed.matches("[x] b"));
         assert_eq!(framed.literal_chars(), 4);
+    }
+
+    #[test]
+    fn a_write_of_several_lines_is_several_patterns() {
+        let p = Pattern::literal("a\nb ")
+            .then(Pattern::hole())
+            .then(Pattern::literal("\n"));
+        let lines = p.lines();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].matches("a"));
+        assert!(lines[1].matches("b 42"));
+        assert_eq!(unescape(r"x\n\'y\d"), "x\n'y\\d");
     }
 
     #[test]
