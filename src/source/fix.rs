@@ -246,7 +246,7 @@ mod tests {
         assert_eq!(byte_at(src, 1, 1), Some(0));
         assert_eq!(byte_at(src, 2, 1), Some(4));
         // `p` is the fifth character of line 2, after the two-byte é.
-        assert_eq!(byte_at(src, 2, 5), Some(8));
+        assert_eq!(byte_at(src, 2, 5), Some(9));
         assert_eq!(byte_at(src, 2, 99), None);
         assert_eq!(byte_at(src, 9, 1), None);
     }

@@ -335,6 +335,45 @@ mod tests {
         }
     }
 
+    /// What each write of `src` prints, in order.
+    fn prints(lang: Lang, src: &str) -> Vec<crate::prints::Pattern> {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).expect("grammar");
+        let tree = parser.parse(src, None).expect("parse");
+        lang.scan(&tree, src.as_bytes())
+            .into_iter()
+            .filter_map(|h| h.prints)
+            .collect()
+    }
+
+    #[test]
+    fn every_language_with_patterns_describes_what_its_writes_print() {
+        let cases: &[(Lang, &str, &str)] = &[
+            (Lang::JavaScript, "console.log(`up on ${port}!`)", "up on 80!"),
+            (Lang::JavaScript, "console.log('a ' + b + ' c', d)", "a x c 1"),
+            (Lang::JavaScript, "console.info('%s ready in %dms', n, 3)", "db ready in 3ms"),
+            (Lang::JavaScript, "process.stdout.write('raw\\n')", "raw"),
+            (Lang::Python, "print(f'up on {port!r:>5}')", "up on    80"),
+            (Lang::Python, "print('a', b, sep='-')", "a-x"),
+            (Lang::Python, "print('%s ready' % name)", "db ready"),
+            (Lang::Python, "print('{} ready {{ok}}'.format(name))", "db ready {ok}"),
+            (Lang::Python, "import sys\nsys.stdout.write('x: ' + y + '\\n')", "x: 1"),
+            (Lang::Go, "package m\nimport \"fmt\"\nfunc f() { fmt.Printf(\"port %d\\n\", 8) }", "port 8"),
+            (Lang::Go, "package m\nimport \"fmt\"\nfunc f() { fmt.Println(\"a\", x, fmt.Sprintf(\"%q\", y)) }", "a 1 \"b\""),
+            (Lang::Rust, "fn f() { println!(\"up on {port:>5}\"); }", "up on    80"),
+        ];
+        for (lang, src, line) in cases {
+            let found = prints(*lang, src);
+            assert_eq!(found.len(), 1, "{src}: {found:?}");
+            let lines = found[0].lines();
+            assert!(
+                lines.iter().any(|p| p.matches(line)),
+                "{src}: {found:?} vs {line:?}"
+            );
+            assert!(!lines.iter().any(|p| p.matches("something else")), "{src}");
+        }
+    }
+
     #[test]
     fn rust_needs_are_derived_from_the_paths_the_rules_resolve() {
         let words = Lang::Rust.prefilter().words();
