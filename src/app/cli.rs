@@ -226,7 +226,7 @@ pub struct GuardArgs {
     /// config file, or the project manifest in the server's directory].
     #[arg(long, value_name = "FILE")]
     pub anchor: Option<PathBuf>,
-    /// Also scan this source tree for stdout writes (repeatable); its findings join the report.
+    /// Also scan this source tree for stdout writes (repeatable); its findings join the report, and stray stdout lines name the write that printed them.
     #[arg(long = "scan", value_name = "PATH")]
     pub scan: Vec<PathBuf>,
     /// Report source-scan findings as errors rather than warnings.
