@@ -321,7 +321,7 @@ impl<'t> Go<'t> {
         // Nothing is called `os` here and the os package is not imported under any name
         // (an alias, a dot import): adding the import makes `os` the os package.
         let os_addable = os_free
-            && self.imports.get("os").is_none()
+            && !self.imports.contains_key("os")
             && !self.imports.values().any(|p| p == "os")
             && !self.dot_imports.iter().any(|p| p == "os");
         match self.resolve(callee) {
