@@ -251,6 +251,44 @@ mod tests {
         assert_eq!(byte_at(src, 9, 1), None);
     }
 
+    fn rewrite(text: &str, start_column: u64, end_column: u64) -> Finding {
+        Finding::new(crate::catalog::Code::StaticStdoutWrite, "a write").replacement(Replacement {
+            description: "test".into(),
+            start_line: 1,
+            start_column,
+            end_line: 1,
+            end_column,
+            text: text.into(),
+        })
+    }
+
+    #[test]
+    fn an_edit_that_breaks_the_parse_is_refused_and_the_file_left_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("server.js");
+        std::fs::write(&path, "console.log(1);\n").expect("write");
+        let file = path.to_string_lossy().into_owned();
+        let mut plan = FixPlan::default();
+        rewrite_file(&file, vec![rewrite("error((", 9, 13)], &mut plan);
+        assert!(plan.changes.is_empty());
+        assert_eq!(plan.refused.len(), 1);
+        assert!(
+            plan.refused[0].reason.contains("syntax error"),
+            "{:?}",
+            plan.refused
+        );
+        // The same place rewritten well is applied; an overlapping second edit is refused.
+        let mut plan = FixPlan::default();
+        rewrite_file(
+            &file,
+            vec![rewrite("error", 9, 12), rewrite("warn", 10, 12)],
+            &mut plan,
+        );
+        assert_eq!(plan.fixed(), 1);
+        assert_eq!(plan.changes[0].after, b"console.error(1);\n");
+        assert!(plan.refused[0].reason.contains("overlaps"));
+    }
+
     #[test]
     fn insertions_at_one_place_conflict_and_neighbours_do_not() {
         let s = |start, end| Splice {
