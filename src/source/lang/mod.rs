@@ -1,6 +1,7 @@
 //! The languages the source scan understands. One file per language; each walks the syntax
 //! tree once, records bindings and candidate calls, then resolves each candidate's names.
 
+mod c_family_prints;
 mod csharp;
 mod go;
 mod java;
@@ -361,6 +362,10 @@ mod tests {
             (Lang::Go, "package m\nimport \"fmt\"\nfunc f() { fmt.Printf(\"port %d\\n\", 8) }", "port 8"),
             (Lang::Go, "package m\nimport \"fmt\"\nfunc f() { fmt.Println(\"a\", x, fmt.Sprintf(\"%q\", y)) }", "a 1 \"b\""),
             (Lang::Rust, "fn f() { println!(\"up on {port:>5}\"); }", "up on    80"),
+            (Lang::Java, "class A { void f() { System.out.println(\"up on \" + port); } }", "up on 80"),
+            (Lang::Java, "class A { void f() { System.out.printf(\"up on %d%n\", port); } }", "up on 80"),
+            (Lang::CSharp, "class A { void F() { Console.WriteLine($\"up on {port}!\"); } }", "up on 80!"),
+            (Lang::CSharp, "class A { void F() { Console.WriteLine(\"up on {0}\", port); } }", "up on 80"),
         ];
         for (lang, src, line) in cases {
             let found = prints(*lang, src);
