@@ -88,10 +88,14 @@ pub fn candidates(line: &str, writes: &[PrintingWrite]) -> Vec<SourceWrite> {
         b.0.cmp(&a.0)
             .then_with(|| (&a.1.file, a.1.line).cmp(&(&b.1.file, b.1.line)))
     });
+    // The code shown is the server's own source: a credential written in it stays masked.
     ranked
         .into_iter()
         .take(MAX_CANDIDATES)
-        .map(|(_, w)| w.clone())
+        .map(|(_, w)| SourceWrite {
+            code: crate::secrets::redact(&w.code),
+            ..w.clone()
+        })
         .collect()
 }
 
@@ -126,6 +130,20 @@ mod tests {
         let found = candidates("Server started on port 8080", &writes);
         assert_eq!(found.iter().map(|w| w.line).collect::<Vec<_>>(), [9, 7]);
         assert!(candidates("something else", &writes).is_empty());
+    }
+
+    #[test]
+    fn a_credential_in_the_code_shown_is_masked() {
+        let mut w = write(4, Pattern::literal("token ").then(Pattern::hole()));
+        let secret = format!("ghp_{}", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6");
+        w.write.code = format!("console.log('token ' + '{secret}')");
+        let found = candidates("token x", &[w]);
+        assert_eq!(found.len(), 1);
+        assert!(!found[0].code.contains(&secret), "{found:?}");
+        assert!(
+            found[0].code.starts_with("console.log('token ' + '"),
+            "{found:?}"
+        );
     }
 
     #[test]
