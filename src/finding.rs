@@ -198,12 +198,39 @@ pub struct Finding {
     /// A safe textual fix that a tool may apply (carried into SARIF `fixes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replacement: Option<Replacement>,
+    /// An import the replacement needs (`import sys`, Go's `"os"`), inserted elsewhere in
+    /// the same file; applied together with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub import: Option<Replacement>,
+    /// Stray stdout traced to the source (`guard --scan`): for each of the finding's stdout
+    /// lines, the writes that could have printed it, best first (none: no write matches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub printed_by: Option<Vec<TracedLine>>,
     /// Security findings: their risk (the severity follows from it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub risk: Option<Risk>,
     /// The language of the source a finding points into (source scan).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<&'static str>,
+}
+
+/// One stray stdout line and the writes that could have printed it, best first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TracedLine {
+    pub stdout_line: u64,
+    pub writes: Vec<SourceWrite>,
+}
+
+/// A write in the source that prints to stdout, where it is and how it reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceWrite {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+    /// The write's first line as written, bounded and escaped.
+    pub code: String,
 }
 
 /// A machine-applicable edit in the file of the finding's location.
@@ -244,6 +271,8 @@ impl Finding {
             evidence: None,
             fix: None,
             replacement: None,
+            import: None,
+            printed_by: None,
             risk: meta.risk,
             language: None,
         }

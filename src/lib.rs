@@ -15,6 +15,7 @@ pub mod frame_findings;
 pub mod gate;
 pub mod github;
 pub mod guard;
+pub mod prints;
 pub mod process;
 pub mod protocol;
 pub mod proxy;

@@ -437,6 +437,36 @@ async fn hostile_server_output_stays_inert_in_comment_summary_and_log() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scan_input_names_the_line_that_printed_stray_stdout() {
+    // The fixture prints "late log line"; the source under `scan` has the write that would.
+    let mut runner = Runner::new("late_stdout_write", None);
+    let src = runner.ws.path().join("src");
+    std::fs::create_dir_all(&src).expect("src");
+    std::fs::write(
+        src.join("logger.py"),
+        "def usage():\n    print(\"usage: logger\")\n\n\ndef log(what):\n    print(f\"late {what} line\")\n",
+    )
+    .expect("source");
+    runner.input("scan", "src").input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}", step.log);
+    let doc = validate_sarif(&std::fs::read_to_string(runner.sarif()).expect("SARIF"));
+    let result = doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "stdout-non-json")
+        .expect("a stdout-non-json result")
+        .clone();
+    let related = result["relatedLocations"].as_array().expect("related");
+    assert_eq!(related.len(), 1, "{result:#}");
+    let at = &related[0]["physicalLocation"];
+    assert_eq!(at["artifactLocation"]["uri"], "src/logger.py");
+    assert_eq!(at["region"]["startLine"], 6);
+    assert_eq!(result["locations"][0]["physicalLocation"], *at);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_security_and_source_scans_run_on_their_inputs() {
     let mut runner = Runner::new("clean", None);
     let cursor = runner.ws.path().join(".cursor");

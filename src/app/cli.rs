@@ -226,7 +226,7 @@ pub struct GuardArgs {
     /// config file, or the project manifest in the server's directory].
     #[arg(long, value_name = "FILE")]
     pub anchor: Option<PathBuf>,
-    /// Also scan this source tree for stdout writes (repeatable); its findings join the report.
+    /// Also scan this source tree for stdout writes (repeatable); its findings join the report, and stray stdout lines name the write that printed them.
     #[arg(long = "scan", value_name = "PATH")]
     pub scan: Vec<PathBuf>,
     /// Report source-scan findings as errors rather than warnings.
@@ -373,6 +373,12 @@ pub struct SourceArgs {
     /// Worker threads (0: one per CPU).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+    /// Rewrite the stdout writes that have a mechanical fix to stderr, in place, and print a summary of what was fixed and what was not.
+    #[arg(long, conflicts_with = "diff")]
+    pub fix: bool,
+    /// Print the rewrites --fix would make as a unified diff, and change nothing.
+    #[arg(long)]
+    pub diff: bool,
     #[command(flatten)]
     pub format: FormatArgs,
     /// Write the report to this file instead of stdout.

@@ -106,6 +106,7 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     }
     if let Some(options) = &scan_options {
         let scan = crate::source::scan(options).map_err(|e| Error::Input(format!("--scan {e}")))?;
+        run.trace_stdout(&crate::source::rooted_writes(scan.writes, &options.roots));
         run.add_check("static", crate::source::CODES, scan.findings);
     }
     let verdict = Verdict::of(&run.findings);

@@ -25,11 +25,45 @@ impl SourceArgs {
     }
 }
 
+/// `--fix` writes the rewrites and prints the summary; `--diff` prints them as a diff (the
+/// summary goes to stderr) and writes nothing.
+fn fix(
+    args: &SourceArgs,
+    scan: &crate::source::SourceScan,
+    roots: &[std::path::PathBuf],
+    output: &Output,
+) -> Result<ExitCode, Error> {
+    if args.format.chosen() != Format::Human {
+        return Err(Error::Usage(
+            "--fix and --diff print a diff or a summary, not a report: drop --format/--json (SARIF reports carry the same rewrites as fixes)".into(),
+        ));
+    }
+    let plan = crate::source::fix::plan(scan, roots);
+    let summary = crate::report::source::fix::summary(&plan, args.diff);
+    if args.diff {
+        output.write(&crate::source::fix::unified_diff(&plan))?;
+        for line in summary.lines() {
+            super::io::note(line);
+        }
+    } else {
+        crate::source::fix::apply(&plan).map_err(Error::Input)?;
+        output.write(&summary)?;
+    }
+    // Clean means nothing is left: after --fix, no write that needs a person; under --diff,
+    // no rewrite to make either (as `git diff --exit-code`).
+    let left = plan.not_fixable.len() + plan.refused.len();
+    let pending = if args.diff { plan.fixed() } else { 0 };
+    Ok(super::verdict_exit(left + pending == 0))
+}
+
 pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let options = args.scan_options();
     crate::source::validate(&options).map_err(|e| Error::Usage(e.to_string()))?;
     let output = Output::new("--output", args.output.as_deref(), color)?;
     let scan = crate::source::scan(&options).map_err(|e| Error::Input(e.to_string()))?;
+    if args.fix || args.diff {
+        return fix(args, &scan, &options.roots, &output);
+    }
     let ok = Verdict::of(&scan.findings).ok();
     let text = match args.format.chosen() {
         Format::Json => json_text(&crate::report::source::json::render(&scan))?,

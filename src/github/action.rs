@@ -74,7 +74,8 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     }
     let mut notices: Vec<String> = child.notice().into_iter().collect();
     let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
-    scan_findings.extend(run_source_scan(&inputs.scan)?);
+    let (source_findings, source_writes) = run_source_scan(&inputs.scan)?;
+    scan_findings.extend(source_findings);
     notices.extend(scan_notices);
     for notice in notices.iter().skip(child.notice().iter().count()) {
         log_line(
@@ -83,7 +84,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         );
     }
 
-    let run = match settings {
+    let mut run = match settings {
         Some(settings) => {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -93,6 +94,10 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         }
         None => None,
     };
+    // Stray stdout named by the write in the `scan` source that printed it.
+    if let Some(run) = &mut run {
+        run.trace_stdout(&source_writes);
+    }
     let mut findings = run.as_ref().map(|r| r.findings.clone()).unwrap_or_default();
     findings.extend(scan_findings.iter().cloned());
     let verdict = Verdict::of(&findings);
@@ -194,15 +199,28 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
 }
 
 /// The source scan on the `scan` input: stdout writes in the server's code. Its findings
-/// join the guard's in every output.
-pub fn run_source_scan(paths: &[String]) -> Result<Vec<crate::finding::Finding>, Error> {
+/// join the guard's in every output; its writes trace the guard's stray stdout.
+pub fn run_source_scan(
+    paths: &[String],
+) -> Result<
+    (
+        Vec<crate::finding::Finding>,
+        Vec<crate::prints::PrintingWrite>,
+    ),
+    Error,
+> {
     if paths.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let options =
         crate::source::ScanOptions::new(paths.iter().map(PathBuf::from).collect::<Vec<_>>());
     crate::source::scan(&options)
-        .map(|scan| crate::source::rooted(scan.findings, &options.roots))
+        .map(|scan| {
+            (
+                crate::source::rooted(scan.findings, &options.roots),
+                crate::source::rooted_writes(scan.writes, &options.roots),
+            )
+        })
         .map_err(|e| Error::Input(format!("scan: {e}")))
 }
 

@@ -10,6 +10,7 @@ pub mod profile;
 pub mod progress;
 mod python;
 mod surface;
+mod trace;
 
 use crate::catalog::Code;
 use crate::finding::{self, Finding, Severity};

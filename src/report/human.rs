@@ -1,6 +1,6 @@
 //! What every human report shares: ANSI styling and the body under a finding's headline.
 
-use crate::finding::{plural, Finding, Severity};
+use crate::finding::{excerpt, plural, Finding, Severity};
 use crate::verdict::{Status, Verdict};
 use std::fmt::Write;
 
@@ -70,11 +70,55 @@ pub(crate) fn finding_body(out: &mut String, f: &Finding, evidence_label: &str) 
     if let Some(ev) = &f.evidence {
         let _ = writeln!(out, "  {evidence_label}: {ev}");
     }
+    printed_by(out, f);
     let _ = writeln!(
         out,
         "  fix: {}",
         f.fix.as_deref().unwrap_or(f.code.meta().help)
     );
+}
+
+/// Stray stdout traced to the source: the write, or the ranked writes, that could print it.
+fn printed_by(out: &mut String, f: &Finding) {
+    let Some(lines) = &f.printed_by else {
+        return;
+    };
+    for traced in lines {
+        let label = if lines.len() == 1 {
+            String::new()
+        } else {
+            format!("stdout line {}: ", traced.stdout_line)
+        };
+        printed_line(out, &label, &traced.writes);
+    }
+}
+
+fn printed_line(out: &mut String, label: &str, writes: &[crate::finding::SourceWrite]) {
+    let shown = |w: &crate::finding::SourceWrite| {
+        format!(
+            "{}:{} (`{}`)",
+            excerpt(&w.file, 200),
+            w.line,
+            excerpt(&w.code, 100)
+        )
+    };
+    match writes {
+        [] => {
+            let _ = writeln!(
+                out,
+                "  {label}printed by: no stdout write in the scanned source prints this line"
+            );
+        }
+        [only] => {
+            let _ = writeln!(out, "  {label}printed by {}", shown(only));
+        }
+        several => {
+            let _ = writeln!(out, "  {label}printed by one of (best match first):");
+            for (i, w) in several.iter().enumerate() {
+                let _ = writeln!(out, "    {}. {}", i + 1, shown(w));
+            }
+        }
+    }
 }
 
 /// The closing line of every human report that has a verdict: its counts, notes included.

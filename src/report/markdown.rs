@@ -166,6 +166,14 @@ fn findings(out: &mut String, report: &Report, shown: usize) {
         if let Some(ev) = &f.evidence {
             let _ = write!(what, " — evidence: {}", md::code(ev, EVIDENCE_CHARS));
         }
+        for traced in f.printed_by.iter().flatten() {
+            let _ = write!(
+                what,
+                " — stdout line {} {}",
+                traced.stdout_line,
+                printed_by(&traced.writes)
+            );
+        }
         let _ = writeln!(
             out,
             "| {severity} | [`{}`]({}) | {} | {} |",
@@ -225,6 +233,25 @@ fn location(report: &Report, f: &Finding) -> String {
         parts.push(md::text(&protocol, 200));
     }
     parts.join(" · ")
+}
+
+/// "printed by `src/index.js:7` (`console.log(…)`)", ranked when several writes match.
+fn printed_by(writes: &[crate::finding::SourceWrite]) -> String {
+    let shown: Vec<String> = writes
+        .iter()
+        .map(|w| {
+            format!(
+                "{} ({})",
+                md::code(&format!("{}:{}", w.file, w.line), 200),
+                md::code(&w.code, 100)
+            )
+        })
+        .collect();
+    match shown.as_slice() {
+        [] => "printed by: no stdout write in the scanned source prints this line".into(),
+        [only] => format!("printed by {only}"),
+        several => format!("printed by one of (best first): {}", several.join(", ")),
+    }
 }
 
 fn notices(out: &mut String, report: &Report, extra: &[String]) {

@@ -206,8 +206,16 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
             );
         }
     }
+    let related = printed_by(report, f);
+    // One write that can have printed the line is where the finding is, in the source.
+    let first_line = f.printed_by.as_deref().and_then(|lines| lines.first());
+    let unambiguous = match (first_line.map(|l| l.writes.len()), related.first()) {
+        (Some(1), Some((one, _))) => Some(one.clone()),
+        _ => None,
+    };
     let physical = match (&artifact, &report.anchor) {
         (Some(at), _) => Some(physical(at.clone(), file_region(f))),
+        (None, _) if unambiguous.is_some() => unambiguous,
         (None, Some(anchor)) => Some(physical(
             self::artifact(anchor),
             Region::builder().start_line(1).start_column(1).build(),
@@ -258,13 +266,61 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
     if has_location {
         r.locations = Some(vec![location]);
     }
+    if !related.is_empty() {
+        r.related_locations = Some(related.into_iter().map(|(_, l)| l).collect());
+    }
     if let (Some(at), Some(rep)) = (artifact, &f.replacement) {
-        r.fixes = Some(vec![fix(at, rep)]);
+        r.fixes = Some(vec![fix(at, rep, f.import.as_ref())]);
     }
     if let Some(id) = f.code.meta().owasp {
         r.taxa = Some(vec![taxon_reference(id)]);
     }
     r
+}
+
+/// The writes that could have printed a stray stdout line, ranked, as related locations
+/// (with the bare physical location of each, for the unambiguous case).
+fn printed_by(report: &Report, f: &Finding) -> Vec<(PhysicalLocation, Location)> {
+    let Some(lines) = &f.printed_by else {
+        return Vec::new();
+    };
+    let mut id = 0;
+    let mut out = Vec::new();
+    for traced in lines {
+        let total = traced.writes.len();
+        for (i, w) in traced.writes.iter().enumerate() {
+            let Some(rel) = report.repo.relative(std::path::Path::new(&w.file)) else {
+                continue;
+            };
+            let mut region = Region::builder()
+                .start_line(w.line.max(1) as i64)
+                .start_column(w.column.max(1) as i64)
+                .build();
+            region.snippet = Some(
+                ArtifactContent::builder()
+                    .text(excerpt(&w.code, SNIPPET_CHARS))
+                    .build(),
+            );
+            let at = physical(artifact(&rel), region);
+            let line = traced.stdout_line;
+            let text = if total == 1 {
+                format!("The write that printed stdout line {line}")
+            } else {
+                format!(
+                    "Could have printed stdout line {line} (match {} of {total})",
+                    i + 1
+                )
+            };
+            let mut location = Location::builder()
+                .id(id)
+                .message(Message::builder().text(text).build())
+                .build();
+            id += 1;
+            location.physical_location = Some(at.clone());
+            out.push((at, location));
+        }
+    }
+    out
 }
 
 fn level_of(f: &Finding) -> serde_sarif::sarif::ResultLevel {
@@ -350,17 +406,14 @@ fn logical_locations(f: &Finding) -> Vec<LogicalLocation> {
     out
 }
 
-fn fix(at: ArtifactLocation, rep: &crate::finding::Replacement) -> Fix {
-    let mut deleted = Region::builder()
-        .start_line(rep.start_line.max(1) as i64)
-        .start_column(rep.start_column.max(1) as i64)
-        .build();
-    deleted.end_line = Some(rep.end_line.max(1) as i64);
-    deleted.end_column = Some(rep.end_column.max(1) as i64);
-    let replacement = Replacement::builder()
-        .deleted_region(deleted)
-        .inserted_content(ArtifactContent::builder().text(rep.text.clone()).build())
-        .build();
+fn fix(
+    at: ArtifactLocation,
+    rep: &crate::finding::Replacement,
+    import: Option<&crate::finding::Replacement>,
+) -> Fix {
+    // The import the rewrite needs goes with it, the replacements in file order.
+    let mut edits: Vec<&crate::finding::Replacement> = import.into_iter().chain([rep]).collect();
+    edits.sort_by_key(|r| (r.start_line, r.start_column));
     Fix::builder()
         .description(
             Message::builder()
@@ -369,7 +422,20 @@ fn fix(at: ArtifactLocation, rep: &crate::finding::Replacement) -> Fix {
         )
         .artifact_changes(vec![ArtifactChange::builder()
             .artifact_location(at)
-            .replacements(vec![replacement])
+            .replacements(edits.into_iter().map(sarif_replacement).collect::<Vec<_>>())
             .build()])
+        .build()
+}
+
+fn sarif_replacement(rep: &crate::finding::Replacement) -> Replacement {
+    let mut deleted = Region::builder()
+        .start_line(rep.start_line.max(1) as i64)
+        .start_column(rep.start_column.max(1) as i64)
+        .build();
+    deleted.end_line = Some(rep.end_line.max(1) as i64);
+    deleted.end_column = Some(rep.end_column.max(1) as i64);
+    Replacement::builder()
+        .deleted_region(deleted)
+        .inserted_content(ArtifactContent::builder().text(rep.text.clone()).build())
         .build()
 }

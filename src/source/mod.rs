@@ -5,12 +5,14 @@
 //! one parser per language. Locations are 1-based; columns count Unicode scalar values.
 
 mod config;
+pub mod fix;
 pub mod lang;
 mod parse;
 mod suppress;
 pub mod walk;
 
 use crate::finding::{Finding, Severity};
+use crate::prints::PrintingWrite;
 use lang::Lang;
 use parse::Worker;
 use serde::Serialize;
@@ -128,6 +130,8 @@ impl ScanStats {
 pub struct SourceScan {
     pub roots: Vec<String>,
     pub findings: Vec<Finding>,
+    /// The stdout writes whose output the scan can describe, in file order.
+    pub writes: Vec<PrintingWrite>,
     pub stats: ScanStats,
 }
 
@@ -135,6 +139,7 @@ pub struct SourceScan {
 #[derive(Debug, Default)]
 struct Collected {
     findings: Vec<Finding>,
+    writes: Vec<PrintingWrite>,
     stats: ScanStats,
     spring_files: Vec<config::spring::SpringFile>,
     logging_configs: Vec<String>,
@@ -199,6 +204,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
     }
     let Collected {
         mut findings,
+        mut writes,
         mut stats,
         mut spring_files,
         mut logging_configs,
@@ -226,9 +232,18 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         };
         key(a).cmp(&key(b))
     });
+    writes.sort_by(|a, b| {
+        (&a.write.file, a.write.line, a.write.column).cmp(&(
+            &b.write.file,
+            b.write.line,
+            b.write.column,
+        ))
+    });
+    writes.dedup_by(|a, b| a.write == b.write);
     Ok(SourceScan {
         roots: options.roots.iter().map(|r| walk::slashed(r)).collect(),
         findings,
+        writes,
         stats,
     })
 }
@@ -236,6 +251,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
 impl Collected {
     fn merge(&mut self, worker: &mut Worker<'_>) {
         self.findings.append(&mut worker.findings);
+        self.writes.append(&mut worker.writes);
         self.stats.merge(std::mem::take(&mut worker.stats));
         self.spring_files.append(&mut worker.spring_files);
         self.logging_configs.append(&mut worker.logging_configs);
@@ -249,6 +265,27 @@ pub fn languages() -> Vec<&'static str> {
     names
 }
 
+/// Writes with their files as paths from the working directory (root joined), as `rooted`.
+pub fn rooted_writes(mut writes: Vec<PrintingWrite>, roots: &[PathBuf]) -> Vec<PrintingWrite> {
+    for w in &mut writes {
+        if let Some(path) = joined(&w.write.file, roots) {
+            w.write.file = path;
+        }
+    }
+    writes
+}
+
+fn joined(file: &str, roots: &[PathBuf]) -> Option<String> {
+    roots.iter().find_map(|root| {
+        let candidate = if root.is_file() {
+            root.clone()
+        } else {
+            root.join(file)
+        };
+        candidate.is_file().then(|| walk::slashed(&candidate))
+    })
+}
+
 /// Findings with their files as paths from the working directory (root joined), for
 /// outputs that point into the repository (SARIF, Markdown, the Action).
 pub fn rooted(
@@ -259,15 +296,7 @@ pub fn rooted(
         let Some(file) = f.location.file.clone() else {
             continue;
         };
-        let joined = roots.iter().find_map(|root| {
-            let candidate = if root.is_file() {
-                root.clone()
-            } else {
-                root.join(&file)
-            };
-            candidate.is_file().then(|| walk::slashed(&candidate))
-        });
-        if let Some(path) = joined {
+        if let Some(path) = joined(&file, roots) {
             f.location.file = Some(path);
         }
     }

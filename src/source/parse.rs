@@ -39,6 +39,7 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             collected: self.collected,
             parsers: HashMap::new(),
             findings: Vec::new(),
+            writes: Vec::new(),
             stats: ScanStats::default(),
             spring_files: Vec::new(),
             logging_configs: Vec::new(),
@@ -55,6 +56,8 @@ pub(super) struct Worker<'s> {
     collected: &'s Mutex<Collected>,
     parsers: HashMap<Lang, Parser>,
     pub findings: Vec<Finding>,
+    /// Writes with what they print (suppressed ones too: they still print).
+    pub writes: Vec<crate::prints::PrintingWrite>,
     pub stats: ScanStats,
     /// Spring Boot files, judged per application once every file is read.
     pub spring_files: Vec<spring::SpringFile>,
@@ -208,6 +211,19 @@ impl Worker<'_> {
         language: &'static str,
     ) {
         for hit in hits {
+            if let Some(prints) = &hit.prints {
+                // Suppressed or not, the write prints what it prints.
+                let at = location(src, hit.range, file);
+                self.writes.push(crate::prints::PrintingWrite {
+                    write: crate::finding::SourceWrite {
+                        file: file.to_string(),
+                        line: at.line.unwrap_or(1),
+                        column: at.column.unwrap_or(1),
+                        code: shown_code(&snippet(src, hit.range)),
+                    },
+                    prints: prints.clone(),
+                });
+            }
             if suppressions.covers(hit.code.as_str(), hit.range.start_point.row) {
                 self.stats.suppressed += 1;
                 continue;
@@ -373,6 +389,30 @@ fn snippet(src: &[u8], range: tree_sitter::Range) -> String {
     String::from_utf8_lossy(&src[start..range.end_byte.clamp(start, src.len())]).into_owned()
 }
 
+fn replacement(src: &[u8], edit: super::lang::Edit) -> Replacement {
+    let (start_line, start_column) = position(src, edit.range.start_byte, edit.range.start_point);
+    let (end_line, end_column) = position(src, edit.range.end_byte, edit.range.end_point);
+    Replacement {
+        description: edit.description,
+        start_line,
+        start_column,
+        end_line,
+        end_column,
+        text: edit.text,
+    }
+}
+
+/// A write's first line, bounded and escaped, as reports show it.
+fn shown_code(text: &str) -> String {
+    let first = text.lines().next().unwrap_or("").trim();
+    let short = crate::finding::excerpt(first, 80);
+    if first.len() < text.trim().len() && !short.ends_with('…') {
+        format!("{short}…")
+    } else {
+        short
+    }
+}
+
 fn to_finding(
     hit: Hit,
     src: &[u8],
@@ -386,6 +426,9 @@ fn to_finding(
         .evidence(&snippet(src, hit.range))
         .fix(hit.fix);
     finding.language = Some(language);
+    if let Some(edit) = hit.import {
+        finding.import = Some(replacement(src, edit));
+    }
     if let Some(edit) = hit.edit {
         let (start_line, start_column) =
             position(src, edit.range.start_byte, edit.range.start_point);

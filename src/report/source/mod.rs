@@ -1,4 +1,5 @@
 //! The source scan's renderers.
 
+pub mod fix;
 pub mod human;
 pub mod json;

@@ -153,6 +153,8 @@ fn hit(range: tree_sitter::Range, message: String, fix: impl Into<String>) -> Hi
         message,
         fix: fix.into(),
         edit: None,
+        import: None,
+        prints: None,
     }
 }
 

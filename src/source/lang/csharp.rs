@@ -182,7 +182,7 @@ impl<'t> Cs<'t> {
         if let Some((node, replacement)) = edit {
             hit = hit.edit(node, replacement, "Write to Console.Error");
         }
-        out.push(hit);
+        out.push(hit.prints(super::c_family_prints::call(method, values, self.src)));
     }
 
     /// `AddConsole()` logs to stdout below `LogToStandardErrorThreshold` (default: everything).

@@ -316,8 +316,14 @@ impl<'t> Go<'t> {
         let first_is_stdout = values
             .first()
             .is_some_and(|v| self.resolve(*v) == Some(Sym::Stdout));
-        let os_imported = self.imports.get("os").is_some_and(|p| p == "os")
-            && self.locals.lookup("os", call, |_, _| true).is_empty();
+        let os_free = self.locals.lookup("os", call, |_, _| true).is_empty();
+        let os_imported = self.imports.get("os").is_some_and(|p| p == "os") && os_free;
+        // Nothing is called `os` here and the os package is not imported under any name
+        // (an alias, a dot import): adding the import makes `os` the os package.
+        let os_addable = os_free
+            && !self.imports.contains_key("os")
+            && !self.imports.values().any(|p| p == "os")
+            && !self.dot_imports.iter().any(|p| p == "os");
         match self.resolve(callee) {
             Some(Sym::FmtPrint(name)) => {
                 if self.is_json_message(&values, name == "Printf") {
@@ -335,7 +341,10 @@ impl<'t> Go<'t> {
                     ),
                 );
                 let open = arguments.child(0).filter(|c| c.kind() == "(");
-                if let (true, Some(open)) = (os_imported, open) {
+                let import = (!os_imported && os_addable)
+                    .then(|| last_import(super::root_of(call)))
+                    .flatten();
+                if let (true, Some(open)) = (os_imported || import.is_some(), open) {
                     let package = match callee.kind() {
                         "selector_expression" => callee
                             .child_by_field_name("operand")
@@ -349,8 +358,18 @@ impl<'t> Go<'t> {
                         format!("{package}F{}(os.Stderr{separator}", name.to_lowercase()),
                         format!("Replace {name} with F{} to os.Stderr", name.to_lowercase()),
                     );
+                    {
+                        if let Some(last) = import {
+                            let eol = super::line_ending(self.src);
+                            hit = hit.import_at(
+                                last.end_position(),
+                                last.end_byte(),
+                                format!("{eol}import \"os\""),
+                            );
+                        }
+                    }
                 }
-                out.push(hit);
+                out.push(hit.prints(go_prints(&name, &values, self.src)));
             }
             Some(Sym::FmtFprint(name)) if first_is_stdout => {
                 if self.is_json_message(&values[1..], name == "Fprintf") {
@@ -432,5 +451,97 @@ impl<'t> Go<'t> {
                 }
             }
         }
+    }
+}
+
+/// The file's last import declaration, after which an `import "os"` line is added.
+fn last_import(root: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = root.walk();
+    let last = root
+        .children(&mut cursor)
+        .filter(|c| c.kind() == "import_declaration")
+        .last();
+    last
+}
+
+/// What `fmt.Println/Printf/Print(...)` prints: Println's operands joined by spaces,
+/// Printf's format with each verb a hole (a `Sprintf` operand is a format too), Print's
+/// operands run together.
+fn go_prints(name: &str, values: &[Node<'_>], src: &[u8]) -> crate::prints::Pattern {
+    use crate::prints::{format_string, Pattern};
+    let value = |v: Node<'_>| go_expression(v, src, 0);
+    let pattern = match name {
+        "Printf" => match values.split_first() {
+            Some((format, _)) => match go_string(*format, src) {
+                Some(f) => format_string(&f, true, false),
+                None => Pattern::hole(),
+            },
+            None => Pattern::default(),
+        },
+        "Println" => Pattern::joined(values.iter().map(|v| value(*v)).collect(), " "),
+        _ => Pattern::joined(values.iter().map(|v| value(*v)).collect(), ""),
+    };
+    let ends_line =
+        matches!(pattern.0.last(), Some(crate::prints::Piece::Literal(s)) if s.ends_with('\n'));
+    if name == "Println" || ends_line {
+        pattern
+    } else {
+        // Print and Printf end the line only where their text says so.
+        pattern.then(Pattern::hole())
+    }
+}
+
+fn go_expression(node: Node<'_>, src: &[u8], depth: usize) -> crate::prints::Pattern {
+    use crate::prints::{format_string, Pattern};
+    if depth > 16 {
+        return Pattern::hole();
+    }
+    if let Some(s) = go_string(node, src) {
+        return Pattern::literal(s);
+    }
+    match node.kind() {
+        "int_literal" | "float_literal" => Pattern::literal(text(node, src)),
+        "binary_expression" => {
+            let (Some(l), Some(r)) = (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            ) else {
+                return Pattern::hole();
+            };
+            let plus = node
+                .child_by_field_name("operator")
+                .is_some_and(|o| text(o, src) == "+");
+            if plus {
+                go_expression(l, src, depth + 1).then(go_expression(r, src, depth + 1))
+            } else {
+                Pattern::hole()
+            }
+        }
+        "call_expression" => {
+            let sprintf = node
+                .child_by_field_name("function")
+                .is_some_and(|f| text(f, src) == "fmt.Sprintf");
+            let format = node
+                .child_by_field_name("arguments")
+                .and_then(|a| args(a).first().copied())
+                .and_then(|f| go_string(f, src));
+            match (sprintf, format) {
+                (true, Some(f)) => format_string(&f, true, false),
+                _ => Pattern::hole(),
+            }
+        }
+        _ => Pattern::hole(),
+    }
+}
+
+/// A Go string literal's text: escapes interpreted, raw strings as written.
+fn go_string(node: Node<'_>, src: &[u8]) -> Option<String> {
+    let raw = text(node, src);
+    match node.kind() {
+        "interpreted_string_literal" => Some(crate::prints::unescape(
+            raw.get(1..raw.len().saturating_sub(1))?,
+        )),
+        "raw_string_literal" => Some(raw.get(1..raw.len().saturating_sub(1))?.to_string()),
+        _ => None,
     }
 }

@@ -221,7 +221,7 @@ impl<'t> Java<'t> {
                     hit = hit.edit(field, "err", "Replace System.out with System.err");
                 }
             }
-            out.push(hit);
+            out.push(hit.prints(super::c_family_prints::call(method, &arguments, self.src)));
             return;
         }
         let literal = |i: usize| arguments.get(i).and_then(|a| string_content(*a, self.src));

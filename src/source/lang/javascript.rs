@@ -245,6 +245,12 @@ impl<'t> Js<'t> {
             self.console_message(callee, method),
             console_fix(method),
         );
+        if matches!(
+            method,
+            "log" | "info" | "debug" | "trace" | "warn" | "error"
+        ) {
+            hit = hit.prints(super::js_prints::console_arguments(arguments, self.src));
+        }
         if REPLACEABLE.contains(&method) && callee.kind() == "member_expression" {
             let plain_global = callee
                 .child_by_field_name("object")
@@ -275,11 +281,29 @@ impl<'t> Js<'t> {
             return;
         }
         let callee = call.child_by_field_name("function").unwrap_or(call);
-        out.push(Hit::write(
+        let mut hit = Hit::write(
             call,
             format!("{} writes to stdout, the channel of the stdio transport's JSON-RPC messages; anything but one JSON message per line breaks the client.", quoted(callee, self.src)),
             "Write logs to process.stderr instead (process.stderr.write or console.error).",
-        ));
+        );
+        // `process.stdout.write` as written (it resolved to stdout, so `process` is the global).
+        let stream = callee
+            .child_by_field_name("object")
+            .filter(|o| o.kind() == "member_expression" && text(*o, self.src) == "process.stdout")
+            .and_then(|o| o.child_by_field_name("property"));
+        if method == "write" {
+            if let Some(first) = arguments.first() {
+                hit = hit.prints(super::js_prints::expression(*first, self.src, 0));
+            }
+        }
+        if let (Some(stream), "write") = (stream, method) {
+            hit = hit.edit(
+                stream,
+                "stderr",
+                "Replace process.stdout with process.stderr",
+            );
+        }
+        out.push(hit);
     }
 
     fn check_new(&self, node: Node<'t>, out: &mut Vec<Hit>) {

@@ -171,8 +171,37 @@ pub(super) fn pino(js: &Js<'_>, call: Node<'_>, arguments: &[Node<'_>], out: &mu
         },
     };
     if stdout {
-        out.push(Hit::logger(call, message.to_string(), fix));
+        let hit = Hit::logger(call, message.to_string(), fix);
+        out.push(match arguments.iter().find_map(|a| fd_one(js, *a, 0)) {
+            Some(one) => hit.edit(one, "2", "Send pino to file descriptor 2 (stderr)"),
+            None => hit,
+        });
     }
+}
+
+/// The literal `1` naming stdout in a pino destination (`pino.destination(1)`, `{ dest: 1 }`,
+/// a transport's `destination: 1`), which becomes `2`.
+fn fd_one<'t>(js: &Js<'t>, node: Node<'t>, depth: usize) -> Option<Node<'t>> {
+    if depth > 3 {
+        return None;
+    }
+    if node.kind() == "number" {
+        return (text(node, js.src) == "1").then_some(node);
+    }
+    if node.kind() == "call_expression"
+        && js.resolve(node.child_by_field_name("function")?) == Some(Sym::PinoDestination)
+    {
+        return fd_one(
+            js,
+            *args(node.child_by_field_name("arguments")?).first()?,
+            depth + 1,
+        );
+    }
+    let object = js.object_literal(node)?;
+    ["dest", "destination", "transport", "options"]
+        .iter()
+        .filter_map(|key| property(object, key, js.src))
+        .find_map(|value| fd_one(js, value, depth + 1))
 }
 
 pub(super) fn bunyan(js: &Js<'_>, call: Node<'_>, arguments: &[Node<'_>], out: &mut Vec<Hit>) {

@@ -1,12 +1,14 @@
 //! The languages the source scan understands. One file per language; each walks the syntax
 //! tree once, records bindings and candidate calls, then resolves each candidate's names.
 
+mod c_family_prints;
 mod csharp;
 mod go;
 mod java;
 mod javascript;
 mod js_bindings;
 mod js_loggers;
+mod js_prints;
 mod js_resolve;
 mod js_window;
 mod kotlin;
@@ -14,6 +16,7 @@ mod prefilter;
 mod python;
 mod python_bindings;
 mod python_calls;
+mod python_prints;
 mod python_redirect;
 mod python_window;
 mod rust;
@@ -180,6 +183,10 @@ pub struct Hit {
     pub message: String,
     pub fix: String,
     pub edit: Option<Edit>,
+    /// An import the edit needs (`import sys`, Go's `"os"`), inserted elsewhere in the file.
+    pub import: Option<Edit>,
+    /// What the write would print, for matching the lines a live server printed.
+    pub prints: Option<crate::prints::Pattern>,
 }
 
 /// A safe textual replacement of `range` by `text`.
@@ -199,6 +206,8 @@ impl Hit {
             message,
             fix: fix.into(),
             edit: None,
+            import: None,
+            prints: None,
         }
     }
 
@@ -235,6 +244,47 @@ impl Hit {
     }
 }
 
+impl Hit {
+    /// Carries what the write would print.
+    pub fn prints(mut self, pattern: crate::prints::Pattern) -> Self {
+        self.prints = Some(pattern);
+        self
+    }
+
+    /// Carries the insertion of `text` at `at` that the edit needs (an import).
+    pub fn import_at(mut self, at: tree_sitter::Point, byte: usize, text: String) -> Self {
+        self.import = Some(Edit {
+            range: Range {
+                start_byte: byte,
+                end_byte: byte,
+                start_point: at,
+                end_point: at,
+            },
+            text,
+            description: "Add the import the rewrite needs".into(),
+        });
+        self
+    }
+}
+
+/// The line ending a file uses, to write inserted lines the same way.
+pub(crate) fn line_ending(src: &[u8]) -> &'static str {
+    if memchr::memmem::find(src, b"\r\n").is_some() {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// The root of the tree `node` is in.
+pub(crate) fn root_of(node: Node<'_>) -> Node<'_> {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        n = p;
+    }
+    n
+}
+
 /// The range from the start of `first` to the end of `last`.
 pub(crate) fn span(first: Node<'_>, last: Node<'_>) -> Range {
     Range {
@@ -255,6 +305,11 @@ pub(crate) fn quoted(node: Node<'_>, src: &[u8]) -> String {
     } else {
         format!("`{short}`")
     }
+}
+
+/// Every node of a tree, parents first.
+pub fn syntax_preorder<'t>(root: Node<'t>, visit: impl FnMut(Node<'t>)) {
+    syntax::preorder(root, visit);
 }
 
 /// Every comment node in a tree.
@@ -278,6 +333,49 @@ mod tests {
             let prefilter = lang.prefilter();
             assert!(prefilter.compiles(), "{lang:?}: {:?}", prefilter.words());
             assert!(!lang.may_hold_finding(b"let x = 1;\n"), "{lang:?}");
+        }
+    }
+
+    /// What each write of `src` prints, in order.
+    fn prints(lang: Lang, src: &str) -> Vec<crate::prints::Pattern> {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).expect("grammar");
+        let tree = parser.parse(src, None).expect("parse");
+        lang.scan(&tree, src.as_bytes())
+            .into_iter()
+            .filter_map(|h| h.prints)
+            .collect()
+    }
+
+    #[test]
+    fn every_language_with_patterns_describes_what_its_writes_print() {
+        let cases: &[(Lang, &str, &str)] = &[
+            (Lang::JavaScript, "console.log(`up on ${port}!`)", "up on 80!"),
+            (Lang::JavaScript, "console.log('a ' + b + ' c', d)", "a x c 1"),
+            (Lang::JavaScript, "console.info('%s ready in %dms', n, 3)", "db ready in 3ms"),
+            (Lang::JavaScript, "process.stdout.write('raw\\n')", "raw"),
+            (Lang::Python, "print(f'up on {port!r:>5}')", "up on    80"),
+            (Lang::Python, "print('a', b, sep='-')", "a-x"),
+            (Lang::Python, "print('%s ready' % name)", "db ready"),
+            (Lang::Python, "print('{} ready {{ok}}'.format(name))", "db ready {ok}"),
+            (Lang::Python, "import sys\nsys.stdout.write('x: ' + y + '\\n')", "x: 1"),
+            (Lang::Go, "package m\nimport \"fmt\"\nfunc f() { fmt.Printf(\"port %d\\n\", 8) }", "port 8"),
+            (Lang::Go, "package m\nimport \"fmt\"\nfunc f() { fmt.Println(\"a\", x, fmt.Sprintf(\"%q\", y)) }", "a 1 \"b\""),
+            (Lang::Rust, "fn f() { println!(\"up on {port:>5}\"); }", "up on    80"),
+            (Lang::Java, "class A { void f() { System.out.println(\"up on \" + port); } }", "up on 80"),
+            (Lang::Java, "class A { void f() { System.out.printf(\"up on %d%n\", port); } }", "up on 80"),
+            (Lang::CSharp, "class A { void F() { Console.WriteLine($\"up on {port}!\"); } }", "up on 80!"),
+            (Lang::CSharp, "class A { void F() { Console.WriteLine(\"up on {0}\", port); } }", "up on 80"),
+        ];
+        for (lang, src, line) in cases {
+            let found = prints(*lang, src);
+            assert_eq!(found.len(), 1, "{src}: {found:?}");
+            let lines = found[0].lines();
+            assert!(
+                lines.iter().any(|p| p.matches(line)),
+                "{src}: {found:?} vs {line:?}"
+            );
+            assert!(!lines.iter().any(|p| p.matches("something else")), "{src}");
         }
     }
 

@@ -316,6 +316,13 @@ impl<'t> Py<'t> {
     }
 
     /// What a bound name means at `at`; None if it is free or not followed.
+    /// True when nothing binds `name` where `at` is (no import, assignment or parameter).
+    pub(super) fn is_unbound(&self, name: &str, at: Node<'t>) -> bool {
+        self.bindings
+            .lookup(name, at, |b, n| self.visible(b, n))
+            .is_empty()
+    }
+
     pub(super) fn resolve_name_at(&self, name: &str, at: Node<'t>) -> Option<Sym> {
         let bound = self.bindings.lookup(name, at, |b, n| self.visible(b, n));
         agree(bound.iter().map(|b| self.resolve_value(&b.value, 1)))

@@ -81,10 +81,18 @@ pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
             if method == "write" && first.is_some_and(|f| py.is_json_message(f, 0)) {
                 return;
             }
-            out.push(Hit::write(
+            let mut hit = Hit::write(
                 call,
                 format!("{} writes to {CHANNEL}; anything but one JSON message per line breaks the client.", quoted(callee, src)),
                 format!("Write logs to sys.stderr instead (sys.stderr.{method})."),
+            );
+            if let (Some(first), "write") = (first, method.as_ref()) {
+                hit = hit.prints(super::python_prints::expression(first, src, 0));
+            }
+            out.push(stdout_to_stderr(
+                callee.child_by_field_name("object"),
+                src,
+                hit,
             ));
         }
         Sym::OsWrite => {
@@ -102,19 +110,31 @@ pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
             }
         }
         Sym::BasicConfig if stdout(keyword(arguments, "stream", src)) => {
-            out.push(Hit::logger(
-                call,
-                format!(
+            let stream = keyword(arguments, "stream", src);
+            out.push(stdout_to_stderr(
+                stream,
+                src,
+                Hit::logger(
+                    call,
+                    format!(
                     "logging.basicConfig(stream=sys.stdout) sends every log record to {CHANNEL}."
                 ),
-                "Drop stream= (logging defaults to stderr) or pass stream=sys.stderr.",
+                    "Drop stream= (logging defaults to stderr) or pass stream=sys.stderr.",
+                ),
             ));
         }
         Sym::StreamHandler if stdout(first.or_else(|| keyword(arguments, "stream", src))) => {
-            out.push(Hit::logger(
-                call,
-                format!("A logging.StreamHandler on sys.stdout sends log records to {CHANNEL}."),
-                "Use logging.StreamHandler() (stderr by default) or StreamHandler(sys.stderr).",
+            let stream = first.or_else(|| keyword(arguments, "stream", src));
+            out.push(stdout_to_stderr(
+                stream,
+                src,
+                Hit::logger(
+                    call,
+                    format!(
+                        "A logging.StreamHandler on sys.stdout sends log records to {CHANNEL}."
+                    ),
+                    "Use logging.StreamHandler() (stderr by default) or StreamHandler(sys.stderr).",
+                ),
             ));
         }
         Sym::PPrint => {
@@ -213,7 +233,8 @@ fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out
             quoted(callee, src)
         ),
         fix,
-    );
+    )
+    .prints(super::python_prints::print_arguments(arguments, src));
     // `file=sys.stdout` becomes `file=sys.stderr` on the same module object.
     let stdout_attribute = keyword(arguments, "file", src)
         .filter(|f| f.kind() == "attribute")
@@ -222,8 +243,10 @@ fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out
     if let Some(attribute) = stdout_attribute {
         hit = hit.edit(attribute, "stderr", "Print to stderr");
     }
-    // Adding file= is only safe when the call has none and `sys` is the sys module here.
-    if !file_given && sys_imported {
+    // Adding file= is only safe when the call has none and `sys` is the sys module here (or
+    // names nothing, so that an `import sys` added at the top makes it so).
+    let sys_unbound = py.is_unbound("sys", call);
+    if !file_given && (sys_imported || sys_unbound) {
         let mut cursor = arguments.walk();
         let children: Vec<Node<'_>> = arguments.children(&mut cursor).collect();
         if let [.., before, close] = children.as_slice() {
@@ -234,6 +257,16 @@ fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out
                     _ => ", file=sys.stderr)",
                 };
                 hit = hit.edit(*close, insert, "Add file=sys.stderr");
+                if !sys_imported {
+                    let (point, byte) = import_point(super::root_of(call), src);
+                    let eol = super::line_ending(src);
+                    let text = if byte == src.len() && !src.is_empty() && !src.ends_with(b"\n") {
+                        format!("{eol}import sys{eol}")
+                    } else {
+                        format!("import sys{eol}")
+                    };
+                    hit = hit.import_at(point, byte, text);
+                }
             }
         }
     }
@@ -279,4 +312,44 @@ pub(super) fn check_dict_config(py: &Py<'_>, pair: Node<'_>, out: &mut Vec<Hit>)
             "Use \"ext://sys.stderr\".",
         ));
     }
+}
+
+/// `sys.stdout` written as such becomes `sys.stderr` (the same module object); anything else
+/// (a name bound to sys.stdout, `sys.__stdout__`) is left for a person.
+fn stdout_to_stderr(stream: Option<Node<'_>>, src: &[u8], hit: Hit) -> Hit {
+    let attribute = stream
+        .filter(|s| s.kind() == "attribute")
+        .filter(|s| {
+            s.child_by_field_name("object")
+                .is_some_and(|o| o.kind() == "identifier" && text(o, src) == "sys")
+        })
+        .and_then(|s| s.child_by_field_name("attribute"))
+        .filter(|a| text(*a, src) == "stdout");
+    match attribute {
+        Some(a) => hit.edit(a, "stderr", "Write to sys.stderr"),
+        None => hit,
+    }
+}
+
+/// Where `import sys` goes: after a shebang, comments, the module docstring and
+/// `from __future__` imports, at the start of a line.
+fn import_point(module: Node<'_>, src: &[u8]) -> (tree_sitter::Point, usize) {
+    let mut cursor = module.walk();
+    let mut docstring_seen = false;
+    for child in module.children(&mut cursor) {
+        let docstring = !docstring_seen
+            && child.kind() == "expression_statement"
+            && child.named_child_count() == 1
+            && child.named_child(0).is_some_and(|c| c.kind() == "string");
+        docstring_seen |= child.kind() != "comment";
+        if child.kind() == "comment" || child.kind() == "future_import_statement" || docstring {
+            continue;
+        }
+        let point = tree_sitter::Point {
+            row: child.start_position().row,
+            column: 0,
+        };
+        return (point, child.start_byte() - child.start_position().column);
+    }
+    (module.end_position(), src.len())
 }

@@ -257,18 +257,32 @@ impl<'t> Rs<'t> {
                 let format = args(tokens)
                     .first()
                     .and_then(|f| string_content(*f, self.src));
-                let pure =
-                    format.is_some_and(|f| f == if name == "println" { "{}" } else { "{}\\n" });
+                let pure = format
+                    .as_ref()
+                    .is_some_and(|f| f == if name == "println" { "{}" } else { "{}\\n" });
                 if pure && self.tokens_hold_json(tokens) {
                     return;
                 }
+                // println!'s format string, `{}` and `{name:>8}` holes (a line printed whole).
+                let prints = match format {
+                    Some(f) => {
+                        crate::prints::format_string(&crate::prints::unescape(&f), false, true)
+                    }
+                    None => crate::prints::Pattern::default(),
+                };
+                let prints = if name == "println" {
+                    prints
+                } else {
+                    prints.then(crate::prints::Pattern::hole())
+                };
                 out.push(
                     Hit::write(
                         node,
                         format!("{name}! writes to {CHANNEL}; a client reading this output fails to parse it."),
                         format!("Use e{name}! (stderr) instead."),
                     )
-                    .edit(name_leaf, format!("e{name}"), format!("Replace {name}! with e{name}!")),
+                    .edit(name_leaf, format!("e{name}"), format!("Replace {name}! with e{name}!"))
+                    .prints(prints),
                 );
             }
             "write" | "writeln"
