@@ -9,6 +9,7 @@ pub mod probes;
 pub mod profile;
 pub mod progress;
 mod python;
+pub mod remote;
 mod surface;
 
 use crate::catalog::Code;
@@ -149,6 +150,9 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
     let mut findings = Vec::new();
     let mut results = Vec::new();
     for check in checks::registry() {
+        if !check.applies(&transcript) {
+            continue;
+        }
         let cx = CheckContext {
             transcript: &transcript,
             prior: &findings,
