@@ -430,3 +430,56 @@ fn bad_url_flags_are_usage_errors() {
         assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
     }
 }
+
+fn everything(mode: &str) -> HttpServer {
+    let bin =
+        sdk_dir("ts").join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        bin.exists(),
+        "server-everything is not installed: run scripts/install-fixtures (scripts/test does)"
+    );
+    HttpServer::command("node", &[&bin.display().to_string(), mode], free_port())
+}
+
+/// The reference server does not check Origin, and answers a request on a session it ended
+/// with 400 rather than 404: both real deviations from the spec, reported as warnings and
+/// nothing else, at every version.
+#[test]
+fn server_everything_streamable_http_has_only_its_two_known_warnings() {
+    let server = everything("streamableHttp");
+    for version in VERSIONS {
+        let r = guard_url(
+            &server.url("/mcp"),
+            &["--timeout", "30000", "--protocol", version],
+        );
+        assert_eq!(
+            r.issues(),
+            pairs(&[
+                ("http-origin-not-validated", "warning"),
+                ("http-session-termination", "warning"),
+            ]),
+            "{version}: {:#}",
+            r.json["issues"]
+        );
+        assert_eq!(r.exit, 0, "{version}");
+        assert_eq!(r.json["initialized"], true, "{version}");
+        assert_eq!(r.json["http"]["probes"]["afterDelete"], 400, "{version}");
+        assert!(
+            r.json["toolSchema"]["total"].as_u64().unwrap_or(0) > 0,
+            "{version}"
+        );
+    }
+}
+
+#[test]
+fn server_everything_sse_mode_is_the_legacy_transport() {
+    let server = everything("sse");
+    let r = guard_url(&server.url("/sse"), &["--timeout", "30000"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("http-legacy-sse", "warning")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.exit, 0);
+}

@@ -44,6 +44,7 @@ impl Check for HttpAnswers {
                 HttpFact::Status { method, .. }
                 | HttpFact::NoAnswer { method, .. }
                 | HttpFact::Refused { method, .. }
+                | HttpFact::Body { method, .. }
                     if legacy && method == "initialize" =>
                 {
                     continue

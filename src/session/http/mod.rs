@@ -267,7 +267,9 @@ impl HttpTransport {
             }
             return Ok(());
         }
-        for problem in &reply.problems {
+        // The body of an HTTP error is not judged as an answer; its status is.
+        let success = (200..300).contains(&reply.status);
+        for problem in reply.problems.iter().filter(|_| success) {
             self.record.facts.push(HttpFact::Body {
                 method: method.clone(),
                 problem: problem.clone(),

@@ -51,7 +51,8 @@ impl<R: BufRead> SseReader<R> {
                 break;
             };
             if line.is_empty() {
-                match data.take() {
+                // An event without data (a priming event with only an id) is not dispatched.
+                match data.take().filter(|d| !d.is_empty()) {
                     Some(d) => return Some(SseEvent { event, data: d }),
                     None => {
                         event = None;
@@ -147,9 +148,9 @@ mod tests {
     }
 
     #[test]
-    fn events_join_data_lines_and_skip_comments() {
+    fn events_join_data_lines_and_skip_comments_and_empty_priming_events() {
         let (events, problems) =
-            all(": hi\nevent: message\ndata: {\"a\":\ndata: 1}\n\ndata:x\r\n\r\n");
+            all(": hi\nid: 0\ndata:\n\nevent: message\ndata: {\"a\":\ndata: 1}\n\ndata:x\r\n\r\n");
         assert_eq!(problems, []);
         assert_eq!(events.len(), 2);
         assert_eq!(events[0].event.as_deref(), Some("message"));
