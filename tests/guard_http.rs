@@ -131,8 +131,19 @@ fn an_sdk_server_without_an_origin_check_is_warned_about() {
 
 /// Runs the guard against a stdlib fault fixture and expects exactly these findings.
 fn expect_http(name: &str, status: &str, findings: &[(&str, &str)]) -> GuardResult {
+    expect_http_with(name, &[], status, findings)
+}
+
+fn expect_http_with(
+    name: &str,
+    options: &[&str],
+    status: &str,
+    findings: &[(&str, &str)],
+) -> GuardResult {
     let server = HttpServer::fixture(name);
-    let r = guard_url(&server.url("/mcp"), &["--timeout", "5000"]);
+    let mut all = vec!["--timeout", "5000"];
+    all.extend_from_slice(options);
+    let r = guard_url(&server.url("/mcp"), &all);
     assert_eq!(
         r.issues(),
         pairs(findings),
@@ -482,4 +493,27 @@ fn server_everything_sse_mode_is_the_legacy_transport() {
         r.json["issues"]
     );
     assert_eq!(r.exit, 0);
+}
+
+#[test]
+fn strict_makes_a_foreign_origin_accepted_an_error_and_probes_speak_http() {
+    let r = expect_http_with(
+        "http_no_origin_check",
+        &["--profile", "strict"],
+        "fail",
+        &[
+            ("http-origin-not-validated", "error"),
+            ("adversarial-duplicate-id-result", "note"),
+            ("adversarial-ping-before-initialize-result", "note"),
+        ],
+    );
+    // A 400 before initialize is HTTP's refusal, not a stopped server.
+    let ping = r.issue("adversarial-ping-before-initialize-result")["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        ping.contains("refused over HTTP (ping: HTTP 400: missing session)"),
+        "{ping}"
+    );
 }

@@ -160,6 +160,15 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
+        // The spec's MUST against DNS rebinding: an error under strict, as the docs say.
+        if settings.profile == profile::Profile::Strict {
+            for f in found
+                .iter_mut()
+                .filter(|f| f.code == Code::HttpOriginNotValidated)
+            {
+                f.severity = Severity::Error;
+            }
+        }
         if settings.wire_schema_errors {
             for f in found
                 .iter_mut()

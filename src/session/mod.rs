@@ -133,6 +133,11 @@ impl Session {
         String::from_utf8_lossy(line).into_owned()
     }
 
+    /// The session runs over Streamable HTTP rather than a process's stdio.
+    pub fn over_http(&self) -> bool {
+        self.plan.http.is_some()
+    }
+
     /// Whether stdout is still open and the process has not exited.
     pub fn alive(&self) -> bool {
         self.stream_end.is_none() && self.exited_at.is_none()
