@@ -67,7 +67,13 @@ impl GuardArgs {
 pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let mut settings = crate::guard::options::resolve(&args.request())?;
     if let Some(target) = &settings.plan.http {
-        refuse_unsafe_url(target, args.url_allow_unsafe)?;
+        if let Some(why) = crate::scan::url_policy::refusal(
+            target,
+            args.url_allow_unsafe,
+            "pass --url-allow-unsafe to allow it",
+        ) {
+            return Err(Error::Usage(format!("--url: {why}")));
+        }
     }
     // The source scan (--scan, or `scan` in the config) runs beside the session.
     let scan_options = (!settings.scan.is_empty()).then(|| {
@@ -117,24 +123,4 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let exit_code = if verdict.ok() { 0 } else { 1 };
     output.write(&plan.render_guard(&run, exit_code)?)?;
     Ok(ExitCode::from(exit_code as u8))
-}
-
-/// The connect policy of `scan --live`: loopback is fine; private, link-local and metadata
-/// addresses, and credentials over cleartext, need --url-allow-unsafe.
-fn refuse_unsafe_url(
-    target: &crate::session::http::HttpTarget,
-    allow_unsafe: bool,
-) -> Result<(), Error> {
-    let credentials = target.url.contains('@')
-        || target
-            .headers
-            .iter()
-            .any(|(n, _)| crate::secrets::names_credential(n) || n.eq_ignore_ascii_case("cookie"));
-    match crate::scan::live::refuse_remote(&target.url, credentials, allow_unsafe, true) {
-        Some(why) => Err(Error::Usage(format!(
-            "--url: {}",
-            why.replace("--live-allow-unsafe", "--url-allow-unsafe")
-        ))),
-        None => Ok(()),
-    }
 }

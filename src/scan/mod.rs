@@ -16,6 +16,7 @@ pub mod rules;
 pub mod run;
 pub mod secrets;
 pub mod server_entry;
+pub mod url_policy;
 pub mod urls;
 
 use crate::catalog::Code;
