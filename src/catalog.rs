@@ -317,6 +317,56 @@ catalog! {
         "Part of the session was forwarded unchecked",
         "The proxy never makes the client wait for its checks: when traffic arrives faster than it can be checked and more than the backlog (--check-backlog, 16 MiB by default) is waiting, the rest is forwarded untouched and unchecked until the checks catch up. Findings about those messages may be missing, and a server can hide a change in such a flood. The finding gives how many bytes went unchecked in each direction. Raise --check-backlog, or check the server with `mcpcheck guard`, which reads everything.";
 
+    // Streamable HTTP (guard --url).
+    HttpUnreachable => "http-unreachable", InstallRuntime, Error,
+        "The remote server gave no HTTP answer",
+        "The guard could not connect to the URL, or the server sent no answer within --timeout (connection refused, unknown host, reset, timeout). Check the URL, that the server is listening, and any proxy or firewall between; run it by hand with curl to see the error.";
+    HttpTlsInvalid => "http-tls-invalid", InstallRuntime, Error,
+        "The server's TLS certificate could not be verified",
+        "The HTTPS handshake failed: the certificate is expired, self-signed, for another name, or signed by a CA the system does not trust. Clients refuse such a server, and a client that does not is open to interception. Serve a valid certificate for the host; behind a corporate CA, set SSL_CERT_FILE to its bundle.";
+    HttpErrorStatus => "http-error-status", McpProtocol, Error,
+        "A request was answered with an HTTP error and no JSON-RPC answer",
+        "The server answered a JSON-RPC request with a status outside 2xx and no JSON-RPC error in the body, so a client learns nothing it can act on. Answer requests with 200 (a JSON body or an event stream); when refusing one, send a JSON-RPC error object in the body.";
+    HttpContentType => "http-content-type", McpProtocol, Error,
+        "An answer is neither application/json nor text/event-stream",
+        "Streamable HTTP answers a request with Content-Type application/json (one JSON-RPC response) or text/event-stream (events carrying JSON-RPC messages). Another or a missing Content-Type makes SDK clients reject the answer. Set the header to match the body.";
+    HttpBodyInvalid => "http-body-invalid", McpProtocol, Error,
+        "A JSON answer is not exactly one JSON-RPC response",
+        "An application/json answer to a request must hold one JSON-RPC response object. The body was not JSON (detail not-json) or held something else: a batch, a request or a notification (detail not-one-response). Send exactly the response, or use an event stream when other messages must come first.";
+    HttpSseMalformed => "http-sse-malformed", McpProtocol, Error,
+        "An event stream breaks the SSE format or carries something that is not JSON",
+        "A text/event-stream answer is a sequence of `field: value` lines (data, event, id, retry, or a `:` comment) with blank lines between events, and each data payload is one JSON-RPC message. The detail says what broke: malformed-line, data-not-json, too-large (an event past --max-stdout-line-bytes) or too-many-events (more than 1000). Use the SDK's SSE writer rather than hand-written framing.";
+    HttpResponseMissing => "http-response-missing", McpProtocol, Error,
+        "An HTTP answer ended without the JSON-RPC response",
+        "The server answered a request's POST, but the body (a JSON document or an event stream) ended without the response to that request's id: a client waits on it forever. Keep the stream open until the response is sent, and send it with the request's id.";
+    HttpNotificationNotAccepted => "http-notification-not-accepted", McpProtocol, Warning,
+        "A client notification or response was not answered 202 with no body",
+        "When the client POSTs a notification or a response, the server must answer 202 Accepted with an empty body (or a 4xx with a JSON-RPC error). A 200, a body, or a 5xx makes clients treat the message as failed or read a body no one expects. Answer 202 and nothing else.";
+    HttpSessionId => "http-session-id", McpProtocol, Error,
+        "The server mishandled its Mcp-Session-Id",
+        "A server that gives an Mcp-Session-Id on initialize must keep it for the session, and answer a request without it with 400 Bad Request. The detail says what happened: rotated (a later answer carried another id) or missing-session-status-N (a request without the id got status N instead of 400 or an answer). Keep one id per session and check it on every request.";
+    HttpSessionTermination => "http-session-termination", McpProtocol, Warning,
+        "DELETE or an ended session was answered wrongly",
+        "A client ends a session with DELETE and its Mcp-Session-Id; the server answers 2xx (or 405 when clients may not end sessions), and afterwards answers requests with that id with 404 Not Found so the client starts a new session. The detail says which answer was wrong (delete-status-N, ended-session-status-N).";
+    HttpProtocolVersionHeader => "http-protocol-version-header", McpProtocol, Warning,
+        "A bogus MCP-Protocol-Version header was accepted",
+        "From revision 2025-06-18 on, every request after initialize carries MCP-Protocol-Version, and a server must answer an invalid or unsupported value with 400 Bad Request. The guard sent 1999-01-01 and the server answered otherwise (the detail gives the status). Validate the header against the versions you support.";
+    HttpGetStream => "http-get-stream", McpProtocol, Warning,
+        "GET on the endpoint was answered wrongly",
+        "A GET with Accept: text/event-stream must open an event stream for server messages (200, text/event-stream) or be refused with 405 Method Not Allowed. A 200 that is not an event stream, or another status, confuses clients that open the stream. The detail gives the status and media type.";
+    HttpLegacySse => "http-legacy-sse", McpProtocol, Warning,
+        "The server speaks the legacy HTTP+SSE transport",
+        "GET on the URL opened an event stream whose first event is `endpoint`: the HTTP+SSE transport of 2024-11-05, replaced by Streamable HTTP in 2025-03-26. Current clients try Streamable HTTP first and fall back only if they still support the old transport; the guard checks no further. Move the server to Streamable HTTP (the SDKs provide it) and keep the old endpoint only for old clients.";
+    HttpOriginNotValidated => "http-origin-not-validated", Security, Warning,
+        "A local server accepted a request with a foreign Origin",
+        "The server listens on a loopback or private address and answered a request whose Origin header names another site. A web page the user visits can then reach it through DNS rebinding and call its tools. The spec requires servers to validate Origin: answer 403 to origins you do not expect.", risk = Medium, owasp = "MCP07";
+    HttpUnauthorized => "http-unauthorized", InstallRuntime, Error,
+        "The server requires authorization",
+        "The server answered 401 Unauthorized, so nothing else could be checked; the guard never starts an interactive authorization flow. Give a token with --header Authorization=\"Bearer ...\" (from a secret, never in a committed file).";
+    HttpResourceMetadata => "http-resource-metadata", McpProtocol, Warning,
+        "The 401 does not lead to usable protected resource metadata",
+        "A 401 from an MCP server carries WWW-Authenticate with resource_metadata, the URL of its RFC 9728 protected resource metadata, which names the authorization servers a client uses. The parameter was missing, or the document could not be fetched or lacks `resource` or `authorization_servers` (the message says which). Clients cannot discover how to authorize without it.";
+
     // Wire schema.
     WireSchemaInvalid => "wire-schema-invalid", McpProtocol, Warning,
         "A message does not match the official MCP schema",
@@ -520,42 +570,4 @@ impl std::fmt::Display for Code {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashSet;
-
-    #[test]
-    fn codes_are_unique_kebab_case_and_indexed_in_order() {
-        let mut seen = HashSet::new();
-        for (i, code) in ALL.iter().enumerate() {
-            assert_eq!(*code as usize, i);
-            let name = code.as_str();
-            assert!(seen.insert(name), "duplicate code {name}");
-            assert!(name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
-            assert_eq!(Code::from_name(name), Some(*code));
-            assert!(!code.meta().help.is_empty() && !code.meta().title.is_empty());
-        }
-    }
-
-    #[test]
-    fn a_risk_and_its_declared_severity_never_disagree() {
-        // The table must not say one thing while findings, `explain` and docs say another.
-        for code in ALL {
-            let meta = code.meta();
-            if let Some(risk) = meta.risk {
-                assert_eq!(
-                    meta.declared_severity,
-                    risk.severity(),
-                    "{}: declared {} but its risk {} means {}",
-                    meta.code,
-                    meta.declared_severity.as_str(),
-                    risk.as_str(),
-                    risk.severity().as_str()
-                );
-            }
-            assert_eq!(code.severity(), meta.default_severity());
-        }
-    }
-}
+mod tests;

@@ -981,3 +981,50 @@ async fn setup_stderr_is_fenced_like_its_stdout() {
         step.log
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_url_input_guards_a_remote_server_and_never_shows_its_headers() {
+    let server = support::http::HttpServer::fixture("http_no_origin_check");
+    let secret = "mcp-token-5f1e2d3c4b5a69788796a5b4c3d2e1f0";
+    let mut runner = Runner::new("clean", None);
+    runner
+        .input("command", "")
+        .input("url", &server.url("/mcp"))
+        .input(
+            "headers",
+            &format!("Authorization=Bearer {secret}\nX-Team=core"),
+        )
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(
+        (step.exit, step.outputs["status"].as_str()),
+        (0, "warning"),
+        "{}{}",
+        step.log,
+        step.stderr
+    );
+    assert!(
+        step.log
+            .contains("title=mcpcheck http-origin-not-validated::"),
+        "{}",
+        step.log
+    );
+    let sarif = std::fs::read_to_string(runner.ws.path().join("mcpcheck.sarif")).expect("sarif");
+    for (what, text) in [
+        ("log", &step.log),
+        ("stderr", &step.stderr),
+        ("summary", &step.summary),
+        ("sarif", &sarif),
+    ] {
+        assert!(!text.contains(secret), "{what} shows the header value");
+    }
+    // The invocation names the headers, never their values.
+    assert!(sarif.contains("--header 'X-Team=<redacted>'"), "{sarif}");
+    assert!(sarif.contains("--header 'Authorization="), "{sarif}");
+
+    runner.input("url", "http://10.9.8.7/mcp");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 2, "{}", step.stderr);
+    assert_eq!(step.stderr.trim().lines().count(), 1, "{}", step.stderr);
+    assert!(step.stderr.contains("input `url`"), "{}", step.stderr);
+}

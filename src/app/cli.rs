@@ -232,6 +232,15 @@ pub struct GuardArgs {
     /// Report source-scan findings as errors rather than warnings.
     #[arg(long)]
     pub fail_on_static: bool,
+    /// Check a remote server over Streamable HTTP at this URL instead of running a command.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Header sent on every request to --url (repeatable); values never appear in reports.
+    #[arg(long = "header", value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// Let --url reach private, link-local and metadata addresses, and send credentials over http://.
+    #[arg(long)]
+    pub url_allow_unsafe: bool,
     /// The server command and its arguments, after `--` (or `command` in the config file).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,

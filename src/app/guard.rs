@@ -58,12 +58,23 @@ impl GuardArgs {
             scan: self.scan.clone(),
             fail_on_static: self.fail_on_static,
             command: self.command.clone(),
+            url: self.url.clone(),
+            headers: self.headers.clone(),
         }
     }
 }
 
 pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let mut settings = crate::guard::options::resolve(&args.request())?;
+    if let Some(target) = &settings.plan.http {
+        if let Some(why) = crate::scan::url_policy::refusal(
+            target,
+            args.url_allow_unsafe,
+            "pass --url-allow-unsafe to allow it",
+        ) {
+            return Err(Error::Usage(format!("--url: {why}")));
+        }
+    }
     // The source scan (--scan, or `scan` in the config) runs beside the session.
     let scan_options = (!settings.scan.is_empty()).then(|| {
         let mut options = crate::source::ScanOptions::new(settings.scan.clone());

@@ -47,7 +47,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     let inputs = Inputs::read(env)?;
     if !inputs.runs_guard() && inputs.scan.is_empty() && inputs.paths.is_empty() {
         return Err(Error::Usage(
-            "nothing to check: set the `command` input (how the server starts, e.g. `node dist/index.js`), `config`, `scan` (source paths) or `paths` (MCP client configs)".into(),
+            "nothing to check: set the `command` input (how the server starts, e.g. `node dist/index.js`), `url` (a remote server), `config`, `scan` (source paths) or `paths` (MCP client configs)".into(),
         ));
     }
     let repo = RepoContext::detect()?;
@@ -61,6 +61,16 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     let guard_argv = inputs.guard_argv()?;
     let settings = if inputs.runs_guard() {
         let mut settings = crate::guard::options::resolve(&inputs.guard_request()?)?;
+        if let Some(target) = &settings.plan.http {
+            // A runner's network is no place to relax the policy: there is no allowance input.
+            if let Some(why) = crate::scan::url_policy::refusal(
+                target,
+                false,
+                "the Action dials only loopback and public addresses",
+            ) {
+                return Err(Error::Usage(format!("input `url`: {why}")));
+            }
+        }
         scrub(&mut settings.command, &child);
         Some(settings)
     } else {

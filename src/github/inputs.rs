@@ -19,6 +19,10 @@ pub enum FailOn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Inputs {
     pub command: Option<String>,
+    /// A remote server to guard over Streamable HTTP instead of a command.
+    pub url: Option<String>,
+    /// `NAME=VALUE` lines sent as headers to `url` (values never shown).
+    pub headers: Vec<String>,
     pub config: Option<String>,
     pub profile: Option<String>,
     pub requests: Vec<String>,
@@ -74,6 +78,16 @@ impl Inputs {
         };
         Ok(Self {
             command: input("command"),
+            url: input("url"),
+            headers: input("headers")
+                .map(|v| {
+                    v.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
             config: input("config"),
             profile: input("profile"),
             requests: list(input("requests")),
@@ -113,6 +127,16 @@ impl Inputs {
         for request in &self.requests {
             argv.push("--request".into());
             argv.push(request.clone());
+        }
+        if let Some(url) = &self.url {
+            argv.push("--url".into());
+            argv.push(crate::secrets::redact(url));
+        }
+        for header in &self.headers {
+            // The invocation is shown in reports: the name only.
+            let name = header.split('=').next().unwrap_or("").trim();
+            argv.push("--header".into());
+            argv.push(format!("{name}=<redacted>"));
         }
         if self.command.is_some() {
             argv.push("--".into());
@@ -161,13 +185,15 @@ impl Inputs {
             cwd: self.working_directory.as_ref().map(PathBuf::from),
             requests: self.requests.clone(),
             command: self.command_words()?,
+            url: self.url.clone(),
+            headers: self.headers.clone(),
             ..GuardRequest::default()
         })
     }
 
     /// Whether the guard has a server to run.
     pub fn runs_guard(&self) -> bool {
-        self.command.is_some() || self.config.is_some()
+        self.command.is_some() || self.config.is_some() || self.url.is_some()
     }
 }
 

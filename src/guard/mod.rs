@@ -9,6 +9,7 @@ pub mod probes;
 pub mod profile;
 pub mod progress;
 mod python;
+pub mod remote;
 mod surface;
 mod trace;
 
@@ -150,6 +151,9 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
     let mut findings = Vec::new();
     let mut results = Vec::new();
     for check in checks::registry() {
+        if !check.applies(&transcript) {
+            continue;
+        }
         let cx = CheckContext {
             transcript: &transcript,
             prior: &findings,
@@ -157,6 +161,15 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
+        // The spec's MUST against DNS rebinding: an error under strict, as the docs say.
+        if settings.profile == profile::Profile::Strict {
+            for f in found
+                .iter_mut()
+                .filter(|f| f.code == Code::HttpOriginNotValidated)
+            {
+                f.severity = Severity::Error;
+            }
+        }
         if settings.wire_schema_errors {
             for f in found
                 .iter_mut()

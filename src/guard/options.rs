@@ -182,6 +182,10 @@ pub struct GuardRequest {
     pub scan: Vec<PathBuf>,
     pub fail_on_static: bool,
     pub command: Vec<String>,
+    /// `--url`: run the session over Streamable HTTP against this server.
+    pub url: Option<String>,
+    /// `--header NAME=VALUE` pairs for the remote server, as given (never printed).
+    pub headers: Vec<String>,
 }
 
 impl Default for GuardRequest {
@@ -211,6 +215,8 @@ impl Default for GuardRequest {
             scan: Vec::new(),
             fail_on_static: false,
             command: Vec::new(),
+            url: None,
+            headers: Vec::new(),
         }
     }
 }
@@ -235,7 +241,11 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         .unwrap_or(Profile::Custom);
     let defaults = profile.defaults();
 
-    let command = server_command(args, file, dir.as_ref())?;
+    let http = super::remote::target(args)?;
+    let command = match &http {
+        Some(target) => super::remote::placeholder(target),
+        None => server_command(args, file, dir.as_ref())?,
+    };
     let protocol = args
         .protocol
         .clone()
@@ -361,6 +371,7 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
             shutdown_grace: Duration::from_millis(args.shutdown_grace),
             max_list_pages: args.max_list_pages,
             limits,
+            http,
         },
         profile,
         repeat,

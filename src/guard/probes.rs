@@ -386,6 +386,10 @@ async fn ping_before_initialize(s: &mut Session) -> Verdict {
         Outcome::Result(_) => "answered with a result".to_string(),
         Outcome::Error(e) => format!("answered with error {}", e.code),
         Outcome::Timeout => "no answer".to_string(),
+        // Over HTTP a refusal is the transport's answer (a 4xx), not a stopped server.
+        Outcome::SendFailed(why) if s.over_http() => {
+            format!("refused over HTTP ({})", crate::finding::excerpt(why, 120))
+        }
         _ => "the server stopped".to_string(),
     };
     // Report only: the spec allows ping at any time, but servers differ.

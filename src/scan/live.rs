@@ -305,6 +305,7 @@ fn session_plan(opts: &LiveOptions) -> SessionPlan {
         shutdown_grace: Duration::from_millis(500),
         max_list_pages: 100,
         limits: StdioLimits::default(),
+        http: None,
     }
 }
 

@@ -19,6 +19,7 @@ pub mod run;
 pub mod secrets;
 pub mod server_entry;
 pub mod toxic_flow;
+pub mod url_policy;
 pub mod urls;
 
 use crate::catalog::Code;

@@ -5,14 +5,17 @@
 
 mod answers;
 mod handshake;
+pub mod http;
 mod lists;
 pub mod transcript;
+mod transport;
 
-use crate::process::{ProcessEvent, ServerCommand, ServerProcess, StdioLimits};
+use crate::process::{ProcessEvent, ServerCommand, StdioLimits};
 use crate::protocol::jsonrpc::{self, RequestId};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 use transcript::*;
+use transport::Transport;
 
 /// What the session should do.
 #[derive(Debug, Clone)]
@@ -27,6 +30,8 @@ pub struct SessionPlan {
     pub shutdown_grace: Duration,
     pub max_list_pages: usize,
     pub limits: StdioLimits,
+    /// Run the session against this remote server instead of spawning the command.
+    pub http: Option<http::HttpTarget>,
 }
 
 #[derive(Debug, Clone)]
@@ -52,7 +57,7 @@ pub async fn run(cmd: &ServerCommand, plan: &SessionPlan) -> Transcript {
 /// A live client session over one server process. `run` drives the standard session;
 /// engines that need other steps (adversarial probes, the version matrix) drive it themselves.
 pub struct Session {
-    proc: ServerProcess,
+    proc: Transport,
     plan: SessionPlan,
     t: Transcript,
     started: Instant,
@@ -90,7 +95,7 @@ impl Session {
             limits: plan.limits,
             ..Transcript::default()
         };
-        match ServerProcess::spawn(cmd, plan.limits) {
+        match Transport::open(cmd, plan.http.as_ref(), plan.limits, plan.timeout) {
             Ok(proc) => Ok(Self {
                 proc,
                 plan: plan.clone(),
@@ -129,6 +134,11 @@ impl Session {
             .strip_suffix(b"\n")
             .unwrap_or(&self.last_sent);
         String::from_utf8_lossy(line).into_owned()
+    }
+
+    /// The session runs over Streamable HTTP rather than a process's stdio.
+    pub fn over_http(&self) -> bool {
+        self.plan.http.is_some()
     }
 
     /// Whether stdout is still open and the process has not exited.
@@ -320,14 +330,12 @@ impl Session {
             self.stream_end,
             Some(StreamEnd::LineTooLarge { .. } | StreamEnd::OutputLimit { .. })
         );
-        let report = if limit_hit {
-            self.t.process.killed_for_limit = true;
-            self.proc.kill_now().await
-        } else {
-            self.proc
-                .shutdown(self.plan.shutdown_grace, self.plan.shutdown_grace)
-                .await
-        };
+        self.t.process.killed_for_limit = limit_hit;
+        let (report, http) = self
+            .proc
+            .shutdown(limit_hit, self.plan.shutdown_grace)
+            .await;
+        self.t.http = http;
         if let Some(tail) = self.proc.unterminated_stdout() {
             self.t.unterminated = Some(UnterminatedOutput {
                 line: tail.number,
@@ -335,8 +343,8 @@ impl Session {
                 is_json: serde_json::from_slice::<Value>(&tail.bytes).is_ok(),
             });
         }
-        self.t.process.exit = report.exit;
-        self.t.process.shutdown = Some(report);
+        self.t.process.exit = report.as_ref().and_then(|r| r.exit);
+        self.t.process.shutdown = report;
         self.t.process.stderr = self.proc.stderr();
         self.t.process.stdout_bytes = self.proc.stdout_bytes();
         self.t.stream_end = self.stream_end;

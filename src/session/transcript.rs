@@ -359,6 +359,8 @@ pub struct Transcript {
     pub unterminated: Option<UnterminatedOutput>,
     pub stream_end: Option<StreamEnd>,
     pub process: ProcessRecord,
+    /// What HTTP did, when the session ran over Streamable HTTP.
+    pub http: Option<super::http::HttpRecord>,
     pub duration_ms: u64,
 }
 
@@ -374,7 +376,9 @@ impl Transcript {
     /// Whether the guard stopped the stream itself (a limit, or framing no client can read):
     /// what was left unanswered then is the root cause's doing, not a fault of its own.
     pub fn stream_cut(&self) -> bool {
-        self.process.killed_for_limit || matches!(self.stream_end, Some(StreamEnd::Unusable { .. }))
+        self.process.killed_for_limit
+            || matches!(self.stream_end, Some(StreamEnd::Unusable { .. }))
+            || self.http.as_ref().is_some_and(|h| h.answer_lost())
     }
 
     pub fn initialize(&self) -> Option<&Exchange> {

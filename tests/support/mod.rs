@@ -6,6 +6,7 @@
 pub mod docs;
 pub mod github;
 pub mod guard;
+pub mod http;
 pub mod markdown;
 pub mod process;
 pub mod sarif;

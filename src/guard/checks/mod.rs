@@ -2,6 +2,8 @@
 //! Adding a check = one file + one line in `registry()`.
 
 mod capabilities;
+mod http_answers;
+mod http_probes;
 mod initialize;
 mod json_rpc;
 mod runtime;
@@ -35,6 +37,10 @@ pub trait Check {
     fn name(&self) -> &'static str;
     fn codes(&self) -> &'static [Code];
     fn run(&self, cx: &CheckContext<'_>, out: &mut Vec<Finding>);
+    /// Whether the check belongs in this session's report (the HTTP checks only over HTTP).
+    fn applies(&self, _transcript: &Transcript) -> bool {
+        true
+    }
 }
 
 /// Every check, in report order.
@@ -49,5 +55,7 @@ pub fn registry() -> Vec<Box<dyn Check>> {
         Box::new(tool_calls::ToolCalls),
         Box::new(wire_schema::WireSchema),
         Box::new(server_traffic::ServerTraffic),
+        Box::new(http_answers::HttpAnswers),
+        Box::new(http_probes::HttpProbes),
     ]
 }

@@ -55,15 +55,19 @@ pub fn render(run: &GuardRun, style: Style) -> String {
     );
     let invalid = t.frames.iter().filter(|f| !f.is_valid_message()).count();
     let stderr = &t.process.stderr;
-    let _ = writeln!(
-        out,
-        "  stdout: {} ({} invalid) · stderr: {} ({} bytes) · {} ms",
-        plural(t.frames.len(), "frame"),
-        invalid,
-        plural(stderr.lines as usize, "line"),
-        stderr.total_bytes,
-        t.duration_ms
-    );
+    if let Some(line) = super::http::human_line(t) {
+        let _ = writeln!(out, "{line}");
+    } else {
+        let _ = writeln!(
+            out,
+            "  stdout: {} ({} invalid) · stderr: {} ({} bytes) · {} ms",
+            plural(t.frames.len(), "frame"),
+            invalid,
+            plural(stderr.lines as usize, "line"),
+            stderr.total_bytes,
+            t.duration_ms
+        );
+    }
     server_requests(t, &mut out);
     if !t.exchanges.is_empty() {
         let _ = writeln!(out, "  requests:");

@@ -105,7 +105,7 @@ fn session_document(
             issue
         })
         .collect();
-    json!({
+    let mut doc = json!({
         "schemaVersion": SCHEMA_VERSION,
         "ok": verdict.ok(),
         "summary": summary(&verdict),
@@ -136,7 +136,9 @@ fn session_document(
         "fingerprint": contract::fingerprint(run, t),
         "issues": issues,
         "durationMs": t.duration_ms,
-    })
+    });
+    super::http::annotate(&mut doc, t);
+    doc
 }
 
 /// Most of the stderr tail the report repeats: the end, where a crash explains itself.

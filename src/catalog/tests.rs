@@ -1,0 +1,37 @@
+use super::*;
+use std::collections::HashSet;
+
+#[test]
+fn codes_are_unique_kebab_case_and_indexed_in_order() {
+    let mut seen = HashSet::new();
+    for (i, code) in ALL.iter().enumerate() {
+        assert_eq!(*code as usize, i);
+        let name = code.as_str();
+        assert!(seen.insert(name), "duplicate code {name}");
+        assert!(name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
+        assert_eq!(Code::from_name(name), Some(*code));
+        assert!(!code.meta().help.is_empty() && !code.meta().title.is_empty());
+    }
+}
+
+#[test]
+fn a_risk_and_its_declared_severity_never_disagree() {
+    // The table must not say one thing while findings, `explain` and docs say another.
+    for code in ALL {
+        let meta = code.meta();
+        if let Some(risk) = meta.risk {
+            assert_eq!(
+                meta.declared_severity,
+                risk.severity(),
+                "{}: declared {} but its risk {} means {}",
+                meta.code,
+                meta.declared_severity.as_str(),
+                risk.as_str(),
+                risk.severity().as_str()
+            );
+        }
+        assert_eq!(code.severity(), meta.default_severity());
+    }
+}

@@ -1,0 +1,50 @@
+//! What the JSON report adds about the transport: `transport` ("stdio" or "http") always,
+//! and over HTTP an `http` object (the URL with credentials masked, never a header value).
+
+use crate::session::transcript::Transcript;
+use serde_json::{json, Value};
+
+pub fn annotate(doc: &mut Value, t: &Transcript) {
+    let Some(http) = &t.http else {
+        doc["transport"] = json!("stdio");
+        return;
+    };
+    doc["transport"] = json!("http");
+    let p = &http.probes;
+    doc["http"] = json!({
+        "url": crate::finding::excerpt(&http.url, 200),
+        "posts": http.posts,
+        "sessionIdIssued": http.session_id_issued,
+        "protocolVersionHeader": http.version_header,
+        "local": http.local,
+        "probes": {
+            "foreignOrigin": p.foreign_origin,
+            "bogusProtocolVersion": p.bad_version_header,
+            "missingSessionId": p.missing_session,
+            "get": p.get.as_ref().map(|(status, sse, first)| json!({
+                "status": status,
+                "eventStream": sse,
+                "firstEvent": first.as_deref().map(|e| crate::finding::excerpt(e, 40)),
+            })),
+            "delete": p.delete,
+            "afterDelete": p.after_delete,
+        },
+    });
+}
+
+/// The human report's transport line, for an HTTP session.
+pub fn human_line(t: &Transcript) -> Option<String> {
+    let http = t.http.as_ref()?;
+    Some(format!(
+        "  http: {} POST{} · session id {} · {} messages · {} ms",
+        http.posts,
+        if http.posts == 1 { "" } else { "s" },
+        if http.session_id_issued {
+            "issued"
+        } else {
+            "none"
+        },
+        t.frames.len(),
+        t.duration_ms
+    ))
+}

@@ -1,0 +1,93 @@
+//! The seam under the session: a child process over stdio, or a remote server over
+//! Streamable HTTP. The session drives both the same way and records one transcript.
+
+use super::http::{HttpRecord, HttpTarget, HttpTransport};
+use crate::process::{
+    ExitKind, ProcessEvent, ServerCommand, ServerProcess, ShutdownReport, SpawnError,
+    StderrCapture, StdioLimits,
+};
+use crate::protocol::framing::RawLine;
+use std::time::{Duration, Instant};
+
+// The session owns one for its life, so the size difference does not matter.
+#[allow(clippy::large_enum_variant)]
+pub enum Transport {
+    Stdio(ServerProcess),
+    Http(HttpTransport),
+}
+
+impl Transport {
+    pub fn open(
+        cmd: &ServerCommand,
+        http: Option<&HttpTarget>,
+        limits: StdioLimits,
+        timeout: Duration,
+    ) -> Result<Self, SpawnError> {
+        match http {
+            Some(target) => Ok(Transport::Http(HttpTransport::new(target, limits, timeout))),
+            None => ServerProcess::spawn(cmd, limits).map(Transport::Stdio),
+        }
+    }
+
+    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), String> {
+        match self {
+            Transport::Stdio(p) => p.send(bytes, deadline).await,
+            Transport::Http(h) => h.send(bytes, deadline).await,
+        }
+    }
+
+    /// Cancel-safe. A remote server never exits.
+    pub async fn next_event(&mut self) -> ProcessEvent {
+        match self {
+            Transport::Stdio(p) => p.next_event().await,
+            Transport::Http(h) => ProcessEvent::Stdout(h.next_event().await),
+        }
+    }
+
+    pub async fn wait_exit(&mut self) -> ExitKind {
+        match self {
+            Transport::Stdio(p) => p.wait_exit().await,
+            Transport::Http(_) => std::future::pending().await,
+        }
+    }
+
+    pub fn stdout_bytes(&self) -> u64 {
+        match self {
+            Transport::Stdio(p) => p.stdout_bytes(),
+            Transport::Http(h) => h.bytes(),
+        }
+    }
+
+    pub fn unterminated_stdout(&self) -> Option<RawLine> {
+        match self {
+            Transport::Stdio(p) => p.unterminated_stdout(),
+            Transport::Http(_) => None,
+        }
+    }
+
+    pub fn stderr(&self) -> StderrCapture {
+        match self {
+            Transport::Stdio(p) => p.stderr(),
+            Transport::Http(_) => StderrCapture::default(),
+        }
+    }
+
+    /// Ends the session: the process's shutdown, or the HTTP probes and DELETE.
+    pub async fn shutdown(
+        &mut self,
+        kill_now: bool,
+        grace: Duration,
+    ) -> (Option<ShutdownReport>, Option<HttpRecord>) {
+        match self {
+            Transport::Stdio(p) => {
+                let report = if kill_now {
+                    p.kill_now().await
+                } else {
+                    p.shutdown(grace, grace).await
+                };
+                (Some(report), None)
+            }
+            Transport::Http(h) => (None, Some(h.finish().await)),
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! The guard over Streamable HTTP (`--url`): real SDK servers pass at every protocol version,
+//! and each transport fault, reproduced by its own stdlib fixture, gets its code.
+
+mod support;
+use std::path::PathBuf;
+use support::guard::GuardResult;
+use support::http::*;
+use support::*;
+
+/// SDK servers start and answer slowly on a loaded machine; give them room.
+const SLOW: &[&str] = &["--timeout", "30000"];
+const VERSIONS: &[&str] = &[
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "auto",
+];
+
+fn sdk_dir(lang: &str) -> PathBuf {
+    repo().join("tests/fixtures/sdk").join(lang)
+}
+
+fn ts_server(mode: &str, extra: &[&str]) -> HttpServer {
+    let dir = sdk_dir("ts");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
+        "TypeScript SDK fixtures are not installed: run scripts/install-fixtures (scripts/test does)"
+    );
+    let script = dir.join("http_server.mjs").display().to_string();
+    let mut args = vec![script.as_str(), "{port}", mode];
+    args.extend_from_slice(extra);
+    HttpServer::command("node", &args, free_port())
+}
+
+fn py_server(mode: &str) -> HttpServer {
+    let dir = sdk_dir("python");
+    let python = dir.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "Python SDK fixtures are not installed: run scripts/install-fixtures (scripts/test does)"
+    );
+    let script = dir.join("http_server.py").display().to_string();
+    HttpServer::command(
+        &python.display().to_string(),
+        &[script.as_str(), "{port}", mode],
+        free_port(),
+    )
+}
+
+fn assert_clean(r: &GuardResult, what: &str, version: &str) {
+    assert_eq!(
+        r.issues(),
+        pairs(&[]),
+        "{what} {version}: {:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.status(), "pass", "{what} {version}");
+    assert_eq!(r.exit, 0, "{what} {version}");
+    assert_eq!(r.json["transport"], "http");
+    assert_eq!(r.json["initialized"], true, "{what} {version}");
+    let expected = if version == "auto" {
+        "2025-11-25"
+    } else {
+        version
+    };
+    assert_eq!(r.json["negotiatedProtocol"], expected, "{what} {version}");
+    assert_eq!(r.json["toolSchema"]["valid"], 2, "{what} {version}");
+}
+
+/// Every version, plus the list probes, a safe tool call and the transport probes.
+fn passes_everywhere(server: &HttpServer, what: &str) -> GuardResult {
+    let url = server.url("/mcp");
+    let mut last = None;
+    for version in VERSIONS {
+        let mut options = SLOW.to_vec();
+        options.extend(["--protocol", version]);
+        options.extend(["--request", "tools/call"]);
+        options.extend(["--params", r#"{"name":"echo","arguments":{"text":"hi"}}"#]);
+        let r = guard_url(&url, &options);
+        assert_clean(&r, what, version);
+        assert_eq!(r.json["operation"]["outcome"], "result", "{what} {version}");
+        last = Some(r);
+    }
+    last.expect("ran")
+}
+
+#[test]
+fn typescript_sdk_stateful_server_passes() {
+    let server = ts_server("stateful", &[]);
+    let r = passes_everywhere(&server, "ts stateful");
+    let http = &r.json["http"];
+    assert_eq!(http["sessionIdIssued"], true);
+    assert_eq!(http["probes"]["foreignOrigin"], 403);
+    assert_eq!(http["probes"]["bogusProtocolVersion"], 400);
+    assert_eq!(http["probes"]["missingSessionId"], 400);
+    assert_eq!(http["probes"]["delete"], 200);
+    assert_eq!(http["probes"]["afterDelete"], 404);
+}
+
+#[test]
+fn typescript_sdk_stateless_json_server_passes() {
+    let server = ts_server("stateless", &["--json-response"]);
+    let r = passes_everywhere(&server, "ts stateless");
+    assert_eq!(r.json["http"]["sessionIdIssued"], false);
+    assert_eq!(r.json["http"]["probes"]["delete"], serde_json::Value::Null);
+}
+
+#[test]
+fn python_sdk_server_passes_stateful_and_stateless() {
+    let server = py_server("stateful");
+    let r = passes_everywhere(&server, "python stateful");
+    assert_eq!(r.json["http"]["sessionIdIssued"], true);
+    assert_eq!(r.json["http"]["probes"]["afterDelete"], 404);
+    drop(server);
+    passes_everywhere(&py_server("stateless"), "python stateless");
+}
+
+#[test]
+fn an_sdk_server_without_an_origin_check_is_warned_about() {
+    let server = ts_server("stateful", &["--no-origin-check"]);
+    let r = guard_url(&server.url("/mcp"), SLOW);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("http-origin-not-validated", "warning")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.exit, 0);
+}
+
+/// Runs the guard against a stdlib fault fixture and expects exactly these findings.
+fn expect_http(name: &str, status: &str, findings: &[(&str, &str)]) -> GuardResult {
+    expect_http_with(name, &[], status, findings)
+}
+
+fn expect_http_with(
+    name: &str,
+    options: &[&str],
+    status: &str,
+    findings: &[(&str, &str)],
+) -> GuardResult {
+    let server = HttpServer::fixture(name);
+    let mut all = vec!["--timeout", "5000"];
+    all.extend_from_slice(options);
+    let r = guard_url(&server.url("/mcp"), &all);
+    assert_eq!(
+        r.issues(),
+        pairs(findings),
+        "{name}: {:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.status(), status, "{name}");
+    let has_error = findings.iter().any(|(_, s)| *s == "error");
+    assert_eq!(r.exit, i32::from(has_error), "{name}: exit code");
+    assert_eq!(r.json["transport"], "http");
+    r
+}
+
+fn detail<'a>(r: &'a GuardResult, code: &str) -> &'a str {
+    r.issue(code)["detailCode"].as_str().unwrap_or("")
+}
+
+#[test]
+fn the_clean_stdlib_server_passes() {
+    let r = expect_http("http_clean", "pass", &[]);
+    assert_eq!(r.json["http"]["probes"]["get"]["status"], 405);
+}
+
+#[test]
+fn a_wrong_content_type_is_reported() {
+    let r = expect_http(
+        "http_wrong_content_type",
+        "fail",
+        &[
+            ("http-content-type", "error"),
+            ("http-content-type", "error"),
+        ],
+    );
+    assert_eq!(detail(&r, "http-content-type"), "wrong-content-type");
+    assert!(r.issue("http-content-type")["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("`text/plain`"));
+}
+
+#[test]
+fn a_body_that_is_not_json_is_reported() {
+    let r = expect_http(
+        "http_body_not_json",
+        "fail",
+        &[("http-body-invalid", "error")],
+    );
+    assert_eq!(detail(&r, "http-body-invalid"), "not-json");
+}
+
+#[test]
+fn a_malformed_event_stream_is_reported() {
+    let r = expect_http(
+        "http_sse_malformed",
+        "fail",
+        &[("http-sse-malformed", "error")],
+    );
+    assert_eq!(detail(&r, "http-sse-malformed"), "malformed-line");
+}
+
+#[test]
+fn a_stream_that_ends_without_the_response_is_reported() {
+    let r = expect_http(
+        "http_stream_without_response",
+        "fail",
+        &[("http-response-missing", "error")],
+    );
+    assert_eq!(detail(&r, "http-response-missing"), "stream-ended");
+}
+
+#[test]
+fn a_notification_answered_200_is_reported() {
+    let r = expect_http(
+        "http_notification_200",
+        "warning",
+        &[("http-notification-not-accepted", "warning")],
+    );
+    assert_eq!(detail(&r, "http-notification-not-accepted"), "not-202");
+}
+
+#[test]
+fn a_rotating_session_id_is_reported() {
+    let r = expect_http(
+        "http_rotates_session",
+        "fail",
+        &[("http-session-id", "error")],
+    );
+    assert_eq!(detail(&r, "http-session-id"), "rotated");
+}
+
+#[test]
+fn an_ended_session_that_still_answers_is_reported() {
+    let r = expect_http(
+        "http_keeps_ended_session",
+        "warning",
+        &[("http-session-termination", "warning")],
+    );
+    assert_eq!(
+        detail(&r, "http-session-termination"),
+        "ended-session-status"
+    );
+}
+
+#[test]
+fn a_bogus_protocol_version_header_accepted_is_reported() {
+    let r = expect_http(
+        "http_accepts_bogus_version",
+        "warning",
+        &[("http-protocol-version-header", "warning")],
+    );
+    assert_eq!(
+        detail(&r, "http-protocol-version-header"),
+        "bogus-version-accepted"
+    );
+}
+
+#[test]
+fn a_get_that_is_not_an_event_stream_is_reported() {
+    let r = expect_http(
+        "http_get_not_stream",
+        "warning",
+        &[("http-get-stream", "warning")],
+    );
+    assert_eq!(detail(&r, "http-get-stream"), "not-event-stream");
+}
+
+#[test]
+fn the_legacy_sse_transport_is_detected() {
+    let r = expect_http(
+        "http_legacy_sse",
+        "warning",
+        &[("http-legacy-sse", "warning")],
+    );
+    assert_eq!(detail(&r, "http-legacy-sse"), "endpoint-event");
+}
+
+#[test]
+fn a_local_server_accepting_a_foreign_origin_is_warned_about() {
+    let r = expect_http(
+        "http_no_origin_check",
+        "warning",
+        &[("http-origin-not-validated", "warning")],
+    );
+    assert_eq!(r.issue("http-origin-not-validated")["class"], "security");
+}
+
+#[test]
+fn a_401_leads_to_the_resource_metadata_which_is_checked() {
+    let r = expect_http(
+        "http_unauthorized",
+        "needs_inspection",
+        &[
+            ("http-unauthorized", "error"),
+            ("http-resource-metadata", "warning"),
+        ],
+    );
+    assert!(r.issue("http-resource-metadata")["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("authorization_servers"));
+}
+
+#[test]
+fn an_http_error_without_a_json_rpc_error_is_reported() {
+    let r = expect_http(
+        "http_error_status",
+        "fail",
+        &[("http-error-status", "error")],
+    );
+    assert_eq!(detail(&r, "http-error-status"), "server-error");
+}
+
+#[test]
+fn a_url_nothing_listens_on_is_unreachable() {
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let r = guard_url(&url, &["--timeout", "3000"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("http-unreachable", "error")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(detail(&r, "http-unreachable"), "connect-failed");
+    assert_eq!(r.exit, 1);
+}
+
+#[test]
+fn a_self_signed_certificate_is_a_finding_not_a_crash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl makes the test certificate");
+    assert!(
+        made.status.success(),
+        "openssl: {}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let server = HttpServer::fixture_with(
+        "https_self_signed",
+        &[&cert.display().to_string(), &key.display().to_string()],
+    );
+    let url = format!("https://127.0.0.1:{}/mcp", server.port);
+    let r = guard_url(&url, &["--timeout", "5000"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("http-tls-invalid", "error")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(detail(&r, "http-tls-invalid"), "tls-handshake");
+    assert_eq!(r.exit, 1);
+}
+
+#[test]
+fn header_values_never_appear_in_any_report() {
+    let server = HttpServer::fixture("http_clean");
+    let url = server.url("/mcp");
+    let secret = "sk-live-0123456789abcdefSECRETVALUE";
+    let header = format!("Authorization=Bearer {secret}");
+    for format in ["human", "json", "sarif", "markdown"] {
+        let out = mcpcheck()
+            .args([
+                "guard", "--url", &url, "--header", &header, "--format", format,
+            ])
+            .output()
+            .expect("run mcpcheck");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(0), "{format}: {text}");
+        assert!(!text.contains(secret), "{format} leaked the header value");
+        assert!(
+            !text.contains("0123456789abcdef"),
+            "{format} leaked part of it"
+        );
+    }
+}
+
+#[test]
+fn private_and_metadata_addresses_are_refused_before_any_request() {
+    for url in ["http://10.1.2.3/mcp", "http://169.254.169.254/latest"] {
+        let out = mcpcheck()
+            .args(["guard", "--url", url])
+            .output()
+            .expect("run mcpcheck");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{url}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{url}: {stderr}");
+        assert!(stderr.contains("--url-allow-unsafe"), "{url}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn bad_url_flags_are_usage_errors() {
+    for (args, says) in [
+        (&["--header", "A=b"][..], "add --url"),
+        (
+            &["--url", "ftp://example.com/x"][..],
+            "not an http:// or https:// URL",
+        ),
+        (
+            &["--url", "http://127.0.0.1:1/mcp", "--header", "no-equals"][..],
+            "NAME=VALUE",
+        ),
+        (
+            &["--url", "http://127.0.0.1:1/mcp", "--", "python3", "x.py"][..],
+            "not both",
+        ),
+    ] {
+        let out = mcpcheck()
+            .arg("guard")
+            .args(args)
+            .output()
+            .expect("run mcpcheck");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
+
+fn everything(mode: &str) -> HttpServer {
+    let bin =
+        sdk_dir("ts").join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        bin.exists(),
+        "server-everything is not installed: run scripts/install-fixtures (scripts/test does)"
+    );
+    HttpServer::command("node", &[&bin.display().to_string(), mode], free_port())
+}
+
+/// The reference server does not check Origin, and answers a request on a session it ended
+/// with 400 rather than 404: both real deviations from the spec, reported as warnings and
+/// nothing else, at every version.
+#[test]
+fn server_everything_streamable_http_has_only_its_two_known_warnings() {
+    let server = everything("streamableHttp");
+    for version in VERSIONS {
+        let r = guard_url(
+            &server.url("/mcp"),
+            &["--timeout", "30000", "--protocol", version],
+        );
+        assert_eq!(
+            r.issues(),
+            pairs(&[
+                ("http-origin-not-validated", "warning"),
+                ("http-session-termination", "warning"),
+            ]),
+            "{version}: {:#}",
+            r.json["issues"]
+        );
+        assert_eq!(r.exit, 0, "{version}");
+        assert_eq!(r.json["initialized"], true, "{version}");
+        assert_eq!(r.json["http"]["probes"]["afterDelete"], 400, "{version}");
+        assert!(
+            r.json["toolSchema"]["total"].as_u64().unwrap_or(0) > 0,
+            "{version}"
+        );
+    }
+}
+
+#[test]
+fn server_everything_sse_mode_is_the_legacy_transport() {
+    let server = everything("sse");
+    let r = guard_url(&server.url("/sse"), &["--timeout", "30000"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("http-legacy-sse", "warning")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.exit, 0);
+}
+
+#[test]
+fn strict_makes_a_foreign_origin_accepted_an_error_and_probes_speak_http() {
+    let r = expect_http_with(
+        "http_no_origin_check",
+        &["--profile", "strict"],
+        "fail",
+        &[
+            ("http-origin-not-validated", "error"),
+            ("adversarial-duplicate-id-result", "note"),
+            ("adversarial-ping-before-initialize-result", "note"),
+        ],
+    );
+    // A 400 before initialize is HTTP's refusal, not a stopped server.
+    let ping = r.issue("adversarial-ping-before-initialize-result")["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        ping.contains("refused over HTTP (ping: HTTP 400: missing session)"),
+        "{ping}"
+    );
+}
