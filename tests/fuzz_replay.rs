@@ -74,3 +74,19 @@ fn every_corpus_and_crash_input_replays_cleanly() {
     );
     assert!(replayed > 100, "only {replayed} inputs replayed");
 }
+
+#[test]
+fn the_markdown_checks_see_a_violation() {
+    // So the renderers target cannot pass by looking at nothing.
+    use mcpcheck::fuzzing::{check_tables, raw_angle_bracket};
+    assert_eq!(raw_angle_bracket("ok \\<img> and `<img>`\n"), None);
+    assert_eq!(
+        raw_angle_bracket("```\n<b>\n```\n<details><summary>x</summary>"),
+        None
+    );
+    assert_eq!(raw_angle_bracket("a ``<x>`` then <img>"), Some(15));
+    check_tables("| a | b |\n|---|---|\n| `x\\|y` | z |\n");
+    let extra_cell =
+        std::panic::catch_unwind(|| check_tables("| a | b |\n|---|---|\n| x|y | z |\n"));
+    assert!(extra_cell.is_err(), "a row with an extra cell passed");
+}

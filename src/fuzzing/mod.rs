@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 pub use configs::{client_config, guard_config, server_json, sweep_manifest};
 pub use readers::{baseline_lock, surface_listing};
-pub use render::renderers;
+pub use render::{check_tables, raw_angle_bracket, renderers};
 pub use source::{jvm_config, source_scan};
 pub use stream::stdout_lines;
 pub use text::{secrets, urls};

@@ -122,7 +122,7 @@ fn report(control: u8, part: &dyn Fn(usize) -> String) -> Report {
 
 /// The byte offset of the first `<` that is neither escaped, inside a code span or fenced
 /// block, nor one of the renderer's own tags.
-fn raw_angle_bracket(doc: &str) -> Option<usize> {
+pub fn raw_angle_bracket(doc: &str) -> Option<usize> {
     let mut fence: Option<usize> = None;
     let mut offset = 0;
     for line in doc.split_inclusive('\n') {
@@ -187,7 +187,7 @@ fn closing_run(rest: &[u8], run: usize) -> Option<usize> {
 }
 
 /// Every row of a table has as many unescaped `|` as its header.
-fn check_tables(doc: &str) {
+pub fn check_tables(doc: &str) {
     let lines: Vec<&str> = doc.lines().collect();
     let mut i = 0;
     while i + 1 < lines.len() {
