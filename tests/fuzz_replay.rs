@@ -90,3 +90,18 @@ fn the_markdown_checks_see_a_violation() {
         std::panic::catch_unwind(|| check_tables("| a | b |\n|---|---|\n| x|y | z |\n"));
     assert!(extra_cell.is_err(), "a row with an extra cell passed");
 }
+
+#[test]
+fn a_token_before_the_equals_sign_of_a_credential_argument_is_masked() {
+    // Found by the secrets target: `NAME=VALUE` masked the value and showed NAME as it was.
+    let webhook = "https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/q8Zr";
+    let arg = format!("{webhook}x?api_key=abcdefgh12345678");
+    let out = mcpcheck::secrets::redact_argv(&[arg]);
+    assert_eq!(out.len(), 1);
+    assert!(!out[0].contains(webhook), "{out:?}");
+    assert!(out[0].ends_with("=[REDACTED]"), "{out:?}");
+    assert!(
+        mcpcheck::secrets::find_tokens(&out[0]).is_empty(),
+        "{out:?}"
+    );
+}
