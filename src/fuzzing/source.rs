@@ -85,7 +85,8 @@ pub fn jvm_config(data: &[u8]) {
     let Some(scan) = config::scan(kind, &text) else {
         return;
     };
-    let rows = text.split('\n').count();
+    // `\n`, `\r\n` and a lone `\r` each end a row, as the readers count them.
+    let rows = text.replace("\r\n", "\n").split(['\n', '\r']).count();
     for hit in &scan.hits {
         let r = &hit.range;
         assert!(
