@@ -12,6 +12,8 @@ pub mod catalog;
 pub mod error;
 pub mod finding;
 pub mod frame_findings;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gate;
 pub mod github;
 pub mod guard;

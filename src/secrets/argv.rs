@@ -17,7 +17,8 @@ pub fn redact_argv(argv: &[String]) -> Vec<String> {
         }
         if let Some((name, value)) = arg.split_once('=') {
             if might_name_credential(name) || looks_like_token(value) {
-                out.push(format!("{name}={MASK}"));
+                // What is before the `=` is shown, so a token in it is masked too.
+                out.push(format!("{}={MASK}", mask_tokens(name)));
                 continue;
             }
         } else if arg.starts_with('-') && might_name_credential(arg) {

@@ -4,7 +4,7 @@
 //! Files are walked and parsed in parallel (`ignore`'s parallel walker); each thread owns
 //! one parser per language. Locations are 1-based; columns count Unicode scalar values.
 
-mod config;
+pub(crate) mod config;
 pub mod fix;
 pub mod lang;
 mod parse;
