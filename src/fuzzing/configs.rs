@@ -43,6 +43,7 @@ pub fn client_config(data: &[u8]) {
     let settings = ScanSettings {
         selection: &selection,
         registry: None,
+        advisories: None,
         lock: None,
         live: None,
     };
