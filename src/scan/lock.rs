@@ -198,11 +198,26 @@ pub fn locked_surface(l: &LiveListing) -> LockedSurface {
     }
 }
 
+/// The servers a client loads: where one file names a server twice (JSONC allows it), the
+/// last definition wins, as in JSON.parse, so the lock holds one entry per file and name.
+fn loaded_servers(configs: &[ConfigFile]) -> Vec<(&ConfigFile, &ServerEntry)> {
+    let all: Vec<(&ConfigFile, &ServerEntry)> = servers(configs).collect();
+    all.iter()
+        .enumerate()
+        .filter(|(i, (file, entry))| {
+            !all[i + 1..].iter().any(|(later_file, later)| {
+                std::ptr::eq(*later_file, *file) && later.name == entry.name
+            })
+        })
+        .map(|(_, pair)| *pair)
+        .collect()
+}
+
 /// Builds the lock for every server (surfaces only for servers that answered).
 pub fn build(configs: &[ConfigFile], live: Option<&[LiveListing]>) -> LockFile {
     let mut out = Vec::new();
     let index = live.map(LiveIndex::new);
-    for (file, entry) in servers(configs) {
+    for (file, entry) in loaded_servers(configs) {
         let def = definition(entry);
         let surface = index
             .as_ref()
@@ -359,7 +374,7 @@ pub fn compare(
         .map(|s| ((s.config.as_str(), s.name.as_str()), s))
         .collect();
     let index = live.map(LiveIndex::new);
-    for (file, entry) in servers(configs) {
+    for (file, entry) in loaded_servers(configs) {
         let at = file.location(&entry.pointer, entry.span);
         let name = crate::finding::excerpt(&entry.name, 60);
         let Some(locked) = locked_by_name.get(&(file.display.as_str(), entry.name.as_str())) else {
@@ -507,6 +522,25 @@ mod tests {
         let mut output = b;
         output["outputSchema"]["properties"] = json!({});
         assert_ne!(base, surface_hash(&listing(vec![a, output])));
+    }
+
+    #[test]
+    fn a_server_named_twice_in_one_file_is_pinned_as_the_client_loads_it() {
+        // Found by the client_config fuzz target: both definitions were pinned, and a scan
+        // right after pin reported the first one as drifted.
+        let text = r#"{"mcpServers": {"s": {"command": "a"}, "s": {"command": "b"}}}"#;
+        let file = crate::scan::config_file::parse(
+            std::path::Path::new("/p/.mcp.json"),
+            ".mcp.json",
+            crate::scan::config_file::Scope::Project,
+            text.to_string(),
+        )
+        .expect("parses");
+        let configs = [file];
+        let lock = build(&configs, None);
+        assert_eq!(lock.servers.len(), 1);
+        assert_eq!(lock.servers[0].definition.command.as_deref(), Some("b"));
+        assert_eq!(compare(&lock, &configs, None), Vec::<Finding>::new());
     }
 
     #[test]
