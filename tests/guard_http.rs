@@ -355,6 +355,7 @@ fn each_authorization_metadata_fault_gets_its_detail() {
     const RESOURCE: (&str, &str) = ("http-resource-metadata", "warning");
     let cases = [
         ("no-s256", SERVER, "no-pkce-s256", "`S256`"),
+        ("no-pkce", SERVER, "no-pkce", "refuse to proceed"),
         (
             "issuer-mismatch",
             SERVER,

@@ -288,11 +288,17 @@ impl HttpTransport {
                 "its `response_types_supported` does not list `code`, the flow MCP clients use",
             ));
         }
-        if !listed("code_challenge_methods_supported", "S256") {
+        if doc.get("code_challenge_methods_supported").is_none() {
+            problems.push(AuthProblem::server(
+                issuer,
+                "no-pkce",
+                "it has no `code_challenge_methods_supported`, so MCP clients must take it as not supporting PKCE and refuse to proceed",
+            ));
+        } else if !listed("code_challenge_methods_supported", "S256") {
             problems.push(AuthProblem::server(
                 issuer,
                 "no-pkce-s256",
-                "its `code_challenge_methods_supported` does not list `S256`, so MCP clients must refuse it (PKCE with S256 is required)",
+                "its `code_challenge_methods_supported` does not list `S256`, the PKCE method MCP clients must use",
             ));
         }
     }
