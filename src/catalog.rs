@@ -339,6 +339,9 @@ catalog! {
     HttpResponseMissing => "http-response-missing", McpProtocol, Error,
         "An HTTP answer ended without the JSON-RPC response",
         "The server answered a request's POST, but the body (a JSON document or an event stream) ended without the response to that request's id: a client waits on it forever. Keep the stream open until the response is sent, and send it with the request's id.";
+    HttpResponseWrongId => "http-response-wrong-id", McpProtocol, Error,
+        "A request's answer carried a response with another id",
+        "The answer to a request's POST (a JSON body or the request's event stream) held a response whose id is not the request's: a client matches responses by id, drops this one and waits for its own forever. Answer each request on its own POST with its own id.";
     HttpNotificationNotAccepted => "http-notification-not-accepted", McpProtocol, Warning,
         "A client notification or response was not answered 202 with no body",
         "When the client POSTs a notification or a response, the server must answer 202 Accepted with an empty body (or a 4xx with a JSON-RPC error). A 200, a body, or a 5xx makes clients treat the message as failed or read a body no one expects. Answer 202 and nothing else.";
@@ -365,7 +368,10 @@ catalog! {
         "The server answered 401 Unauthorized, so nothing else could be checked; the guard never starts an interactive authorization flow. Give a token with --header Authorization=\"Bearer ...\" (from a secret, never in a committed file).";
     HttpResourceMetadata => "http-resource-metadata", McpProtocol, Warning,
         "The 401 does not lead to usable protected resource metadata",
-        "A 401 from an MCP server carries WWW-Authenticate with resource_metadata, the URL of its RFC 9728 protected resource metadata, which names the authorization servers a client uses. The parameter was missing, or the document could not be fetched or lacks `resource` or `authorization_servers` (the message says which). Clients cannot discover how to authorize without it.";
+        "A 401 from an MCP server carries WWW-Authenticate with resource_metadata, the URL of its RFC 9728 protected resource metadata. Its `resource` must be the server's URL (or cover it) and `authorization_servers` must name at least one https:// authorization server. One finding per problem; the detail says which: no-resource-metadata, not-fetched (another origin the connect policy refuses), fetch-failed, not-json, no-resource, resource-mismatch, no-authorization-servers, insecure-authorization-server. Documents on other origins are fetched without any --header value. Clients cannot discover how to authorize without it.";
+    HttpAuthorizationServerMetadata => "http-authorization-server-metadata", McpProtocol, Warning,
+        "An authorization server's metadata is missing or unusable for MCP clients",
+        "For each authorization server the protected resource metadata names, clients fetch its RFC 8414 metadata (path inserted after /.well-known/oauth-authorization-server for an issuer with a path), then OpenID discovery. It must give `issuer` equal to the server's URL, `authorization_endpoint` and `token_endpoint` (https://), `response_types_supported` with `code`, and `code_challenge_methods_supported` with `S256`: MCP clients must use PKCE with S256, and must refuse to proceed when the metadata has no `code_challenge_methods_supported`. The detail says what is wrong: missing-document, not-fetched, issuer-mismatch, no-authorization-endpoint, no-token-endpoint, insecure-endpoint, no-code-response-type, no-pkce (the field is absent), no-pkce-s256 (it does not list S256). The guard never starts an authorization flow.";
 
     // Wire schema.
     WireSchemaInvalid => "wire-schema-invalid", McpProtocol, Warning,

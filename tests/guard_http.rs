@@ -306,6 +306,99 @@ fn a_401_leads_to_the_resource_metadata_which_is_checked() {
         .contains("authorization_servers"));
 }
 
+/// The 401 fixture whose metadata sits on a second listener (another origin), in `variant`.
+fn auth_run(variant: &str, options: &[&str], findings: &[(&str, &str)]) -> GuardResult {
+    let server = HttpServer::fixture_with("http_auth", &[variant]);
+    let mut all = vec!["--timeout", "5000"];
+    all.extend_from_slice(options);
+    let r = guard_url(&server.url("/mcp"), &all);
+    let mut expected = vec![("http-unauthorized", "error")];
+    expected.extend_from_slice(findings);
+    assert_eq!(
+        r.issues(),
+        pairs(&expected),
+        "{variant}: {:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.status(), "needs_inspection", "{variant}");
+    assert_eq!(r.exit, 1, "{variant}: exit code");
+    r
+}
+
+#[test]
+fn complete_authorization_metadata_on_another_origin_adds_nothing_to_the_401() {
+    auth_run("good", &[], &[]);
+    // Only OpenID discovery is served: the fallback the MCP spec gives finds it.
+    auth_run("openid", &[], &[]);
+}
+
+#[test]
+fn header_credentials_never_go_to_the_metadata_origin() {
+    // The metadata listener answers 400 to any Authorization or Cookie header.
+    let r = auth_run(
+        "good",
+        &[
+            "--header",
+            "Authorization=Bearer auth-secret-7731",
+            "--header",
+            "Cookie=sid=cookie-secret-7731",
+        ],
+        &[],
+    );
+    let output = format!("{}{}", r.json, r.stderr);
+    assert!(!output.contains("secret-7731"), "{output}");
+}
+
+#[test]
+fn each_authorization_metadata_fault_gets_its_detail() {
+    const SERVER: (&str, &str) = ("http-authorization-server-metadata", "warning");
+    const RESOURCE: (&str, &str) = ("http-resource-metadata", "warning");
+    let cases = [
+        ("no-s256", SERVER, "no-pkce-s256", "`S256`"),
+        ("no-pkce", SERVER, "no-pkce", "refuse to proceed"),
+        (
+            "issuer-mismatch",
+            SERVER,
+            "issuer-mismatch",
+            "elsewhere.example",
+        ),
+        ("no-document", SERVER, "missing-document", "HTTP 404"),
+        ("refused-issuer", SERVER, "not-fetched", "cloud metadata"),
+        ("refused-address", RESOURCE, "not-fetched", "cloud metadata"),
+        ("wrong-resource", RESOURCE, "resource-mismatch", "/other"),
+    ];
+    for (variant, expected, detail_code, said) in cases {
+        let r = auth_run(variant, &[], &[expected]);
+        let code = expected.0;
+        assert_eq!(detail(&r, code), detail_code, "{variant}");
+        let message = r.issue(code)["message"].as_str().unwrap_or("");
+        assert!(message.contains(said), "{variant}: {message}");
+    }
+}
+
+#[test]
+fn a_response_with_another_id_is_one_finding() {
+    for (args, detail_code) in [
+        (&[][..], "stream-wrong-id"),
+        (&["--json"][..], "body-wrong-id"),
+    ] {
+        let server = HttpServer::fixture_with("http_response_wrong_id", args);
+        let r = guard_url(&server.url("/mcp"), &["--timeout", "5000"]);
+        assert_eq!(
+            r.issues(),
+            pairs(&[("http-response-wrong-id", "error")]),
+            "{detail_code}: {:#}",
+            r.json["issues"]
+        );
+        assert_eq!(detail(&r, "http-response-wrong-id"), detail_code);
+        assert!(r.issue("http-response-wrong-id")["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("\"not-yours\""));
+        assert_eq!(r.exit, 1);
+    }
+}
+
 #[test]
 fn an_http_error_without_a_json_rpc_error_is_reported() {
     let r = expect_http(

@@ -66,14 +66,15 @@ impl GuardArgs {
 
 pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let mut settings = crate::guard::options::resolve(&args.request())?;
-    if let Some(target) = &settings.plan.http {
-        if let Some(why) = crate::scan::url_policy::refusal(
-            target,
-            args.url_allow_unsafe,
-            "pass --url-allow-unsafe to allow it",
-        ) {
+    if let Some(target) = &mut settings.plan.http {
+        let hint = "pass --url-allow-unsafe to allow it";
+        if let Some(why) = crate::scan::url_policy::refusal(target, args.url_allow_unsafe, hint) {
             return Err(Error::Usage(format!("--url: {why}")));
         }
+        target.dial_policy = Some(crate::scan::url_policy::dial_policy(
+            args.url_allow_unsafe,
+            hint,
+        ));
     }
     // The source scan (--scan, or `scan` in the config) runs beside the session.
     let scan_options = (!settings.scan.is_empty()).then(|| {

@@ -61,15 +61,13 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     let guard_argv = inputs.guard_argv()?;
     let settings = if inputs.runs_guard() {
         let mut settings = crate::guard::options::resolve(&inputs.guard_request()?)?;
-        if let Some(target) = &settings.plan.http {
+        if let Some(target) = &mut settings.plan.http {
             // A runner's network is no place to relax the policy: there is no allowance input.
-            if let Some(why) = crate::scan::url_policy::refusal(
-                target,
-                false,
-                "the Action dials only loopback and public addresses",
-            ) {
+            let hint = "the Action dials only loopback and public addresses";
+            if let Some(why) = crate::scan::url_policy::refusal(target, false, hint) {
                 return Err(Error::Usage(format!("input `url`: {why}")));
             }
+            target.dial_policy = Some(crate::scan::url_policy::dial_policy(false, hint));
         }
         scrub(&mut settings.command, &child);
         Some(settings)

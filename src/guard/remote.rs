@@ -57,6 +57,7 @@ pub fn target(args: &GuardRequest) -> Result<Option<HttpTarget>, Error> {
         url: url.to_string(),
         headers,
         local: is_local(&host, url.starts_with("https")),
+        dial_policy: None,
     }))
 }
 

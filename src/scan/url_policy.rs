@@ -14,3 +14,12 @@ pub fn refusal(target: &HttpTarget, allow_unsafe: bool, hint: &str) -> Option<St
     super::live::refuse_remote(&target.url, credentials, allow_unsafe, true)
         .map(|why| why.replace("pass --live-allow-unsafe to allow it", hint))
 }
+
+/// The same policy for URLs the target leads to on other origins (its authorization
+/// metadata): they are fetched without credentials, so only the address is judged.
+pub fn dial_policy(allow_unsafe: bool, hint: &'static str) -> crate::session::http::DialPolicy {
+    crate::session::http::DialPolicy(std::sync::Arc::new(move |url: &str| {
+        super::live::refuse_remote(url, false, allow_unsafe, true)
+            .map(|why| why.replace("pass --live-allow-unsafe to allow it", hint))
+    }))
+}

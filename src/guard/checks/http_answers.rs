@@ -1,5 +1,6 @@
 //! Streamable HTTP: how the server answered each POST of the session (reachability, TLS,
-//! statuses, media types, JSON bodies, event streams, 202 for notifications, session ids).
+//! statuses, media types, JSON bodies, event streams, response ids, 202 for notifications,
+//! session ids).
 
 use super::{Check, CheckContext};
 use crate::catalog::Code;
@@ -22,6 +23,7 @@ impl Check for HttpAnswers {
             Code::HttpBodyInvalid,
             Code::HttpSseMalformed,
             Code::HttpResponseMissing,
+            Code::HttpResponseWrongId,
             Code::HttpNotificationNotAccepted,
             Code::HttpSessionId,
             Code::HttpUnauthorized,
@@ -87,6 +89,15 @@ impl Check for HttpAnswers {
                     ),
                 )
                 .detail(if *sse { "stream-ended" } else { "body-without-response" })
+                .at(Location::request(method)),
+                HttpFact::WrongId { method, id, sse } => Finding::new(
+                    Code::HttpResponseWrongId,
+                    format!(
+                        "The answer to `{method}` ({}) carried a response with id {id}, not the request's.",
+                        if *sse { "an event stream" } else { "a JSON body" }
+                    ),
+                )
+                .detail(if *sse { "stream-wrong-id" } else { "body-wrong-id" })
                 .at(Location::request(method)),
                 HttpFact::NotAccepted {
                     method,

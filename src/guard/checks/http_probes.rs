@@ -1,10 +1,11 @@
 //! Streamable HTTP probes after the session: foreign Origin, bogus MCP-Protocol-Version,
 //! GET (an event stream or 405; a legacy `endpoint`), DELETE and the ended session, and the
-//! protected resource metadata behind a 401.
+//! authorization metadata behind a 401 (RFC 9728, then RFC 8414 / OpenID).
 
 use super::{Check, CheckContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
+use crate::session::http::{AuthDocument, AuthProblem};
 
 pub struct HttpProbes;
 
@@ -25,6 +26,7 @@ impl Check for HttpProbes {
             Code::HttpLegacySse,
             Code::HttpSessionTermination,
             Code::HttpResourceMetadata,
+            Code::HttpAuthorizationServerMetadata,
         ]
     }
 
@@ -103,32 +105,40 @@ impl Check for HttpProbes {
                 .detail("ended-session-status"),
             );
         }
-        if let Some(m) = p
-            .resource_metadata
-            .as_ref()
-            .filter(|m| !m.problems.is_empty())
-        {
-            let what = if m.url.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", m.url)
-            };
-            out.push(
-                Finding::new(
-                    Code::HttpResourceMetadata,
-                    format!(
-                        "The protected resource metadata{what}: {}.",
-                        m.problems.join("; ")
-                    ),
-                )
-                .detail(if m.url.is_empty() {
-                    "no-resource-metadata"
-                } else {
-                    "metadata-incomplete"
-                }),
-            );
+        if let Some(m) = &p.resource_metadata {
+            for problem in &m.problems {
+                out.push(authorization_finding(&m.url, problem));
+            }
         }
     }
+}
+
+/// One missing or invalid item of the authorization metadata, one finding.
+fn authorization_finding(url: &str, problem: &AuthProblem) -> Finding {
+    match &problem.document {
+        AuthDocument::ProtectedResource => {
+            let what = if url.is_empty() {
+                String::new()
+            } else {
+                format!(" ({url})")
+            };
+            Finding::new(
+                Code::HttpResourceMetadata,
+                format!(
+                    "The protected resource metadata{what}: {}.",
+                    problem.message
+                ),
+            )
+        }
+        AuthDocument::AuthorizationServer(issuer) => Finding::new(
+            Code::HttpAuthorizationServerMetadata,
+            format!(
+                "The metadata of authorization server {issuer}: {}.",
+                problem.message
+            ),
+        ),
+    }
+    .detail(problem.detail)
 }
 
 fn handshake_done(cx: &CheckContext<'_>) -> bool {

@@ -3,6 +3,7 @@
 //! What HTTP itself did (statuses, media types, session ids, probes) is recorded as facts
 //! for the guard's transport checks; nothing here judges.
 
+mod auth;
 pub mod client;
 mod post;
 mod probes;
@@ -30,6 +31,22 @@ pub struct HttpTarget {
     pub headers: Vec<(String, String)>,
     /// The host is a loopback or private address: a foreign Origin should be refused.
     pub local: bool,
+    /// Whether a URL on another origin (authorization metadata) may be dialled; `None`
+    /// dials only the server's own origin.
+    pub dial_policy: Option<DialPolicy>,
+}
+
+/// Why a URL must not be dialled, or `None` to allow it.
+pub type Refusal = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+/// The caller's connect policy.
+#[derive(Clone)]
+pub struct DialPolicy(pub std::sync::Arc<Refusal>);
+
+impl DialPolicy {
+    pub fn refusal(&self, url: &str) -> Option<String> {
+        (self.0)(url)
+    }
 }
 
 impl std::fmt::Debug for HttpTarget {
@@ -39,6 +56,7 @@ impl std::fmt::Debug for HttpTarget {
             .field("url", &crate::secrets::redact(&self.url))
             .field("headers", &names)
             .field("local", &self.local)
+            .field("dial_policy", &self.dial_policy.is_some())
             .finish()
     }
 }
@@ -58,6 +76,12 @@ pub enum HttpFact {
     NoAnswer {
         method: String,
         status: u16,
+        sse: bool,
+    },
+    /// A request's answer carried a response with another id (`id` as JSON text).
+    WrongId {
+        method: String,
+        id: String,
         sse: bool,
     },
     /// A client notification or response not answered 202 with an empty body.
@@ -92,15 +116,34 @@ pub struct HttpProbes {
     pub delete: Option<u16>,
     /// POST with the session id after a successful DELETE.
     pub after_delete: Option<u16>,
-    /// The RFC 9728 document named by `resource_metadata`, and what is wrong with it.
+    /// The RFC 9728 document named by `resource_metadata`, the authorization servers'
+    /// metadata behind it, and what is wrong with them.
     pub resource_metadata: Option<MetadataCheck>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataCheck {
+    /// The protected resource metadata URL, redacted and cut; empty when the 401 named none.
     pub url: String,
-    /// Empty when the document is complete.
-    pub problems: Vec<String>,
+    /// Empty when every document is complete.
+    pub problems: Vec<AuthProblem>,
+}
+
+/// Which document a problem is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthDocument {
+    /// RFC 9728 protected resource metadata.
+    ProtectedResource,
+    /// RFC 8414 (or OpenID) metadata of this authorization server, redacted and cut.
+    AuthorizationServer(String),
+}
+
+/// One missing or invalid item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthProblem {
+    pub document: AuthDocument,
+    pub detail: &'static str,
+    pub message: String,
 }
 
 /// What the transport saw, for the checks and the report.
@@ -124,6 +167,7 @@ impl HttpRecord {
                 f,
                 HttpFact::Unreachable { .. }
                     | HttpFact::NoAnswer { .. }
+                    | HttpFact::WrongId { .. }
                     | HttpFact::Status { .. }
                     | HttpFact::Refused { .. }
                     | HttpFact::Unauthorized { .. }
@@ -288,6 +332,13 @@ impl HttpTransport {
             });
             return Err(format!("{method}: HTTP {status}: {message}"));
         }
+        for id in &reply.wrong_ids {
+            self.record.facts.push(HttpFact::WrongId {
+                method: method.clone(),
+                id: id.clone(),
+                sse: reply.sse,
+            });
+        }
         for m in &reply.messages {
             self.note_version(m);
             self.push_line(m.clone());
@@ -312,7 +363,8 @@ impl HttpTransport {
                 sse: reply.sse,
             }
         };
-        if reply.status != 401 {
+        // A response with another id already says why this one's is missing.
+        if reply.status != 401 && reply.wrong_ids.is_empty() {
             self.record.facts.push(fact);
         }
         Err(format!(

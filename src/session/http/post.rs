@@ -59,6 +59,9 @@ pub struct Reply {
     /// `event:` of the first event of a stream (a legacy server's `endpoint`).
     pub first_event: Option<String>,
     pub sse: bool,
+    /// Ids of responses in a 2xx answer that are not the awaited one (JSON text, cut);
+    /// they are judged here and not handed to the session.
+    pub wrong_ids: Vec<String>,
 }
 
 fn header(r: &ureq::http::Response<ureq::Body>, name: &str) -> Option<String> {
@@ -189,6 +192,9 @@ fn read_json(reader: impl Read, out: &Outgoing, reply: &mut Reply, media: Option
             .push(BodyProblem::NotOneResponse(excerpt_bytes(text)));
     }
     reply.answered = answers(&value, out.awaited.as_ref());
+    if !reply.answered && wrong_id(&value, out, reply) {
+        return;
+    }
     reply.messages.push(text.to_vec());
 }
 
@@ -217,6 +223,9 @@ fn read_events(reader: impl std::io::BufRead, out: &Outgoing, reply: &mut Reply)
         match serde_json::from_slice::<Value>(&event.data) {
             Ok(v) => {
                 let done = answers(&v, out.awaited.as_ref());
+                if !done && wrong_id(&v, out, reply) {
+                    continue;
+                }
                 reply.messages.push(event.data);
                 if done {
                     reply.answered = true;
@@ -244,6 +253,16 @@ fn read_events(reader: impl std::io::BufRead, out: &Outgoing, reply: &mut Reply)
             SseProblem::ReadFailed(e) => BodyProblem::ReadFailed(crate::finding::excerpt(&e, 120)),
         });
     }
+}
+
+/// A response to another id in a request's successful answer: noted, not passed on.
+fn wrong_id(v: &Value, out: &Outgoing, reply: &mut Reply) -> bool {
+    let applies = out.awaited.is_some() && (200..300).contains(&reply.status) && is_response(v);
+    if applies {
+        let id = v.get("id").map(Value::to_string).unwrap_or_default();
+        reply.wrong_ids.push(crate::finding::excerpt(&id, 60));
+    }
+    applies
 }
 
 fn is_response(v: &Value) -> bool {

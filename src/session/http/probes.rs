@@ -1,9 +1,9 @@
 //! The transport probes, after the session's own traffic: a foreign Origin, a bogus
 //! `MCP-Protocol-Version`, a request without the session id, GET, DELETE and a request on
-//! the ended session; after a 401, the RFC 9728 resource metadata (never an auth flow).
+//! the ended session; after a 401, the authorization metadata (auth.rs; never an auth flow).
 
 use super::post::{media_type, Outgoing};
-use super::{HttpFact, HttpTransport, MetadataCheck};
+use super::{HttpFact, HttpTransport};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -43,7 +43,8 @@ pub(super) async fn run(t: &mut HttpTransport) {
         .find(|f| matches!(f, HttpFact::Unauthorized { .. }))
         .cloned()
     {
-        t.record.probes.resource_metadata = resource_metadata(t, www_authenticate.as_deref()).await;
+        t.record.probes.resource_metadata =
+            Some(t.authorization_metadata(www_authenticate.as_deref()).await);
         return;
     }
     let open = t.handshake_answered();
@@ -88,80 +89,4 @@ pub(super) async fn run(t: &mut HttpTransport) {
             t.record.probes.after_delete = t.status_of(t.probe_post("ended-session-probe")).await;
         }
     }
-}
-
-/// `resource_metadata="URL"` from a `WWW-Authenticate: Bearer ...` value.
-pub fn resource_metadata_url(www_authenticate: &str) -> Option<String> {
-    let at = www_authenticate.find("resource_metadata=")?;
-    let rest = &www_authenticate[at + "resource_metadata=".len()..];
-    let value = match rest.strip_prefix('"') {
-        Some(quoted) => quoted.split('"').next()?,
-        None => rest.split([',', ' ']).next()?,
-    };
-    (!value.is_empty()).then(|| value.to_string())
-}
-
-/// The origin (scheme, host, port) of a URL, lower case.
-fn origin(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority.rsplit('@').next()?;
-    Some(format!(
-        "{}://{}",
-        scheme.to_ascii_lowercase(),
-        host.to_ascii_lowercase()
-    ))
-}
-
-async fn resource_metadata(t: &HttpTransport, www: Option<&str>) -> Option<MetadataCheck> {
-    let Some(url) = www.and_then(resource_metadata_url) else {
-        return Some(MetadataCheck {
-            url: String::new(),
-            problems: vec!["the 401 has no WWW-Authenticate resource_metadata parameter".into()],
-        });
-    };
-    let shown = crate::finding::excerpt(&crate::secrets::redact(&url), 120);
-    // The document may sit anywhere; only the server's own origin is dialled unasked.
-    if origin(&url) != origin(&t.target.url) {
-        return Some(MetadataCheck {
-            url: shown,
-            problems: vec!["it is on another origin than the server, so it was not fetched".into()],
-        });
-    }
-    let out = Outgoing {
-        method: "GET",
-        url: url.clone(),
-        headers: vec![("Accept".into(), "application/json".into())],
-        body: None,
-        timeout: t.timeout,
-        awaited: None,
-        max_body_bytes: 1024 * 1024,
-        max_event_bytes: 1024 * 1024,
-        max_events: 1,
-    };
-    let mut problems = Vec::new();
-    match t.run(out).await {
-        Err(e) => problems.push(format!("it could not be fetched: {}", e.message)),
-        Ok(r) if r.status != 200 => problems.push(format!("it answered HTTP {}", r.status)),
-        Ok(r) => match r
-            .messages
-            .first()
-            .and_then(|m| serde_json::from_slice::<Value>(m).ok())
-        {
-            None => problems.push("it is not a JSON object".into()),
-            Some(doc) => {
-                if doc.get("resource").and_then(Value::as_str).is_none() {
-                    problems.push("it has no `resource`".into());
-                }
-                let servers = doc.get("authorization_servers").and_then(Value::as_array);
-                if servers.is_none_or(|s| s.is_empty()) {
-                    problems.push("it names no `authorization_servers`".into());
-                }
-            }
-        },
-    }
-    Some(MetadataCheck {
-        url: shown,
-        problems,
-    })
 }
