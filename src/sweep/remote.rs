@@ -266,13 +266,12 @@ pub fn resolve_headers(
 /// Every string of a result line with the header values masked, whatever echoed them.
 pub fn redact_tree(value: &mut Value, secrets: &[(String, String)]) {
     match value {
-        Value::String(s) => {
+        Value::String(s)
             if secrets
                 .iter()
-                .any(|(_, v)| v.len() >= 4 && s.contains(v.as_str()))
-            {
-                *s = super::setup::redact_values(s, secrets);
-            }
+                .any(|(_, v)| v.len() >= 4 && s.contains(v.as_str())) =>
+        {
+            *s = super::setup::redact_values(s, secrets);
         }
         Value::Array(items) => items.iter_mut().for_each(|v| redact_tree(v, secrets)),
         Value::Object(map) => map.values_mut().for_each(|v| redact_tree(v, secrets)),
