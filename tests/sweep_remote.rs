@@ -245,3 +245,66 @@ fn bad_remote_entries_are_one_line_and_exit_2() {
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     }
 }
+
+#[test]
+fn registry_remotes_on_real_sdk_and_legacy_servers_match_single_guard_runs() {
+    let ts_dir = support::repo().join("tests/fixtures/sdk/ts");
+    assert!(
+        ts_dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
+        "TypeScript SDK fixtures are not installed: run scripts/install-fixtures (scripts/test does)"
+    );
+    let script = ts_dir.join("http_server.mjs").display().to_string();
+    let ts = HttpServer::command(
+        "node",
+        &[script.as_str(), "{port}", "stateful"],
+        support::http::free_port(),
+    );
+    let legacy = HttpServer::fixture("http_legacy_sse");
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The TS server's port comes from the wrapper's inputs, as a package's {variables} do;
+    // its streamable-http remote is preferred to the (dead) sse one listed first.
+    let entries = vec![
+        json!({"id": "ts-sdk", "inputs": {"port": ts.port.to_string()},
+               "server": {"name": "io.example/ts-sdk", "version": "1.0.0",
+                          "packages": [{"registryType": "mcpb", "identifier": "https://x/y.mcpb"}],
+                          "remotes": [{"type": "sse", "url": "http://127.0.0.1:9/unused"},
+                                      {"type": "streamable-http", "url": "http://127.0.0.1:{port}/mcp",
+                                       "variables": {"port": {"isRequired": true}}}]}}),
+        json!({"id": "legacy",
+               "server": {"name": "io.example/legacy", "version": "1.0.0",
+                          "remotes": [{"type": "sse", "url": legacy.url("/mcp")}]}}),
+    ];
+    let manifest = write_manifest(dir.path(), &entries);
+    let out = dir.path().join("r.jsonl");
+    let run = sweep(&[
+        manifest.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--remote",
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines = lines(&out);
+    let ts_line = line(&lines, "ts-sdk");
+    assert_eq!(ts_line["status"], "pass", "{ts_line}");
+    assert_eq!(ts_line["http"]["url"], ts.url("/mcp"));
+    assert_eq!(ts_line["http"]["sessionIdIssued"], true);
+    let single = support::http::guard_url(&ts.url("/mcp"), &[]);
+    assert_eq!(verdict(ts_line), verdict(&single.json));
+    let legacy_line = line(&lines, "legacy");
+    let single = support::http::guard_url(&legacy.url("/mcp"), &[]);
+    assert_eq!(
+        verdict(legacy_line),
+        (
+            "warning".to_string(),
+            vec![("http-legacy-sse".to_string(), "warning".to_string())]
+        )
+    );
+    assert_eq!(verdict(legacy_line), verdict(&single.json));
+}

@@ -354,6 +354,13 @@ mod tests {
                 HeaderValue::Given("Bearer k".into())
             )]
         );
+        let unfilled = obj(
+            json!({"remotes": [{"type": "sse", "url": "https://{host}/sse", "variables": {"host": {}}}]}),
+        );
+        assert_eq!(
+            registry_plan(&unfilled, &Supplied::default()),
+            Some(needs_configuration(vec!["host".into()]))
+        );
         let other = obj(json!({"remotes": [{"type": "websocket", "url": "wss://x"}]}));
         assert_eq!(registry_plan(&other, &Supplied::default()), None);
     }
