@@ -212,6 +212,13 @@ fn without_remote_the_entries_are_listed_not_asked_with_how_to_enable() {
     assert!(!std::fs::read_to_string(&out)
         .expect("results")
         .contains(secret));
+    let summary = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        summary
+            .lines()
+            .any(|l| l == "  2 remote server(s) not asked: add --remote to guard them over HTTP"),
+        "{summary}"
+    );
 }
 
 #[test]

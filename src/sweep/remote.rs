@@ -38,10 +38,13 @@ impl std::fmt::Debug for HeaderValue {
     }
 }
 
+/// How a not-asked remote entry's reason ends; the closing summary counts them by it.
+pub const ENABLE_HINT: &str = "add --remote to guard it over HTTP";
+
 /// Why a remote entry is listed and not guarded, without `--remote`.
 pub fn not_asked_reason(remote: &Remote) -> String {
     format!(
-        "remote-only server ({}); mcpcheck sweeps servers it can start over stdio; add --remote to guard it over HTTP",
+        "remote-only server ({}); mcpcheck sweeps servers it can start over stdio; {ENABLE_HINT}",
         remote.transport
     )
 }
