@@ -252,10 +252,12 @@ pub fn resolve_headers(
                 missing.push(format!("header {name} (from {var}: add --pass-env {var})"));
             }
             HeaderValue::Env(var) => match std::env::var(var) {
-                Ok(v) if !v.bytes().any(|b| b == b'\r' || b == b'\n') => {
+                Ok(v) if !v.is_empty() && !v.bytes().any(|b| b == b'\r' || b == b'\n') => {
                     out.push((name.clone(), v));
                 }
-                _ => missing.push(format!("header {name} (from {var}, which is not set)")),
+                _ => missing.push(format!(
+                    "header {name} (from {var}, which is not set, empty or holds a line break)"
+                )),
             },
         }
     }
@@ -376,6 +378,14 @@ mod tests {
             Err(vec![
                 "header Authorization (from PATH: add --pass-env PATH)".to_string()
             ])
+        );
+        let unset = vec![(
+            "X-Key".to_string(),
+            HeaderValue::Env("MCPCHECK_TEST_UNSET_H18".into()),
+        )];
+        assert_eq!(
+            resolve_headers(&unset, &["MCPCHECK_TEST_UNSET_H18".into()]),
+            Err(vec!["header X-Key (from MCPCHECK_TEST_UNSET_H18, which is not set, empty or holds a line break)".to_string()])
         );
         let path = std::env::var("PATH").expect("PATH");
         assert_eq!(
