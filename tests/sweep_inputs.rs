@@ -125,7 +125,7 @@ fn registry_entries_needing_values_or_remote_only_are_recorded_not_started() {
     assert_eq!(hosted["status"], "not-asked");
     assert_eq!(
         hosted["reason"],
-        "remote-only server (sse); mcpcheck sweeps servers it can start over stdio"
+        "remote-only server (sse); mcpcheck sweeps servers it can start over stdio; add --remote to guard it over HTTP"
     );
 }
 

@@ -333,6 +333,12 @@ pub struct SweepArgs {
     /// Give each server empty npm/uv/pip caches instead of the invoking user's.
     #[arg(long)]
     pub isolated_caches: bool,
+    /// Guard remote entries (a manifest's `url` entries, server.json `remotes`) over HTTP, as `guard --url` does.
+    #[arg(long)]
+    pub remote: bool,
+    /// With --remote: dial private, link-local and metadata addresses too (loopback is always allowed).
+    #[arg(long, requires = "remote")]
+    pub remote_allow_unsafe: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

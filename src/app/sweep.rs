@@ -27,6 +27,8 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode, Error> {
         setup_timeout: Duration::from_millis(args.setup_timeout),
         pass_env: args.pass_env.clone(),
         isolated_caches: args.isolated_caches,
+        remote: args.remote,
+        remote_allow_unsafe: args.remote_allow_unsafe,
     };
     let outcome = crate::sweep::sweep(&request, Arc::new(crate::report::guard::json::render))?;
     let merged = merge(std::slice::from_ref(&args.out))?;

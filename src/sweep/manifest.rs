@@ -2,6 +2,7 @@
 //! returns it) or JSON Lines, each entry a launch command or an MCP registry `server.json`.
 //! Everything is parsed and validated before any server starts.
 
+use super::remote::{self, HeaderValue, Remote};
 use super::server_json;
 use crate::error::Error;
 use crate::finding::excerpt;
@@ -46,6 +47,8 @@ pub enum EntryPlan {
     NotAsked {
         reason: String,
     },
+    /// A server reached over HTTP: guarded with `--remote`, else not started.
+    Remote(Remote),
 }
 
 /// How to start a server, as a client would.
@@ -63,6 +66,8 @@ pub struct Supplied {
     pub env: BTreeMap<String, String>,
     /// Argument values and `{variables}`, by valueHint, flag name or variable name.
     pub inputs: BTreeMap<String, String>,
+    /// Values for a remote's headers, by header name.
+    pub headers: BTreeMap<String, HeaderValue>,
 }
 
 pub fn load(path: &Path) -> Result<Vec<Entry>, Error> {
@@ -175,6 +180,10 @@ fn parse_entry(value: Value, position: &str, dir: &Path) -> Result<Entry, String
         let supplied = Supplied {
             env: string_map(obj.get("env"), "env")?,
             inputs: string_map(obj.get("inputs"), "inputs")?,
+            headers: remote::header_map(obj.get("headers"))?
+                .into_iter()
+                .filter_map(|(name, value)| Some((name, value?)))
+                .collect(),
         };
         let launch_extras = (cwd(obj.get("cwd"), dir)?, setup(obj.get("setup"))?);
         return registry_entry(server, id, &supplied, launch_extras, position);
@@ -182,10 +191,16 @@ fn parse_entry(value: Value, position: &str, dir: &Path) -> Result<Entry, String
     if obj.contains_key("command") {
         return command_entry(&obj, position, dir);
     }
+    if obj.contains_key("url") {
+        let id = valid_id(string_field(obj.get("id").unwrap_or(&Value::Null), "id")?)?;
+        let plan = remote::manifest_plan(&obj)?;
+        let position = position.to_string();
+        return Ok(Entry { id, position, plan });
+    }
     if obj.contains_key("packages") || obj.contains_key("remotes") || obj.contains_key("name") {
         return registry_entry(&obj, None, &Supplied::default(), (None, None), position);
     }
-    Err("needs `command` (an array: program and arguments) or MCP registry server.json fields (`name`, `packages`)".into())
+    Err("needs `command` (an array: program and arguments), `url` (a remote server) or MCP registry server.json fields (`name`, `packages`)".into())
 }
 
 fn command_entry(obj: &Map<String, Value>, position: &str, dir: &Path) -> Result<Entry, String> {

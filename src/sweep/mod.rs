@@ -5,6 +5,7 @@
 pub mod manifest;
 pub mod merge;
 mod progress;
+pub mod remote;
 pub mod results;
 mod run;
 pub mod sandbox;
@@ -50,6 +51,10 @@ pub struct SweepRequest {
     pub setup_timeout: Duration,
     pub pass_env: Vec<String>,
     pub isolated_caches: bool,
+    /// Guard remote entries (manifest `url` entries, `server.json` `remotes`) over HTTP.
+    pub remote: bool,
+    /// Dial remote entries on private, link-local and metadata addresses too.
+    pub remote_allow_unsafe: bool,
 }
 
 impl Default for SweepRequest {
@@ -66,6 +71,8 @@ impl Default for SweepRequest {
             setup_timeout: DEFAULT_SETUP_TIMEOUT,
             pass_env: Vec::new(),
             isolated_caches: false,
+            remote: false,
+            remote_allow_unsafe: false,
         }
     }
 }
@@ -180,6 +187,8 @@ fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Er
             isolated_caches: args.isolated_caches,
         },
         render,
+        remote: args.remote,
+        remote_allow_unsafe: args.remote_allow_unsafe,
     };
     // The guard's own checks of --timeout, --profile and --config, once, before anything runs.
     let probe = manifest::Launch {

@@ -3,6 +3,7 @@
 
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::progress::Progress;
+use super::remote::Remote;
 use super::results::{rfc3339, ResultsWriter};
 use super::sandbox::{EnvPolicy, Sandbox};
 use super::setup;
@@ -32,6 +33,10 @@ pub struct SweepConfig {
     pub setup_timeout: Duration,
     pub env_policy: EnvPolicy,
     pub render: LineRenderer,
+    /// `--remote`: guard remote entries over HTTP.
+    pub remote: bool,
+    /// `--remote-allow-unsafe`: dial private and metadata addresses too.
+    pub remote_allow_unsafe: bool,
 }
 
 /// How the sweep ended.
@@ -64,6 +69,11 @@ pub async fn run(
                 EntryPlan::Launch(launch) => {
                     progress.started();
                     let task = run_entry(entry.id.clone(), launch, Arc::clone(&config));
+                    ids.insert(running.spawn(task).id(), entry.id);
+                }
+                EntryPlan::Remote(remote) if config.remote => {
+                    progress.started();
+                    let task = run_remote(entry.id.clone(), remote, Arc::clone(&config));
                     ids.insert(running.spawn(task).id(), entry.id);
                 }
                 plan => {
@@ -167,6 +177,72 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
     Value::Object(line)
 }
 
+/// One remote server: its headers resolved, the connect policy of `guard --url`, the guard
+/// run over HTTP, the result line with every header value masked.
+async fn run_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Value {
+    let started_at = SystemTime::now();
+    let clock = Instant::now();
+    let headers = match super::remote::resolve_headers(&remote.headers, &config.env_policy.pass) {
+        Ok(h) => h,
+        Err(missing) => {
+            let mut line = head(&id, "needs-configuration", started_at, clock);
+            line.insert(
+                "reason".into(),
+                json!(format!("required values not given: {}", missing.join(", "))),
+            );
+            line.insert("missing".into(), json!(missing));
+            return Value::Object(line);
+        }
+    };
+    let request = GuardRequest {
+        config: config.config.clone(),
+        profile: config.profile.clone(),
+        timeout: config.timeout,
+        url: Some(remote.url.clone()),
+        headers: headers.iter().map(|(n, v)| format!("{n}={v}")).collect(),
+        ..GuardRequest::default()
+    };
+    let allow = config.remote_allow_unsafe;
+    // Name resolution (the policy's and the target's) blocks: off the runtime's workers.
+    let prepared = tokio::task::spawn_blocking(move || {
+        let settings = guard::options::resolve(&request)?;
+        let refusal = settings.plan.http.as_ref().and_then(|target| {
+            crate::scan::url_policy::refusal(target, allow, "add --remote-allow-unsafe to allow it")
+        });
+        Ok::<_, Error>((settings, refusal))
+    })
+    .await;
+    let settings = match prepared {
+        Ok(Ok((_, Some(why)))) => {
+            let mut line = head(&id, "not-asked", started_at, clock);
+            line.insert("reason".into(), json!(excerpt(&why, 500)));
+            return Value::Object(line);
+        }
+        Ok(Ok((settings, None))) => settings,
+        Ok(Err(e)) => return error_line(&id, started_at, clock, e.message()),
+        Err(_) => {
+            return error_line(
+                &id,
+                started_at,
+                clock,
+                "internal error: the remote's settings could not be prepared; please report it",
+            )
+        }
+    };
+    let run = guard::run(settings).await;
+    let mut doc = (config.render)(&run);
+    super::remote::redact_tree(&mut doc, &headers);
+    let status = doc["summary"]["status"]
+        .as_str()
+        .unwrap_or("fail")
+        .to_string();
+    let mut line = head(&id, &status, started_at, clock);
+    if let Value::Object(fields) = doc {
+        line.extend(fields);
+    }
+    Value::Object(line)
+}
+
 /// The sandbox's environment with the entry's on top (the entry wins on a shared name).
 fn with_entry_env(base: &[(String, String)], entry: &[(String, String)]) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = base
@@ -224,6 +300,13 @@ pub fn not_started(id: &str, plan: &EntryPlan) -> Value {
         EntryPlan::NotAsked { reason } => {
             line.insert("status".into(), json!("not-asked"));
             line.insert("reason".into(), json!(reason));
+        }
+        EntryPlan::Remote(remote) => {
+            line.insert("status".into(), json!("not-asked"));
+            line.insert(
+                "reason".into(),
+                json!(super::remote::not_asked_reason(remote)),
+            );
         }
         EntryPlan::Launch(_) => {}
     }

@@ -27,6 +27,9 @@ pub fn launch_plan(server: &Map<String, Value>, supplied: &Supplied) -> EntryPla
             Err(why) => skipped.push(why),
         }
     }
+    if let Some(plan) = super::remote::registry_plan(server, supplied) {
+        return plan;
+    }
     let remotes: Vec<String> = server
         .get("remotes")
         .and_then(Value::as_array)
@@ -367,14 +370,22 @@ mod tests {
     }
 
     #[test]
-    fn remote_only_and_unlaunchable_entries_are_not_asked() {
+    fn remote_entries_plan_a_remote_and_unlaunchable_ones_are_not_asked() {
         let remote = plan(
             json!({"remotes":[{"type":"streamable-http","url":"https://x"}]}),
             &Supplied::default(),
         );
         assert!(
-            matches!(&remote, EntryPlan::NotAsked { reason } if reason.starts_with("remote-only server (streamable-http)")),
+            matches!(&remote, EntryPlan::Remote(r) if r.url == "https://x" && r.transport == "streamable-http"),
             "{remote:?}"
+        );
+        let websocket = plan(
+            json!({"remotes":[{"type":"websocket","url":"wss://x"}]}),
+            &Supplied::default(),
+        );
+        assert!(
+            matches!(&websocket, EntryPlan::NotAsked { reason } if reason.starts_with("remote-only server (websocket)")),
+            "{websocket:?}"
         );
         let http = plan(
             json!({"packages":[{"registryType":"npm","identifier":"x","version":"1","transport":{"type":"streamable-http"}},

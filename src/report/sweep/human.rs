@@ -113,6 +113,22 @@ pub fn closing(
         merged.inputs.iter().map(|i| i.unreadable).sum::<usize>()
     );
     statuses_and_codes(&mut out, summary, 5);
+    let remote_off = summary
+        .servers
+        .iter()
+        .filter(|s| s.status == "not-asked")
+        .filter(|s| {
+            s.reason
+                .as_deref()
+                .is_some_and(|r| r.ends_with(crate::sweep::remote::ENABLE_HINT))
+        })
+        .count();
+    if remote_off > 0 {
+        let _ = writeln!(
+            out,
+            "  {remote_off} remote server(s) not asked: add --remote to guard them over HTTP"
+        );
+    }
     if !summary.slowest.is_empty() {
         let slow: Vec<String> = summary
             .slowest
