@@ -152,7 +152,7 @@ pub fn server_json(data: &[u8]) {
     }
 }
 
-/// A launch has a program; a plan that launches nothing says why.
+/// A launch has a program, a remote an http(s) URL; a plan that runs nothing says why.
 fn check_plan(entry: &crate::sweep::manifest::Entry) {
     match &entry.plan {
         EntryPlan::Launch(launch) => {
@@ -160,6 +160,14 @@ fn check_plan(entry: &crate::sweep::manifest::Entry) {
                 launch.command.first().is_some_and(|p| !p.is_empty()),
                 "{}: a launch without a program",
                 entry.id
+            );
+        }
+        EntryPlan::Remote(remote) => {
+            assert!(
+                remote.url.starts_with("http://") || remote.url.starts_with("https://"),
+                "{}: a remote that is not an http(s) URL: {:?}",
+                entry.id,
+                remote.url
             );
         }
         EntryPlan::NeedsConfiguration { reason, .. } | EntryPlan::NotAsked { reason } => {

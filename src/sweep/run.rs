@@ -205,10 +205,17 @@ async fn run_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Val
     let allow = config.remote_allow_unsafe;
     // Name resolution (the policy's and the target's) blocks: off the runtime's workers.
     let prepared = tokio::task::spawn_blocking(move || {
-        let settings = guard::options::resolve(&request)?;
-        let refusal = settings.plan.http.as_ref().and_then(|target| {
-            crate::scan::url_policy::refusal(target, allow, "add --remote-allow-unsafe to allow it")
-        });
+        let mut settings = guard::options::resolve(&request)?;
+        let hint = "add --remote-allow-unsafe to allow it";
+        let refusal = settings
+            .plan
+            .http
+            .as_ref()
+            .and_then(|target| crate::scan::url_policy::refusal(target, allow, hint));
+        // Authorization metadata on another origin is fetched under the same policy.
+        if let Some(target) = settings.plan.http.as_mut() {
+            target.dial_policy = Some(crate::scan::url_policy::dial_policy(allow, hint));
+        }
         Ok::<_, Error>((settings, refusal))
     })
     .await;
