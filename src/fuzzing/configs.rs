@@ -48,7 +48,8 @@ pub fn client_config(data: &[u8]) {
         live: None,
     };
     let findings = scan_engine::findings(&configs, &settings);
-    let lines = text.lines().count().max(1) as u64 + 1;
+    // Lines end at LF, CRLF or a lone CR, as editors and SARIF count them.
+    let lines = text.replace("\r\n", "\n").matches(['\n', '\r']).count() as u64 + 2;
     let tokens: Vec<&str> = crate::secrets::find_tokens(&text)
         .into_iter()
         .filter(|t| t.verified && t.end - t.start >= 16)
