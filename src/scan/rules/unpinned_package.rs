@@ -22,18 +22,20 @@ impl ConfigRule for UnpinnedPackage {
                     Code::UnpinnedPackage,
                     p.word.src,
                     format!(
-                        "Server {:?}: {} runs {} unpinned ({why}); a new release runs on the next start without review.",
+                        "Server {:?}: {} runs {} unpinned ({}); a new release runs on the next start without review.",
                         crate::finding::excerpt(&server.name, 60),
                         p.runner.as_str(),
-                        crate::finding::excerpt(&crate::scan::urls::mask_all(&p.spec), 120)
+                        crate::finding::excerpt(&crate::scan::urls::mask_all(&p.spec), 120),
+                        // The reason quotes the version or digest, which may hold a token.
+                        crate::scan::urls::mask_all(why)
                     ),
                 )
                 .evidence(&crate::scan::urls::mask_all(&p.spec))
-                .fix(format!(
+                .fix(crate::scan::urls::mask_all(&format!(
                     "Pin an exact version, for example `{}`; {}.",
                     launcher::pinned_example(&p),
                     launcher::version_hint(&p)
-                ));
+                )));
             // A version tag is less bad than no tag at all: it only moves if re-pushed.
             let moving = p.version.as_deref().is_none_or(|v| v == "latest");
             if p.runner == Runner::DockerRun && !moving {
