@@ -314,14 +314,7 @@ fn post_json(agent: &ureq::Agent, url: &str, body: &str) -> Result<Value, Lookup
         .send(body)
     {
         Ok(r) => r,
-        Err(
-            e @ (ureq::Error::Io(_)
-            | ureq::Error::ConnectionFailed
-            | ureq::Error::HostNotFound
-            | ureq::Error::Timeout(_)
-            | ureq::Error::Tls(_)),
-        ) => return Err(Lookup::Unreachable(e.to_string())),
-        Err(e) => return Err(Lookup::Failed(e.to_string())),
+        Err(e) => return Err(Lookup::from_error(e)),
     };
     match response.status().as_u16() {
         200 => {}

@@ -143,6 +143,20 @@ pub(super) enum Lookup {
     Failed(String),
 }
 
+impl Lookup {
+    /// A transport failure stops asking the service; any other error is this one look-up's.
+    pub(super) fn from_error(e: ureq::Error) -> Self {
+        match e {
+            ureq::Error::Io(_)
+            | ureq::Error::ConnectionFailed
+            | ureq::Error::HostNotFound
+            | ureq::Error::Timeout(_)
+            | ureq::Error::Tls(_) => Lookup::Unreachable(e.to_string()),
+            e => Lookup::Failed(e.to_string()),
+        }
+    }
+}
+
 pub(super) fn get_json(
     agent: &ureq::Agent,
     url: &str,
@@ -150,14 +164,7 @@ pub(super) fn get_json(
 ) -> Result<Option<Value>, Lookup> {
     let mut response = match agent.get(url).header("Accept", accept).call() {
         Ok(r) => r,
-        Err(
-            e @ (ureq::Error::Io(_)
-            | ureq::Error::ConnectionFailed
-            | ureq::Error::HostNotFound
-            | ureq::Error::Timeout(_)
-            | ureq::Error::Tls(_)),
-        ) => return Err(Lookup::Unreachable(e.to_string())),
-        Err(e) => return Err(Lookup::Failed(e.to_string())),
+        Err(e) => return Err(Lookup::from_error(e)),
     };
     match response.status().as_u16() {
         200 => {}
