@@ -43,6 +43,7 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             stats: ScanStats::default(),
             spring_files: Vec::new(),
             logging_configs: Vec::new(),
+            buffer: Vec::new(),
         })
     }
 }
@@ -63,6 +64,9 @@ pub(super) struct Worker<'s> {
     pub spring_files: Vec<spring::SpringFile>,
     /// Paths of logback and log4j2 files (they replace Spring Boot's console logging).
     pub logging_configs: Vec<String>,
+    /// The thread's read buffer, reused from file to file (fresh pages for every file cost
+    /// more than reading them).
+    buffer: Vec<u8>,
 }
 
 impl Drop for Worker<'_> {
@@ -148,13 +152,18 @@ impl Worker<'_> {
         let Some(bytes) = self.admit(path, relative, Some(lang), explicit) else {
             return;
         };
+        self.source_file(path, relative, lang, &bytes);
+        self.buffer = bytes;
+    }
+
+    fn source_file(&mut self, path: &Path, relative: &str, lang: Lang, bytes: &[u8]) {
         self.stats.files_scanned += 1;
         self.stats.bytes_scanned += bytes.len() as u64;
         *self.stats.languages.entry(lang.name()).or_default() += 1;
-        if self.prefilter && !lang.may_hold_finding(&bytes) {
+        if self.prefilter && !lang.may_hold_finding(bytes) {
             return;
         }
-        let Some(tree) = self.parse_windowed_or_whole(lang, &bytes) else {
+        let Some(tree) = self.parse_windowed_or_whole(lang, bytes) else {
             self.stats.files_scanned -= 1;
             return self.skip_file(FileSkip::ParseTimeout);
         };
@@ -162,13 +171,13 @@ impl Worker<'_> {
         if tree.root_node().has_error() {
             self.stats.files_with_syntax_errors += 1;
         }
-        let hits = lang.scan(&tree, &bytes);
+        let hits = lang.scan(&tree, bytes);
         if hits.is_empty() {
             return;
         }
-        let suppressions = Suppressions::of(&tree, &bytes);
+        let suppressions = Suppressions::of(&tree, bytes);
         let file = self.display(path, relative);
-        self.add_hits(hits, &suppressions, &bytes, &file, lang.name());
+        self.add_hits(hits, &suppressions, bytes, &file, lang.name());
     }
 
     /// A file's bytes if the walking rules let it be scanned (its path, its size, its
@@ -184,18 +193,22 @@ impl Worker<'_> {
             self.skip_file(reason);
             return None;
         }
-        let bytes = match read_bounded(path, self.rules.max_file_bytes) {
-            Ok(Some(b)) => b,
-            Ok(None) => {
+        let mut bytes = std::mem::take(&mut self.buffer);
+        match read_bounded(path, self.rules.max_file_bytes, &mut bytes) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.buffer = bytes;
                 self.skip_file(FileSkip::TooLarge);
                 return None;
             }
             Err(_) => {
+                self.buffer = bytes;
                 self.skip_file(FileSkip::Unreadable);
                 return None;
             }
-        };
+        }
         if let Some(reason) = self.rules.file_content(lang, &bytes, explicit) {
+            self.buffer = bytes;
             self.skip_file(reason);
             return None;
         }
@@ -351,15 +364,18 @@ impl Worker<'_> {
     }
 }
 
-/// The file's bytes, or None if it is larger than `limit`.
-fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+/// Reads the file into `bytes` (emptied first); false if it is larger than `limit`.
+fn read_bounded(path: &Path, limit: u64, bytes: &mut Vec<u8>) -> std::io::Result<bool> {
+    bytes.clear();
     let file = std::fs::File::open(path)?;
-    if file.metadata()?.len() > limit {
-        return Ok(None);
+    let len = file.metadata()?.len();
+    if len > limit {
+        return Ok(false);
     }
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+    // Room for the whole file and one byte more, so that the end is found in one read.
+    bytes.reserve(len as usize + 1);
+    file.take(limit + 1).read_to_end(bytes)?;
+    Ok(bytes.len() as u64 <= limit)
 }
 
 /// 1-based line and column of a point, the column counted in Unicode scalar values.
