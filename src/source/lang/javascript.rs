@@ -5,7 +5,7 @@ use super::js_bindings::collect;
 use super::js_loggers;
 use super::js_resolve::{global, Js, Sym};
 use super::js_window;
-use super::prefilter::Prefilter;
+use super::prefilter::{called_with_other_fd, unfollowed_member, Occurrence, Prefilter, Region};
 use super::syntax::{args, text, Words};
 use super::{quoted, Hit, Lang};
 use tree_sitter::Node;
@@ -27,9 +27,6 @@ pub(super) const STDOUT_METHODS: &[&str] = &[
 /// Console methods whose output is identical on stderr, so `console.error` is a drop-in fix.
 const REPLACEABLE: &[&str] = &["log", "info", "debug"];
 
-/// Where a console method occurrence goes when it is not one of the stdout methods.
-const STDERR_SUFFIXES: &[&str] = &[".error", ".warn", ".assert", ".trace"];
-
 /// What a file must mention for a rule to match (see `prefilter`), from the roots in
 /// `js_resolve`: `console` (global, module or `globalThis.console`: console methods, the
 /// `Console` class, `console._stdout`), `stdout` (`process.stdout`), the logger modules, and
@@ -44,18 +41,67 @@ pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
         vec![vec!["fs"], vec!["write", "writeSync"]],
     ]
 })
-.ignoring(stderr_method);
+.lexed(super::js_lex::spans)
+.counting(counts);
 
-/// `console.error(` and the like alone cannot be a finding; any other use of `console` may be.
-fn stderr_method(word: &str, rest: &[u8]) -> bool {
-    word == "console"
-        && STDERR_SUFFIXES.iter().any(|s| {
-            rest.starts_with(s.as_bytes())
-                && !rest
-                    .get(s.len())
-                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$')
-        })
+/// Which occurrences can lead to a finding: in code, not a console method that does not
+/// write to stdout (`console.error`, `console.time`), not a member of `process.stdout` that
+/// `js_resolve::member` does not follow (`process.stdout.isTTY`), not `write` called with a
+/// first argument other than `1`. In a string, only where the rules read one, and only the
+/// whole string, or the word between `node:` or a `/` and a `/` (`'node:fs'`, `'/dev/stdout'`):
+/// a module specifier (after `(`, `from` or `import`), an index (`["stdout"]`), a key
+/// (`{ "log": l }`) or an imported name (`import { "writeSync" as w }`).
+fn counts(occurrence: &Occurrence<'_>) -> bool {
+    match occurrence.region {
+        Region::Comment => false,
+        Region::Text { start, end } => {
+            let whole = occurrence.in_text().is_some_and(|(before, after)| {
+                (before.is_empty() || before == b"node:" || before.ends_with(b"/"))
+                    && (after.is_empty() || after.starts_with(b"/"))
+            });
+            whole && string_read_by_rules(occurrence.src, start, end)
+        }
+        Region::Code => match occurrence.word {
+            "console" => !unfollowed_member(occurrence, &CONSOLE_MEMBERS),
+            "stdout" => !unfollowed_member(occurrence, &["write", "end", "fd"]),
+            "write" | "writeSync" => !called_with_other_fd(occurrence, &[b"//", b"/*"]),
+            _ => true,
+        },
+    }
 }
+
+/// A string literal whose content is `src[start..end]` stands where the resolver reads strings:
+/// after `(`, `from` or `import`, or before `]`, `:` or `as`.
+fn string_read_by_rules(src: &[u8], start: usize, end: usize) -> bool {
+    let before = src[..start.saturating_sub(1)].trim_ascii_end();
+    let after = src.get(end + 1..).unwrap_or_default().trim_ascii_start();
+    before.ends_with(b"(")
+        || ends_with_word(before, b"from")
+        || ends_with_word(before, b"import")
+        || after.starts_with(b"]")
+        || after.starts_with(b":")
+        || (after.starts_with(b"as") && after.get(2).is_some_and(|b| b.is_ascii_whitespace()))
+}
+
+fn ends_with_word(text: &[u8], word: &[u8]) -> bool {
+    text.ends_with(word)
+        && !text[..text.len() - word.len()]
+            .last()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$')
+}
+
+/// The members of `console` that can lead to stdout: its stdout methods, `Console`, `_stdout`.
+const CONSOLE_MEMBERS: [&str; STDOUT_METHODS.len() + 2] = {
+    let mut members = [""; STDOUT_METHODS.len() + 2];
+    let mut i = 0;
+    while i < STDOUT_METHODS.len() {
+        members[i] = STDOUT_METHODS[i];
+        i += 1;
+    }
+    members[i] = "Console";
+    members[i + 1] = "_stdout";
+    members
+};
 
 /// Words a block must not mention to be left out of a windowed parse: the prefilter's words
 /// (a test checks), and those whose far-away bindings a finding may depend on (JSON for

@@ -7,6 +7,7 @@ mod go;
 mod java;
 mod javascript;
 mod js_bindings;
+mod js_lex;
 mod js_loggers;
 mod js_prints;
 mod js_resolve;
@@ -16,6 +17,7 @@ mod prefilter;
 mod python;
 mod python_bindings;
 mod python_calls;
+mod python_lex;
 mod python_prints;
 mod python_redirect;
 mod python_window;
@@ -376,6 +378,61 @@ mod tests {
                 "{src}: {found:?} vs {line:?}"
             );
             assert!(!lines.iter().any(|p| p.matches("something else")), "{src}");
+        }
+    }
+
+    fn hits(lang: Lang, src: &str) -> usize {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).expect("grammar");
+        let tree = parser.parse(src, None).expect("parse");
+        lang.scan(&tree, src.as_bytes()).len()
+    }
+
+    /// The prefilter keeps every file with a finding and rules out files whose words are only
+    /// in comments, in strings the rules never read, or in uses no rule follows. Each case is
+    /// also scanned: the prefilter's answer is whether the scan finds something.
+    #[test]
+    fn the_prefilter_rules_out_only_files_without_findings() {
+        let cases: &[(Lang, &str, bool)] = &[
+            (Lang::Python, "print('x')\n", true),
+            (Lang::Python, "x = f\"{print('x')}\"\n", true),
+            (Lang::Python, "import builtins\nbuiltins.print('x')\n", true),
+            (Lang::Python, "import sys\nsys.stdout.write('x')\n", true),
+            (Lang::Python, "import logging\nimport sys as s\nh = logging.StreamHandler(s.stdout)\n", true),
+            (Lang::Python, "import sys\nsys.stdout.buffer.write(b'x')\n", true),
+            (Lang::Python, "import logging.config\nC = {'h': {'stream': 'ext://sys.stdout'}}\nlogging.config.dictConfig(C)\n", true),
+            (Lang::Python, "import os\nos.write(1, b'x')\n", true),
+            (Lang::Python, "from os import write\nw = write\nw(1, b'x')\n", true),
+            (Lang::Python, "import click\nclick.echo('x')\n", true),
+            (Lang::Python, "from rich import print as rp\nrp('x')\n", true),
+            (Lang::Python, "# print('x')\n'''print(1)'''\ns = 'print(2)'\n", false),
+            (Lang::Python, "self.print('x')\nlog.print('y')\n", false),
+            (Lang::Python, "import sys\nrun(c, stdout=PIPE)\nif sys.stdout.isatty():\n    stdout = 1\n", false),
+            (Lang::Python, "class P:\n    def stdout(self):\n        return sys\n", false),
+            (Lang::Python, "import os\nf.write(data)\nos.write(fd, b'x')\n", false),
+            (Lang::Python, "from .utils import echo\necho('x')\n", false),
+            (Lang::Python, "from pip._vendor.rich.console import Console\nConsole()\n", false),
+            (Lang::Python, "import six\nb = six.moves.builtins\n", false),
+            (Lang::JavaScript, "console.log(1)\n", true),
+            (Lang::JavaScript, "const { log } = require('console');\nlog(1)\n", true),
+            (Lang::JavaScript, "globalThis['console'].log(1)\n", true),
+            (Lang::JavaScript, "const out = process.stdout;\nout.write('x')\n", true),
+            (Lang::JavaScript, "import { writeSync } from 'node:fs';\nwriteSync(1, 'x')\n", true),
+            (Lang::JavaScript, "const f = require('fs');\nf.writeSync(1, 'x')\n", true),
+            (Lang::JavaScript, "const t = `${console.log(1)}`\n", true),
+            (Lang::JavaScript, "// console.log(1)\n/* console.log(2) */\nconst s = 'console.log(3)'\n", false),
+            (Lang::JavaScript, "const rules = { 'no-console': 'off' }\nconst names = ['console', 'window']\n", false),
+            (Lang::JavaScript, "console.error(1); console.time('t')\nif (process.stdout.isTTY) {}\n", false),
+            (Lang::JavaScript, "const fs = require('fs');\nfs.writeSync(fd, s); stream.write(x)\n", false),
+            (Lang::JavaScript, "const t = `console.log(${x})`\n", false),
+        ];
+        for (lang, src, finds) in cases {
+            assert_eq!(hits(*lang, src) > 0, *finds, "scan of {src:?}");
+            assert_eq!(
+                lang.may_hold_finding(src.as_bytes()),
+                *finds,
+                "prefilter on {src:?}"
+            );
         }
     }
 

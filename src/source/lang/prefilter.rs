@@ -7,6 +7,13 @@
 //! alias, a destructuring or a `use` has to spell the name it binds, so every finding's path
 //! (`console.log`, `tracing_subscriber::fmt`, `sys.stdout.write`) has its words in the text.
 //! One pass of aho-corasick over the bytes finds them all.
+//!
+//! Where a language has a lexer (Python, JavaScript), a file that meets a need is lexed once
+//! more and only occurrences that can matter are counted: in code (not in a comment), or in a
+//! string only where the rules read strings (a module specifier, `ext://sys.stdout`), and not
+//! in a use that no rule follows (`sys.stdout.isatty()`, `stream.write(data)`). Each
+//! language's `counts` says which, next to the rules it follows. A lexer that loses track of
+//! the file (an unterminated string, unbalanced brackets) counts every occurrence, as before.
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use std::sync::OnceLock;
@@ -14,11 +21,67 @@ use std::sync::OnceLock;
 /// What one rule (or family of rules) needs: one word of every group.
 pub type Need = Vec<Vec<&'static str>>;
 
+/// Where an occurrence of a word is, as the language's lexer sees the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    Code,
+    Comment,
+    /// In a string literal (or a template's text) whose content is `src[start..end]`.
+    Text {
+        start: usize,
+        end: usize,
+    },
+}
+
+/// A part of a file that is not code, as a lexer finds it: `src[start..end]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub region: Region,
+}
+
+/// One occurrence of a word, as a language's `counts` judges it.
+pub struct Occurrence<'a> {
+    pub word: &'static str,
+    pub src: &'a [u8],
+    pub start: usize,
+    pub end: usize,
+    pub region: Region,
+}
+
+impl Occurrence<'_> {
+    /// What follows the word, up to the end of the file.
+    pub fn after(&self) -> &[u8] {
+        &self.src[self.end..]
+    }
+
+    /// What comes before the word.
+    pub fn before(&self) -> &[u8] {
+        &self.src[..self.start]
+    }
+
+    /// The string's content before and after the word, for an occurrence in a string.
+    pub fn in_text(&self) -> Option<(&[u8], &[u8])> {
+        match self.region {
+            Region::Text { start, end } if start <= self.start && self.end <= end => {
+                Some((&self.src[start..self.start], &self.src[self.end..end]))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A lexer: the spans of a file that are not code, in order; None when it cannot follow it.
+pub type Lexer = fn(&[u8]) -> Option<Vec<Span>>;
+
 /// A language's needs, compiled on first use into one matcher.
 pub struct Prefilter {
     needs: fn() -> Vec<Need>,
-    /// An occurrence that does not count (`console.error`), given the word and what follows it.
-    ignore: Option<fn(&str, &[u8]) -> bool>,
+    /// Whether an occurrence counts (by default: only in code, and every one without a lexer).
+    counts: fn(&Occurrence<'_>) -> bool,
+    /// The parts of a file that are not code, in order; None when the lexer cannot follow it.
+    lexer: Option<Lexer>,
     compiled: OnceLock<Option<Compiled>>,
 }
 
@@ -33,13 +96,21 @@ impl Prefilter {
     pub const fn new(needs: fn() -> Vec<Need>) -> Self {
         Self {
             needs,
-            ignore: None,
+            counts: in_code,
+            lexer: None,
             compiled: OnceLock::new(),
         }
     }
 
-    pub const fn ignoring(mut self, ignore: fn(&str, &[u8]) -> bool) -> Self {
-        self.ignore = Some(ignore);
+    /// The language's judgement of an occurrence (where it is, what is around it).
+    pub const fn counting(mut self, counts: fn(&Occurrence<'_>) -> bool) -> Self {
+        self.counts = counts;
+        self
+    }
+
+    /// The language's lexer, which tells code from comments and strings.
+    pub const fn lexed(mut self, lexer: Lexer) -> Self {
+        self.lexer = Some(lexer);
         self
     }
 
@@ -98,24 +169,126 @@ impl Prefilter {
         let Some(compiled) = self.compiled() else {
             return true;
         };
+        // Every whole-word occurrence, first: most files meet no need even so, and are not lexed.
+        let mut occurrences: Vec<(usize, usize, usize)> = Vec::new();
         let mut found = 0u64;
         for m in compiled.matcher.find_iter(src) {
-            let index = m.pattern().as_usize();
-            let bit = 1u64 << index;
-            let word = compiled.words[index];
             let glued = (m.start() > 0 && is_ident(src[m.start() - 1]))
                 || src.get(m.end()).is_some_and(|c| is_ident(*c));
-            if found & bit != 0 || glued || self.ignore.is_some_and(|f| f(word, &src[m.end()..])) {
+            if !glued {
+                let index = m.pattern().as_usize();
+                found |= 1u64 << index;
+                occurrences.push((index, m.start(), m.end()));
+            }
+        }
+        if !compiled.met(found) {
+            return false;
+        }
+        // Without a lexer, or when it lost track, every occurrence may be in code.
+        let spans = self.lexer.and_then(|lexer| lexer(src)).unwrap_or_default();
+        let mut spans = spans.into_iter().peekable();
+        let mut found = 0u64;
+        for (index, start, end) in occurrences {
+            while spans.next_if(|s| s.end <= start).is_some() {}
+            let region = spans
+                .peek()
+                .filter(|s| s.start <= start && end <= s.end)
+                .map_or(Region::Code, |s| s.region);
+            let occurrence = Occurrence {
+                word: compiled.words[index],
+                src,
+                start,
+                end,
+                region,
+            };
+            if found & (1u64 << index) != 0 || !(self.counts)(&occurrence) {
                 continue;
             }
-            found |= bit;
-            let met = |groups: &Vec<u64>| groups.iter().all(|g| g & found != 0);
-            if compiled.needs.iter().any(met) {
+            found |= 1u64 << index;
+            if compiled.met(found) {
                 return true;
             }
         }
         false
     }
+}
+
+impl Compiled {
+    /// True if the words found (a mask) meet one of the needs.
+    fn met(&self, found: u64) -> bool {
+        let met = |groups: &Vec<u64>| groups.iter().all(|g| g & found != 0);
+        self.needs.iter().any(met)
+    }
+}
+
+/// The default judgement: an occurrence counts in code (everywhere, for a language without a
+/// lexer), not in a comment or a string.
+fn in_code(occurrence: &Occurrence<'_>) -> bool {
+    occurrence.region == Region::Code
+}
+
+/// The next byte that is not a space, a tab, a line break or a form feed, and its offset.
+pub fn next_token(text: &[u8]) -> Option<(usize, u8)> {
+    text.iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map(|i| (i, text[i]))
+}
+
+/// The last byte before the end of `text` on the same line that is not a space or a tab
+/// (None at the start of a line: what is on the line before may be a comment).
+pub fn previous_on_line(text: &[u8]) -> Option<u8> {
+    text.iter()
+        .rev()
+        .find(|b| !matches!(b, b' ' | b'\t'))
+        .copied()
+        .filter(|b| !matches!(b, b'\n' | b'\r'))
+}
+
+/// The identifier at the start of `text`.
+pub fn identifier(text: &[u8]) -> &[u8] {
+    let len = text.iter().take_while(|b| is_ident(**b)).count();
+    &text[..len]
+}
+
+/// A member read after the word (`.isatty`), when it is one the rules never follow: then
+/// the occurrence leads nowhere. `followed`: the members the resolver knows for the word.
+pub fn unfollowed_member(occurrence: &Occurrence<'_>, followed: &[&str]) -> bool {
+    let after = occurrence.after();
+    let Some((dot, b'.')) = next_token(after) else {
+        return false;
+    };
+    let rest = &after[dot + 1..];
+    let Some((at, _)) = next_token(rest) else {
+        return false;
+    };
+    let member = identifier(&rest[at..]);
+    !member.is_empty() && !followed.iter().any(|f| f.as_bytes() == member)
+}
+
+/// For a write to a file descriptor (`os.write(1, ...)`, `fs.writeSync(1, ...)`): the word is
+/// called with a first argument other than a literal `1`, so it cannot be a write to stdout
+/// by that rule. A use that is not a call (an alias, an import) is not ruled out; nor is a
+/// call with a comment before its first argument. `comment`: how a comment starts.
+pub fn called_with_other_fd(occurrence: &Occurrence<'_>, comments: &[&[u8]]) -> bool {
+    let after = occurrence.after();
+    let Some((open, b'(')) = next_token(after) else {
+        return false;
+    };
+    let rest = &after[open + 1..];
+    let Some((at, _)) = next_token(rest) else {
+        return false;
+    };
+    let first = &rest[at..];
+    if comments.iter().any(|c| first.starts_with(c)) {
+        return false;
+    }
+    let one =
+        first.first() == Some(&b'1') && !first.get(1).is_some_and(|b| is_ident(*b) || *b == b'.');
+    if one {
+        // `1,` or `1)` is fd 1; `1 + x` is another expression (its text is not `1`).
+        return matches!(next_token(&first[1..]), Some((_, b)) if b != b',' && b != b')');
+    }
+    true
 }
 
 fn is_word(word: &str) -> bool {
@@ -136,7 +309,7 @@ mod tests {
             vec![vec!["fs"], vec!["write", "writeSync"]],
         ]
     })
-    .ignoring(|word, rest| word == "console" && rest.starts_with(b".error"));
+    .counting(|o| !(o.word == "console" && o.after().starts_with(b".error")));
 
     #[test]
     fn a_need_is_met_only_when_every_group_has_a_whole_word() {

@@ -2,7 +2,8 @@
 //! Bindings follow Python's scoping (function, class and comprehension scopes; a name bound
 //! anywhere in a function is local to all of it). The checks per call are in `python_calls`.
 
-use super::prefilter::Prefilter;
+use super::prefilter::{called_with_other_fd, previous_on_line, unfollowed_member};
+use super::prefilter::{Occurrence, Prefilter, Region};
 use super::python_calls;
 use super::python_redirect::{self, Redirects};
 use super::python_window;
@@ -15,12 +16,13 @@ use tree_sitter::Node;
 /// the calls checked in `python_calls`: a module or name is bound only by spelling it.
 pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
     vec![
-        // print(), builtins.print, rich's print, logger.add(print)
+        // print(), rich's print, logger.add(print); builtins.print (`.print` alone is a method)
         vec![vec!["print"]],
+        vec![vec!["builtins"]],
         // sys.stdout and sys.__stdout__ (writes, handlers, basicConfig, loguru, ext://sys.stdout)
-        vec![vec!["stdout", "__stdout__"]],
+        vec![vec!["sys"], vec!["stdout", "__stdout__"]],
         // click.echo, typer.secho
-        vec![vec!["echo", "secho"]],
+        vec![vec!["click", "typer"], vec!["echo", "secho"]],
         // rich.console.Console, rich.logging.RichHandler
         vec![vec!["rich"]],
         // pprint.pprint, pprint.pp
@@ -30,7 +32,53 @@ pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
         // os.write(1, ...)
         vec![vec!["os"], vec!["write"]],
     ]
-});
+})
+.lexed(super::python_lex::spans)
+.counting(counts);
+
+/// Which occurrences of the words can lead to a finding. In a comment, none. In a string,
+/// only `ext://sys.stdout` (a logging configuration). In code, all but: `print` after a dot
+/// (a method; `builtins.print` and `rich.print` have needs of their own); a module name after
+/// a dot (`pip._vendor.rich` is not `rich`: `module_member` knows top-level names only); a
+/// member of stdout that `member` does not follow (`sys.stdout.isatty()`); `stdout` being
+/// bound or passed by keyword (`run(cmd, stdout=PIPE)`, `def stdout(self)`); `write` called
+/// with a first argument other than `1`.
+fn counts(occurrence: &Occurrence<'_>) -> bool {
+    let after_dot = || previous_on_line(occurrence.before()) == Some(b'.');
+    match occurrence.region {
+        Region::Comment => false,
+        Region::Text { .. } => matches!(
+            (occurrence.word, occurrence.in_text()),
+            ("stdout", Some((b"ext://sys.", b""))) | ("sys", Some((b"ext://", b".stdout")))
+        ),
+        Region::Code => match occurrence.word {
+            "print" | "sys" | "builtins" | "rich" | "click" | "typer" | "pprint" | "structlog"
+            | "os" => !after_dot(),
+            "stdout" | "__stdout__" => {
+                !unfollowed_member(occurrence, STDOUT_MEMBERS) && !bound_name(occurrence)
+            }
+            "write" => !called_with_other_fd(occurrence, &[b"#"]),
+            _ => true,
+        },
+    }
+}
+
+/// The members of `sys.stdout` that `member` follows.
+const STDOUT_MEMBERS: &[&str] = &["write", "writelines", "buffer", "fileno"];
+
+/// `f(stdout=PIPE)`, `def f(stdout=None)`, `stdout = x`, `def stdout(self)`: a name being
+/// bound or a keyword, not a use. Binding it to sys.stdout takes the words again on the right.
+fn bound_name(occurrence: &Occurrence<'_>) -> bool {
+    let after = occurrence.after();
+    let equals = match super::prefilter::next_token(after) {
+        Some((at, b'=')) => after.get(at + 1) != Some(&b'='),
+        _ => false,
+    };
+    let before = occurrence.before().trim_ascii_end();
+    let defined = (before.ends_with(b"def") || before.ends_with(b"class"))
+        && occurrence.before().len() > before.len();
+    (equals && previous_on_line(occurrence.before()) != Some(b'.')) || defined
+}
 
 /// Words a top-level definition must not mention to be left out of a windowed parse: the
 /// prefilter's, `logging` (an import of it enables the dictConfig check), `global` (a
@@ -38,7 +86,13 @@ pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
 fn window_keep() -> &'static [&'static str] {
     static KEEP: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     KEEP.get_or_init(|| {
-        let mut words = PREFILTER.words();
+        // Module names alone (`sys`, `click`) bind nothing a left-out definition could use:
+        // a use of theirs that matters also mentions `stdout` or `echo`.
+        let mut words: Vec<&'static str> = PREFILTER
+            .words()
+            .into_iter()
+            .filter(|w| !matches!(*w, "sys" | "click" | "typer"))
+            .collect();
         words.extend(["logging", "global", "mcpcheck"]);
         words
     })

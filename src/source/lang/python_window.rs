@@ -10,6 +10,7 @@
 //! also when the windowed parse has a syntax error.
 
 use super::js_window::LineIndex;
+use super::python_lex::skip_string;
 use tree_sitter::Range;
 
 /// Statements smaller than this are kept: leaving them out saves less than it costs.
@@ -163,32 +164,6 @@ fn statements(src: &[u8]) -> Option<Vec<Statement>> {
 
 fn starts_with_word(text: &[u8], word: &[u8]) -> bool {
     text.starts_with(word) && text.get(word.len()).is_none_or(|b| !is_ident(*b))
-}
-
-/// The offset after the string literal whose opening quote is at `start` (a prefix such as
-/// `rb` was skipped as an identifier); None if it does not end.
-fn skip_string(src: &[u8], start: usize) -> Option<usize> {
-    let quote = src[start];
-    let triple = src[start..].starts_with(&[quote, quote, quote]);
-    let mut i = start + if triple { 3 } else { 1 };
-    while i < src.len() {
-        match src[i] {
-            // An escaped character never ends the string (raw strings included).
-            b'\\' => i += 2,
-            b'\n' if !triple => return None,
-            c if c == quote => {
-                if !triple {
-                    return Some(i + 1);
-                }
-                if src[i..].starts_with(&[quote, quote, quote]) {
-                    return Some(i + 3);
-                }
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 #[cfg(test)]

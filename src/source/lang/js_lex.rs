@@ -1,0 +1,297 @@
+//! A light JavaScript and TypeScript lexer for the prefilter: where the comments, string
+//! literals and template texts are (a template's `${...}` is code). A `/` starts a regular
+//! expression after an operator, an opening bracket or a keyword such as `return`, and
+//! divides after a name, a literal or a closing bracket. Anything it cannot follow gives None,
+//! and then every occurrence counts: an unterminated string, comment, regular expression or
+//! template, unbalanced brackets, or a quote glued to a word (`Don't` in JSX text; JSX closing
+//! tags such as `</a>` read as an unterminated regular expression, so most JSX files are not
+//! followed at all).
+
+use super::prefilter::{Region, Span};
+
+/// Keywords after which a `/` starts a regular expression.
+const BEFORE_EXPRESSION: &[&[u8]] = &[
+    b"return",
+    b"typeof",
+    b"instanceof",
+    b"in",
+    b"of",
+    b"new",
+    b"delete",
+    b"void",
+    b"throw",
+    b"case",
+    b"do",
+    b"else",
+    b"yield",
+    b"await",
+];
+
+/// What came last before a `/`.
+#[derive(Clone, Copy)]
+enum Last {
+    Start,
+    /// An operator or an opening bracket (or `}`: a block's end starts a statement).
+    Operator,
+    /// A name or keyword, `src[start..end]`.
+    Word(usize, usize),
+    /// A literal or a closing `)` or `]`: a `/` after it divides.
+    Operand,
+}
+
+/// The comments, strings and template texts of `src`, in order; None if unsure.
+pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
+    let mut out = Vec::new();
+    // The bracket depth at which each open template `${` started.
+    let mut templates: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    let mut last = Last::Start;
+    let mut i = 0;
+    if src.starts_with(b"#!") {
+        i = line_end(src, 0);
+        out.push(comment(0, i));
+    }
+    while i < src.len() {
+        let c = src[i];
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => i += 1,
+            b'/' if src.get(i + 1) == Some(&b'/') => {
+                let end = line_end(src, i);
+                out.push(comment(i, end));
+                i = end;
+            }
+            b'/' if src.get(i + 1) == Some(&b'*') => {
+                let end = i + 2 + memchr::memmem::find(&src[i + 2..], b"*/")? + 2;
+                out.push(comment(i, end));
+                i = end;
+            }
+            b'/' if regex_allowed(src, last) => {
+                i = skip_regex(src, i)?;
+                last = Last::Operand;
+            }
+            b'\'' | b'"' => {
+                if i > 0 && is_ident(src[i - 1]) {
+                    return None;
+                }
+                let end = skip_string(src, i)?;
+                out.push(text(i, end, i + 1, end - 1));
+                i = end;
+                last = Last::Operand;
+            }
+            b'`' => {
+                let (end, closed) = template_text(src, i + 1, &mut out)?;
+                i = end;
+                if closed {
+                    last = Last::Operand;
+                } else {
+                    templates.push(depth);
+                    depth += 1;
+                    last = Last::Operator;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+                last = Last::Operator;
+            }
+            b')' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+                last = Last::Operand;
+            }
+            b'}' => {
+                depth = depth.checked_sub(1)?;
+                if templates.last() == Some(&depth) {
+                    templates.pop();
+                    let (end, closed) = template_text(src, i + 1, &mut out)?;
+                    i = end;
+                    if closed {
+                        last = Last::Operand;
+                    } else {
+                        templates.push(depth);
+                        depth += 1;
+                        last = Last::Operator;
+                    }
+                } else {
+                    i += 1;
+                    last = Last::Operator;
+                }
+            }
+            c if is_ident(c) => {
+                let start = i;
+                while i < src.len() && is_ident(src[i]) {
+                    i += 1;
+                }
+                last = if c.is_ascii_digit() {
+                    Last::Operand
+                } else {
+                    Last::Word(start, i)
+                };
+            }
+            _ => {
+                i += 1;
+                last = Last::Operator;
+            }
+        }
+    }
+    (depth == 0 && templates.is_empty()).then_some(out)
+}
+
+fn comment(start: usize, end: usize) -> Span {
+    Span {
+        start,
+        end,
+        region: Region::Comment,
+    }
+}
+
+fn text(start: usize, end: usize, content_start: usize, content_end: usize) -> Span {
+    Span {
+        start,
+        end,
+        region: Region::Text {
+            start: content_start,
+            end: content_end,
+        },
+    }
+}
+
+fn line_end(src: &[u8], from: usize) -> usize {
+    memchr::memchr(b'\n', &src[from..]).map_or(src.len(), |p| from + p)
+}
+
+fn is_ident(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$' || byte >= 0x80
+}
+
+fn regex_allowed(src: &[u8], last: Last) -> bool {
+    match last {
+        Last::Start | Last::Operator => true,
+        Last::Word(start, end) => BEFORE_EXPRESSION.contains(&&src[start..end]),
+        Last::Operand => false,
+    }
+}
+
+/// The offset after the regular expression starting at `start` (its flags included).
+fn skip_regex(src: &[u8], start: usize) -> Option<usize> {
+    let mut class = false;
+    let mut i = start + 1;
+    while i < src.len() {
+        match src[i] {
+            b'\\' => i += 2,
+            b'\n' | b'\r' => return None,
+            b'[' => {
+                class = true;
+                i += 1;
+            }
+            b']' => {
+                class = false;
+                i += 1;
+            }
+            b'/' if !class => {
+                i += 1;
+                while i < src.len() && is_ident(src[i]) {
+                    i += 1;
+                }
+                return Some(i);
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The offset after the string literal whose quote is at `start`; None if a line ends first.
+fn skip_string(src: &[u8], start: usize) -> Option<usize> {
+    let quote = src[start];
+    let mut i = start + 1;
+    while i < src.len() {
+        match src[i] {
+            b'\\' => i += 2,
+            b'\n' | b'\r' => return None,
+            c if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A template's text from `from`: pushes it as a string and returns where the code goes on,
+/// and whether the template closed (a backtick) or opened a `${`.
+fn template_text(src: &[u8], from: usize, out: &mut Vec<Span>) -> Option<(usize, bool)> {
+    let mut i = from;
+    while i < src.len() {
+        match src[i] {
+            b'\\' => i += 2,
+            b'`' => {
+                out.push(text(from, i + 1, from, i));
+                return Some((i + 1, true));
+            }
+            b'$' if src.get(i + 1) == Some(&b'{') => {
+                out.push(text(from, i + 2, from, i));
+                return Some((i + 2, false));
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text of each span, marked c (comment) or s (string content).
+    fn lexed(src: &str) -> Option<Vec<String>> {
+        let spans = spans(src.as_bytes())?;
+        Some(
+            spans
+                .iter()
+                .map(|s| match s.region {
+                    Region::Comment => format!("c:{}", &src[s.start..s.end]),
+                    Region::Text { start, end } => format!("s:{}", &src[start..end]),
+                    Region::Code => unreachable!("a lexer gives only comments and strings"),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn comments_strings_and_template_texts_are_found() {
+        let src = "#!/usr/bin/env node\n// console.log(1)\nconst a = 'x\\'y'; /* b\n*/ f(\"z\")\nt = `one ${g(`in ${h}`)} two`;\n";
+        assert_eq!(
+            lexed(src).expect("lexed"),
+            [
+                "c:#!/usr/bin/env node",
+                "c:// console.log(1)",
+                "s:x\\'y",
+                "c:/* b\n*/",
+                "s:z",
+                "s:one ",
+                "s:in ",
+                "s:",
+                "s: two",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_slash_is_a_regular_expression_only_where_an_expression_can_start() {
+        // After `=` and `return`: a regular expression, with a quote and a slash in a class.
+        let src = "x = /'[/]/g; function f() { return /\"/.test(s) }\ny = a / b / c; z = 'q';\n";
+        assert_eq!(lexed(src).expect("lexed"), ["s:q"]);
+        // `(a) / 2 / 'x'`: divisions, then a string.
+        assert_eq!(lexed("v = (a) / 2 / 'x';\n").expect("lexed"), ["s:x"]);
+    }
+
+    #[test]
+    fn what_it_cannot_follow_is_none() {
+        assert!(spans(b"s = 'open\nconsole.log(1)\n").is_none());
+        assert!(spans(b"/* never closed\n").is_none());
+        assert!(spans(b"t = `never ${closed}\n").is_none());
+        assert!(spans(b"f(1\n").is_none());
+        assert!(spans(b"return <p>Don't</p>;\n").is_none());
+        assert!(spans(b"return <a>x</a>;\n").is_none());
+        assert_eq!(lexed("").expect("lexed"), Vec::<String>::new());
+    }
+}
