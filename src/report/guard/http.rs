@@ -29,6 +29,17 @@ pub fn annotate(doc: &mut Value, t: &Transcript) {
             "delete": p.delete,
             "afterDelete": p.after_delete,
         },
+        "getStream": http.get_stream.as_ref().map(|g| json!({
+            "status": g.status,
+            "eventStream": g.event_stream,
+            "events": g.events,
+            "messages": g.messages,
+            "unread": g.unread,
+            "responses": g.responses.len(),
+            "lastEventId": g.last_event_id,
+            "retryMs": g.retry_ms,
+            "endedByServer": g.ended_by_server,
+        })),
     });
 }
 
