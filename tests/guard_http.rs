@@ -693,3 +693,34 @@ fn server_everything_log_notifications_on_the_get_stream_are_read_and_pass() {
     assert!(g["messages"].as_u64().unwrap_or(0) >= 1, "{g}");
     assert_eq!(g["responses"], 0, "{g}");
 }
+
+/// A GET that never gets its headers holds nothing up: the guard drops the connection when
+/// the session is over, though --timeout (300 s) would let it wait far longer, and it is no
+/// finding. The 120 s bound only catches a hang; it measures nothing.
+#[test]
+fn a_get_stream_that_never_answers_is_dropped_at_the_end() {
+    use std::process::Stdio;
+    let server = HttpServer::fixture("http_get_never_answers");
+    let mut child = mcpcheck()
+        .args(["guard", "--json", "--url", &server.url("/mcp")])
+        .args(["--timeout", "300000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcpcheck");
+    let bound = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > bound {
+            let _ = child.kill();
+            panic!("the guard was still running after 120 s: the GET stream held it");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let r = support::guard::parse(child.wait_with_output().expect("output"));
+    assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+    assert_eq!(r.exit, 0);
+    let g = &r.json["http"]["getStream"];
+    assert_eq!(g["status"], serde_json::Value::Null, "{g}");
+    assert_eq!(r.json["http"]["probes"]["get"], serde_json::Value::Null);
+    assert_eq!(r.json["http"]["probes"]["delete"], 200);
+}
