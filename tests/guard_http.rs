@@ -640,6 +640,14 @@ fn a_server_request_sent_only_on_the_get_stream_is_checked() {
     assert_eq!(g["retryMs"], 3000, "{g}");
     // The fixture holds the stream open without writing; closing it ended the session.
     assert_eq!(g["endedByServer"], false, "{g}");
+    // The human report says where the messages came from.
+    let server = HttpServer::fixture("http_get_stream_sampling");
+    let out = mcpcheck()
+        .args(["guard", "--url", &server.url("/mcp"), "--timeout", "5000"])
+        .output()
+        .expect("run mcpcheck");
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("(1 on the GET stream, HTTP 200)"), "{human}");
 }
 
 #[test]
@@ -654,6 +662,13 @@ fn a_response_and_data_that_is_not_json_on_the_get_stream_are_reported() {
     );
     assert_eq!(detail(&r, "http-get-stream"), "response-on-get-stream");
     assert_eq!(detail(&r, "http-sse-malformed"), "data-not-json");
+    let message = r.issue("http-sse-malformed")["message"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(
+        message,
+        "An event on the standalone GET stream carries data that is not JSON: `{not json`."
+    );
     let g = &r.json["http"]["getStream"];
     assert_eq!(g["events"], 2, "{g}");
     assert_eq!(g["responses"], 1, "{g}");

@@ -46,8 +46,13 @@ pub fn annotate(doc: &mut Value, t: &Transcript) {
 /// The human report's transport line, for an HTTP session.
 pub fn human_line(t: &Transcript) -> Option<String> {
     let http = t.http.as_ref()?;
+    let get = match http.get_stream.as_ref().map(|g| (g.status, g.messages)) {
+        Some((Some(status), messages)) => format!(" ({messages} on the GET stream, HTTP {status})"),
+        Some((None, _)) => " (the GET stream got no answer)".to_string(),
+        None => String::new(),
+    };
     Some(format!(
-        "  http: {} POST{} · session id {} · {} messages · {} ms",
+        "  http: {} POST{} · session id {} · {} messages{get} · {} ms",
         http.posts,
         if http.posts == 1 { "" } else { "s" },
         if http.session_id_issued {
