@@ -96,6 +96,10 @@ fn typescript_sdk_stateful_server_passes() {
     assert_eq!(http["probes"]["missingSessionId"], 400);
     assert_eq!(http["probes"]["delete"], 200);
     assert_eq!(http["probes"]["afterDelete"], 404);
+    // The standalone stream was held open for the session (and nothing came on it).
+    assert_eq!(http["getStream"]["status"], 200);
+    assert_eq!(http["getStream"]["eventStream"], true);
+    assert_eq!(http["probes"]["get"]["status"], 200);
 }
 
 #[test]
@@ -112,6 +116,7 @@ fn python_sdk_server_passes_stateful_and_stateless() {
     let r = passes_everywhere(&server, "python stateful");
     assert_eq!(r.json["http"]["sessionIdIssued"], true);
     assert_eq!(r.json["http"]["probes"]["afterDelete"], 404);
+    assert_eq!(r.json["http"]["getStream"]["status"], 200);
     drop(server);
     passes_everywhere(&py_server("stateless"), "python stateless");
 }
@@ -165,6 +170,7 @@ fn detail<'a>(r: &'a GuardResult, code: &str) -> &'a str {
 fn the_clean_stdlib_server_passes() {
     let r = expect_http("http_clean", "pass", &[]);
     assert_eq!(r.json["http"]["probes"]["get"]["status"], 405);
+    assert_eq!(r.json["http"]["getStream"]["status"], 405);
 }
 
 #[test]
@@ -568,6 +574,7 @@ fn server_everything_streamable_http_has_only_its_two_known_warnings() {
         assert_eq!(r.exit, 0, "{version}");
         assert_eq!(r.json["initialized"], true, "{version}");
         assert_eq!(r.json["http"]["probes"]["afterDelete"], 400, "{version}");
+        assert_eq!(r.json["http"]["getStream"]["status"], 200, "{version}");
         assert!(
             r.json["toolSchema"]["total"].as_u64().unwrap_or(0) > 0,
             "{version}"
@@ -609,4 +616,126 @@ fn strict_makes_a_foreign_origin_accepted_an_error_and_probes_speak_http() {
         ping.contains("refused over HTTP (ping: HTTP 400: missing session)"),
         "{ping}"
     );
+}
+
+/// A server request that comes only on the standalone GET stream (held open from
+/// notifications/initialized to the end of the session) is judged as one on a POST stream.
+#[test]
+fn a_server_request_sent_only_on_the_get_stream_is_checked() {
+    let r = expect_http(
+        "http_get_stream_sampling",
+        "fail",
+        &[("server-request-undeclared-capability", "error")],
+    );
+    let message = r.issue("server-request-undeclared-capability")["message"]
+        .as_str()
+        .unwrap_or("");
+    assert!(message.contains("sampling/createMessage"), "{message}");
+    let g = &r.json["http"]["getStream"];
+    assert_eq!(g["status"], 200, "{g}");
+    assert_eq!(g["eventStream"], true, "{g}");
+    assert_eq!(g["messages"], 1, "{g}");
+    assert_eq!(g["responses"], 0, "{g}");
+    assert_eq!(g["lastEventId"], "get-1", "{g}");
+    assert_eq!(g["retryMs"], 3000, "{g}");
+    // The fixture holds the stream open without writing; closing it ended the session.
+    assert_eq!(g["endedByServer"], false, "{g}");
+    // The human report says where the messages came from.
+    let server = HttpServer::fixture("http_get_stream_sampling");
+    let out = mcpcheck()
+        .args(["guard", "--url", &server.url("/mcp"), "--timeout", "5000"])
+        .output()
+        .expect("run mcpcheck");
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("(1 on the GET stream, HTTP 200)"), "{human}");
+}
+
+#[test]
+fn a_response_and_data_that_is_not_json_on_the_get_stream_are_reported() {
+    let r = expect_http(
+        "http_get_stream_response",
+        "fail",
+        &[
+            ("http-sse-malformed", "error"),
+            ("http-get-stream", "warning"),
+        ],
+    );
+    assert_eq!(detail(&r, "http-get-stream"), "response-on-get-stream");
+    assert_eq!(detail(&r, "http-sse-malformed"), "data-not-json");
+    let message = r.issue("http-sse-malformed")["message"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(
+        message,
+        "An event on the standalone GET stream carries data that is not JSON: `{not json`."
+    );
+    let g = &r.json["http"]["getStream"];
+    assert_eq!(g["events"], 2, "{g}");
+    assert_eq!(g["responses"], 1, "{g}");
+    // The response is judged on the stream, not handed to the session as a frame.
+    assert_eq!(g["messages"], 0, "{g}");
+}
+
+/// server-everything's simulated logging (started by one of its tools) sends
+/// notifications/message on the standalone stream: read as frames, and no new finding.
+#[test]
+fn server_everything_log_notifications_on_the_get_stream_are_read_and_pass() {
+    let server = everything("streamableHttp");
+    let r = guard_url(
+        &server.url("/mcp"),
+        &[
+            "--timeout",
+            "30000",
+            "--request",
+            "tools/call",
+            "--params",
+            r#"{"name":"toggle-simulated-logging","arguments":{}}"#,
+            "--settle",
+            "1500",
+        ],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("http-origin-not-validated", "warning"),
+            ("http-session-termination", "warning"),
+        ]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.json["operation"]["outcome"], "result");
+    let g = &r.json["http"]["getStream"];
+    assert!(g["messages"].as_u64().unwrap_or(0) >= 1, "{g}");
+    assert_eq!(g["responses"], 0, "{g}");
+}
+
+/// A GET that never gets its headers holds nothing up: the guard drops the connection when
+/// the session is over, though --timeout (300 s) would let it wait far longer, and it is no
+/// finding. The 120 s bound only catches a hang; it measures nothing.
+#[test]
+fn a_get_stream_that_never_answers_is_dropped_at_the_end() {
+    use std::process::Stdio;
+    let server = HttpServer::fixture("http_get_never_answers");
+    let mut child = mcpcheck()
+        .args(["guard", "--json", "--url", &server.url("/mcp")])
+        .args(["--timeout", "300000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcpcheck");
+    let bound = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > bound {
+            let _ = child.kill();
+            panic!("the guard was still running after 120 s: the GET stream held it");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let r = support::guard::parse(child.wait_with_output().expect("output"));
+    assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+    assert_eq!(r.exit, 0);
+    let g = &r.json["http"]["getStream"];
+    assert_eq!(g["status"], serde_json::Value::Null, "{g}");
+    assert_eq!(r.json["http"]["probes"]["get"], serde_json::Value::Null);
+    assert_eq!(r.json["http"]["probes"]["delete"], 200);
 }

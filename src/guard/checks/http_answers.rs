@@ -159,7 +159,35 @@ impl Check for HttpAnswers {
     }
 }
 
+/// The standalone GET stream answers no request: its broken events are worded for it.
+fn get_stream_problem(problem: &BodyProblem) -> Option<(&'static str, String)> {
+    Some(match problem {
+        BodyProblem::SseMalformedLine(l) => (
+            "malformed-line",
+            format!("The standalone GET stream has a line that is not `field: value`: `{l}`."),
+        ),
+        BodyProblem::SseDataNotJson(d) => (
+            "data-not-json",
+            format!("An event on the standalone GET stream carries data that is not JSON: `{d}`."),
+        ),
+        BodyProblem::TooLarge(limit) => (
+            "too-large",
+            format!("The standalone GET stream went past the {limit}-byte bound (one event, or the stream in all); it was dropped."),
+        ),
+        BodyProblem::TooManyEvents(n) => (
+            "too-many-events",
+            format!("The standalone GET stream sent more than {n} events; it was dropped."),
+        ),
+        _ => return None,
+    })
+}
+
 fn body_finding(method: &str, problem: &BodyProblem) -> Finding {
+    if let Some((detail, message)) = get_stream_problem(problem).filter(|_| method == "GET") {
+        return Finding::new(Code::HttpSseMalformed, message)
+            .detail(detail)
+            .at(Location::request(method));
+    }
     let (code, detail, message) = match problem {
         BodyProblem::ContentType(t) => (
             Code::HttpContentType,

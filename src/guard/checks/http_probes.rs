@@ -1,5 +1,5 @@
 //! Streamable HTTP probes after the session: foreign Origin, bogus MCP-Protocol-Version,
-//! GET (an event stream or 405; a legacy `endpoint`), DELETE and the ended session, and the
+//! GET (an event stream or 405; a legacy `endpoint`; no response on the stream held open), DELETE and the ended session, and the
 //! authorization metadata behind a 401 (RFC 9728, then RFC 8414 / OpenID).
 
 use super::{Check, CheckContext};
@@ -82,6 +82,21 @@ impl Check for HttpProbes {
                         ),
                     )
                     .detail(if *status == 200 { "not-event-stream" } else { "unexpected-status" }),
+                );
+            }
+        }
+        if let Some(g) = &http.get_stream {
+            if let Some(first) = g.responses.first() {
+                out.push(
+                    Finding::new(
+                        Code::HttpGetStream,
+                        format!(
+                            "The standalone GET stream carried {} JSON-RPC response{} (first id {first}); a server must not send responses on it unless the client resumes a request's stream.",
+                            g.responses.len(),
+                            if g.responses.len() == 1 { "" } else { "s" }
+                        ),
+                    )
+                    .detail("response-on-get-stream"),
                 );
             }
         }

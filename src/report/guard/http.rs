@@ -29,14 +29,30 @@ pub fn annotate(doc: &mut Value, t: &Transcript) {
             "delete": p.delete,
             "afterDelete": p.after_delete,
         },
+        "getStream": http.get_stream.as_ref().map(|g| json!({
+            "status": g.status,
+            "eventStream": g.event_stream,
+            "events": g.events,
+            "messages": g.messages,
+            "unread": g.unread,
+            "responses": g.responses.len(),
+            "lastEventId": g.last_event_id,
+            "retryMs": g.retry_ms,
+            "endedByServer": g.ended_by_server,
+        })),
     });
 }
 
 /// The human report's transport line, for an HTTP session.
 pub fn human_line(t: &Transcript) -> Option<String> {
     let http = t.http.as_ref()?;
+    let get = match http.get_stream.as_ref().map(|g| (g.status, g.messages)) {
+        Some((Some(status), messages)) => format!(" ({messages} on the GET stream, HTTP {status})"),
+        Some((None, _)) => " (the GET stream got no answer)".to_string(),
+        None => String::new(),
+    };
     Some(format!(
-        "  http: {} POST{} · session id {} · {} messages · {} ms",
+        "  http: {} POST{} · session id {} · {} messages{get} · {} ms",
         http.posts,
         if http.posts == 1 { "" } else { "s" },
         if http.session_id_issued {

@@ -5,12 +5,14 @@
 
 mod auth;
 pub mod client;
+mod get_stream;
 mod post;
 mod probes;
 pub mod sse;
 
 use crate::process::{StdioLimits, StdoutEvent};
 use crate::protocol::framing::RawLine;
+pub use get_stream::GetStreamRecord;
 use post::Outgoing;
 pub use post::{BodyProblem, Unreachable};
 pub use probes::{BOGUS_VERSION, FOREIGN_ORIGIN};
@@ -156,6 +158,8 @@ pub struct HttpRecord {
     pub version_header: Option<String>,
     pub probes: HttpProbes,
     pub posts: u32,
+    /// The standalone GET stream, when it was opened during the session.
+    pub get_stream: Option<GetStreamRecord>,
 }
 
 impl HttpRecord {
@@ -190,6 +194,7 @@ pub struct HttpTransport {
     /// initialize was answered with a result.
     initialized: bool,
     record: HttpRecord,
+    get: Option<get_stream::GetStream>,
 }
 
 impl HttpTransport {
@@ -210,6 +215,7 @@ impl HttpTransport {
             session_id: None,
             initialize_id: None,
             initialized: false,
+            get: None,
         }
     }
 
@@ -298,6 +304,9 @@ impl HttpTransport {
             }
         };
         self.note_session(&method, reply.session_id.as_deref());
+        if method == "notifications/initialized" && self.initialized && self.get.is_none() {
+            self.open_get_stream();
+        }
         if awaited.is_none() {
             // A notification, a response or a malformed line: 202 and no body.
             let accepted = reply.status == 202 && reply.body_bytes == 0;
@@ -404,19 +413,32 @@ impl HttpTransport {
     }
 
     fn push_line(&mut self, bytes: Vec<u8>) {
-        self.bytes += bytes.len() as u64 + 1;
-        self.queue.push_back(StdoutEvent::Line(RawLine {
-            number: self.next_line,
-            bytes,
-            had_carriage_return: false,
-        }));
-        self.next_line += 1;
+        let line = self.line(bytes);
+        self.queue.push_back(line);
     }
 
-    /// The next message an answer carried; pending while there is none. Cancel-safe.
+    fn line(&mut self, bytes: Vec<u8>) -> StdoutEvent {
+        self.bytes += bytes.len() as u64 + 1;
+        self.next_line += 1;
+        StdoutEvent::Line(RawLine {
+            number: self.next_line - 1,
+            bytes,
+            had_carriage_return: false,
+        })
+    }
+
+    /// The next message an answer or the GET stream carried; pending while there is none.
+    /// Cancel-safe.
     pub async fn next_event(&mut self) -> StdoutEvent {
-        match self.queue.pop_front() {
-            Some(e) => e,
+        if let Some(e) = self.queue.pop_front() {
+            return e;
+        }
+        let message = match self.get.as_mut() {
+            Some(get) => get.next_message().await,
+            None => None,
+        };
+        match message {
+            Some(bytes) => self.line(bytes),
             None => std::future::pending().await,
         }
     }
@@ -427,6 +449,7 @@ impl HttpTransport {
 
     /// Runs the transport probes, ends the session (DELETE) and hands back the record.
     pub async fn finish(&mut self) -> HttpRecord {
+        self.close_get_stream().await;
         probes::run(self).await;
         std::mem::take(&mut self.record)
     }

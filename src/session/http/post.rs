@@ -147,7 +147,7 @@ const TLS_FAILURES: &[&str] = &[
     "corrupt message",
 ];
 
-fn describe(e: &ureq::Error) -> String {
+pub(super) fn describe(e: &ureq::Error) -> String {
     let text = match e {
         ureq::Error::Rustls(_) | ureq::Error::Tls(_) => format!("TLS: {e}"),
         // rustls reports a failed handshake through the I/O error it wraps.
@@ -265,7 +265,7 @@ fn wrong_id(v: &Value, out: &Outgoing, reply: &mut Reply) -> bool {
     applies
 }
 
-fn is_response(v: &Value) -> bool {
+pub(super) fn is_response(v: &Value) -> bool {
     v.is_object() && v.get("method").is_none() && v.get("id").is_some()
 }
 

@@ -67,17 +67,13 @@ pub(super) async fn run(t: &mut HttpTransport) {
             t.record.probes.missing_session = t.status_of(out).await;
         }
     }
-    let mut get = t.outgoing(None, None, GET_WINDOW.min(t.timeout));
-    get.method = "GET";
-    get.headers.retain(|(n, _)| n != "Content-Type");
-    for (name, value) in &mut get.headers {
-        if name == "Accept" {
-            *value = "text/event-stream".into();
+    // The stream held open during the session already showed how GET is answered.
+    if t.record.get_stream.is_none() {
+        let get = t.get_request(GET_WINDOW.min(t.timeout));
+        if let Ok(r) = t.run(get).await {
+            let sse = media_type(r.content_type.as_deref()).as_deref() == Some("text/event-stream");
+            t.record.probes.get = Some((r.status, sse, r.first_event));
         }
-    }
-    if let Ok(r) = t.run(get).await {
-        let sse = media_type(r.content_type.as_deref()).as_deref() == Some("text/event-stream");
-        t.record.probes.get = Some((r.status, sse, r.first_event));
     }
     if open && t.session_id.is_some() {
         let mut delete = t.outgoing(None, None, t.timeout);

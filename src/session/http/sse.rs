@@ -28,6 +28,10 @@ pub struct SseReader<R> {
     max_event_bytes: usize,
     pub problems: Vec<SseProblem>,
     pub done: bool,
+    /// The last `id:` seen (the SSE last event ID a client would resume from).
+    pub last_id: Option<String>,
+    /// The last valid `retry:` (milliseconds).
+    pub retry_ms: Option<u64>,
 }
 
 impl<R: BufRead> SseReader<R> {
@@ -37,6 +41,8 @@ impl<R: BufRead> SseReader<R> {
             max_event_bytes,
             problems: Vec::new(),
             done: false,
+            last_id: None,
+            retry_ms: None,
         }
     }
 
@@ -86,7 +92,17 @@ impl<R: BufRead> SseReader<R> {
                     }
                 }
                 b"event" => event = Some(String::from_utf8_lossy(value).into_owned()),
-                b"id" | b"retry" => {}
+                // As the SSE spec says: an id with NUL and a retry not all digits are ignored.
+                b"id" if !value.contains(&0) => {
+                    self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+                }
+                b"id" => {}
+                b"retry" => {
+                    if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+                        self.retry_ms =
+                            std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
+                    }
+                }
                 _ => self.problems.push(SseProblem::MalformedLine(
                     String::from_utf8_lossy(&line).into_owned(),
                 )),
@@ -163,6 +179,19 @@ mod tests {
         let (events, problems) = all("garbage here\ndata: 1\n");
         assert_eq!(events, []);
         assert_eq!(problems, [SseProblem::MalformedLine("garbage here".into())]);
+    }
+
+    #[test]
+    fn the_last_id_and_a_valid_retry_are_kept() {
+        let mut r = SseReader::new(
+            "id: 7\nretry: 1500\ndata: 1\n\nid: 8\nretry: soon\n\n".as_bytes(),
+            64,
+        );
+        assert_eq!(r.next_event().map(|e| e.data), Some(b"1".to_vec()));
+        assert_eq!(r.next_event(), None);
+        assert_eq!(r.problems, []);
+        assert_eq!(r.last_id.as_deref(), Some("8"));
+        assert_eq!(r.retry_ms, Some(1500));
     }
 
     #[test]
