@@ -147,7 +147,7 @@ const TLS_FAILURES: &[&str] = &[
     "corrupt message",
 ];
 
-fn describe(e: &ureq::Error) -> String {
+pub(super) fn describe(e: &ureq::Error) -> String {
     let text = match e {
         ureq::Error::Rustls(_) | ureq::Error::Tls(_) => format!("TLS: {e}"),
         // rustls reports a failed handshake through the I/O error it wraps.
