@@ -126,6 +126,17 @@ fn the_clean_legacy_fixture_passes_with_only_the_deprecation_warning() {
     assert_eq!(detail(&r, "http-legacy-sse"), "endpoint-event");
 }
 
+/// The server asks the client (`ping`) before it answers tools/list: the session answers on
+/// the endpoint and keeps reading the stream, so nothing waits for the timeout.
+#[test]
+fn a_server_request_before_the_response_is_answered_and_the_response_read() {
+    let r = expect_legacy("http_legacy_server_request", &[], &[]);
+    assert_eq!(r.json["toolSchema"]["valid"], 1);
+    let asked = &r.json["stdout"]["serverRequests"][0];
+    assert_eq!(asked["method"], "ping", "{:#}", r.json["stdout"]);
+    assert_eq!(asked["answeredWithError"], false);
+}
+
 #[test]
 fn a_cross_origin_endpoint_is_reported_and_never_followed() {
     // The endpoint names this listener, another origin (port) on the same host.

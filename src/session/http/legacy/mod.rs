@@ -66,6 +66,13 @@ impl LegacyRecord {
     }
 }
 
+/// What one item of the stream was, for a request waiting on its response.
+enum Took {
+    Response(Value),
+    ServerRequest,
+    Other,
+}
+
 /// The session's client for one legacy server.
 pub struct LegacyTransport {
     target: HttpTarget,
@@ -320,11 +327,14 @@ impl LegacyTransport {
                 return Err(self.missing(method, true));
             }
             match self.recv(deadline).await {
-                Some(item) => {
-                    if self.take(item).is_some_and(|got| &got == id) {
-                        return Ok(());
-                    }
-                }
+                Some(item) => match self.take(item) {
+                    Took::Response(got) if &got == id => return Ok(()),
+                    // The server may wait for the client's answer before it answers: hand
+                    // back to the session, which answers it and keeps reading the stream
+                    // (a response that never comes is then the session's timeout).
+                    Took::ServerRequest => return Ok(()),
+                    _ => {}
+                },
                 None => {
                     let ended = self.stream_ended;
                     return Err(self.missing(method, ended));
@@ -344,34 +354,35 @@ impl LegacyTransport {
         )
     }
 
-    /// Handles one item of the stream; gives the id of a response it carried.
-    fn take(&mut self, item: StreamItem) -> Option<Value> {
+    /// Handles one item of the stream.
+    fn take(&mut self, item: StreamItem) -> Took {
         match item {
             StreamItem::Event(e) => {
                 self.legacy.events += 1;
                 // Only `message` events carry messages (a repeated `endpoint` carries none).
                 if e.event.as_deref().is_some_and(|n| n != "message") {
-                    return None;
+                    return Took::Other;
                 }
                 let Ok(v) = serde_json::from_slice::<Value>(&e.data) else {
                     let problem = BodyProblem::SseDataNotJson(post::excerpt_bytes(&e.data));
                     self.legacy.facts.push(LegacyFact::Stream(problem));
-                    return None;
+                    return Took::Other;
                 };
                 self.note_initialize(&v);
                 self.push_line(e.data);
-                v.get("method")
-                    .is_none()
-                    .then(|| v.get("id").cloned())
-                    .flatten()
+                match (v.get("method"), v.get("id")) {
+                    (None, Some(id)) => Took::Response(id.clone()),
+                    (Some(_), Some(_)) => Took::ServerRequest,
+                    _ => Took::Other,
+                }
             }
             StreamItem::Problem(p) => {
                 self.legacy.facts.push(LegacyFact::Stream(p));
-                None
+                Took::Other
             }
             StreamItem::Ended | StreamItem::Failed(_) | StreamItem::Opened { .. } => {
                 self.stream_ended = true;
-                None
+                Took::Other
             }
         }
     }
