@@ -157,6 +157,29 @@ fn a_cross_origin_endpoint_is_reported_and_never_followed() {
 }
 
 #[test]
+fn a_session_stream_without_an_endpoint_event_is_reported() {
+    for (variant, said) in [
+        ("refused", "HTTP 503"),
+        ("first-event", "first event is `message`"),
+    ] {
+        let r = expect_legacy(
+            "http_legacy_no_endpoint",
+            &[variant],
+            &[("http-legacy-endpoint", "error")],
+        );
+        assert_eq!(
+            detail(&r, "http-legacy-endpoint"),
+            "no-endpoint",
+            "{variant}"
+        );
+        let message = r.issue("http-legacy-endpoint")["message"]
+            .as_str()
+            .unwrap_or("");
+        assert!(message.contains(said), "{variant}: {message}");
+    }
+}
+
+#[test]
 fn an_endpoint_that_is_not_a_uri_is_reported() {
     let r = expect_legacy(
         "http_legacy_endpoint",

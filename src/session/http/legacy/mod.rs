@@ -99,6 +99,12 @@ impl LegacyTransport {
             record: HttpRecord {
                 url: crate::secrets::redact(&target.url),
                 local: target.local,
+                // Chosen only after the GET probe met `endpoint` (falls_back_to_legacy): the
+                // run's probe result, whatever this session's own GET gets.
+                probes: super::HttpProbes {
+                    get: Some((200, true, Some("endpoint".into()))),
+                    ..super::HttpProbes::default()
+                },
                 ..HttpRecord::default()
             },
             target: target.clone(),
@@ -214,7 +220,6 @@ impl LegacyTransport {
             );
             return Err(self.endpoint_fact("no-endpoint", message));
         }
-        self.record.probes.get = Some((200, true, Some("endpoint".into())));
         let reference = String::from_utf8_lossy(&e.data).into_owned();
         match resolve(&self.target.url, &reference) {
             Ok(url) => {
