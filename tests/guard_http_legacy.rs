@@ -137,6 +137,25 @@ fn a_server_request_before_the_response_is_answered_and_the_response_read() {
     assert_eq!(asked["answeredWithError"], false);
 }
 
+/// At 2025-03-26, the one revision with batches, a response inside a batch on the stream is
+/// found by its id: the session completes with nothing but the deprecation warning.
+#[test]
+fn a_response_inside_a_batch_on_the_stream_is_found() {
+    let server = HttpServer::fixture("http_legacy_batch");
+    let r = guard_url(
+        &server.url("/sse"),
+        &["--timeout", "3000", "--protocol", "2025-03-26"],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[("http-legacy-sse", "warning")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.json["transport"], "sse");
+    assert_eq!(r.json["toolSchema"]["valid"], 1);
+}
+
 #[test]
 fn a_cross_origin_endpoint_is_reported_and_never_followed() {
     // The endpoint names this listener, another origin (port) on the same host.

@@ -68,7 +68,8 @@ impl LegacyRecord {
 
 /// What one item of the stream was, for a request waiting on its response.
 enum Took {
-    Response(Value),
+    /// The ids of the responses it carried (a batch may carry several).
+    Responses(Vec<Value>),
     ServerRequest,
     Other,
 }
@@ -333,7 +334,7 @@ impl LegacyTransport {
             }
             match self.recv(deadline).await {
                 Some(item) => match self.take(item) {
-                    Took::Response(got) if &got == id => return Ok(()),
+                    Took::Responses(ids) if ids.contains(id) => return Ok(()),
                     // The server may wait for the client's answer before it answers: hand
                     // back to the session, which answers it and keeps reading the stream
                     // (a response that never comes is then the session's timeout).
@@ -375,11 +376,20 @@ impl LegacyTransport {
                 };
                 self.note_initialize(&v);
                 self.push_line(e.data);
-                match (v.get("method"), v.get("id")) {
-                    (None, Some(id)) => Took::Response(id.clone()),
-                    (Some(_), Some(_)) => Took::ServerRequest,
-                    _ => Took::Other,
+                // A batch is judged by the session; here only its responses' ids count.
+                let items = match &v {
+                    Value::Array(items) => items.as_slice(),
+                    one => std::slice::from_ref(one),
+                };
+                let mut ids = Vec::new();
+                for item in items {
+                    match (item.get("method"), item.get("id")) {
+                        (None, Some(id)) => ids.push(id.clone()),
+                        (Some(_), Some(_)) => return Took::ServerRequest,
+                        _ => {}
+                    }
                 }
+                Took::Responses(ids)
             }
             StreamItem::Problem(p) => {
                 self.legacy.facts.push(LegacyFact::Stream(p));
