@@ -359,7 +359,16 @@ catalog! {
         "A GET with Accept: text/event-stream must open an event stream for server messages (200, text/event-stream) or be refused with 405 Method Not Allowed. A 200 that is not an event stream, or another status, confuses clients that open the stream (detail not-event-stream, unexpected-status). The guard holds the stream open during the session and checks its messages as any other; a JSON-RPC response on it is forbidden unless the client resumes a request's stream with Last-Event-ID (detail response-on-get-stream).";
     HttpLegacySse => "http-legacy-sse", McpProtocol, Warning,
         "The server speaks the legacy HTTP+SSE transport",
-        "GET on the URL opened an event stream whose first event is `endpoint`: the HTTP+SSE transport of 2024-11-05, replaced by Streamable HTTP in 2025-03-26. Current clients try Streamable HTTP first and fall back only if they still support the old transport; the guard checks no further. Move the server to Streamable HTTP (the SDKs provide it) and keep the old endpoint only for old clients.";
+        "GET on the URL opened an event stream whose first event is `endpoint`: the HTTP+SSE transport of 2024-11-05, replaced by Streamable HTTP in 2025-03-26. Current clients try Streamable HTTP first and fall back only if they still support the old transport; the guard falls back the same way and checks the session over it (the http-legacy-* codes). Move the server to Streamable HTTP (the SDKs provide it) and keep the old endpoint only for old clients.";
+    HttpLegacyEndpoint => "http-legacy-endpoint", McpProtocol, Error,
+        "The legacy event stream gave no usable endpoint",
+        "A 2024-11-05 HTTP+SSE server's first event on the GET stream must be `endpoint`, whose data is a URI reference on the same origin as the URL; the client POSTs every message there. The detail says what broke: no-endpoint (no stream, or another first event), not-a-uri, cross-origin (never followed, so no credential goes there). Send `event: endpoint` with a path on your own origin first.";
+    HttpLegacyPostRejected => "http-legacy-post-rejected", McpProtocol, Error,
+        "A POST to the legacy endpoint was not answered 2xx",
+        "Over HTTP+SSE the client POSTs each message to the endpoint the stream named, and the answer comes on the stream; the POST itself should be accepted (the SDKs answer 202). A 4xx or 5xx loses the message. The detail gives the status. Accept every message of a live session at its endpoint.";
+    HttpLegacyResponseMissing => "http-legacy-response-missing", McpProtocol, Error,
+        "A request's response never came on the legacy event stream",
+        "The endpoint accepted a request's POST, but no `message` event with its id came on the stream before --timeout (detail timeout) or before the stream ended (detail stream-ended): a client waits on it forever. Send every response as a `message` event on the session's stream.";
     HttpOriginNotValidated => "http-origin-not-validated", Security, Warning,
         "A local server accepted a request with a foreign Origin",
         "The server listens on a loopback or private address and answered a request whose Origin header names another site. A web page the user visits can then reach it through DNS rebinding and call its tools. The spec requires servers to validate Origin: answer 403 to origins you do not expect.", risk = Medium, owasp = "MCP07";

@@ -277,16 +277,6 @@ fn a_get_that_is_not_an_event_stream_is_reported() {
 }
 
 #[test]
-fn the_legacy_sse_transport_is_detected() {
-    let r = expect_http(
-        "http_legacy_sse",
-        "warning",
-        &[("http-legacy-sse", "warning")],
-    );
-    assert_eq!(detail(&r, "http-legacy-sse"), "endpoint-event");
-}
-
-#[test]
 fn a_local_server_accepting_a_foreign_origin_is_warned_about() {
     let r = expect_http(
         "http_no_origin_check",
@@ -580,19 +570,6 @@ fn server_everything_streamable_http_has_only_its_two_known_warnings() {
             "{version}"
         );
     }
-}
-
-#[test]
-fn server_everything_sse_mode_is_the_legacy_transport() {
-    let server = everything("sse");
-    let r = guard_url(&server.url("/sse"), &["--timeout", "30000"]);
-    assert_eq!(
-        r.issues(),
-        pairs(&[("http-legacy-sse", "warning")]),
-        "{:#}",
-        r.json["issues"]
-    );
-    assert_eq!(r.exit, 0);
 }
 
 #[test]

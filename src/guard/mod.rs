@@ -67,7 +67,7 @@ impl GuardRun {
 }
 
 /// Runs every session the settings ask for, and every check.
-pub async fn run(settings: GuardSettings) -> GuardRun {
+pub async fn run(mut settings: GuardSettings) -> GuardRun {
     process::become_subreaper();
     let matrix_sessions = if settings.protocol_matrix {
         matrix::SESSIONS
@@ -84,6 +84,13 @@ pub async fn run(settings: GuardSettings) -> GuardRun {
     let mut extra = Vec::new();
     for _ in 0..settings.repeat {
         let mut result = session_with_checks(&settings.command, &settings).await;
+        if remote::falls_back_to_legacy(&result.transcript) {
+            // Every later session (repeat, matrix, probes) speaks the legacy transport too.
+            if let Some(target) = settings.plan.http.as_mut() {
+                target.legacy_sse = true;
+            }
+            result = session_with_checks(&settings.command, &settings).await;
+        }
         settings.progress.step("run");
         if let Some(cause) = python::diagnose_buffering(&settings, &result).await {
             // A rerun answered: judge that run, and name the cause if it was buffering.

@@ -58,7 +58,20 @@ pub fn target(args: &GuardRequest) -> Result<Option<HttpTarget>, Error> {
         headers,
         local: is_local(&host, url.starts_with("https")),
         dial_policy: None,
+        legacy_sse: false,
     }))
+}
+
+/// Streamable HTTP got no answer to the handshake and GET opened a legacy stream (first
+/// event `endpoint`): as the spec's backwards-compatibility section tells clients, the
+/// session is run again over the legacy HTTP+SSE transport.
+pub fn falls_back_to_legacy(t: &crate::session::transcript::Transcript) -> bool {
+    let Some(http) = &t.http else {
+        return false;
+    };
+    http.legacy.is_none()
+        && t.initialize_result().is_none()
+        && matches!(&http.probes.get, Some((_, true, Some(e))) if e == "endpoint")
 }
 
 /// What the report shows as the "command" of a remote run: the URL, credentials masked.

@@ -1,6 +1,8 @@
 //! The seam under the session: a child process over stdio, or a remote server over
-//! Streamable HTTP. The session drives both the same way and records one transcript.
+//! Streamable HTTP, or the legacy HTTP+SSE transport. The session drives each the same way and
+//! records one transcript.
 
+use super::http::legacy::LegacyTransport;
 use super::http::{HttpRecord, HttpTarget, HttpTransport};
 use crate::process::{
     ExitKind, ProcessEvent, ServerCommand, ServerProcess, ShutdownReport, SpawnError,
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 pub enum Transport {
     Stdio(ServerProcess),
     Http(HttpTransport),
+    Legacy(LegacyTransport),
 }
 
 impl Transport {
@@ -24,6 +27,9 @@ impl Transport {
         timeout: Duration,
     ) -> Result<Self, SpawnError> {
         match http {
+            Some(target) if target.legacy_sse => Ok(Transport::Legacy(LegacyTransport::new(
+                target, limits, timeout,
+            ))),
             Some(target) => Ok(Transport::Http(HttpTransport::new(target, limits, timeout))),
             None => ServerProcess::spawn(cmd, limits).map(Transport::Stdio),
         }
@@ -33,6 +39,7 @@ impl Transport {
         match self {
             Transport::Stdio(p) => p.send(bytes, deadline).await,
             Transport::Http(h) => h.send(bytes, deadline).await,
+            Transport::Legacy(l) => l.send(bytes, deadline).await,
         }
     }
 
@@ -41,13 +48,14 @@ impl Transport {
         match self {
             Transport::Stdio(p) => p.next_event().await,
             Transport::Http(h) => ProcessEvent::Stdout(h.next_event().await),
+            Transport::Legacy(l) => ProcessEvent::Stdout(l.next_event().await),
         }
     }
 
     pub async fn wait_exit(&mut self) -> ExitKind {
         match self {
             Transport::Stdio(p) => p.wait_exit().await,
-            Transport::Http(_) => std::future::pending().await,
+            Transport::Http(_) | Transport::Legacy(_) => std::future::pending().await,
         }
     }
 
@@ -55,20 +63,21 @@ impl Transport {
         match self {
             Transport::Stdio(p) => p.stdout_bytes(),
             Transport::Http(h) => h.bytes(),
+            Transport::Legacy(l) => l.bytes(),
         }
     }
 
     pub fn unterminated_stdout(&self) -> Option<RawLine> {
         match self {
             Transport::Stdio(p) => p.unterminated_stdout(),
-            Transport::Http(_) => None,
+            Transport::Http(_) | Transport::Legacy(_) => None,
         }
     }
 
     pub fn stderr(&self) -> StderrCapture {
         match self {
             Transport::Stdio(p) => p.stderr(),
-            Transport::Http(_) => StderrCapture::default(),
+            Transport::Http(_) | Transport::Legacy(_) => StderrCapture::default(),
         }
     }
 
@@ -88,6 +97,7 @@ impl Transport {
                 (Some(report), None)
             }
             Transport::Http(h) => (None, Some(h.finish().await)),
+            Transport::Legacy(l) => (None, Some(l.finish().await)),
         }
     }
 }

@@ -16,7 +16,7 @@ const TRANSPORTS: &[&str] = &["streamable-http", "sse"];
 #[derive(Debug, Clone, PartialEq)]
 pub struct Remote {
     pub url: String,
-    /// `streamable-http`, or `sse` (the legacy transport, which the guard detects).
+    /// `streamable-http`, or `sse` (the legacy transport, which the guard falls back to).
     pub transport: String,
     pub headers: Vec<(String, HeaderValue)>,
 }

@@ -40,7 +40,9 @@ impl Check for HttpAnswers {
         };
         let mut body_problem_seen = false;
         // A legacy HTTP+SSE server refuses the POST; http-legacy-sse says why.
-        let legacy = matches!(&http.probes.get, Some((_, true, Some(e))) if e == "endpoint");
+        // (Not when the session ran over that transport: then its own answers are judged.)
+        let legacy = http.legacy.is_none()
+            && matches!(&http.probes.get, Some((_, true, Some(e))) if e == "endpoint");
         for fact in &http.facts {
             let finding = match fact {
                 HttpFact::Status { method, .. }

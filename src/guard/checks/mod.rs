@@ -3,6 +3,7 @@
 
 mod capabilities;
 mod http_answers;
+mod http_legacy;
 mod http_probes;
 mod initialize;
 mod json_rpc;
@@ -57,5 +58,6 @@ pub fn registry() -> Vec<Box<dyn Check>> {
         Box::new(server_traffic::ServerTraffic),
         Box::new(http_answers::HttpAnswers),
         Box::new(http_probes::HttpProbes),
+        Box::new(http_legacy::HttpLegacy),
     ]
 }

@@ -1,5 +1,6 @@
-//! What the JSON report adds about the transport: `transport` ("stdio" or "http") always,
-//! and over HTTP an `http` object (the URL with credentials masked, never a header value).
+//! What the JSON report adds about the transport: `transport` ("stdio", "http", or "sse" for
+//! the legacy HTTP+SSE transport) always, and over HTTP an `http` object (the URL with
+//! credentials masked, never a header value; over the legacy transport its `legacy` part).
 
 use crate::session::transcript::Transcript;
 use serde_json::{json, Value};
@@ -9,7 +10,7 @@ pub fn annotate(doc: &mut Value, t: &Transcript) {
         doc["transport"] = json!("stdio");
         return;
     };
-    doc["transport"] = json!("http");
+    doc["transport"] = json!(if http.legacy.is_some() { "sse" } else { "http" });
     let p = &http.probes;
     doc["http"] = json!({
         "url": crate::finding::excerpt(&http.url, 200),
@@ -36,16 +37,34 @@ pub fn annotate(doc: &mut Value, t: &Transcript) {
             "messages": g.messages,
             "unread": g.unread,
             "responses": g.responses.len(),
-            "lastEventId": g.last_event_id,
+            "lastEventId": g.last_event_id.as_deref().map(|e| crate::finding::excerpt(e, 200)),
             "retryMs": g.retry_ms,
             "endedByServer": g.ended_by_server,
         })),
     });
+    if let Some(l) = &http.legacy {
+        doc["http"]["legacy"] = json!({
+            "endpoint": l.endpoint.as_deref().map(|e| crate::finding::excerpt(e, 200)),
+            "streamStatus": l.stream_status,
+            "events": l.events,
+        });
+    }
 }
 
 /// The human report's transport line, for an HTTP session.
 pub fn human_line(t: &Transcript) -> Option<String> {
     let http = t.http.as_ref()?;
+    if let Some(l) = &http.legacy {
+        return Some(format!(
+            "  http+sse (legacy 2024-11-05): {} POST{} to {} · {} events · {} messages · {} ms",
+            http.posts,
+            if http.posts == 1 { "" } else { "s" },
+            l.endpoint.as_deref().unwrap_or("no endpoint"),
+            l.events,
+            t.frames.len(),
+            t.duration_ms
+        ));
+    }
     let get = match http.get_stream.as_ref().map(|g| (g.status, g.messages)) {
         Some((Some(status), messages)) => format!(" ({messages} on the GET stream, HTTP {status})"),
         Some((None, _)) => " (the GET stream got no answer)".to_string(),

@@ -41,7 +41,7 @@ fn parts(url: &str) -> Option<(String, String, String)> {
     (!authority.is_empty()).then_some((scheme, authority, path))
 }
 
-fn origin(url: &str) -> Option<String> {
+pub(super) fn origin(url: &str) -> Option<String> {
     parts(url).map(|(s, a, _)| format!("{s}://{a}"))
 }
 

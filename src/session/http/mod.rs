@@ -6,6 +6,7 @@
 mod auth;
 pub mod client;
 mod get_stream;
+pub mod legacy;
 mod post;
 mod probes;
 pub mod sse;
@@ -36,6 +37,8 @@ pub struct HttpTarget {
     /// Whether a URL on another origin (authorization metadata) may be dialled; `None`
     /// dials only the server's own origin.
     pub dial_policy: Option<DialPolicy>,
+    /// Speak the legacy HTTP+SSE transport (2024-11-05) instead of Streamable HTTP.
+    pub legacy_sse: bool,
 }
 
 /// Why a URL must not be dialled, or `None` to allow it.
@@ -59,6 +62,7 @@ impl std::fmt::Debug for HttpTarget {
             .field("headers", &names)
             .field("local", &self.local)
             .field("dial_policy", &self.dial_policy.is_some())
+            .field("legacy_sse", &self.legacy_sse)
             .finish()
     }
 }
@@ -160,6 +164,8 @@ pub struct HttpRecord {
     pub posts: u32,
     /// The standalone GET stream, when it was opened during the session.
     pub get_stream: Option<GetStreamRecord>,
+    /// What the legacy HTTP+SSE transport saw, when the session ran over it.
+    pub legacy: Option<legacy::LegacyRecord>,
 }
 
 impl HttpRecord {
@@ -176,7 +182,10 @@ impl HttpRecord {
                     | HttpFact::Refused { .. }
                     | HttpFact::Unauthorized { .. }
             )
-        })
+        }) || self
+            .legacy
+            .as_ref()
+            .is_some_and(legacy::LegacyRecord::answer_lost)
     }
 }
 
