@@ -103,11 +103,14 @@ pub fn parse_ranges(src: &[u8]) -> Option<Vec<tree_sitter::Range>> {
     python_window::included_ranges(src, window_keep())
 }
 
-/// Modules whose members the rules follow (`module_member`); other modules lead nowhere.
-const FOLLOWED_MODULES: &[&str] = &[
+/// Modules whose members `module_member` knows; any other module, and any member of these
+/// that is not in `module_member` (`sys.maxsize`, `os.environ`), leads nowhere.
+const MEMBER_MODULES: &[&str] = &[
     "sys",
     "builtins",
     "rich",
+    "rich.console",
+    "rich.logging",
     "click",
     "typer",
     "logging",
@@ -118,6 +121,14 @@ const FOLLOWED_MODULES: &[&str] = &[
     "pprint",
     "structlog",
 ];
+
+/// True if members of `module` (or of its members) can mean something to the rules.
+fn module_leads_somewhere(module: &str) -> bool {
+    MEMBER_MODULES.iter().any(|m| {
+        m.strip_prefix(module)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    })
+}
 
 /// What an expression denotes, as far as stdout is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,13 +335,11 @@ pub fn widen_ranges(
     ranges: &[tree_sitter::Range],
 ) -> Option<Vec<tree_sitter::Range>> {
     let py = collect(lang, root, src).0;
-    // `import re` leads nowhere; `import sys` is followed only through words that keep a
-    // definition anyway (`sys.stdout`); `import rich.console as rc` is followed as `rc`.
+    // `import re` and `from os import environ` lead nowhere; `import sys` is followed only
+    // through words that keep a definition anyway (`sys.stdout`); `import rich.console as rc`
+    // is followed as `rc`.
     let leads_somewhere = |name: &str, sym: Option<Sym>| match sym {
-        Some(Sym::Module(module)) => {
-            let root = module.split('.').next().unwrap_or(&module);
-            FOLLOWED_MODULES.contains(&root) && name != module
-        }
+        Some(Sym::Module(module)) => module_leads_somewhere(&module) && name != module,
         other => other.is_some(),
     };
     let bound = py.bindings.all().filter(|(name, bound)| {
@@ -342,12 +351,17 @@ pub fn widen_ranges(
         .members
         .all()
         .filter(|(_, values)| values.iter().any(|v| py.resolve(*v).is_some()));
-    let mut names = bound
+    let mut used: Vec<&str> = bound
         .map(|(name, _)| name)
-        .chain(members.map(|(name, _)| name));
-    names
-        .any(|name| super::js_window::used_outside(src, ranges, name))
-        .then(Vec::new)
+        .chain(members.map(|(name, _)| name))
+        .filter(|name| super::js_window::used_outside(src, ranges, name))
+        .collect();
+    if used.is_empty() {
+        return None;
+    }
+    // Parse again with the definitions that use them (empty ranges parse the whole file).
+    used.extend(window_keep());
+    Some(python_window::included_ranges(src, &used).unwrap_or_default())
 }
 
 impl<'t> Py<'t> {
@@ -512,6 +526,36 @@ impl<'t> Py<'t> {
                 every_expr(&bound, |e| self.is_json_message(e, depth + 1))
             }
             _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_modules_with_members_the_rules_know_lead_somewhere() {
+        for module in ["sys", "rich", "rich.console", "logging", "contextlib"] {
+            assert!(module_leads_somewhere(module), "{module}");
+        }
+        for module in [
+            "sys.maxsize",
+            "os.environ",
+            "contextlib.suppress",
+            "richer",
+            "re",
+        ] {
+            assert!(!module_leads_somewhere(module), "{module}");
+        }
+        // Every module `module_member` knows a member of is listed.
+        for (module, attr) in [
+            ("sys", "stdout"),
+            ("rich.console", "Console"),
+            ("os", "write"),
+        ] {
+            assert!(!matches!(module_member(module, attr), Sym::Module(_)));
+            assert!(MEMBER_MODULES.contains(&module));
         }
     }
 }
