@@ -62,12 +62,34 @@ fn counts(occurrence: &Occurrence<'_>) -> bool {
             whole && string_read_by_rules(occurrence.src, start, end)
         }
         Region::Code => match occurrence.word {
-            "console" => !unfollowed_member(occurrence, &CONSOLE_MEMBERS),
+            "console" => {
+                !unfollowed_member(occurrence, &CONSOLE_MEMBERS) && !only_tested(occurrence)
+            }
             "stdout" => !unfollowed_member(occurrence, &["write", "end", "fd"]),
             "write" | "writeSync" => !called_with_other_fd(occurrence, &[b"//", b"/*"]),
             _ => true,
         },
     }
+}
+
+/// `typeof console`, `!console`, `console && ...`, `console === x`, `console ? a : b`: the
+/// value is only tested, never held or called (the resolver follows no operator).
+fn only_tested(occurrence: &Occurrence<'_>) -> bool {
+    let before = occurrence.before().trim_ascii_end();
+    let after = occurrence.after().trim_ascii_start();
+    // `!console.log(1)` and `typeof console.log` still read a member.
+    if [".", "[", "(", "?."]
+        .iter()
+        .any(|m| after.starts_with(m.as_bytes()))
+    {
+        return false;
+    }
+    let tested_after = ["&&", "||", "===", "!==", "==", "!="]
+        .iter()
+        .any(|op| after.starts_with(op.as_bytes()))
+        || (after.starts_with(b"?") && !after.starts_with(b"?.") && !after.starts_with(b"??"));
+    let negated = before.ends_with(b"!") && !before.ends_with(b"!!");
+    tested_after || negated || ends_with_word(before, b"typeof")
 }
 
 /// A string literal whose content is `src[start..end]` stands where the resolver reads strings:

@@ -425,6 +425,10 @@ mod tests {
             (Lang::JavaScript, "console.error(1); console.time('t')\nif (process.stdout.isTTY) {}\n", false),
             (Lang::JavaScript, "const fs = require('fs');\nfs.writeSync(fd, s); stream.write(x)\n", false),
             (Lang::JavaScript, "const t = `console.log(${x})`\n", false),
+            (Lang::JavaScript, "if (typeof console === 'object' && !console) {}\nconst c = console ? 1 : 2\n", false),
+            (Lang::JavaScript, "const c = console;\nc.log(1)\n", true),
+            (Lang::JavaScript, "let a = b!\nconsole.log(1)\n", true),
+            (Lang::JavaScript, "const c = (console);\nc.log(1)\n", true),
         ];
         for (lang, src, finds) in cases {
             assert_eq!(hits(*lang, src) > 0, *finds, "scan of {src:?}");

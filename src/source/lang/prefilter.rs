@@ -163,6 +163,40 @@ impl Prefilter {
             .as_ref()
     }
 
+    /// Every occurrence that counts, as (word, start, end) in order; None if the words could
+    /// not be compiled (then nothing can be ruled out).
+    pub fn counted(&self, src: &[u8]) -> Option<Vec<(&'static str, usize, usize)>> {
+        let compiled = self.compiled()?;
+        let spans = self.lexer.and_then(|lexer| lexer(src)).unwrap_or_default();
+        let mut spans = spans.into_iter().peekable();
+        let mut out = Vec::new();
+        for m in compiled.matcher.find_iter(src) {
+            let (start, end) = (m.start(), m.end());
+            let glued = (start > 0 && is_ident(src[start - 1]))
+                || src.get(end).is_some_and(|c| is_ident(*c));
+            if glued {
+                continue;
+            }
+            while spans.next_if(|s| s.end <= start).is_some() {}
+            let region = spans
+                .peek()
+                .filter(|s| s.start <= start && end <= s.end)
+                .map_or(Region::Code, |s| s.region);
+            let word = compiled.words[m.pattern().as_usize()];
+            let occurrence = Occurrence {
+                word,
+                src,
+                start,
+                end,
+                region,
+            };
+            if (self.counts)(&occurrence) {
+                out.push((word, start, end));
+            }
+        }
+        Some(out)
+    }
+
     /// False only if no need is met, so no rule can match. True also if the words could not
     /// be compiled: a failure means "parse it", never "skip it".
     pub fn may_match(&self, src: &[u8]) -> bool {

@@ -80,27 +80,39 @@ fn bound_name(occurrence: &Occurrence<'_>) -> bool {
     (equals && previous_on_line(occurrence.before()) != Some(b'.')) || defined
 }
 
-/// Words a top-level definition must not mention to be left out of a windowed parse: the
-/// prefilter's, `logging` (an import of it enables the dictConfig check), `global` (a
-/// definition that assigns module names) and `mcpcheck` (suppressions).
-fn window_keep() -> &'static [&'static str] {
-    static KEEP: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    KEEP.get_or_init(|| {
-        // Module names alone (`sys`, `click`) bind nothing a left-out definition could use:
-        // a use of theirs that matters also mentions `stdout` or `echo`.
-        let mut words: Vec<&'static str> = PREFILTER
-            .words()
-            .into_iter()
-            .filter(|w| !matches!(*w, "sys" | "click" | "typer"))
-            .collect();
-        words.extend(["logging", "global", "mcpcheck"]);
-        words
+/// Words a definition must not mention (anywhere) to be left out of a windowed parse, beside
+/// the prefilter's words where they count: `logging` (an import of it enables the
+/// dictConfig check), `global` (a definition that assigns module names) and `mcpcheck`
+/// (suppressions).
+const WINDOW_KEEP: &[&str] = &["logging", "global", "mcpcheck"];
+
+/// Prefilter words that alone do not keep a definition: module names that bind nothing a
+/// left-out definition could use (a use of theirs that matters also has `stdout`, `echo` or
+/// `write`, which count).
+const MODULES_ALONE: &[&str] = &["sys", "click", "typer", "os"];
+
+/// The parts of a large file worth parsing (see `python_window`), or None for all of it:
+/// definitions with no occurrence of the prefilter's words that counts, and none of
+/// `WINDOW_KEEP` or `names`, are left out.
+fn window(src: &[u8], names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
+    let counted: Vec<usize> = PREFILTER
+        .counted(src)?
+        .into_iter()
+        .filter(|(word, _, _)| !MODULES_ALONE.contains(word))
+        .map(|(_, start, _)| start)
+        .collect();
+    python_window::included_ranges_by(src, |start, end| {
+        let first = counted.partition_point(|at| *at < start);
+        counted.get(first).is_some_and(|at| *at < end)
+            || WINDOW_KEEP
+                .iter()
+                .chain(names)
+                .any(|w| python_window::mentions(&src[start..end], w.as_bytes()))
     })
 }
 
-/// The parts of a large file worth parsing (see `python_window`), or None for all of it.
 pub fn parse_ranges(src: &[u8]) -> Option<Vec<tree_sitter::Range>> {
-    python_window::included_ranges(src, window_keep())
+    window(src, &[])
 }
 
 /// Modules whose members `module_member` knows; any other module, and any member of these
@@ -351,7 +363,7 @@ pub fn widen_ranges(
         .members
         .all()
         .filter(|(_, values)| values.iter().any(|v| py.resolve(*v).is_some()));
-    let mut used: Vec<&str> = bound
+    let used: Vec<&str> = bound
         .map(|(name, _)| name)
         .chain(members.map(|(name, _)| name))
         .filter(|name| super::js_window::used_outside(src, ranges, name))
@@ -360,8 +372,7 @@ pub fn widen_ranges(
         return None;
     }
     // Parse again with the definitions that use them (empty ranges parse the whole file).
-    used.extend(window_keep());
-    Some(python_window::included_ranges(src, &used).unwrap_or_default())
+    Some(window(src, &used).unwrap_or_default())
 }
 
 impl<'t> Py<'t> {

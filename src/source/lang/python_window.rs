@@ -30,7 +30,16 @@ struct Statement {
 
 /// The parts of `src` worth parsing, or None to parse it whole. `keep`: the words a left-out
 /// statement must not mention.
-pub fn included_ranges(src: &[u8], keep: &[&str]) -> Option<Vec<Range>> {
+#[cfg(test)]
+fn included_ranges(src: &[u8], keep: &[&str]) -> Option<Vec<Range>> {
+    included_ranges_by(src, |start, end| {
+        keep.iter()
+            .any(|w| mentions(&src[start..end], w.as_bytes()))
+    })
+}
+
+/// As `included_ranges`, with `keep(start, end)` saying whether `src[start..end]` must stay.
+pub fn included_ranges_by(src: &[u8], keep: impl Fn(usize, usize) -> bool) -> Option<Vec<Range>> {
     let statements = statements(src)?;
     let mut left_out: Vec<(usize, usize)> = Vec::new();
     for (i, first) in statements.iter().enumerate() {
@@ -54,8 +63,7 @@ pub fn included_ranges(src: &[u8], keep: &[&str]) -> Option<Vec<Range>> {
         if statements[last].decorator || after - first.line < MIN_LEFT_OUT {
             continue;
         }
-        let text = &src[first.line..after];
-        if !keep.iter().any(|w| mentions(text, w.as_bytes())) {
+        if !keep(first.line, after) {
             left_out.push((first.line, after));
         }
     }
@@ -80,7 +88,7 @@ pub fn included_ranges(src: &[u8], keep: &[&str]) -> Option<Vec<Range>> {
 }
 
 /// True if `word` occurs in `text` as a whole word.
-fn mentions(text: &[u8], word: &[u8]) -> bool {
+pub fn mentions(text: &[u8], word: &[u8]) -> bool {
     memchr::memmem::find_iter(text, word).any(|i| {
         (i == 0 || !is_ident(text[i - 1])) && text.get(i + word.len()).is_none_or(|b| !is_ident(*b))
     })
