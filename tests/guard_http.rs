@@ -837,3 +837,25 @@ fn a_body_that_is_not_json_answered_with_a_result_over_http_is_reported() {
         "{message}"
     );
 }
+
+/// The HTTP counterpart of garbage on stdout after a probe: an answer that is not JSON-RPC.
+#[test]
+fn an_answer_to_a_probe_that_is_not_json_rpc_is_reported_over_http() {
+    let r = expect_http_with(
+        "http_probe_traceback",
+        &["--adversarial-probes", "invalid-method"],
+        "fail",
+        &[
+            ("adversarial-probe-invalid-stdout", "error"),
+            ("adversarial-probe-timeout", "error"),
+        ],
+    );
+    let message = r.issue("adversarial-probe-invalid-stdout")["message"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        message.starts_with("After the invalid-method probe the server's HTTP answer to `mcpcheck/no-such-method` (a body that is not JSON: Traceback"),
+        "{message}"
+    );
+    assert!(!message.contains("stdout"), "{message}");
+}

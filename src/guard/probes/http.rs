@@ -3,7 +3,9 @@
 
 use super::{finding, Verdict};
 use crate::catalog::Code;
-use crate::finding::{excerpt, Severity};
+use crate::finding::{excerpt, Finding, Severity};
+use crate::session::http::{BodyProblem, HttpFact};
+use crate::session::transcript::Transcript;
 use crate::session::Session;
 
 /// A request the server answered over HTTP without a JSON-RPC answer: it was left unanswered
@@ -87,5 +89,43 @@ pub(super) fn duplicate_id_not_applicable() -> Verdict {
         status: "not-applicable",
         observed: "over HTTP each request is a POST the guard waits on, so two requests with one id are never in flight at once".into(),
         findings: Vec::new(),
+    }
+}
+
+/// Over Streamable HTTP, the first answer to the probe that is not JSON-RPC: the HTTP
+/// counterpart of garbage on stdout. The handshake's answers and the GET stream are the
+/// session checks' to judge; the legacy stream cannot tell the probe's part from the rest.
+pub(super) fn not_json_rpc(t: &Transcript, name: &str, after_handshake: bool) -> Option<Finding> {
+    let skip: &[&str] = if after_handshake {
+        &["initialize", "notifications/initialized", "GET"]
+    } else {
+        &["GET"]
+    };
+    let what = t.http.as_ref()?.facts.iter().find_map(|f| match f {
+        HttpFact::Body { method, problem } if !skip.contains(&method.as_str()) => {
+            Some(format!("`{}` ({})", excerpt(method, 60), describe(problem)))
+        }
+        _ => None,
+    })?;
+    Some(finding(
+        Code::AdversarialProbeInvalidStdout,
+        name,
+        format!("After the {name} probe the server's HTTP answer to {what} is not JSON-RPC."),
+    ))
+}
+
+fn describe(p: &BodyProblem) -> String {
+    match p {
+        BodyProblem::ContentType(None) => "no Content-Type".into(),
+        BodyProblem::ContentType(Some(t)) => format!("Content-Type {}", excerpt(t, 60)),
+        BodyProblem::NotJson(e) => format!("a body that is not JSON: {e}"),
+        BodyProblem::NotOneResponse(e) => format!("a JSON body that is not one response: {e}"),
+        BodyProblem::SseMalformedLine(l) => {
+            format!("an event-stream line that is not `field: value`: {l}")
+        }
+        BodyProblem::SseDataNotJson(d) => format!("event data that is not JSON: {d}"),
+        BodyProblem::TooLarge(n) => format!("a body past the limit of {n} bytes"),
+        BodyProblem::TooManyEvents(n) => format!("more than {n} events"),
+        BodyProblem::ReadFailed(e) => format!("a body that broke off: {e}"),
     }
 }

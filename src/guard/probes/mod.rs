@@ -144,6 +144,10 @@ async fn conclude(
             format!("After the {name} probe the server wrote something that is not JSON-RPC on stdout (line {line})."),
         ));
     }
+    if let Some(f) = http::not_json_rpc(&t, name, frames_before > 0) {
+        verdict.status = "finding";
+        verdict.findings.push(f);
+    }
     let crashed = !alive
         && t.process
             .shutdown
