@@ -315,3 +315,38 @@ fn each_session_closes_its_stream_before_the_next_one_opens() {
     assert!(opened.len() >= 3, "{text}");
     assert!(opened.iter().all(|l| *l == "open 0"), "{text}");
 }
+
+/// Every adversarial probe runs over the legacy transport, replies read from the stream as
+/// over stdio; duplicate-id is skipped, since each request waits for its answer there too.
+#[test]
+fn the_adversarial_probes_run_over_the_legacy_transport() {
+    let server = HttpServer::fixture("http_legacy_sse");
+    let r = guard_url(
+        &server.url("/sse"),
+        &["--timeout", "5000", "--adversarial-probes", "all"],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("http-legacy-sse", "warning"),
+            ("adversarial-ping-before-initialize-result", "note"),
+        ]),
+        "{:#}",
+        r.json["issues"]
+    );
+    let probes = r.json["adversarial"]["probes"].as_array().expect("probes");
+    assert_eq!(probes.len(), 8);
+    for p in probes {
+        let expected = if p["name"] == "duplicate-id" {
+            "skipped"
+        } else {
+            "pass"
+        };
+        assert_eq!(p["status"], expected, "{p}");
+    }
+    let notification = probes.iter().find(|p| p["name"] == "notification");
+    assert_eq!(
+        notification.map(|p| p["observed"].clone()),
+        Some(serde_json::json!("silence; ping still answered"))
+    );
+}
