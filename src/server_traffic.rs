@@ -31,6 +31,33 @@ impl Unasked {
     }
 }
 
+/// Where the server sent a message: a stdout line, or its place among the messages that
+/// came over HTTP (numbered as lines are, in the order they came).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageAt {
+    pub line: u64,
+    pub over_http: bool,
+}
+
+impl MessageAt {
+    pub fn stdout(line: u64) -> Self {
+        Self {
+            line,
+            over_http: false,
+        }
+    }
+}
+
+impl std::fmt::Display for MessageAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.over_http {
+            write!(f, "message {} it sent over HTTP", self.line)
+        } else {
+            write!(f, "stdout line {}", self.line)
+        }
+    }
+}
+
 /// One method's traffic, in one-second windows from its first message.
 #[derive(Debug, Clone, Default)]
 struct MethodMeter {
@@ -47,6 +74,8 @@ struct MethodMeter {
 #[derive(Debug, Clone, Default)]
 pub struct FloodMeter {
     methods: BTreeMap<(Unasked, String), MethodMeter>,
+    /// The lines are messages that came over HTTP.
+    pub over_http: bool,
 }
 
 impl FloodMeter {
@@ -82,7 +111,7 @@ impl FloodMeter {
             .iter()
             .filter_map(|((kind, method), m)| {
                 m.flood_line
-                    .map(|line| flood_finding(*kind, method, m.count, m.peak, line))
+                    .map(|line| flood_finding(*kind, method, (m.count, m.peak), self.at(line)))
             })
             .collect()
     }
@@ -95,13 +124,21 @@ impl FloodMeter {
             .get(&key)
             .or_else(|| self.methods.get(&(kind, OTHER_METHODS.to_string())))?;
         m.flood_line
-            .map(|line| flood_finding(kind, &key.1, m.count, m.peak, line))
+            .map(|line| flood_finding(kind, &key.1, (m.count, m.peak), self.at(line)))
+    }
+
+    fn at(&self, line: u64) -> MessageAt {
+        MessageAt {
+            line,
+            over_http: self.over_http,
+        }
     }
 }
 
-fn flood_finding(kind: Unasked, method: &str, count: u64, peak: u64, line: u64) -> Finding {
+fn flood_finding(kind: Unasked, method: &str, (count, peak): (u64, u64), at: MessageAt) -> Finding {
+    let line = at.line;
     let message = format!(
-        "The server flooded the client with `{}` {}: {count} in all, up to {peak} within one second (past {FLOOD_PER_SECOND} a second, first at stdout line {line}). No client can act on that many; it must still read and dispatch each one, which starves the answers it waits for.",
+        "The server flooded the client with `{}` {}: {count} in all, up to {peak} within one second (past {FLOOD_PER_SECOND} a second, first at {at}). No client can act on that many; it must still read and dispatch each one, which starves the answers it waits for.",
         excerpt(method, 80),
         kind.plural(),
     );
@@ -137,14 +174,14 @@ pub fn undeclared_capability(method: &str, capabilities: &Value) -> Option<&'sta
     (!declared).then_some(needed)
 }
 
-/// The server sent `count` requests of `method`, first at stdout line `first_line`, that
+/// The server sent `count` requests of `method`, first at `first`, that
 /// need `capability`, which the client did not declare. Under 2024-11-05 the lifecycle says
 /// SHOULD (a warning); from 2025-03-26 on it says MUST (an error).
 pub fn undeclared_capability_finding(
     method: &str,
     capability: &str,
     count: u64,
-    first_line: u64,
+    first: MessageAt,
     negotiated: Option<&str>,
 ) -> Finding {
     let times = if count == 1 {
@@ -153,11 +190,11 @@ pub fn undeclared_capability_finding(
         format!("{count} times")
     };
     let message = format!(
-        "The server sent `{}` {times} (first at stdout line {first_line}), which needs the client capability `{capability}`, but the client declared no `{capability}` capability; the client answered -32601. A server may use only the capabilities the client declared in initialize.",
+        "The server sent `{}` {times} (first at {first}), which needs the client capability `{capability}`, but the client declared no `{capability}` capability; the client answered -32601. A server may use only the capabilities the client declared in initialize.",
         excerpt(method, 80),
     );
     let mut location = Location::request(method);
-    location.stdout_line = Some(first_line);
+    location.stdout_line = Some(first.line);
     let f = Finding::new(Code::ServerRequestUndeclaredCapability, message).at(location);
     if negotiated == Some("2024-11-05") {
         f.severity(Severity::Warning)
@@ -233,12 +270,32 @@ mod tests {
 
     #[test]
     fn the_2024_revision_only_says_should() {
-        let f = undeclared_capability_finding("roots/list", "roots", 2, 5, Some("2024-11-05"));
+        let f = undeclared_capability_finding(
+            "roots/list",
+            "roots",
+            2,
+            MessageAt::stdout(5),
+            Some("2024-11-05"),
+        );
         assert_eq!(f.severity, Severity::Warning);
-        let f = undeclared_capability_finding("roots/list", "roots", 2, 5, Some("2025-11-25"));
+        let f = undeclared_capability_finding(
+            "roots/list",
+            "roots",
+            2,
+            MessageAt::stdout(5),
+            Some("2025-11-25"),
+        );
         assert_eq!(f.severity, Severity::Error);
         assert!(f
             .message
             .contains("`roots/list` 2 times (first at stdout line 5)"));
+        let at = MessageAt {
+            line: 3,
+            over_http: true,
+        };
+        let f = undeclared_capability_finding("roots/list", "roots", 1, at, None);
+        assert!(f
+            .message
+            .contains("`roots/list` once (first at message 3 it sent over HTTP)"));
     }
 }

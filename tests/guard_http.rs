@@ -580,10 +580,15 @@ fn strict_makes_a_foreign_origin_accepted_an_error_and_probes_speak_http() {
         "fail",
         &[
             ("http-origin-not-validated", "error"),
-            ("adversarial-duplicate-id-result", "note"),
             ("adversarial-ping-before-initialize-result", "note"),
         ],
     );
+    // Over HTTP two requests with one id are never in flight: the probe is skipped.
+    let duplicate = r.json["adversarial"]["probes"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "duplicate-id"))
+        .expect("the duplicate-id probe");
+    assert_eq!(duplicate["status"], "skipped");
     // A 400 before initialize is HTTP's refusal, not a stopped server.
     let ping = r.issue("adversarial-ping-before-initialize-result")["message"]
         .as_str()
@@ -608,6 +613,8 @@ fn a_server_request_sent_only_on_the_get_stream_is_checked() {
         .as_str()
         .unwrap_or("");
     assert!(message.contains("sampling/createMessage"), "{message}");
+    assert!(message.contains("(first at message "), "{message}");
+    assert!(message.contains(" it sent over HTTP)"), "{message}");
     let g = &r.json["http"]["getStream"];
     assert_eq!(g["status"], 200, "{g}");
     assert_eq!(g["eventStream"], true, "{g}");
@@ -715,4 +722,140 @@ fn a_get_stream_that_never_answers_is_dropped_at_the_end() {
     assert_eq!(g["status"], serde_json::Value::Null, "{g}");
     assert_eq!(r.json["http"]["probes"]["get"], serde_json::Value::Null);
     assert_eq!(r.json["http"]["probes"]["delete"], 200);
+}
+
+/// The adversarial probes over Streamable HTTP, each with its outcome and the words it has
+/// there: what a real SDK server does with bad input, run as a client would send it.
+#[test]
+fn the_adversarial_probes_run_over_http_and_say_what_http_answered() {
+    let server = ts_server("stateful", &[]);
+    let r = guard_url(
+        &server.url("/mcp"),
+        &["--timeout", "30000", "--adversarial-probes", "all"],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[("adversarial-ping-before-initialize-result", "note")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    let probes = r.json["adversarial"]["probes"]
+        .as_array()
+        .expect("probes")
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or("").to_string(),
+                p["status"].as_str().unwrap_or("").to_string(),
+                p["observed"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect::<Vec<_>>();
+    let observed = |name: &str| {
+        probes
+            .iter()
+            .find(|p| p.0 == name)
+            .unwrap_or_else(|| panic!("no probe {name}: {probes:?}"))
+            .clone()
+    };
+    assert_eq!(observed("invalid-method").2, "error -32601");
+    assert_eq!(
+        observed("notification").2,
+        "HTTP 202, no body; ping still answered"
+    );
+    assert_eq!(
+        observed("unknown-cancel").2,
+        "ignored (HTTP 202, no body); ping still answered"
+    );
+    assert_eq!(
+        observed("malformed-json").2,
+        "HTTP 400; ping still answered"
+    );
+    // Each request is a POST the guard waits on: two are never in flight at once.
+    let duplicate = observed("duplicate-id");
+    assert_eq!(duplicate.1, "skipped");
+    assert!(duplicate.2.contains("over HTTP"), "{}", duplicate.2);
+}
+
+#[test]
+fn notifications_answered_with_a_body_over_http_fail_the_notification_probes() {
+    let r = expect_http_with(
+        "http_notification_200",
+        &["--adversarial-probes", "notification,unknown-cancel"],
+        "warning",
+        &[
+            // Warnings, as http-notification-not-accepted judges the same answer.
+            ("adversarial-notification-result", "warning"),
+            ("adversarial-unknown-cancel-result", "warning"),
+            ("http-notification-not-accepted", "warning"),
+        ],
+    );
+    for code in [
+        "adversarial-notification-result",
+        "adversarial-unknown-cancel-result",
+    ] {
+        let message = r.issue(code)["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("answered over HTTP (HTTP 200 with a 12-byte body)"),
+            "{code}: {message}"
+        );
+        assert!(message.contains("202 Accepted with no body"), "{message}");
+    }
+}
+
+#[test]
+fn a_request_refused_over_http_without_a_json_rpc_answer_is_left_unanswered() {
+    let r = expect_http_with(
+        "http_refuses_unknown_method",
+        &["--adversarial-probes", "invalid-method"],
+        "fail",
+        &[("adversarial-probe-timeout", "error")],
+    );
+    let message = r.issue("adversarial-probe-timeout")["message"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        message.contains("answered an unknown method over HTTP without a JSON-RPC answer (mcpcheck/no-such-method: HTTP 400"),
+        "{message}"
+    );
+    assert!(!message.contains("stopped"), "{message}");
+}
+
+#[test]
+fn a_body_that_is_not_json_answered_with_a_result_over_http_is_reported() {
+    let r = expect_http_with(
+        "http_malformed_result",
+        &["--adversarial-probes", "malformed-json"],
+        "warning",
+        &[("adversarial-malformed-json-result", "warning")],
+    );
+    let message = r.issue("adversarial-malformed-json-result")["message"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        message.contains("A POST body that is not JSON was answered over HTTP with a result (HTTP 200 with a result)"),
+        "{message}"
+    );
+}
+
+/// The HTTP counterpart of garbage on stdout after a probe: an answer that is not JSON-RPC.
+#[test]
+fn an_answer_to_a_probe_that_is_not_json_rpc_is_reported_over_http() {
+    let r = expect_http_with(
+        "http_probe_traceback",
+        &["--adversarial-probes", "invalid-method"],
+        "fail",
+        &[
+            ("adversarial-probe-invalid-stdout", "error"),
+            ("adversarial-probe-timeout", "error"),
+        ],
+    );
+    let message = r.issue("adversarial-probe-invalid-stdout")["message"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        message.starts_with("After the invalid-method probe the server's HTTP answer to `mcpcheck/no-such-method` (a body that is not JSON: Traceback"),
+        "{message}"
+    );
+    assert!(!message.contains("stdout"), "{message}");
 }

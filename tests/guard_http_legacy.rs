@@ -287,3 +287,66 @@ fn header_values_never_reach_the_report_or_a_cross_origin_endpoint() {
         "credentials went to another origin"
     );
 }
+
+/// The stream the server never ends is closed by the guard when each session ends: with
+/// --repeat, no session's stream is still connected when the next session opens its own.
+#[test]
+fn each_session_closes_its_stream_before_the_next_one_opens() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("streams.log");
+    let server = HttpServer::fixture_with(
+        "http_legacy_stream_open",
+        &[log.to_str().expect("utf-8 path")],
+    );
+    let r = guard_url(
+        &server.url("/sse"),
+        &["--timeout", "10000", "--repeat", "3"],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[("http-legacy-sse", "warning")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.exit, 0);
+    let text = std::fs::read_to_string(&log).expect("the fixture's log");
+    let opened: Vec<&str> = text.lines().filter(|l| l.starts_with("open")).collect();
+    // The Streamable HTTP GET probe meets `endpoint` first, then three legacy sessions.
+    assert!(opened.len() >= 3, "{text}");
+    assert!(opened.iter().all(|l| *l == "open 0"), "{text}");
+}
+
+/// Every adversarial probe runs over the legacy transport, replies read from the stream as
+/// over stdio; duplicate-id is skipped, since each request waits for its answer there too.
+#[test]
+fn the_adversarial_probes_run_over_the_legacy_transport() {
+    let server = HttpServer::fixture("http_legacy_sse");
+    let r = guard_url(
+        &server.url("/sse"),
+        &["--timeout", "5000", "--adversarial-probes", "all"],
+    );
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("http-legacy-sse", "warning"),
+            ("adversarial-ping-before-initialize-result", "note"),
+        ]),
+        "{:#}",
+        r.json["issues"]
+    );
+    let probes = r.json["adversarial"]["probes"].as_array().expect("probes");
+    assert_eq!(probes.len(), 8);
+    for p in probes {
+        let expected = if p["name"] == "duplicate-id" {
+            "skipped"
+        } else {
+            "pass"
+        };
+        assert_eq!(p["status"], expected, "{p}");
+    }
+    let notification = probes.iter().find(|p| p["name"] == "notification");
+    assert_eq!(
+        notification.map(|p| p["observed"].clone()),
+        Some(serde_json::json!("silence; ping still answered"))
+    );
+}

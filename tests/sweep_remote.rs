@@ -89,6 +89,8 @@ fn remote_entries_are_guarded_over_http_beside_stdio_ones_and_secrets_stay_out()
         let l = line(&lines, id);
         assert_eq!(l["status"], "pass", "{id}: {l}");
         assert_eq!(l["transport"], "http", "{id}");
+        // The server.json name of the transport beside the guard's own (v1 unchanged).
+        assert_eq!(l["remoteType"], "streamable-http", "{id}");
         assert_eq!(l["issues"], json!([]), "{id}");
         assert!(l["http"]["posts"].as_u64().expect("posts") > 0, "{id}");
     }
@@ -314,4 +316,39 @@ fn registry_remotes_on_real_sdk_and_legacy_servers_match_single_guard_runs() {
         )
     );
     assert_eq!(verdict(legacy_line), verdict(&single.json));
+}
+
+/// A server.json `sse` remote is guarded over the legacy transport: the line says both names,
+/// the server.json one (`remoteType`) and the guard's (`transport`); without `--remote` the
+/// not-asked line names it too.
+#[test]
+fn an_sse_remote_carries_its_server_json_name_beside_the_guards_transport() {
+    let legacy = HttpServer::fixture("http_legacy_sse");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let manifest = write_manifest(
+        dir.path(),
+        &[json!({"name": "io.example/legacy", "version": "1.0.0",
+                 "remotes": [{"type": "sse", "url": legacy.url("/sse")}]})],
+    );
+    for (remote, status, transport) in [
+        (true, json!("warning"), json!("sse")),
+        (false, json!("not-asked"), Value::Null),
+    ] {
+        let out = dir.path().join(format!("r-{remote}.jsonl"));
+        let mut args = vec![
+            manifest.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+        ];
+        if remote {
+            args.push("--remote");
+        }
+        let run = sweep(&args);
+        assert_eq!(run.status.code(), Some(0), "{remote}");
+        let lines = lines(&out);
+        let l = line(&lines, "io.example/legacy@1.0.0");
+        assert_eq!(l["status"], status, "{l}");
+        assert_eq!(l["transport"], transport, "{l}");
+        assert_eq!(l["remoteType"], "sse", "{l}");
+    }
 }

@@ -141,6 +141,11 @@ impl Session {
         self.plan.http.is_some()
     }
 
+    /// How Streamable HTTP answered the last notification or malformed body sent.
+    pub fn last_http_answer(&self) -> Option<http::UnawaitedAnswer> {
+        self.proc.last_unawaited()
+    }
+
     /// Whether stdout is still open and the process has not exited.
     pub fn alive(&self) -> bool {
         self.stream_end.is_none() && self.exited_at.is_none()

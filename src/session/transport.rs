@@ -3,7 +3,7 @@
 //! records one transcript.
 
 use super::http::legacy::LegacyTransport;
-use super::http::{HttpRecord, HttpTarget, HttpTransport};
+use super::http::{HttpRecord, HttpTarget, HttpTransport, UnawaitedAnswer};
 use crate::process::{
     ExitKind, ProcessEvent, ServerCommand, ServerProcess, ShutdownReport, SpawnError,
     StderrCapture, StdioLimits,
@@ -56,6 +56,15 @@ impl Transport {
         match self {
             Transport::Stdio(p) => p.wait_exit().await,
             Transport::Http(_) | Transport::Legacy(_) => std::future::pending().await,
+        }
+    }
+
+    /// Streamable HTTP's answer to the last notification or malformed body; the legacy
+    /// transport and stdio answer on the stream, if at all.
+    pub fn last_unawaited(&self) -> Option<UnawaitedAnswer> {
+        match self {
+            Transport::Http(h) => h.last_unawaited(),
+            Transport::Stdio(_) | Transport::Legacy(_) => None,
         }
     }
 

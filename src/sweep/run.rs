@@ -177,9 +177,21 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
     Value::Object(line)
 }
 
+/// One remote server's line, with the server.json name of the transport it was guarded as
+/// beside the guard's own `transport` (what the session spoke: `http`, or `sse` after a
+/// fallback).
+async fn run_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Value {
+    let remote_type = remote.transport.clone();
+    let mut line = guard_remote(id, remote, config).await;
+    if let Value::Object(fields) = &mut line {
+        fields.insert("remoteType".into(), json!(remote_type));
+    }
+    line
+}
+
 /// One remote server: its headers resolved, the connect policy of `guard --url`, the guard
 /// run over HTTP, the result line with every header value masked.
-async fn run_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Value {
+async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Value {
     let started_at = SystemTime::now();
     let clock = Instant::now();
     let headers = match super::remote::resolve_headers(&remote.headers, &config.env_policy.pass) {
@@ -310,6 +322,7 @@ pub fn not_started(id: &str, plan: &EntryPlan) -> Value {
         }
         EntryPlan::Remote(remote) => {
             line.insert("status".into(), json!("not-asked"));
+            line.insert("remoteType".into(), json!(remote.transport));
             line.insert(
                 "reason".into(),
                 json!(super::remote::not_asked_reason(remote)),

@@ -6,7 +6,7 @@ use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::protocol::jsonrpc::{LineContent, Message};
 use crate::server_traffic::{
-    undeclared_capability, undeclared_capability_finding, FloodMeter, Unasked,
+    undeclared_capability, undeclared_capability_finding, FloodMeter, MessageAt, Unasked,
 };
 use crate::session::transcript::Transcript;
 use serde_json::json;
@@ -36,7 +36,10 @@ impl Check for ServerTraffic {
                     method,
                     capability,
                     seen.count,
-                    seen.first_line,
+                    MessageAt {
+                        line: seen.first_line,
+                        over_http: t.http.is_some(),
+                    },
                     version.as_deref(),
                 ));
             }
@@ -48,6 +51,7 @@ impl Check for ServerTraffic {
 /// Every notification and request of the server, metered per method by arrival time.
 fn floods(t: &Transcript) -> Vec<Finding> {
     let mut meter = FloodMeter::default();
+    meter.over_http = t.http.is_some();
     for frame in &t.frames {
         let messages: Box<dyn Iterator<Item = &Message>> = match &frame.content {
             LineContent::Single { message, .. } => Box::new(std::iter::once(message)),

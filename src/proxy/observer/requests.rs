@@ -6,7 +6,9 @@ use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::frame_findings::{self, FrameFault};
 use crate::protocol::jsonrpc::{Message, RequestId, ResponseId};
-use crate::server_traffic::{undeclared_capability, undeclared_capability_finding, Unasked};
+use crate::server_traffic::{
+    undeclared_capability, undeclared_capability_finding, MessageAt, Unasked,
+};
 use crate::session::transcript::{Disposition, Phase};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
@@ -252,7 +254,7 @@ impl Observer {
                 method,
                 capability,
                 1,
-                line,
+                MessageAt::stdout(line),
                 self.negotiated.as_deref(),
             );
             self.report(findings, f);
@@ -295,7 +297,7 @@ impl Observer {
                 method,
                 capability,
                 *count,
-                *line,
+                MessageAt::stdout(*line),
                 self.negotiated.as_deref(),
             );
             if let Some(f) = self.findings.iter_mut().find(|f| {

@@ -189,6 +189,16 @@ impl HttpRecord {
     }
 }
 
+/// How HTTP answered a message that awaits no response (a notification, a response, a
+/// body that is not JSON): 202 with no body accepts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnawaitedAnswer {
+    pub status: u16,
+    pub body_bytes: usize,
+    /// The body carried a JSON-RPC result.
+    pub result: bool,
+}
+
 /// The session's HTTP client for one server.
 pub struct HttpTransport {
     target: HttpTarget,
@@ -204,6 +214,7 @@ pub struct HttpTransport {
     initialized: bool,
     record: HttpRecord,
     get: Option<get_stream::GetStream>,
+    last_unawaited: Option<UnawaitedAnswer>,
 }
 
 impl HttpTransport {
@@ -225,6 +236,7 @@ impl HttpTransport {
             initialize_id: None,
             initialized: false,
             get: None,
+            last_unawaited: None,
         }
     }
 
@@ -302,6 +314,7 @@ impl HttpTransport {
             .max(Duration::from_millis(1));
         let out = self.outgoing(Some(body), awaited.clone(), timeout);
         self.record.posts += 1;
+        self.last_unawaited = None;
         let reply = match self.run(out).await {
             Ok(r) => r,
             Err(cause) => {
@@ -317,6 +330,13 @@ impl HttpTransport {
             self.open_get_stream();
         }
         if awaited.is_none() {
+            self.last_unawaited = Some(UnawaitedAnswer {
+                status: reply.status,
+                body_bytes: reply.body_bytes,
+                result: reply.messages.iter().any(|m| {
+                    serde_json::from_slice::<Value>(m).is_ok_and(|v| v.get("result").is_some())
+                }),
+            });
             // A notification, a response or a malformed line: 202 and no body.
             let accepted = reply.status == 202 && reply.body_bytes == 0;
             let error_answer = (400..500).contains(&reply.status);
@@ -389,6 +409,11 @@ impl HttpTransport {
             "{method}: HTTP {} without the answer",
             reply.status
         ))
+    }
+
+    /// How HTTP answered the last message that awaited no response, if it was answered.
+    pub fn last_unawaited(&self) -> Option<UnawaitedAnswer> {
+        self.last_unawaited
     }
 
     fn note_session(&mut self, method: &str, given: Option<&str>) {

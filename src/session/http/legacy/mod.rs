@@ -18,13 +18,11 @@ pub use endpoint::resolve;
 use endpoint::shown;
 use serde_json::Value;
 use std::collections::VecDeque;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use stream::{read_stream, StreamItem};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
-/// The stream is read for at most this many session timeouts (and at least a minute): the
-/// reader thread cannot be interrupted in a read, so its connection's life is bounded here.
-const STREAM_LIFETIMES: u32 = 50;
 /// The Origin probe only needs the status.
 const ORIGIN_WINDOW: Duration = Duration::from_millis(1500);
 
@@ -81,6 +79,10 @@ pub struct LegacyTransport {
     limits: StdioLimits,
     timeout: Duration,
     stream: Option<UnboundedReceiver<StreamItem>>,
+    /// The stream's own agent: shutting it down drops only the stream's connection, so the
+    /// reader's blocked read returns and its thread can be joined.
+    stream_agent: Option<ureq::Agent>,
+    reader: Option<JoinHandle<()>>,
     opened: bool,
     stream_ended: bool,
     endpoint: Option<String>,
@@ -112,6 +114,8 @@ impl LegacyTransport {
             limits,
             timeout,
             stream: None,
+            stream_agent: None,
+            reader: None,
             opened: false,
             stream_ended: false,
             endpoint: None,
@@ -136,18 +140,24 @@ impl LegacyTransport {
     async fn open(&mut self, deadline: Instant) -> Result<(), String> {
         self.opened = true;
         let (tx, rx) = unbounded_channel();
-        let lifetime = self
-            .timeout
-            .saturating_mul(STREAM_LIFETIMES)
-            .max(Duration::from_secs(60));
-        let agent = client::agent(lifetime, self.timeout);
-        let url = self.target.url.clone();
-        let headers = self.target.headers.clone();
+        let agent = client::agent(self.timeout, self.timeout);
+        let (url, headers, timeout) = (
+            self.target.url.clone(),
+            self.target.headers.clone(),
+            self.timeout,
+        );
         let limits = (
             self.limits.max_stdout_bytes,
             self.limits.max_stdout_line_bytes,
         );
-        std::thread::spawn(move || read_stream(&agent, &url, &headers, limits, &tx));
+        self.reader = {
+            let agent = agent.clone();
+            std::thread::Builder::new()
+                .name("mcpcheck-legacy-stream".into())
+                .spawn(move || read_stream(&agent, &url, &headers, (limits, timeout), &tx))
+                .ok()
+        };
+        self.stream_agent = Some(agent);
         self.stream = Some(rx);
         let (status, content_type) = match self.recv(deadline).await {
             Some(StreamItem::Opened {
@@ -450,6 +460,18 @@ impl LegacyTransport {
         }
     }
 
+    /// Drops the stream's connection and waits for its reader: nothing outlives the session.
+    async fn close_stream(&mut self) {
+        if let Some(agent) = self.stream_agent.take() {
+            agent.shutdown();
+        }
+        if let Some(reader) = self.reader.take() {
+            // A connect in progress is bounded by the connect timeout, not by the shutdown.
+            let _ = tokio::task::spawn_blocking(move || reader.join()).await;
+        }
+        self.stream = None;
+    }
+
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
@@ -474,10 +496,18 @@ impl LegacyTransport {
             };
             self.record.probes.foreign_origin = self.run(out).await.ok().map(|r| r.status);
         }
-        // The reader thread stops at its next event, the stream's end or its lifetime.
-        self.stream = None;
+        self.close_stream().await;
         let mut record = std::mem::take(&mut self.record);
         record.legacy = Some(std::mem::take(&mut self.legacy));
         record
+    }
+}
+
+impl Drop for LegacyTransport {
+    /// A session dropped without `finish` still leaves no reader blocked on the stream.
+    fn drop(&mut self) {
+        if let Some(agent) = self.stream_agent.take() {
+            agent.shutdown();
+        }
     }
 }

@@ -1,10 +1,11 @@
 //! The legacy stream's reader thread: GET the URL and hand over every event, bounded by the
-//! body and event limits of Streamable HTTP and by the stream's lifetime.
+//! body and event limits of Streamable HTTP, until the session shuts its agent down.
 
 use super::super::post::{self, media_type, BodyProblem, Unreachable};
 use super::super::sse::{SseEvent, SseProblem, SseReader};
 use super::super::MAX_EVENTS;
 use std::io::BufReader;
+use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
 /// What the stream's reader thread hands over.
@@ -20,12 +21,12 @@ pub(super) enum StreamItem {
 }
 
 /// The reader thread: GET the URL, then hand over every event until the stream ends, the
-/// receiver is gone, or a bound is hit.
+/// receiver is gone, a bound is hit, or the session shuts the agent down.
 pub(super) fn read_stream(
     agent: &ureq::Agent,
     url: &str,
     headers: &[(String, String)],
-    (max_body, max_event): (u64, usize),
+    ((max_body, max_event), timeout): ((u64, usize), Duration),
     tx: &UnboundedSender<StreamItem>,
 ) {
     let mut req = ureq::http::Request::builder()
@@ -36,7 +37,15 @@ pub(super) fn read_stream(
         req = req.header(k.as_str(), v.as_str());
     }
     let response = match req.body(()) {
-        Ok(r) => agent.run(r).map_err(|e| post::describe(&e)),
+        Ok(r) => {
+            // The headers must come within the timeout; the stream then lasts the session.
+            let r = agent
+                .configure_request(r)
+                .timeout_global(None)
+                .timeout_recv_response(Some(timeout))
+                .build();
+            agent.run(r).map_err(|e| post::describe(&e))
+        }
         Err(e) => Err(e.to_string()),
     };
     let response = match response {

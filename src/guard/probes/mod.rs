@@ -1,6 +1,8 @@
 //! Adversarial probes (opt-in): what a server does with input a careless or hostile client
 //! sends. Each probe gets a fresh process, so a crash is attributed to the probe that caused it.
 
+mod http;
+
 use super::options::{Probe, ToolCall};
 use super::GuardSettings;
 use crate::catalog::Code;
@@ -142,6 +144,10 @@ async fn conclude(
             format!("After the {name} probe the server wrote something that is not JSON-RPC on stdout (line {line})."),
         ));
     }
+    if let Some(f) = http::not_json_rpc(&t, name, frames_before > 0) {
+        verdict.status = "finding";
+        verdict.findings.push(f);
+    }
     let crashed = !alive
         && t.process
             .shutdown
@@ -190,9 +196,17 @@ fn crash_evidence(last_sent: &str, t: &crate::session::transcript::Transcript) -
     }
 }
 
-/// Timeout and crash are the same failure for every request a probe sends.
-fn unanswered(name: &str, what: &str, outcome: &Outcome, timeout_ms: u64) -> Option<Verdict> {
+/// Timeout and crash are the same failure for every request a probe sends; over HTTP a
+/// request refused without a JSON-RPC answer is left unanswered, not a crash.
+fn unanswered(
+    name: &str,
+    what: &str,
+    outcome: &Outcome,
+    timeout_ms: u64,
+    over_http: bool,
+) -> Option<Verdict> {
     match outcome {
+        Outcome::SendFailed(why) if over_http => Some(http::refused(name, what, why)),
         Outcome::Timeout => Some(Verdict::fault(
             format!("{what}: no answer within {timeout_ms} ms"),
             finding(
@@ -220,7 +234,13 @@ async fn invalid_method(s: &mut Session) -> Verdict {
         .await;
     let t = s.transcript();
     let outcome = t.exchanges[i].outcome.clone();
-    if let Some(v) = unanswered(name, "an unknown method", &outcome, t.timeout_ms) {
+    if let Some(v) = unanswered(
+        name,
+        "an unknown method",
+        &outcome,
+        t.timeout_ms,
+        s.over_http(),
+    ) {
         return v;
     }
     match outcome {
@@ -271,6 +291,7 @@ async fn invalid_params(s: &mut Session, caps: &Value) -> Verdict {
         &format!("`{method}` with invalid params"),
         &outcome,
         t.timeout_ms,
+        s.over_http(),
     ) {
         return v;
     }
@@ -312,7 +333,19 @@ async fn unknown_notification(s: &mut Session) -> Verdict {
     let from = s.transcript().frames.len();
     s.notify("notifications/mcpcheck_unknown", Some(json!({})))
         .await;
+    let over_http = http::notification_answer(s);
     s.listen(QUIET_WINDOW).await;
+    if let Some(Err(how)) = &over_http {
+        let what = "An unknown notification";
+        let rule = "notifications never get a reply, known or not";
+        return http::notification_answered(
+            Code::AdversarialNotificationResult,
+            name,
+            what,
+            how,
+            rule,
+        );
+    }
     if replies_without_id(s, from) > 0 {
         return Verdict::fault(
             "a reply",
@@ -323,7 +356,11 @@ async fn unknown_notification(s: &mut Session) -> Verdict {
             ),
         );
     }
-    still_answers(s, name, "silence").await
+    let observed = match over_http {
+        Some(Ok(how)) => how,
+        _ => "silence".into(),
+    };
+    still_answers(s, name, &observed).await
 }
 
 /// After a probe that expects silence: the server must still answer a ping.
@@ -331,7 +368,13 @@ async fn still_answers(s: &mut Session, name: &str, observed: &str) -> Verdict {
     let i = s.request("ping", None, Purpose::Explicit).await;
     let t = s.transcript();
     let outcome = t.exchanges[i].outcome.clone();
-    match unanswered(name, "a ping after the probe", &outcome, t.timeout_ms) {
+    match unanswered(
+        name,
+        "a ping after the probe",
+        &outcome,
+        t.timeout_ms,
+        s.over_http(),
+    ) {
         Some(v) => v,
         None => Verdict::pass(format!("{observed}; ping still answered")),
     }
@@ -342,7 +385,11 @@ async fn malformed_json(s: &mut Session) -> Verdict {
     let from = s.transcript().frames.len();
     s.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 77, \"method\": \n")
         .await;
+    let over_http = http::malformed_answer(s);
     s.listen(QUIET_WINDOW).await;
+    if let Some(Err(how)) = &over_http {
+        return http::malformed_answered(name, how);
+    }
     let answered_result = s.transcript().frames[from..].iter().any(|f| {
         matches!(&f.content, LineContent::Single { value, .. } if value.get("result").is_some())
     });
@@ -352,11 +399,19 @@ async fn malformed_json(s: &mut Session) -> Verdict {
             finding(
                 Code::AdversarialMalformedJsonResult,
                 name,
-                "A line that is not JSON was answered with a result; answer -32700 (parse error) or ignore it.".into(),
+                if s.over_http() {
+                    "A POST body that is not JSON was answered with a result on the event stream; answer -32700 (parse error) or ignore it.".into()
+                } else {
+                    "A line that is not JSON was answered with a result; answer -32700 (parse error) or ignore it.".into()
+                },
             ),
         );
     }
-    still_answers(s, name, "parse error or silence").await
+    let observed = match over_http {
+        Some(Ok(how)) => how,
+        _ => "parse error or silence".into(),
+    };
+    still_answers(s, name, &observed).await
 }
 
 async fn unknown_cancel(s: &mut Session) -> Verdict {
@@ -364,7 +419,19 @@ async fn unknown_cancel(s: &mut Session) -> Verdict {
     let from = s.transcript().frames.len();
     let params = json!({"requestId": 987_654, "reason": "mcpcheck probe"});
     s.notify("notifications/cancelled", Some(params)).await;
+    let over_http = http::notification_answer(s);
     s.listen(QUIET_WINDOW).await;
+    if let Some(Err(how)) = &over_http {
+        let what = "notifications/cancelled for an id never sent";
+        let rule = "it must be ignored";
+        return http::notification_answered(
+            Code::AdversarialUnknownCancelResult,
+            name,
+            what,
+            how,
+            rule,
+        );
+    }
     if replies_without_id(s, from) > 0 {
         return Verdict::fault(
             "a reply",
@@ -376,7 +443,11 @@ async fn unknown_cancel(s: &mut Session) -> Verdict {
             ),
         );
     }
-    still_answers(s, name, "ignored").await
+    let observed = match over_http {
+        Some(Ok(how)) => format!("ignored ({how})"),
+        _ => "ignored".into(),
+    };
+    still_answers(s, name, &observed).await
 }
 
 async fn ping_before_initialize(s: &mut Session) -> Verdict {
@@ -422,6 +493,7 @@ async fn bogus_version(s: &mut Session, settings: &GuardSettings) -> Verdict {
         "initialize with version 1900-01-01",
         &outcome,
         t.timeout_ms,
+        s.over_http(),
     ) {
         return v;
     }
@@ -455,6 +527,9 @@ async fn bogus_version(s: &mut Session, settings: &GuardSettings) -> Verdict {
 
 async fn duplicate_id(s: &mut Session) -> Verdict {
     let name = Probe::DuplicateId.name();
+    if s.over_http() {
+        return http::duplicate_id_not_applicable();
+    }
     let id = RequestId::String("mcpcheck-duplicate".into());
     let a = s
         .send_request(Some(id.clone()), "ping", None, Purpose::Explicit)
@@ -501,7 +576,7 @@ async fn tool_call_probe(settings: &GuardSettings, call: &ToolCall) -> ProbeOutc
     let t = s.transcript();
     let outcome = t.exchanges[i].outcome.clone();
     let what = format!("tool {} with wrong arguments", excerpt(&call.name, 64));
-    let verdict = match unanswered(&name, &what, &outcome, t.timeout_ms) {
+    let verdict = match unanswered(&name, &what, &outcome, t.timeout_ms, s.over_http()) {
         Some(v) => v,
         None => match outcome {
             Outcome::Error(e) => Verdict::pass(format!("error {}", e.code)),
