@@ -48,16 +48,16 @@ pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
 /// write to stdout (`console.error`, `console.time`), not a member of `process.stdout` that
 /// `js_resolve::member` does not follow (`process.stdout.isTTY`), not `write` called with a
 /// first argument other than `1`. In a string, only where the rules read one, and only the
-/// whole string, or the word between `node:` or a `/` and a `/` (`'node:fs'`, `'/dev/stdout'`):
-/// a module specifier (after `(`, `from` or `import`), an index (`["stdout"]`), a key
-/// (`{ "log": l }`) or an imported name (`import { "writeSync" as w }`).
+/// whole string or `node:` and the word (`'fs'`, `'node:console'`; `'./fs'` is another
+/// module): a module specifier (after `(`, `from` or `import`), an index (`["stdout"]`), a key
+/// (`{ "log": l }`) or an imported name (`import { "writeSync" as w }`). (`'/dev/stdout'` and
+/// `'pino/file'` matter only to a pino logger, whose `pino` counts elsewhere.)
 fn counts(occurrence: &Occurrence<'_>) -> bool {
     match occurrence.region {
         Region::Comment => false,
         Region::Text { start, end } => {
             let whole = occurrence.in_text().is_some_and(|(before, after)| {
-                (before.is_empty() || before == b"node:" || before.ends_with(b"/"))
-                    && (after.is_empty() || after.starts_with(b"/"))
+                (before.is_empty() || before == b"node:") && after.is_empty()
             });
             whole && string_read_by_rules(occurrence.src, start, end)
         }

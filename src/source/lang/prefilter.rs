@@ -163,9 +163,13 @@ impl Prefilter {
             .as_ref()
     }
 
-    /// Every occurrence that counts, as (word, start, end) in order; None if the words could
-    /// not be compiled (then nothing can be ruled out).
-    pub fn counted(&self, src: &[u8]) -> Option<Vec<(&'static str, usize, usize)>> {
+    /// Every occurrence that `counts` judges to count, as (word, start, end) in order; None if
+    /// the words could not be compiled (then nothing can be ruled out).
+    pub fn counted_by(
+        &self,
+        src: &[u8],
+        counts: fn(&Occurrence<'_>) -> bool,
+    ) -> Option<Vec<(&'static str, usize, usize)>> {
         let compiled = self.compiled()?;
         let spans = self.lexer.and_then(|lexer| lexer(src)).unwrap_or_default();
         let mut spans = spans.into_iter().peekable();
@@ -190,7 +194,7 @@ impl Prefilter {
                 end,
                 region,
             };
-            if (self.counts)(&occurrence) {
+            if counts(&occurrence) {
                 out.push((word, start, end));
             }
         }

@@ -45,6 +45,9 @@ pub(super) static PREFILTER: Prefilter = Prefilter::new(|| {
 /// with a first argument other than `1`.
 fn counts(occurrence: &Occurrence<'_>) -> bool {
     let after_dot = || previous_on_line(occurrence.before()) == Some(b'.');
+    if occurrence.region == Region::Code && defined(occurrence) {
+        return false;
+    }
     match occurrence.region {
         Region::Comment => false,
         Region::Text { .. } => matches!(
@@ -66,18 +69,28 @@ fn counts(occurrence: &Occurrence<'_>) -> bool {
 /// The members of `sys.stdout` that `member` follows.
 const STDOUT_MEMBERS: &[&str] = &["write", "writelines", "buffer", "fileno"];
 
-/// `f(stdout=PIPE)`, `def f(stdout=None)`, `stdout = x`, `def stdout(self)`: a name being
-/// bound or a keyword, not a use. Binding it to sys.stdout takes the words again on the right.
+/// `f(stdout=PIPE)`, `def f(stdout=None)`, `stdout = x`: a name being bound or a keyword, not
+/// a use. Binding it to sys.stdout takes the words again on the right.
 fn bound_name(occurrence: &Occurrence<'_>) -> bool {
     let after = occurrence.after();
     let equals = match super::prefilter::next_token(after) {
         Some((at, b'=')) => after.get(at + 1) != Some(&b'='),
         _ => false,
     };
-    let before = occurrence.before().trim_ascii_end();
-    let defined = (before.ends_with(b"def") || before.ends_with(b"class"))
-        && occurrence.before().len() > before.len();
-    (equals && previous_on_line(occurrence.before()) != Some(b'.')) || defined
+    equals && previous_on_line(occurrence.before()) != Some(b'.')
+}
+
+/// `def print(self)`, `class rich:`: the name of a definition, never a use.
+fn defined(occurrence: &Occurrence<'_>) -> bool {
+    let before = occurrence.before();
+    let word = before.trim_ascii_end();
+    let keyword = |k: &[u8]| {
+        word.ends_with(k)
+            && !word[..word.len() - k.len()]
+                .last()
+                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    };
+    word.len() < before.len() && (keyword(b"def") || keyword(b"class"))
 }
 
 /// Words a definition must not mention (anywhere) to be left out of a windowed parse, beside
@@ -91,14 +104,21 @@ const WINDOW_KEEP: &[&str] = &["logging", "global", "mcpcheck"];
 /// `write`, which count).
 const MODULES_ALONE: &[&str] = &["sys", "click", "typer", "os"];
 
+/// An occurrence that keeps a definition in a window: one that counts (but not a module name
+/// alone), or the definition's own name (`def print(...)` at the top binds `print` for the
+/// whole module, though it is never a finding itself).
+fn counts_in_window(occurrence: &Occurrence<'_>) -> bool {
+    (occurrence.region == Region::Code && defined(occurrence))
+        || (counts(occurrence) && !MODULES_ALONE.contains(&occurrence.word))
+}
+
 /// The parts of a large file worth parsing (see `python_window`), or None for all of it:
 /// definitions with no occurrence of the prefilter's words that counts, and none of
 /// `WINDOW_KEEP` or `names`, are left out.
 fn window(src: &[u8], names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
     let counted: Vec<usize> = PREFILTER
-        .counted(src)?
+        .counted_by(src, counts_in_window)?
         .into_iter()
-        .filter(|(word, _, _)| !MODULES_ALONE.contains(word))
         .map(|(_, start, _)| start)
         .collect();
     python_window::included_ranges_by(src, |start, end| {
@@ -544,6 +564,40 @@ impl<'t> Py<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hits of a scan of `src`, parsed in part as the window says, and whole.
+    fn windowed_and_whole(src: &str) -> (usize, usize, bool) {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&Lang::Python.grammar())
+            .expect("grammar");
+        let whole = parser.parse(src, None).expect("parse");
+        let ranges = parse_ranges(src.as_bytes()).expect("windowed");
+        parser.set_included_ranges(&ranges).expect("ranges");
+        let part = parser.parse(src, None).expect("parse");
+        let hits = |t: &tree_sitter::Tree| Lang::Python.scan(t, src.as_bytes()).len();
+        (hits(&part), hits(&whole), part.root_node().has_error())
+    }
+
+    #[test]
+    fn a_window_keeps_definitions_that_rebind_a_followed_name() {
+        let body: String = (0..40).map(|i| format!("    x = x + {i}\n")).collect();
+        let filler: String = (0..20)
+            .map(|i| format!("def quiet{i}(x):\n{body}    return x\n\n"))
+            .collect();
+        // `def print` at the top shadows the builtin: the call below is not a finding.
+        let src = format!("def print(*args):\n    '''Quiet.'''\n{body}\n{filler}print('x')\n");
+        assert_eq!(windowed_and_whole(&src), (0, 0, false));
+        // Docstring examples do not keep a definition; the top-level call is found.
+        let src = format!(
+            "def helper(x):\n    '''>>> print(x)'''\n{body}    return x\n\n{filler}print('x')\n"
+        );
+        let ranges = parse_ranges(src.as_bytes()).expect("windowed");
+        assert!(!ranges
+            .iter()
+            .any(|r| src[r.start_byte..r.end_byte].contains("def helper")));
+        assert_eq!(windowed_and_whole(&src), (1, 1, false));
+    }
 
     #[test]
     fn only_modules_with_members_the_rules_know_lead_somewhere() {
