@@ -288,23 +288,12 @@ impl HttpTransport {
     /// Sends one JSON-RPC message (or raw bytes) as a POST. `Err` when a request got no
     /// answer: the session then stops waiting for it at once.
     pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), String> {
-        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes).to_vec();
-        let value = serde_json::from_slice::<Value>(&body).ok();
-        let method = value
-            .as_ref()
-            .and_then(|v| v.get("method"))
-            .and_then(Value::as_str)
-            .unwrap_or(if value.is_some() {
-                "response"
-            } else {
-                "malformed"
-            })
-            .to_string();
-        let awaited = value
-            .as_ref()
-            .filter(|v| v.get("method").is_some())
-            .and_then(|v| v.get("id"))
-            .cloned();
+        let Message {
+            body,
+            method,
+            awaited,
+            value,
+        } = Message::of(bytes);
         if method == "initialize" {
             self.initialize_id.clone_from(&awaited);
         }
@@ -500,4 +489,42 @@ fn refusal(reply: &post::Reply) -> Option<String> {
     }
     let message = v.pointer("/error/message")?.as_str()?;
     Some(crate::finding::excerpt(message, 160))
+}
+
+/// One message the client sends, as a POST carries it: the body (without the line's end),
+/// the method (`response` or `malformed` for what is not a request or a notification), the
+/// id awaited (a request's) and the value, if it is JSON.
+pub(super) struct Message {
+    pub body: Vec<u8>,
+    pub method: String,
+    pub awaited: Option<Value>,
+    pub value: Option<Value>,
+}
+
+impl Message {
+    pub(super) fn of(bytes: &[u8]) -> Self {
+        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes).to_vec();
+        let value = serde_json::from_slice::<Value>(&body).ok();
+        let method = value
+            .as_ref()
+            .and_then(|v| v.get("method"))
+            .and_then(Value::as_str)
+            .unwrap_or(if value.is_some() {
+                "response"
+            } else {
+                "malformed"
+            })
+            .to_string();
+        let awaited = value
+            .as_ref()
+            .filter(|v| v.get("method").is_some())
+            .and_then(|v| v.get("id"))
+            .cloned();
+        Self {
+            body,
+            method,
+            awaited,
+            value,
+        }
+    }
 }

@@ -78,17 +78,7 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
                 i = end;
                 last = Last::Operand;
             }
-            b'`' => {
-                let (end, closed) = template_text(src, i + 1, &mut out)?;
-                i = end;
-                if closed {
-                    last = Last::Operand;
-                } else {
-                    templates.push(depth);
-                    depth += 1;
-                    last = Last::Operator;
-                }
-            }
+            b'`' => (i, last) = template_part(src, i + 1, &mut out, &mut templates, &mut depth)?,
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 i += 1;
@@ -103,15 +93,7 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
                 depth = depth.checked_sub(1)?;
                 if templates.last() == Some(&depth) {
                     templates.pop();
-                    let (end, closed) = template_text(src, i + 1, &mut out)?;
-                    i = end;
-                    if closed {
-                        last = Last::Operand;
-                    } else {
-                        templates.push(depth);
-                        depth += 1;
-                        last = Last::Operator;
-                    }
+                    (i, last) = template_part(src, i + 1, &mut out, &mut templates, &mut depth)?;
                 } else {
                     i += 1;
                     last = Last::Operator;
@@ -216,6 +198,24 @@ fn skip_string(src: &[u8], start: usize) -> Option<usize> {
     None
 }
 
+/// A template's text from `from` (after a backtick or a `${...}`), then where the code goes
+/// on and what came last: the template closed, or a `${` opened at the current depth.
+fn template_part(
+    src: &[u8],
+    from: usize,
+    out: &mut Vec<Span>,
+    templates: &mut Vec<usize>,
+    depth: &mut usize,
+) -> Option<(usize, Last)> {
+    let (end, closed) = template_text(src, from, out)?;
+    if closed {
+        return Some((end, Last::Operand));
+    }
+    templates.push(*depth);
+    *depth += 1;
+    Some((end, Last::Operator))
+}
+
 /// A template's text from `from`: pushes it as a string and returns where the code goes on,
 /// and whether the template closed (a backtick) or opened a `${`.
 fn template_text(src: &[u8], from: usize, out: &mut Vec<Span>) -> Option<(usize, bool)> {
@@ -241,19 +241,8 @@ fn template_text(src: &[u8], from: usize, out: &mut Vec<Span>) -> Option<(usize,
 mod tests {
     use super::*;
 
-    /// The text of each span, marked c (comment) or s (string content).
     fn lexed(src: &str) -> Option<Vec<String>> {
-        let spans = spans(src.as_bytes())?;
-        Some(
-            spans
-                .iter()
-                .map(|s| match s.region {
-                    Region::Comment => format!("c:{}", &src[s.start..s.end]),
-                    Region::Text { start, end } => format!("s:{}", &src[start..end]),
-                    Region::Code => unreachable!("a lexer gives only comments and strings"),
-                })
-                .collect(),
-        )
+        super::super::prefilter::lexed(spans, src)
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod python_lex;
 mod python_prints;
 mod python_redirect;
 mod python_window;
+mod python_words;
 mod rust;
 mod rust_paths;
 mod scope;
@@ -119,7 +120,7 @@ impl Lang {
     fn prefilter(self) -> &'static prefilter::Prefilter {
         match self {
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &javascript::PREFILTER,
-            Lang::Python => &python::PREFILTER,
+            Lang::Python => &python_words::PREFILTER,
             Lang::Go => &go::PREFILTER,
             Lang::Rust => &rust::PREFILTER,
             Lang::Java => &java::PREFILTER,
@@ -135,7 +136,7 @@ impl Lang {
             Lang::JavaScript | Lang::TypeScript if src.len() >= WINDOW_MIN_BYTES => {
                 javascript::parse_ranges(src)
             }
-            Lang::Python if src.len() >= WINDOW_MIN_BYTES => python::parse_ranges(src),
+            Lang::Python if src.len() >= WINDOW_MIN_BYTES => python_words::parse_ranges(src),
             _ => None,
         }
     }

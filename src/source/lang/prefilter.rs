@@ -337,6 +337,23 @@ fn is_ident(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$'
 }
 
+/// The text of each span a lexer gives, marked c (comment) or s (string content), or None
+/// if the lexer cannot follow `src`: what the lexers' tests compare.
+#[cfg(test)]
+pub fn lexed(lexer: Lexer, src: &str) -> Option<Vec<String>> {
+    let spans = lexer(src.as_bytes())?;
+    Some(
+        spans
+            .iter()
+            .map(|s| match s.region {
+                Region::Comment => format!("c:{}", &src[s.start..s.end]),
+                Region::Text { start, end } => format!("s:{}", &src[start..end]),
+                Region::Code => format!("code:{}", &src[s.start..s.end]),
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -192,19 +192,8 @@ fn skip_fstring(src: &[u8], start: usize, nesting: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// The text of each span, marked c (comment) or s (string content).
     fn lexed(src: &str) -> Option<Vec<String>> {
-        let spans = spans(src.as_bytes())?;
-        Some(
-            spans
-                .iter()
-                .map(|s| match s.region {
-                    Region::Comment => format!("c:{}", &src[s.start..s.end]),
-                    Region::Text { start, end } => format!("s:{}", &src[start..end]),
-                    Region::Code => unreachable!("a lexer gives only comments and strings"),
-                })
-                .collect(),
-        )
+        super::super::prefilter::lexed(spans, src)
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod stream;
 
 use super::post::{self, media_type, BodyProblem, Outgoing, Unreachable};
 use super::sse::SseEvent;
-use super::{client, HttpFact, HttpRecord, HttpTarget, FOREIGN_ORIGIN, MAX_EVENTS};
+use super::{client, HttpFact, HttpRecord, HttpTarget, Message, FOREIGN_ORIGIN, MAX_EVENTS};
 use crate::process::{StdioLimits, StdoutEvent};
 use crate::protocol::framing::RawLine;
 pub use endpoint::resolve;
@@ -266,23 +266,12 @@ impl LegacyTransport {
         let Some(endpoint) = self.endpoint.clone() else {
             return Err("the legacy transport has no endpoint to POST to".into());
         };
-        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes).to_vec();
-        let value = serde_json::from_slice::<Value>(&body).ok();
-        let method = value
-            .as_ref()
-            .and_then(|v| v.get("method"))
-            .and_then(Value::as_str)
-            .unwrap_or(if value.is_some() {
-                "response"
-            } else {
-                "malformed"
-            })
-            .to_string();
-        let awaited = value
-            .as_ref()
-            .filter(|v| v.get("method").is_some())
-            .and_then(|v| v.get("id"))
-            .cloned();
+        let Message {
+            body,
+            method,
+            awaited,
+            value,
+        } = Message::of(bytes);
         if method == "initialize" {
             self.initialize_id.clone_from(&awaited);
         }
