@@ -7,25 +7,8 @@
 //! tags such as `</a>` read as an unterminated regular expression, so most JSX files are not
 //! followed at all).
 
+use super::js_window::REGEX_AFTER;
 use super::prefilter::{Region, Span};
-
-/// Keywords after which a `/` starts a regular expression.
-const BEFORE_EXPRESSION: &[&[u8]] = &[
-    b"return",
-    b"typeof",
-    b"instanceof",
-    b"in",
-    b"of",
-    b"new",
-    b"delete",
-    b"void",
-    b"throw",
-    b"case",
-    b"do",
-    b"else",
-    b"yield",
-    b"await",
-];
 
 /// What came last before a `/`.
 #[derive(Clone, Copy)]
@@ -149,7 +132,7 @@ fn is_ident(byte: u8) -> bool {
 fn regex_allowed(src: &[u8], last: Last) -> bool {
     match last {
         Last::Start | Last::Operator => true,
-        Last::Word(start, end) => BEFORE_EXPRESSION.contains(&&src[start..end]),
+        Last::Word(start, end) => REGEX_AFTER.contains(&&src[start..end]),
         Last::Operand => false,
     }
 }

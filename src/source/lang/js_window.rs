@@ -33,7 +33,7 @@ enum Previous {
 }
 
 /// Keywords after which `/` starts a regular expression, although they look like operands.
-const REGEX_AFTER: &[&[u8]] = &[
+pub(super) const REGEX_AFTER: &[&[u8]] = &[
     b"return",
     b"typeof",
     b"case",

@@ -117,19 +117,23 @@ pub fn skip_string(src: &[u8], start: usize) -> Option<usize> {
             // An escaped character never ends the string (raw strings included).
             b'\\' => i += 2,
             b'\n' if !triple => return None,
-            c if c == quote => {
-                if !triple {
-                    return Some(i + 1);
-                }
-                if src[i..].starts_with(&[quote, quote, quote]) {
-                    return Some(i + 3);
-                }
-                i += 1;
-            }
+            c if c == quote => match closes_at(src, i, triple) {
+                Some(end) => return Some(end),
+                None => i += 1,
+            },
             _ => i += 1,
         }
     }
     None
+}
+
+/// At a quote inside a string opened with it (tripled or not): the offset after the string
+/// if it closes here; None for a lone quote inside a triple-quoted string.
+fn closes_at(src: &[u8], i: usize, triple: bool) -> Option<usize> {
+    if !triple {
+        return Some(i + 1);
+    }
+    is_triple(src, i).then_some(i + 3)
 }
 
 /// The offset after the f-string whose opening quote is at `start`: its text ends at the
@@ -153,15 +157,10 @@ fn skip_fstring(src: &[u8], start: usize, nesting: usize) -> Option<usize> {
                     fields = 1;
                     i += 1;
                 }
-                c if c == quote => {
-                    if !triple {
-                        return Some(i + 1);
-                    }
-                    if src[i..].starts_with(&[quote, quote, quote]) {
-                        return Some(i + 3);
-                    }
-                    i += 1;
-                }
+                c if c == quote => match closes_at(src, i, triple) {
+                    Some(end) => return Some(end),
+                    None => i += 1,
+                },
                 _ => i += 1,
             }
             continue;
