@@ -329,36 +329,62 @@ fn replies_without_id(s: &Session, from: usize) -> usize {
 }
 
 async fn unknown_notification(s: &mut Session) -> Verdict {
-    let name = Probe::Notification.name();
+    let quiet = Quiet {
+        name: Probe::Notification.name(),
+        code: Code::AdversarialNotificationResult,
+        what: "An unknown notification",
+        rule: "notifications never get a reply, known or not",
+        silence: "silence",
+        answered_as: None,
+    };
+    notification_ignored(s, "notifications/mcpcheck_unknown", json!({}), quiet).await
+}
+
+/// A notification probe: how a reply is reported, and how being ignored reads (`silence`;
+/// over HTTP the POST's answer, after `answered_as` if given).
+struct Quiet {
+    name: &'static str,
+    code: Code,
+    what: &'static str,
+    rule: &'static str,
+    silence: &'static str,
+    answered_as: Option<&'static str>,
+}
+
+/// Sends a notification that must get no reply: a reply (or, over HTTP, an answer other
+/// than 202 or a 4xx) is a finding; otherwise the server must still answer a ping.
+async fn notification_ignored(
+    s: &mut Session,
+    method: &str,
+    params: serde_json::Value,
+    quiet: Quiet,
+) -> Verdict {
+    let Quiet {
+        name,
+        code,
+        what,
+        rule,
+        silence,
+        answered_as,
+    } = quiet;
     let from = s.transcript().frames.len();
-    s.notify("notifications/mcpcheck_unknown", Some(json!({})))
-        .await;
+    s.notify(method, Some(params)).await;
     let over_http = http::notification_answer(s);
     s.listen(QUIET_WINDOW).await;
     if let Some(Err(how)) = &over_http {
-        let what = "An unknown notification";
-        let rule = "notifications never get a reply, known or not";
-        return http::notification_answered(
-            Code::AdversarialNotificationResult,
-            name,
-            what,
-            how,
-            rule,
-        );
+        return http::notification_answered(code, name, what, how, rule);
     }
     if replies_without_id(s, from) > 0 {
         return Verdict::fault(
             "a reply",
-            finding(
-                Code::AdversarialNotificationResult,
-                name,
-                "An unknown notification was answered; notifications never get a reply, known or not.".into(),
-            ),
+            finding(code, name, format!("{what} was answered; {rule}.")),
         );
     }
-    let observed = match over_http {
-        Some(Ok(how)) => how,
-        _ => "silence".into(),
+    // Over HTTP the POST's answer (202, or a refusal) says how it was ignored.
+    let observed = match (over_http, answered_as) {
+        (Some(Ok(how)), Some(word)) => format!("{word} ({how})"),
+        (Some(Ok(how)), None) => how,
+        _ => silence.into(),
     };
     still_answers(s, name, &observed).await
 }
@@ -415,39 +441,16 @@ async fn malformed_json(s: &mut Session) -> Verdict {
 }
 
 async fn unknown_cancel(s: &mut Session) -> Verdict {
-    let name = Probe::UnknownCancel.name();
-    let from = s.transcript().frames.len();
-    let params = json!({"requestId": 987_654, "reason": "mcpcheck probe"});
-    s.notify("notifications/cancelled", Some(params)).await;
-    let over_http = http::notification_answer(s);
-    s.listen(QUIET_WINDOW).await;
-    if let Some(Err(how)) = &over_http {
-        let what = "notifications/cancelled for an id never sent";
-        let rule = "it must be ignored";
-        return http::notification_answered(
-            Code::AdversarialUnknownCancelResult,
-            name,
-            what,
-            how,
-            rule,
-        );
-    }
-    if replies_without_id(s, from) > 0 {
-        return Verdict::fault(
-            "a reply",
-            finding(
-                Code::AdversarialUnknownCancelResult,
-                name,
-                "notifications/cancelled for an id never sent was answered; it must be ignored."
-                    .into(),
-            ),
-        );
-    }
-    let observed = match over_http {
-        Some(Ok(how)) => format!("ignored ({how})"),
-        _ => "ignored".into(),
+    let quiet = Quiet {
+        name: Probe::UnknownCancel.name(),
+        code: Code::AdversarialUnknownCancelResult,
+        what: "notifications/cancelled for an id never sent",
+        rule: "it must be ignored",
+        silence: "ignored",
+        answered_as: Some("ignored"),
     };
-    still_answers(s, name, &observed).await
+    let params = json!({"requestId": 987_654, "reason": "mcpcheck probe"});
+    notification_ignored(s, "notifications/cancelled", params, quiet).await
 }
 
 async fn ping_before_initialize(s: &mut Session) -> Verdict {
