@@ -171,34 +171,11 @@ impl Prefilter {
         counts: fn(&Occurrence<'_>) -> bool,
     ) -> Option<Vec<(&'static str, usize, usize)>> {
         let compiled = self.compiled()?;
-        let spans = self.lexer.and_then(|lexer| lexer(src)).unwrap_or_default();
-        let mut spans = spans.into_iter().peekable();
-        let mut out = Vec::new();
-        for m in compiled.matcher.find_iter(src) {
-            let (start, end) = (m.start(), m.end());
-            let glued = (start > 0 && is_ident(src[start - 1]))
-                || src.get(end).is_some_and(|c| is_ident(*c));
-            if glued {
-                continue;
-            }
-            while spans.next_if(|s| s.end <= start).is_some() {}
-            let region = spans
-                .peek()
-                .filter(|s| s.start <= start && end <= s.end)
-                .map_or(Region::Code, |s| s.region);
-            let word = compiled.words[m.pattern().as_usize()];
-            let occurrence = Occurrence {
-                word,
-                src,
-                start,
-                end,
-                region,
-            };
-            if counts(&occurrence) {
-                out.push((word, start, end));
-            }
-        }
-        Some(out)
+        let counted = self
+            .judged(src, compiled.whole_words(src), counts)
+            .map(|(index, start, end)| (compiled.words[index], start, end))
+            .collect();
+        Some(counted)
     }
 
     /// False only if no need is met, so no rule can match. True also if the words could not
@@ -208,40 +185,13 @@ impl Prefilter {
             return true;
         };
         // Every whole-word occurrence, first: most files meet no need even so, and are not lexed.
-        let mut occurrences: Vec<(usize, usize, usize)> = Vec::new();
-        let mut found = 0u64;
-        for m in compiled.matcher.find_iter(src) {
-            let glued = (m.start() > 0 && is_ident(src[m.start() - 1]))
-                || src.get(m.end()).is_some_and(|c| is_ident(*c));
-            if !glued {
-                let index = m.pattern().as_usize();
-                found |= 1u64 << index;
-                occurrences.push((index, m.start(), m.end()));
-            }
-        }
-        if !compiled.met(found) {
+        let occurrences = compiled.whole_words(src);
+        let all = occurrences.iter().fold(0u64, |f, (i, _, _)| f | 1u64 << i);
+        if !compiled.met(all) {
             return false;
         }
-        // Without a lexer, or when it lost track, every occurrence may be in code.
-        let spans = self.lexer.and_then(|lexer| lexer(src)).unwrap_or_default();
-        let mut spans = spans.into_iter().peekable();
         let mut found = 0u64;
-        for (index, start, end) in occurrences {
-            while spans.next_if(|s| s.end <= start).is_some() {}
-            let region = spans
-                .peek()
-                .filter(|s| s.start <= start && end <= s.end)
-                .map_or(Region::Code, |s| s.region);
-            let occurrence = Occurrence {
-                word: compiled.words[index],
-                src,
-                start,
-                end,
-                region,
-            };
-            if found & (1u64 << index) != 0 || !(self.counts)(&occurrence) {
-                continue;
-            }
+        for (index, _, _) in self.judged(src, occurrences, self.counts) {
             found |= 1u64 << index;
             if compiled.met(found) {
                 return true;
@@ -249,9 +199,48 @@ impl Prefilter {
         }
         false
     }
+
+    /// The occurrences (word index, start, end) that `counts` judges to count, each placed by
+    /// the language's lexer (without one, or when it lost track, every one is in code).
+    fn judged<'a>(
+        &'a self,
+        src: &'a [u8],
+        occurrences: Vec<(usize, usize, usize)>,
+        counts: fn(&Occurrence<'_>) -> bool,
+    ) -> impl Iterator<Item = (usize, usize, usize)> + 'a {
+        let words = self.compiled().map_or(&[][..], |c| &c.words[..]);
+        let spans = self.lexer.and_then(|lexer| lexer(src)).unwrap_or_default();
+        let mut spans = spans.into_iter().peekable();
+        occurrences.into_iter().filter(move |&(index, start, end)| {
+            while spans.next_if(|s| s.end <= start).is_some() {}
+            let region = spans
+                .peek()
+                .filter(|s| s.start <= start && end <= s.end)
+                .map_or(Region::Code, |s| s.region);
+            counts(&Occurrence {
+                word: words[index],
+                src,
+                start,
+                end,
+                region,
+            })
+        })
+    }
 }
 
 impl Compiled {
+    /// Every occurrence of a word that is not part of a longer identifier: (index, start, end).
+    fn whole_words(&self, src: &[u8]) -> Vec<(usize, usize, usize)> {
+        self.matcher
+            .find_iter(src)
+            .filter(|m| {
+                !((m.start() > 0 && is_ident(src[m.start() - 1]))
+                    || src.get(m.end()).is_some_and(|c| is_ident(*c)))
+            })
+            .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+            .collect()
+    }
+
     /// True if the words found (a mask) meet one of the needs.
     fn met(&self, found: u64) -> bool {
         let met = |groups: &Vec<u64>| groups.iter().all(|g| g & found != 0);
