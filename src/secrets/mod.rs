@@ -12,13 +12,17 @@ mod names;
 mod plausible;
 mod prose;
 mod shapes;
+mod userinfo;
 mod values;
 
-pub use argv::redact_argv;
+pub use argv::{argv_secrets, redact_argv, ArgSecret};
 pub use names::{is_credential_param, might_name_credential, names_credential};
 pub use plausible::is_placeholder;
 pub use prose::{find, mask, redact, SecretMatch};
-pub use values::{find_tokens, looks_like_token, mask_tokens, redacted, TokenMatch};
+pub use userinfo::{mask_url_passwords, url_passwords};
+pub use values::{
+    find_tokens, looks_like_token, mask_spans, mask_tokens, redacted, secret_spans, TokenMatch,
+};
 
 /// Whether masking (of values under names that [`might_name_credential`], and of strings
 /// by [`mask_tokens`]) could change anything in this JSON text once it is parsed: a cheap
@@ -46,6 +50,10 @@ pub fn json_might_hold_credential(json: &str) -> bool {
     // An escape makes a parsed string differ from its text, and beyond ASCII a name's
     // squashed form needs Unicode's idea of a letter: only parsing tells.
     if json.contains('\\') || !json.is_ascii() {
+        return true;
+    }
+    // A URL's userinfo password is a credential whatever the key that holds it.
+    if json.contains("://") && json.contains('@') {
         return true;
     }
     // Without escapes every key and string is a run of the text, so a name's squashed,

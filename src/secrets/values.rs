@@ -4,6 +4,7 @@
 use super::plausible::{is_placeholder, jwt_header_ok};
 use super::shapes::{Shape, SHAPES};
 use crate::gate::{Gated, GatedSet};
+use std::ops::Range;
 use std::sync::LazyLock;
 
 const MASK: &str = "[REDACTED]";
@@ -96,50 +97,63 @@ pub fn looks_like_token(word: &str) -> bool {
             .any(|p| word.starts_with(p))
 }
 
-/// Free text with every provider token masked: each found by [`find_tokens`], and each
-/// word that [`looks_like_token`].
+/// Free text with every provider token masked: each found by [`find_tokens`], each
+/// word that [`looks_like_token`], and every URL's userinfo password.
 pub fn mask_tokens(text: &str) -> String {
-    let mut masked = String::with_capacity(text.len());
-    let mut last = 0;
-    for t in find_tokens(text) {
-        masked.push_str(&text[last..t.start]);
-        masked.push_str(MASK);
-        last = t.end;
-    }
-    masked.push_str(&text[last..]);
-    mask_token_words(&masked)
+    mask_spans(text, &secret_spans(text), MASK)
 }
 
-fn mask_token_words(text: &str) -> String {
-    let is_token_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    if !text
-        .split(|c: char| !is_token_char(c))
-        .any(looks_like_token)
-    {
-        return text.to_string();
+/// Where [`mask_tokens`] masks: sorted byte ranges that do not overlap.
+pub fn secret_spans(text: &str) -> Vec<Range<usize>> {
+    let mut spans: Vec<Range<usize>> = find_tokens(text).iter().map(|t| t.start..t.end).collect();
+    spans.extend(token_word_spans(text));
+    spans.extend(super::userinfo::url_passwords(text));
+    spans.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+    for r in spans {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
     }
+    merged
+}
+
+/// `text` with each of `spans` (sorted, not overlapping) replaced by `mask`.
+pub fn mask_spans(text: &str, spans: &[Range<usize>], mask: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        if looks_like_token(word) {
-            out.push_str(MASK);
-        } else {
-            out.push_str(word);
-        }
-        word.clear();
-    };
-    for c in text.chars() {
-        if is_token_char(c) {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            // Every other character is kept as it came, NUL included: dropping one would
-            // join the words around it, and could rebuild a token that was split to hide.
-            out.push(c);
+    let mut last = 0;
+    for r in spans {
+        out.push_str(&text[last..r.start]);
+        out.push_str(mask);
+        last = r.end;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// Words that [`looks_like_token`]. Every other character separates words, NUL included:
+/// a token split by one is two words, and masking never joins what was around it.
+fn token_word_spans(text: &str) -> Vec<Range<usize>> {
+    let is_token_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        match (is_token_char(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if looks_like_token(&text[s..i]) {
+                    spans.push(s..i);
+                }
+                start = None;
+            }
+            _ => {}
         }
     }
-    flush(&mut word, &mut out);
-    out
+    spans
 }
 
 #[cfg(test)]
@@ -150,7 +164,7 @@ mod tests {
     fn a_nul_between_two_halves_is_kept_so_they_are_never_rejoined() {
         // Another word looks like a token, so the text is rewritten word by word.
         let text = "node s.js --k ghp_u8jEQ7sinUFIabcdefgh AKIABBR4QM\0W2WXFOGO4M";
-        let masked = mask_token_words(text);
+        let masked = mask_tokens(text);
         assert!(!masked.contains("AKIABBR4QMW2WXFOGO4M"), "{masked:?}");
         assert!(masked.ends_with("AKIABBR4QM\0W2WXFOGO4M"), "{masked:?}");
         assert_eq!(masked.matches('\0').count(), 1);
