@@ -158,14 +158,18 @@ fn check_plan(entry: &crate::sweep::manifest::Entry) {
     match &entry.plan {
         EntryPlan::Launch(launch) => {
             assert!(
-                launch.command.first().is_some_and(|p| !p.is_empty()),
+                launch
+                    .command
+                    .first()
+                    .is_some_and(|p| !p.value().is_empty()),
                 "{}: a launch without a program",
                 entry.id
             );
         }
         EntryPlan::Remote(remote) => {
             assert!(
-                remote.url.starts_with("http://") || remote.url.starts_with("https://"),
+                remote.url.value().starts_with("http://")
+                    || remote.url.value().starts_with("https://"),
                 "{}: a remote that is not an http(s) URL: {:?}",
                 entry.id,
                 remote.url

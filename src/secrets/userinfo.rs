@@ -12,8 +12,10 @@ pub fn url_passwords(text: &str) -> Vec<Range<usize>> {
         let sep = from + at;
         from = sep + 3;
         let scheme_start = text[..sep]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let scheme = &text[scheme_start..sep];
         if !scheme.starts_with(|c: char| c.is_ascii_alphabetic()) {
             continue;
@@ -77,6 +79,8 @@ mod tests {
         // The userinfo ends at the last `@` of the authority, as clients read it.
         assert_eq!(passwords("redis://u:p@ss@h:6379"), ["p@ss"]);
         assert_eq!(passwords("\"amqp://guest:guest@localhost\""), ["guest"]);
+        // A scheme right after a character of several bytes.
+        assert_eq!(passwords("é→ftp://a:b@h"), ["b"]);
     }
 
     #[test]

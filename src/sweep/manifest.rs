@@ -4,6 +4,7 @@
 
 use super::remote::{self, HeaderValue, Remote};
 use super::server_json;
+use super::shown::{mark_credentials, mark_value_credentials, Secrets, Shown};
 use crate::error::Error;
 use crate::finding::excerpt;
 use serde_json::{Map, Value};
@@ -54,10 +55,44 @@ pub enum EntryPlan {
 /// How to start a server, as a client would.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Launch {
-    pub command: Vec<String>,
+    pub command: Vec<Shown>,
     pub cwd: Option<PathBuf>,
-    pub env: Vec<(String, String)>,
+    pub env: Vec<(String, Shown)>,
     pub setup: Option<Vec<String>>,
+    /// Every secret of `command` and `env`, by the name it is shown under.
+    pub secrets: Secrets,
+}
+
+impl Launch {
+    /// A launch whose credentials no input marked are marked by their shape or flag, and
+    /// whose secrets each have a name of their own.
+    pub fn new(mut command: Vec<Shown>, mut env: Vec<(String, Shown)>) -> Self {
+        mark_credentials(&mut command);
+        for (name, value) in &mut env {
+            mark_value_credentials(value, name);
+        }
+        let secrets = Secrets::collect(command.iter_mut().chain(env.iter_mut().map(|(_, v)| v)));
+        Self {
+            command,
+            cwd: None,
+            env,
+            setup: None,
+            secrets,
+        }
+    }
+
+    /// The program and arguments the server is started with.
+    pub fn argv(&self) -> Vec<String> {
+        self.command.iter().map(Shown::value).collect()
+    }
+
+    /// The variables the server is given.
+    pub fn env_values(&self) -> Vec<(String, String)> {
+        self.env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.value()))
+            .collect()
+    }
 }
 
 /// Values a manifest supplies for a `server.json` entry's inputs.
@@ -222,7 +257,8 @@ fn command_entry(obj: &Map<String, Value>, position: &str, dir: &Path) -> Result
         for (name, value) in map {
             valid_env_name(name)?;
             match value {
-                Value::String(s) => env.push((name.clone(), s.clone())),
+                // Values the manifest gives are never shown: `${NAME}` stands for them.
+                Value::String(s) => env.push((name.clone(), Shown::secret(name, s.clone()))),
                 // Declared but not given: the server needs it, the manifest does not have it.
                 Value::Null => missing.push(name.clone()),
                 _ => {
@@ -235,12 +271,10 @@ fn command_entry(obj: &Map<String, Value>, position: &str, dir: &Path) -> Result
         }
     }
     let plan = if missing.is_empty() {
-        EntryPlan::Launch(Launch {
-            command,
-            cwd: cwd(obj.get("cwd"), dir)?,
-            env,
-            setup: setup(obj.get("setup"))?,
-        })
+        let mut launch = Launch::new(command.into_iter().map(Shown::text).collect(), env);
+        launch.cwd = cwd(obj.get("cwd"), dir)?;
+        launch.setup = setup(obj.get("setup"))?;
+        EntryPlan::Launch(launch)
     } else {
         needs_configuration(missing)
     };
@@ -437,8 +471,8 @@ mod tests {
         let EntryPlan::Launch(l) = &entries[0].plan else {
             panic!("launch")
         };
-        assert_eq!(l.command, ["python3", "a.py"]);
-        assert_eq!(l.env, [("K".to_string(), "v".to_string())]);
+        assert_eq!(l.argv(), ["python3", "a.py"]);
+        assert_eq!(l.env_values(), [("K".to_string(), "v".to_string())]);
     }
 
     #[test]
@@ -449,7 +483,7 @@ mod tests {
         );
         let entries = load(&path).expect("manifest");
         let argv = |e: &Entry| match &e.plan {
-            EntryPlan::Launch(l) => l.command.clone(),
+            EntryPlan::Launch(l) => l.argv(),
             other => panic!("not a launch: {other:?}"),
         };
         assert_eq!(argv(&entries[0]), ["npx", "-y", "pkg@1.0.0"]);
@@ -479,7 +513,7 @@ mod tests {
         let EntryPlan::Launch(l) = &entries[0].plan else {
             panic!("launch")
         };
-        assert_eq!(l.command, ["npx", "-y", "y@1.0.0"]);
+        assert_eq!(l.argv(), ["npx", "-y", "y@1.0.0"]);
     }
 
     #[test]

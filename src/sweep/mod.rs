@@ -12,6 +12,7 @@ pub mod sandbox;
 pub mod server_json;
 mod setup;
 pub mod shard;
+pub mod shown;
 pub mod summary;
 
 use crate::error::Error;
@@ -191,12 +192,6 @@ fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Er
         remote_allow_unsafe: args.remote_allow_unsafe,
     };
     // The guard's own checks of --timeout, --profile and --config, once, before anything runs.
-    let probe = manifest::Launch {
-        command: vec!["true".into()],
-        cwd: None,
-        env: Vec::new(),
-        setup: None,
-    };
-    run::guard_settings(&probe, &std::env::temp_dir(), &config)?;
+    run::guard_settings(vec!["true".into()], &[], &std::env::temp_dir(), &config)?;
     Ok(config)
 }

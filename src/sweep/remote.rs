@@ -4,6 +4,7 @@
 //! passed with `--pass-env`, and never appear in a result line.
 
 use super::manifest::{needs_configuration, EntryPlan, Supplied};
+use super::shown::{fill, mark_value_credentials, Secrets, Shown};
 use crate::finding::excerpt;
 use serde_json::{Map, Value};
 
@@ -15,10 +16,26 @@ const TRANSPORTS: &[&str] = &["streamable-http", "sse"];
 /// A remote server to guard.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Remote {
-    pub url: String,
+    /// `isSecret` variables and a userinfo password in it are shown as `${NAME}`.
+    pub url: Shown,
     /// `streamable-http`, or `sse` (the legacy transport, which the guard falls back to).
     pub transport: String,
     pub headers: Vec<(String, HeaderValue)>,
+    /// The secrets of `url`.
+    pub secrets: Secrets,
+}
+
+impl Remote {
+    fn new(mut url: Shown, transport: String, headers: Vec<(String, HeaderValue)>) -> Self {
+        mark_value_credentials(&mut url, "URL");
+        let secrets = Secrets::collect(std::iter::once(&mut url));
+        Self {
+            url,
+            transport,
+            headers,
+            secrets,
+        }
+    }
 }
 
 /// Where a header's value comes from.
@@ -62,7 +79,7 @@ pub fn manifest_plan(obj: &Map<String, Value>) -> Result<EntryPlan, String> {
         .get("url")
         .and_then(Value::as_str)
         .ok_or("`url` must be a string such as \"https://example.com/mcp\"")?;
-    let url = valid_url(url)?;
+    valid_url(url)?;
     let mut headers = Vec::new();
     let mut missing = Vec::new();
     for (name, value) in header_map(obj.get("headers"))? {
@@ -74,11 +91,11 @@ pub fn manifest_plan(obj: &Map<String, Value>) -> Result<EntryPlan, String> {
     if !missing.is_empty() {
         return Ok(needs_configuration(missing));
     }
-    Ok(EntryPlan::Remote(Remote {
-        url,
-        transport: "streamable-http".into(),
+    Ok(EntryPlan::Remote(Remote::new(
+        Shown::text(url.trim()),
+        "streamable-http".into(),
         headers,
-    }))
+    )))
 }
 
 /// The headers a manifest gives (`null`: declared, no value); names checked, values kept.
@@ -153,7 +170,7 @@ pub fn registry_plan(server: &Map<String, Value>, supplied: &Supplied) -> Option
             None => own("value").or_else(|| own("default")).and_then(|raw| {
                 let before = missing.len();
                 let filled = fill_variables(&raw, header.get("variables"), supplied, &mut missing);
-                (missing.len() == before).then_some(HeaderValue::Given(filled))
+                (missing.len() == before).then_some(HeaderValue::Given(filled.value()))
             }),
         };
         match value {
@@ -172,44 +189,24 @@ pub fn registry_plan(server: &Map<String, Value>, supplied: &Supplied) -> Option
     if !missing.is_empty() {
         return Some(needs_configuration(missing));
     }
-    Some(match valid_url(&url) {
-        Ok(url) => EntryPlan::Remote(Remote {
-            url,
-            transport,
-            headers,
-        }),
+    Some(match valid_url(&url.value()) {
+        Ok(_) => EntryPlan::Remote(Remote::new(url, transport, headers)),
         Err(why) => EntryPlan::NotAsked {
             reason: format!("{transport} remote: {why}"),
         },
     })
 }
 
-/// `{name}` placeholders filled from the manifest's inputs, else the variable's value or
-/// default; a placeholder with none of them is recorded as missing.
+/// [`fill`] with each placeholder that has no value recorded as missing.
 fn fill_variables(
     raw: &str,
     vars: Option<&Value>,
     supplied: &Supplied,
     missing: &mut Vec<String>,
-) -> String {
-    let mut out = raw.to_string();
-    for (name, var) in vars.and_then(Value::as_object).into_iter().flatten() {
-        let placeholder = format!("{{{name}}}");
-        if !out.contains(&placeholder) {
-            continue;
-        }
-        let value = supplied.inputs.get(name).cloned().or_else(|| {
-            var.get("value")
-                .or_else(|| var.get("default"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        });
-        match value {
-            Some(v) => out = out.replace(&placeholder, &v),
-            None => missing.push(name.clone()),
-        }
-    }
-    out
+) -> Shown {
+    let (shown, unfilled) = fill(raw, vars, &supplied.inputs);
+    missing.extend(unfilled);
+    shown
 }
 
 fn valid_url(url: &str) -> Result<String, String> {
@@ -301,7 +298,7 @@ mod tests {
         let EntryPlan::Remote(r) = plan else {
             panic!("remote: {plan:?}")
         };
-        assert_eq!(r.url, "https://x.example/mcp");
+        assert_eq!(r.url.value(), "https://x.example/mcp");
         assert_eq!(
             r.headers,
             [
@@ -349,7 +346,7 @@ mod tests {
             panic!("remote")
         };
         assert_eq!(
-            (r.url.as_str(), r.transport.as_str()),
+            (r.url.value().as_str(), r.transport.as_str()),
             ("https://x.example/mcp", "streamable-http")
         );
         assert_eq!(

@@ -3,10 +3,11 @@
 
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::progress::Progress;
-use super::remote::Remote;
+use super::remote::{HeaderValue, Remote};
 use super::results::{rfc3339, ResultsWriter};
 use super::sandbox::{EnvPolicy, Sandbox};
 use super::setup;
+use super::shown::{self, Shown};
 use crate::error::Error;
 use crate::finding::excerpt;
 use crate::guard::{self, GuardRequest, GuardRun, GuardSettings};
@@ -129,18 +130,20 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
         }
     };
     let base_env = sandbox.base_env(&config.env_policy);
+    let entry_env = launch.env_values();
     let cwd = launch.cwd.clone().unwrap_or_else(|| sandbox.work());
     let mut extra = Map::new();
+    extra.insert("reproduce".into(), json!(reproduce(&launch, &config)));
     if let Some(argv) = &launch.setup {
         let command = ServerCommand {
             program: argv[0].clone(),
             args: argv[1..].to_vec(),
             cwd: Some(cwd.clone()),
-            env: with_entry_env(&base_env, &launch.env),
+            env: with_entry_env(&base_env, &entry_env),
             clear_env: true,
             unset_env: Vec::new(),
         };
-        let outcome = setup::run(&command, config.setup_timeout, &launch.env).await;
+        let outcome = setup::run(&command, config.setup_timeout, &entry_env).await;
         if !outcome.ok {
             let mut line = head(&id, "setup-failed", started_at, clock);
             line.insert(
@@ -148,23 +151,25 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
                 json!("the entry's setup command failed; the server was not started"),
             );
             line.insert("setup".into(), outcome.facts);
-            return Value::Object(line);
+            line.extend(extra);
+            return launch.secrets.redacted_line(line);
         }
         extra.insert("setup".into(), outcome.facts);
     }
-    let sandboxed = Launch {
-        env: with_entry_env(&base_env, &launch.env),
-        ..launch
-    };
-    let mut settings = match guard_settings(&sandboxed, &cwd, &config) {
+    let env = with_entry_env(&base_env, &entry_env);
+    let mut settings = match guard_settings(launch.argv(), &env, &cwd, &config) {
         Ok(s) => s,
-        Err(e) => return error_line(&id, started_at, clock, e.message()),
+        Err(e) => {
+            let line = error_line(&id, started_at, clock, e.message());
+            return launch.secrets.redacted_line(into_map(line));
+        }
     };
     // Only the sandbox's environment reaches the server, never mcpcheck's own.
     settings.command.clear_env = true;
     let run = guard::run(settings).await;
-    let doc = (config.render)(&run);
+    let mut doc = (config.render)(&run);
     drop(sandbox);
+    show_command(&mut doc, &launch);
     let status = doc["summary"]["status"]
         .as_str()
         .unwrap_or("fail")
@@ -174,7 +179,63 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
     if let Value::Object(fields) = doc {
         line.extend(fields);
     }
-    Value::Object(line)
+    launch.secrets.redacted_line(line)
+}
+
+fn into_map(line: Value) -> Map<String, Value> {
+    match line {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// The guard report's command fields as the sweep shows them: each secret as `${NAME}`,
+/// not the guard's `[REDACTED]`, so a shown command reads as the `reproduce` one does.
+fn show_command(doc: &mut Value, launch: &Launch) {
+    let argv: Vec<String> = launch.command.iter().map(Shown::display).collect();
+    doc["command"] = json!(argv);
+    if let Some(fingerprint) = doc.get_mut("fingerprint").and_then(Value::as_object_mut) {
+        fingerprint.insert("argv".into(), json!(argv));
+        fingerprint.insert(
+            "command".into(),
+            json!({"executable": argv.first(), "args": argv.get(1..).unwrap_or_default(), "argv": argv}),
+        );
+    }
+}
+
+/// The command that reruns this one server alone: `mcpcheck guard` with the sweep's
+/// settings and the entry's, each secret as `${NAME}` (export the named values first).
+fn reproduce(launch: &Launch, config: &SweepConfig) -> String {
+    let mut words = settings_words(config);
+    if let Some(cwd) = &launch.cwd {
+        words.push("--cwd".into());
+        words.push(shell_words::quote(&cwd.display().to_string()).into_owned());
+    }
+    for (name, value) in &launch.env {
+        let mut assignment = Shown::text(format!("{name}="));
+        assignment.push(value.clone());
+        words.push("--env".into());
+        words.push(assignment.shell_word());
+    }
+    words.push("--".into());
+    words.extend(launch.command.iter().map(Shown::shell_word));
+    words.join(" ")
+}
+
+/// `mcpcheck guard` and the sweep's own settings that every entry shares.
+fn settings_words(config: &SweepConfig) -> Vec<String> {
+    let mut words: Vec<String> = vec!["mcpcheck".into(), "guard".into()];
+    if let Some(t) = config.timeout {
+        words.extend(["--timeout".into(), t.to_string()]);
+    }
+    if let Some(p) = &config.profile {
+        words.extend(["--profile".into(), shell_words::quote(p).into_owned()]);
+    }
+    if let Some(c) = &config.config {
+        words.push("--config".into());
+        words.push(shell_words::quote(&c.display().to_string()).into_owned());
+    }
+    words
 }
 
 /// One remote server's line, with the server.json name of the transport it was guarded as
@@ -210,7 +271,7 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
         config: config.config.clone(),
         profile: config.profile.clone(),
         timeout: config.timeout,
-        url: Some(remote.url.clone()),
+        url: Some(remote.url.value()),
         headers: headers.iter().map(|(n, v)| format!("{n}={v}")).collect(),
         ..GuardRequest::default()
     };
@@ -256,10 +317,31 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
         .unwrap_or("fail")
         .to_string();
     let mut line = head(&id, &status, started_at, clock);
+    line.insert(
+        "reproduce".into(),
+        json!(reproduce_remote(&remote, &config)),
+    );
     if let Value::Object(fields) = doc {
         line.extend(fields);
     }
-    Value::Object(line)
+    remote.secrets.redacted_line(line)
+}
+
+/// `mcpcheck guard --url` for one remote entry: each header's value as `${VAR}` (the
+/// variable it comes from, or one named after the header).
+fn reproduce_remote(remote: &Remote, config: &SweepConfig) -> String {
+    let mut words = settings_words(config);
+    words.extend(["--url".into(), remote.url.shell_word()]);
+    for (name, value) in &remote.headers {
+        let var = match value {
+            HeaderValue::Env(var) => var.clone(),
+            HeaderValue::Given(_) => shown::shell_name(name),
+        };
+        let mut header = Shown::text(format!("{name}="));
+        header.push(Shown::secret(&var, ""));
+        words.extend(["--header".into(), header.shell_word()]);
+    }
+    words.join(" ")
 }
 
 /// The sandbox's environment with the entry's on top (the entry wins on a shared name).
@@ -276,7 +358,8 @@ fn with_entry_env(base: &[(String, String)], entry: &[(String, String)]) -> Vec<
 /// The guard settings for one entry: exactly what `mcpcheck guard` would resolve from the
 /// same flags, so a swept verdict equals a single run's.
 pub fn guard_settings(
-    launch: &Launch,
+    command: Vec<String>,
+    env: &[(String, String)],
     cwd: &Path,
     config: &SweepConfig,
 ) -> Result<GuardSettings, Error> {
@@ -285,8 +368,8 @@ pub fn guard_settings(
         profile: config.profile.clone(),
         timeout: config.timeout,
         cwd: Some(cwd.to_path_buf()),
-        env: launch.env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
-        command: launch.command.clone(),
+        env: env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        command,
         ..GuardRequest::default()
     })
 }

@@ -4,6 +4,7 @@
 //! makes the entry `needs-configuration`.
 
 use super::manifest::{needs_configuration, EntryPlan, Launch, Supplied};
+use super::shown::{fill, is_secret, Shown};
 use crate::finding::excerpt;
 use serde_json::{Map, Value};
 
@@ -113,39 +114,43 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
     if !missing.is_empty() {
         return needs_configuration(missing);
     }
-    let mut command = vec![runtime.to_string()];
+    let text = |t: &str| Shown::text(t);
+    let mut command = vec![text(runtime)];
     match registry {
         "npm" => {
-            if runtime == "npx" && !runtime_args.iter().any(|a| a == "-y" || a == "--yes") {
-                command.push("-y".into());
+            let yes = runtime_args
+                .iter()
+                .any(|a| matches!(a.value().as_str(), "-y" | "--yes"));
+            if runtime == "npx" && !yes {
+                command.push(text("-y"));
             }
             command.extend(runtime_args);
-            command.push(versioned(identifier, "@", version));
+            command.push(text(&versioned(identifier, "@", version)));
             command.extend(package_args);
         }
         "pypi" => {
             if runtime == "pipx" {
-                command.push("run".into());
+                command.push(text("run"));
             }
             command.extend(runtime_args);
-            command.push(versioned(identifier, "==", version));
+            command.push(text(&versioned(identifier, "==", version)));
             command.extend(package_args);
         }
         "oci" => {
-            command.extend(["run", "-i", "--rm"].map(String::from));
+            command.extend(["run", "-i", "--rm"].map(text));
             command.extend(runtime_args);
             // The container does not see the CLI's environment; `-e NAME` passes each value in.
             for (name, _) in &env {
-                command.extend(["-e".to_string(), name.clone()]);
+                command.extend([text("-e"), text(name)]);
             }
-            command.push(image(identifier, version));
+            command.push(text(&image(identifier, version)));
             command.extend(package_args);
         }
         _ => {
             command.extend(runtime_args);
-            command.push(versioned(identifier, "@", version));
+            command.push(text(&versioned(identifier, "@", version)));
             if !package_args.is_empty() {
-                command.push("--".into());
+                command.push(text("--"));
                 command.extend(package_args);
             }
         }
@@ -153,15 +158,10 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
     let mut env = env;
     for (name, value) in &supplied.env {
         if !env.iter().any(|(k, _)| k == name) {
-            env.push((name.clone(), value.clone()));
+            env.push((name.clone(), Shown::secret(name, value.clone())));
         }
     }
-    EntryPlan::Launch(Launch {
-        command,
-        cwd: None,
-        env,
-        setup: None,
-    })
+    EntryPlan::Launch(Launch::new(command, env))
 }
 
 fn versioned(identifier: &str, sep: &str, version: &str) -> String {
@@ -182,9 +182,10 @@ fn image(identifier: &str, version: &str) -> String {
     }
 }
 
-/// An input's value: the manifest's, else `value`, else `default`, with `{variables}` filled.
-/// `None` when there is none, or a variable in it has none.
-fn input_value(input: &Value, key: &str, supplied: &Supplied) -> Option<String> {
+/// An input's value: the manifest's, else `value`, else `default`, with `{variables}` filled;
+/// secret where the input or a variable is `isSecret`. `None` when there is none, or a
+/// variable in it has none.
+fn input_value(input: &Value, key: &str, supplied: &Supplied) -> Option<Shown> {
     let own = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
     let raw = supplied
         .inputs
@@ -192,31 +193,22 @@ fn input_value(input: &Value, key: &str, supplied: &Supplied) -> Option<String> 
         .cloned()
         .or_else(|| own("value"))
         .or_else(|| own("default"))?;
-    let Some(Value::Object(vars)) = input.get("variables") else {
-        return Some(raw);
-    };
-    let mut out = raw;
-    for (name, var) in vars {
-        let placeholder = format!("{{{name}}}");
-        if !out.contains(&placeholder) {
-            continue;
-        }
-        let value = supplied.inputs.get(name).cloned().or_else(|| {
-            var.get("value")
-                .or_else(|| var.get("default"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })?;
-        out = out.replace(&placeholder, &value);
+    let (shown, unfilled) = fill(&raw, input.get("variables"), &supplied.inputs);
+    if !unfilled.is_empty() {
+        return None;
     }
-    Some(out)
+    Some(if is_secret(input) {
+        Shown::secret(key, shown.value())
+    } else {
+        shown
+    })
 }
 
 fn required(input: &Value) -> bool {
     input.get("isRequired").and_then(Value::as_bool) == Some(true)
 }
 
-fn arguments(list: Option<&Value>, supplied: &Supplied, missing: &mut Vec<String>) -> Vec<String> {
+fn arguments(list: Option<&Value>, supplied: &Supplied, missing: &mut Vec<String>) -> Vec<Shown> {
     let mut argv = Vec::new();
     for (i, arg) in list
         .and_then(Value::as_array)
@@ -234,7 +226,7 @@ fn arguments(list: Option<&Value>, supplied: &Supplied, missing: &mut Vec<String
                 .map_or_else(|| format!("positional argument {}", i + 1), str::to_string)
         };
         match input_value(arg, &key, supplied) {
-            Some(value) if named => argv.extend([name.to_string(), value]),
+            Some(value) if named => argv.extend([Shown::text(name), value]),
             Some(value) => argv.push(value),
             None if required(arg) => missing.push(key),
             None => {}
@@ -247,7 +239,7 @@ fn environment(
     list: Option<&Value>,
     supplied: &Supplied,
     missing: &mut Vec<String>,
-) -> Vec<(String, String)> {
+) -> Vec<(String, Shown)> {
     let mut env = Vec::new();
     for var in list.and_then(Value::as_array).into_iter().flatten() {
         let Some(name) = var
@@ -257,16 +249,15 @@ fn environment(
         else {
             continue;
         };
-        let value = supplied
-            .env
-            .get(name)
-            .cloned()
-            .or_else(|| input_value(var, name, &Supplied::default()));
+        // A value the manifest gives is never shown; one of the server.json's own is, unless secret.
+        let value = match supplied.env.get(name) {
+            Some(given) => Some(Shown::secret(name, given.clone())),
+            None => input_value(var, name, &Supplied::default()),
+        };
         match value {
             Some(v) => env.push((name.to_string(), v)),
             None if required(var) => {
-                let secret = var.get("isSecret").and_then(Value::as_bool) == Some(true);
-                missing.push(if secret {
+                missing.push(if is_secret(var) {
                     format!("{name} (secret)")
                 } else {
                     name.to_string()
@@ -289,7 +280,7 @@ mod tests {
 
     fn command(p: &EntryPlan) -> Vec<String> {
         match p {
-            EntryPlan::Launch(l) => l.command.clone(),
+            EntryPlan::Launch(l) => l.argv(),
             other => panic!("not a launch: {other:?}"),
         }
     }
@@ -365,8 +356,8 @@ mod tests {
         let EntryPlan::Launch(l) = plan(server, &given) else {
             panic!("launch")
         };
-        assert_eq!(l.command, ["npx", "-y", "x@1", "/srv"]);
-        assert_eq!(l.env, [("API_KEY".to_string(), "k".to_string())]);
+        assert_eq!(l.argv(), ["npx", "-y", "x@1", "/srv"]);
+        assert_eq!(l.env_values(), [("API_KEY".to_string(), "k".to_string())]);
     }
 
     #[test]
@@ -376,7 +367,7 @@ mod tests {
             &Supplied::default(),
         );
         assert!(
-            matches!(&remote, EntryPlan::Remote(r) if r.url == "https://x" && r.transport == "streamable-http"),
+            matches!(&remote, EntryPlan::Remote(r) if r.url.value() == "https://x" && r.transport == "streamable-http"),
             "{remote:?}"
         );
         let websocket = plan(
