@@ -15,6 +15,7 @@ mod scan;
 mod source;
 mod surface;
 mod sweep;
+mod sweep_progress;
 
 use crate::error::Error;
 use clap::Parser;

@@ -4,7 +4,6 @@
 
 pub mod manifest;
 pub mod merge;
-mod progress;
 pub mod remote;
 pub mod results;
 mod run;
@@ -19,14 +18,12 @@ use crate::error::Error;
 use crate::finding::excerpt;
 use crate::guard::profile::Profile;
 use manifest::Entry;
-use progress::Progress;
 use results::ResultsWriter;
 pub use run::LineRenderer;
 use run::SweepConfig;
 pub use run::SweepEnd;
 use sandbox::EnvPolicy;
 use shard::Shard;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -89,7 +86,32 @@ pub struct SweepOutcome {
     pub elapsed: Duration,
 }
 
-pub fn sweep(request: &SweepRequest, render: LineRenderer) -> Result<SweepOutcome, Error> {
+/// What the sweep reports while it runs; the command layer draws it (a bar, plain lines).
+/// Every hook has a no-op default.
+pub trait SweepProgress: Send {
+    /// Before the first entry: how many will run, how many the results file already has.
+    fn begin(&mut self, _to_run: u64, _already: u64, _jobs: usize) {}
+    /// A line that is not a result (temporary directories cleaned up, and the like).
+    fn note(&mut self, _text: &str) {}
+    /// A server's check started.
+    fn started(&mut self) {}
+    /// An entry's line was written, with its status.
+    fn finished(&mut self, _status: &str) {}
+    /// Once a second while servers run.
+    fn tick(&mut self) {}
+}
+
+/// A sweep checked and loaded, ready to run: every setting, the manifest and the results
+/// file were checked before any server starts.
+pub struct PreparedSweep {
+    config: Arc<SweepConfig>,
+    shard: Option<Shard>,
+    to_run: Vec<Entry>,
+    skipped: usize,
+    writer: ResultsWriter,
+}
+
+pub fn prepare(request: &SweepRequest, render: LineRenderer) -> Result<PreparedSweep, Error> {
     let config = Arc::new(validate(request, render)?);
     let shard = request.shard.as_deref().map(Shard::parse).transpose()?;
     let entries = manifest::load(&request.manifest)?;
@@ -97,7 +119,7 @@ pub fn sweep(request: &SweepRequest, render: LineRenderer) -> Result<SweepOutcom
         .into_iter()
         .filter(|e| shard.is_none_or(|s| s.contains(&e.id)))
         .collect();
-    let (mut writer, done) = if request.resume {
+    let (writer, done) = if request.resume {
         ResultsWriter::resume(&request.out)?
     } else {
         (ResultsWriter::create(&request.out)?, Default::default())
@@ -106,41 +128,49 @@ pub fn sweep(request: &SweepRequest, render: LineRenderer) -> Result<SweepOutcom
         .into_iter()
         .filter(|e| !done.contains(&e.id))
         .collect();
-    let skipped = done.len();
-    let stale = sandbox::remove_stale(&std::env::temp_dir());
-    if stale > 0 {
-        let _ = writeln!(
-            std::io::stderr(),
-            "mcpcheck sweep: removed {stale} temporary directories left by a sweep that was killed"
-        );
-    }
-    let out_shown = request.out.display().to_string();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.jobs.min(cores()).max(1))
-        .enable_all()
-        .build()
-        .map_err(|e| Error::System(format!("cannot start the async runtime: {e}")))?;
-    let clock = Instant::now();
-    let mut progress = Progress::new(to_run.len() as u64, skipped as u64, config.jobs, &out_shown);
-    let end = runtime.block_on(run::run(
-        to_run,
-        Arc::clone(&config),
-        &mut writer,
-        &mut progress,
-    ));
-    // Servers killed on the way out must not linger as the runtime's orphans.
-    runtime.shutdown_timeout(Duration::from_secs(5));
-    let end = end?;
-    let interrupted = match end {
-        SweepEnd::Finished => None,
-        SweepEnd::Interrupted { signal } => Some(crate::process::signal_name(signal)),
-    };
-    progress.finish(interrupted);
-    Ok(SweepOutcome {
-        end,
+    Ok(PreparedSweep {
+        config,
         shard,
-        elapsed: clock.elapsed(),
+        to_run,
+        skipped: done.len(),
+        writer,
     })
+}
+
+impl PreparedSweep {
+    /// Servers checked at once.
+    pub fn jobs(&self) -> usize {
+        self.config.jobs
+    }
+
+    /// Runs every entry; on SIGINT or SIGTERM stops the running servers and returns. The
+    /// caller's runtime must be shut down with a grace period afterwards, so servers killed
+    /// on the way out do not linger as its orphans.
+    pub async fn run(mut self, progress: &mut dyn SweepProgress) -> Result<SweepOutcome, Error> {
+        let stale = sandbox::remove_stale(&std::env::temp_dir());
+        if stale > 0 {
+            progress.note(&format!(
+                "mcpcheck sweep: removed {stale} temporary directories left by a sweep that was killed"
+            ));
+        }
+        let clock = Instant::now();
+        progress.begin(
+            self.to_run.len() as u64,
+            self.skipped as u64,
+            self.config.jobs,
+        );
+        let end = run::run(self.to_run, self.config, &mut self.writer, progress).await?;
+        Ok(SweepOutcome {
+            end,
+            shard: self.shard,
+            elapsed: clock.elapsed(),
+        })
+    }
+}
+
+/// Worker threads for a sweep of `jobs` servers: servers mostly wait, so no more than cores.
+pub fn worker_threads(jobs: usize) -> usize {
+    jobs.min(cores()).max(1)
 }
 
 fn cores() -> usize {

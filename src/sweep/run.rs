@@ -2,12 +2,12 @@
 //! each result to the results file as it finishes.
 
 use super::manifest::{Entry, EntryPlan, Launch};
-use super::progress::Progress;
 use super::remote::{HeaderValue, Remote};
 use super::results::{rfc3339, ResultsWriter};
 use super::sandbox::{EnvPolicy, Sandbox};
 use super::setup;
 use super::shown::{self, Shown};
+use super::SweepProgress;
 use crate::error::Error;
 use crate::finding::excerpt;
 use crate::guard::{self, GuardRequest, GuardRun, GuardSettings};
@@ -54,7 +54,7 @@ pub async fn run(
     entries: Vec<Entry>,
     config: Arc<SweepConfig>,
     writer: &mut ResultsWriter,
-    progress: &mut Progress,
+    progress: &mut dyn SweepProgress,
 ) -> Result<SweepEnd, Error> {
     let signal_error = |e: std::io::Error| Error::System(format!("cannot watch for signals: {e}"));
     let mut sigint = signal(SignalKind::interrupt()).map_err(signal_error)?;
