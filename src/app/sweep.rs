@@ -26,12 +26,23 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode, Error> {
         profile: args.profile.clone(),
         config: args.config.clone(),
         setup_timeout: Duration::from_millis(args.setup_timeout),
+        install_timeout: Duration::from_millis(args.install_timeout),
         pass_env: args.pass_env.clone(),
         isolated_caches: args.isolated_caches,
         remote: args.remote,
         remote_allow_unsafe: args.remote_allow_unsafe,
     };
-    let prepared = crate::sweep::prepare(&request, Arc::new(crate::report::guard::json::render))?;
+    let renderers = crate::sweep::Renderers {
+        guard: Arc::new(crate::report::guard::json::render),
+        findings: Arc::new(|findings| {
+            let verdict = crate::verdict::Verdict::of(findings);
+            serde_json::json!({
+                "summary": crate::report::issue::summary_json(&verdict),
+                "issues": crate::report::issue::issues_json(findings),
+            })
+        }),
+    };
+    let prepared = crate::sweep::prepare(&request, renderers)?;
     let runtime = super::io::runtime(Some(crate::sweep::worker_threads(prepared.jobs())))?;
     let mut progress = Progress::new(&args.out.display().to_string());
     let outcome = runtime.block_on(prepared.run(&mut progress));

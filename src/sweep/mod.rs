@@ -2,6 +2,7 @@
 //! run in its own sandbox, streaming one result line per server; and the merge of results
 //! files that `sweep-report` summarises.
 
+pub mod install;
 pub mod manifest;
 pub mod merge;
 pub mod remote;
@@ -19,9 +20,9 @@ use crate::finding::excerpt;
 use crate::guard::profile::Profile;
 use manifest::Entry;
 use results::ResultsWriter;
-pub use run::LineRenderer;
 use run::SweepConfig;
 pub use run::SweepEnd;
+pub use run::{FindingsRenderer, LineRenderer, Renderers};
 use sandbox::EnvPolicy;
 use shard::Shard;
 use std::path::PathBuf;
@@ -47,6 +48,8 @@ pub struct SweepRequest {
     pub profile: Option<String>,
     pub config: Option<PathBuf>,
     pub setup_timeout: Duration,
+    /// Longest a registry package's install may run.
+    pub install_timeout: Duration,
     pub pass_env: Vec<String>,
     pub isolated_caches: bool,
     /// Guard remote entries (manifest `url` entries, `server.json` `remotes`) over HTTP.
@@ -67,6 +70,7 @@ impl Default for SweepRequest {
             profile: None,
             config: None,
             setup_timeout: DEFAULT_SETUP_TIMEOUT,
+            install_timeout: install::DEFAULT_INSTALL_TIMEOUT,
             pass_env: Vec::new(),
             isolated_caches: false,
             remote: false,
@@ -111,7 +115,7 @@ pub struct PreparedSweep {
     writer: ResultsWriter,
 }
 
-pub fn prepare(request: &SweepRequest, render: LineRenderer) -> Result<PreparedSweep, Error> {
+pub fn prepare(request: &SweepRequest, render: Renderers) -> Result<PreparedSweep, Error> {
     let config = Arc::new(validate(request, render)?);
     let shard = request.shard.as_deref().map(Shard::parse).transpose()?;
     let entries = manifest::load(&request.manifest)?;
@@ -154,12 +158,37 @@ impl PreparedSweep {
             ));
         }
         let clock = Instant::now();
+        // One place for the whole sweep's installs, removed with it (or by the next sweep
+        // if this one is killed); with --isolated-caches each entry installs in its own.
+        let shared = if self.config.env_policy.isolated_caches {
+            None
+        } else {
+            let dir = sandbox::Sandbox::create().map_err(|e| {
+                Error::System(format!("cannot create the sweep's install directory: {e}"))
+            })?;
+            let root = dir.root().join("installs");
+            std::fs::create_dir(&root).map_err(|e| {
+                Error::System(format!("cannot create the sweep's install directory: {e}"))
+            })?;
+            let installer = install::Installer::new(root, self.config.install_timeout);
+            Some((dir, Arc::new(installer)))
+        };
+        let installer = shared.as_ref().map(|(_, i)| Arc::clone(i));
         progress.begin(
             self.to_run.len() as u64,
             self.skipped as u64,
             self.config.jobs,
         );
-        let end = run::run(self.to_run, self.config, &mut self.writer, progress).await?;
+        let end = run::run(
+            self.to_run,
+            self.config,
+            installer,
+            &mut self.writer,
+            progress,
+        )
+        .await;
+        drop(shared);
+        let end = end?;
         Ok(SweepOutcome {
             end,
             shard: self.shard,
@@ -178,7 +207,7 @@ fn cores() -> usize {
 }
 
 /// Every setting checked before the first server starts.
-fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Error> {
+fn validate(args: &SweepRequest, render: Renderers) -> Result<SweepConfig, Error> {
     let jobs = args.jobs.unwrap_or_else(cores);
     if !(1..=MAX_JOBS).contains(&jobs) {
         return Err(Error::Usage(format!("--jobs {jobs}: give 1 to {MAX_JOBS}")));
@@ -188,6 +217,11 @@ fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Er
     }
     if args.setup_timeout.is_zero() {
         return Err(Error::Usage("--setup-timeout must be at least 1 ms".into()));
+    }
+    if args.install_timeout.is_zero() {
+        return Err(Error::Usage(
+            "--install-timeout must be at least 1 ms".into(),
+        ));
     }
     for name in &args.pass_env {
         if name.is_empty() || name.contains('=') || name.contains('\0') {
@@ -213,6 +247,7 @@ fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Er
         profile: args.profile.clone(),
         config: args.config.clone(),
         setup_timeout: args.setup_timeout,
+        install_timeout: args.install_timeout,
         env_policy: EnvPolicy {
             pass: args.pass_env.clone(),
             isolated_caches: args.isolated_caches,

@@ -17,6 +17,9 @@ pub struct SetupOutcome {
     pub ok: bool,
     /// The `setup` object of the result line.
     pub facts: Value,
+    /// The end of the output (stdout and stderr as they came), redacted, unescaped: for a
+    /// caller that reads it line by line.
+    pub output: String,
 }
 
 /// `secrets`: the entry's env, whose values are redacted from the output kept.
@@ -33,6 +36,7 @@ pub async fn run(
             return SetupOutcome {
                 ok: false,
                 facts: json!({"spawnError": e.to_string(), "hint": e.hint}),
+                output: String::new(),
             }
         }
     };
@@ -87,7 +91,11 @@ pub async fn run(
             .collect();
         facts["outputTail"] = json!(excerpt(&end, SHOWN_CHARS));
     }
-    SetupOutcome { ok, facts }
+    SetupOutcome {
+        ok,
+        facts,
+        output: tail_text,
+    }
 }
 
 async fn drain(
