@@ -340,14 +340,24 @@ fn classify(
             return (*code, detail, line);
         }
     }
-    // Not the installer's pointers to its own log: the first line that says what failed.
+    // Not the installer's pointers to its own log, nor npm's fields (code, syscall, path…):
+    // the first line that says what failed.
+    const FIELDS: &[&str] = &[
+        "code ",
+        "syscall ",
+        "path ",
+        "errno ",
+        "dest ",
+        "a complete log",
+    ];
     let decisive = lines
         .iter()
         .find(|l| {
             let l = l.to_ascii_lowercase();
-            (l.contains("error") || l.starts_with('×'))
-                && !l.contains("a complete log of this run")
-                && !l.starts_with("npm error code")
+            let npm_field = l
+                .strip_prefix("npm error ")
+                .is_some_and(|rest| FIELDS.iter().any(|f| rest.starts_with(f)));
+            (l.contains("error") || l.starts_with('×')) && !npm_field
         })
         .or(lines.last())
         .map_or_else(
