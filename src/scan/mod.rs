@@ -21,6 +21,7 @@ pub mod server_entry;
 pub mod toxic_flow;
 pub mod url_policy;
 pub mod urls;
+pub mod versions;
 
 use crate::catalog::Code;
 use crate::finding::{Finding, Risk, Severity};
