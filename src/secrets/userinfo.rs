@@ -11,9 +11,13 @@ pub fn url_passwords(text: &str) -> Vec<Range<usize>> {
     while let Some(at) = text[from..].find("://") {
         let sep = from + at;
         from = sep + 3;
+        // The scheme starts after the last character that cannot be in one (which may be
+        // several bytes long).
         let scheme_start = text[..sep]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let scheme = &text[scheme_start..sep];
         if !scheme.starts_with(|c: char| c.is_ascii_alphabetic()) {
             continue;
@@ -77,6 +81,8 @@ mod tests {
         // The userinfo ends at the last `@` of the authority, as clients read it.
         assert_eq!(passwords("redis://u:p@ss@h:6379"), ["p@ss"]);
         assert_eq!(passwords("\"amqp://guest:guest@localhost\""), ["guest"]);
+        // A multi-byte character right before the scheme (a fuzzer's find).
+        assert_eq!(passwords("\u{e9}\u{fffd}https://u:pw@h/"), ["pw"]);
     }
 
     #[test]
