@@ -19,7 +19,6 @@ pub mod run;
 pub mod secrets;
 pub mod server_entry;
 pub mod toxic_flow;
-pub mod url_policy;
 pub mod urls;
 pub mod versions;
 
