@@ -67,14 +67,15 @@ impl GuardArgs {
 pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let mut settings = crate::guard::options::resolve(&args.request())?;
     if let Some(target) = &mut settings.plan.http {
-        let hint = "pass --url-allow-unsafe to allow it";
-        if let Some(why) = crate::scan::url_policy::refusal(target, args.url_allow_unsafe, hint) {
+        let policy = crate::net::policy::ConnectPolicy {
+            allow_unsafe: args.url_allow_unsafe,
+            resolve_names: true,
+            hint: "pass --url-allow-unsafe to allow it",
+        };
+        if let Some(why) = policy.target_refusal(target) {
             return Err(Error::Usage(format!("--url: {why}")));
         }
-        target.dial_policy = Some(crate::scan::url_policy::dial_policy(
-            args.url_allow_unsafe,
-            hint,
-        ));
+        target.dial_policy = Some(policy.dial_policy());
     }
     // The source scan (--scan, or `scan` in the config) runs beside the session.
     let scan_options = (!settings.scan.is_empty()).then(|| {

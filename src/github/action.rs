@@ -63,11 +63,15 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         let mut settings = crate::guard::options::resolve(&inputs.guard_request()?)?;
         if let Some(target) = &mut settings.plan.http {
             // A runner's network is no place to relax the policy: there is no allowance input.
-            let hint = "the Action dials only loopback and public addresses";
-            if let Some(why) = crate::scan::url_policy::refusal(target, false, hint) {
+            let policy = crate::net::policy::ConnectPolicy {
+                allow_unsafe: false,
+                resolve_names: true,
+                hint: "the Action dials only loopback and public addresses",
+            };
+            if let Some(why) = policy.target_refusal(target) {
                 return Err(Error::Usage(format!("input `url`: {why}")));
             }
-            target.dial_policy = Some(crate::scan::url_policy::dial_policy(false, hint));
+            target.dial_policy = Some(policy.dial_policy());
         }
         scrub(&mut settings.command, &child);
         Some(settings)

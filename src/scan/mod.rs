@@ -19,8 +19,8 @@ pub mod run;
 pub mod secrets;
 pub mod server_entry;
 pub mod toxic_flow;
-pub mod url_policy;
 pub mod urls;
+pub mod versions;
 
 use crate::catalog::Code;
 use crate::finding::{Finding, Risk, Severity};

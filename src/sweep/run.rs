@@ -340,15 +340,19 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
     // Name resolution (the policy's and the target's) blocks: off the runtime's workers.
     let prepared = tokio::task::spawn_blocking(move || {
         let mut settings = guard::options::resolve(&request)?;
-        let hint = "add --remote-allow-unsafe to allow it";
+        let policy = crate::net::policy::ConnectPolicy {
+            allow_unsafe: allow,
+            resolve_names: true,
+            hint: "add --remote-allow-unsafe to allow it",
+        };
         let refusal = settings
             .plan
             .http
             .as_ref()
-            .and_then(|target| crate::scan::url_policy::refusal(target, allow, hint));
+            .and_then(|target| policy.target_refusal(target));
         // Authorization metadata on another origin is fetched under the same policy.
         if let Some(target) = settings.plan.http.as_mut() {
-            target.dial_policy = Some(crate::scan::url_policy::dial_policy(allow, hint));
+            target.dial_policy = Some(policy.dial_policy());
         }
         Ok::<_, Error>((settings, refusal))
     })
