@@ -3,44 +3,9 @@
 //! table, so they cannot drift.
 
 use crate::finding::{IssueClass, Risk, Severity};
-use serde::{Serialize, Serializer};
 
-/// How often a finding of this code is right when it fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Precision {
-    VeryHigh,
-    High,
-    Medium,
-    Low,
-}
-
-impl Precision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Precision::VeryHigh => "very-high",
-            Precision::High => "high",
-            Precision::Medium => "medium",
-            Precision::Low => "low",
-        }
-    }
-}
-
-/// Metadata of one code.
-#[derive(Debug)]
-pub struct CodeMeta {
-    pub code: &'static str,
-    pub title: &'static str,
-    pub class: IssueClass,
-    /// As written in the table; read [`CodeMeta::default_severity`], which lets a risk decide.
-    pub(crate) declared_severity: Severity,
-    /// Why it matters and how to fix it.
-    pub help: &'static str,
-    pub precision: Precision,
-    /// Security rules: their default risk and OWASP MCP Top 10 (2025 v0.1) category, e.g. "MCP01".
-    pub risk: Option<Risk>,
-    pub owasp: Option<&'static str>,
-}
+mod meta;
+pub use meta::{CodeMeta, Precision};
 
 /// Builds the code table. Each entry:
 /// `Variant => "code", Class, Severity, "title", "help" [, precision = P] [, risk = R, owasp = "MCPnn"];`
@@ -556,47 +521,6 @@ catalog! {
         "A logging or Spring Boot configuration file sends output to stdout",
         "Java and Kotlin servers mostly reach stdout through configuration, not code: a logback ConsoleAppender without `<target>System.err</target>`, or a log4j2 Console appender without `target=\"SYSTEM_ERR\"`, that an active logger writes through; or a Spring Boot application that enables the MCP stdio transport (`spring.ai.mcp.server.stdio=true`) but still prints its banner or logs to the console, both on stdout. Every such line corrupts the JSON-RPC channel. Send the appender to stderr; for Spring AI set `spring.main.banner-mode=off` and `logging.pattern.console=` (empty). Settings made outside these files (command line, environment, `SpringApplication.setBannerMode` in code) are not seen: if one covers it, suppress the finding with a `mcpcheck: ignore` comment next to it.",
         precision = Medium;
-}
-
-impl CodeMeta {
-    /// The one place a code's default severity is decided: a security rule's risk decides
-    /// it, every other code declares it.
-    pub fn default_severity(&self) -> Severity {
-        self.risk.map_or(self.declared_severity, Risk::severity)
-    }
-}
-
-impl Code {
-    pub fn meta(self) -> &'static CodeMeta {
-        &META[self as usize]
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.meta().code
-    }
-
-    /// The severity a finding of this code has unless its engine says otherwise: a
-    /// security rule's risk decides it, every other code declares it. Findings, SARIF rules,
-    /// `explain`, `rules` and docs/rules all read it from here.
-    pub fn severity(self) -> Severity {
-        self.meta().default_severity()
-    }
-
-    pub fn from_name(name: &str) -> Option<Code> {
-        ALL.iter().copied().find(|c| c.as_str() == name)
-    }
-}
-
-impl Serialize for Code {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl std::fmt::Display for Code {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 #[cfg(test)]
