@@ -14,9 +14,9 @@ pub mod finding;
 pub mod frame_findings;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod gate;
 pub mod github;
 pub mod guard;
+pub mod lazy_patterns;
 pub mod prints;
 pub mod process;
 pub mod protocol;

@@ -1,4 +1,4 @@
-//! Patterns built on first need. Each pattern names the words it cannot match without;
+//! Regexes built on first need. Each pattern names the words it cannot match without;
 //! one Aho-Corasick pass finds which of those words a text holds, and only the patterns
 //! whose words are all there are built and run. Honest descriptions rarely hold them, so
 //! the guard does not pay for building dozens of automata it never uses.
