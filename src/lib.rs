@@ -14,6 +14,7 @@ pub mod finding;
 pub mod frame_findings;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod gate;
 pub mod github;
 pub mod guard;
 pub mod lazy_patterns;

@@ -15,6 +15,7 @@ const NEUTRAL_FILES: &[&str] = &[
     "catalog.rs",
     "verdict.rs",
     "error.rs",
+    "gate.rs",
     "lazy_patterns.rs",
     "prints.rs",
 ];

@@ -5,10 +5,10 @@ use super::cli::{ColorChoice, Format, GuardArgs};
 use super::io::{runtime, Output};
 use super::render::OutputPlan;
 use crate::error::Error;
+use crate::gate::Gate;
 use crate::guard::progress::ProgressSink;
 use crate::guard::GuardRequest;
 use crate::guard::GuardSettings;
-use crate::verdict::Verdict;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -121,8 +121,7 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         run.trace_stdout(&crate::source::rooted_writes(scan.writes, &options.roots));
         run.add_check("static", crate::source::CODES, scan.findings);
     }
-    let verdict = Verdict::of(&run.findings);
-    let exit_code = if verdict.ok() { 0 } else { 1 };
-    output.write(&plan.render_guard(&run, exit_code)?)?;
-    Ok(ExitCode::from(exit_code as u8))
+    let exit_code = Gate::default().exit_code(&run.findings);
+    output.write(&plan.render_guard(&run, i32::from(exit_code))?)?;
+    Ok(ExitCode::from(exit_code))
 }

@@ -4,7 +4,7 @@
 
 use super::comment::{self, CommentOutcome, Target};
 use super::environment::{child_env, ChildEnv};
-use super::inputs::{FailOn, Inputs};
+use super::inputs::Inputs;
 use super::upload::{self, Destination};
 use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
 use crate::error::Error;
@@ -109,12 +109,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     let mut findings = run.as_ref().map(|r| r.findings.clone()).unwrap_or_default();
     findings.extend(scan_findings.iter().cloned());
     let verdict = Verdict::of(&findings);
-    let failing = match inputs.fail_on {
-        FailOn::Error => verdict.errors > 0,
-        FailOn::Warning => verdict.errors + verdict.warnings > 0,
-        FailOn::Never => false,
-    };
-    let exit_code: u8 = if failing { 1 } else { 0 };
+    let exit_code = inputs.fail_on.gate().exit_code(&findings);
     let cx = ReportContext {
         repo,
         anchor,
@@ -196,11 +191,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         &format!(
             "mcpcheck: {} (fail_on: {}) → exit code {exit_code}",
             verdict.display(),
-            match inputs.fail_on {
-                FailOn::Error => "error",
-                FailOn::Warning => "warning",
-                FailOn::Never => "never",
-            }
+            inputs.fail_on.as_str()
         ),
     );
     Ok(exit_code)

@@ -3,7 +3,8 @@
 
 use super::environment::{parse_passed, PassedVar};
 use crate::error::Error;
-use crate::finding::excerpt;
+use crate::finding::{excerpt, Severity};
+use crate::gate::Gate;
 use crate::guard::GuardRequest;
 use std::path::PathBuf;
 
@@ -13,6 +14,26 @@ pub enum FailOn {
     Error,
     Warning,
     Never,
+}
+
+impl FailOn {
+    /// The one failure gate this input sets.
+    pub fn gate(self) -> Gate {
+        match self {
+            FailOn::Error => Gate::Severity(Severity::Error),
+            FailOn::Warning => Gate::Severity(Severity::Warning),
+            FailOn::Never => Gate::Never,
+        }
+    }
+
+    /// As the input spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Never => "never",
+        }
+    }
 }
 
 /// Every input of action.yml, parsed and defaulted.
