@@ -142,6 +142,34 @@ pub fn escaped_holding(
     out
 }
 
+/// The live processes of group `pgid` (zombies excluded), described, at most
+/// [`EscapedProcess::MAX_DESCRIBED`]; `holds` stays empty.
+pub fn group_members(pgid: i32) -> Vec<EscapedProcess> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<i32> = dir
+        .filter_map(|entry| {
+            let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // After the command name: state, ppid, pgrp.
+            let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+            let state = fields.next()?;
+            let group: i32 = fields.nth(1)?.parse().ok()?;
+            (group == pgid && state != "Z" && state != "X").then_some(pid)
+        })
+        .collect();
+    pids.sort_unstable();
+    pids.truncate(EscapedProcess::MAX_DESCRIBED);
+    pids.into_iter()
+        .map(|pid| EscapedProcess {
+            pid,
+            argv: command_line(pid),
+            holds: Vec::new(),
+        })
+        .collect()
+}
+
 fn process_group(pid: i32) -> Option<i32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // After the command name: state, ppid, pgrp.
