@@ -7,6 +7,7 @@ use super::environment::{child_env, ChildEnv};
 use super::inputs::Inputs;
 use super::upload::{self, Destination};
 use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
+use crate::app::guard::UrlPolicy;
 use crate::error::Error;
 use crate::finding::{excerpt, Finding};
 use crate::guard::GuardRun;
@@ -16,6 +17,7 @@ use crate::report::human::{closing_counts, finding_body, finding_head, Style};
 use crate::report::markdown::{self, MarkdownOptions};
 use crate::report::repo::RepoContext;
 use crate::report::sarif;
+use crate::scan::run::ScanRequest;
 use crate::verdict::Verdict;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -59,16 +61,17 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         .map(|a| repo.explicit_anchor(Path::new(a)))
         .transpose()?;
     let guard_argv = inputs.guard_argv()?;
+    // The same request `mcpcheck guard` builds, resolved under the same URL policy.
     let settings = if inputs.runs_guard() {
-        let mut settings = crate::guard::options::resolve(&inputs.guard_request()?)?;
-        if let Some(target) = &mut settings.plan.http {
-            // A runner's network is no place to relax the policy: there is no allowance input.
-            let hint = "the Action dials only loopback and public addresses";
-            if let Some(why) = crate::scan::url_policy::refusal(target, false, hint) {
-                return Err(Error::Usage(format!("input `url`: {why}")));
-            }
-            target.dial_policy = Some(crate::scan::url_policy::dial_policy(false, hint));
-        }
+        let mut settings = crate::app::guard::settings(
+            &inputs.guard_request()?,
+            &UrlPolicy {
+                // A runner's network is no place to relax the policy: there is no allowance input.
+                allow_unsafe: false,
+                hint: "the Action dials only loopback and public addresses",
+                named_by: "input `url`",
+            },
+        )?;
         scrub(&mut settings.command, &child);
         Some(settings)
     } else {
@@ -81,27 +84,19 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         }
     }
     let mut notices: Vec<String> = child.notice().into_iter().collect();
+    let scans_from = notices.len();
     let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
     let (source_findings, source_writes) = run_source_scan(&inputs.scan)?;
     scan_findings.extend(source_findings);
     notices.extend(scan_notices);
-    for notice in notices.iter().skip(child.notice().iter().count()) {
+    for notice in &notices[scans_from..] {
         log_line(
             log,
             &format!("::notice title=mcpcheck::{}", escape_data(notice)),
         );
     }
 
-    let mut run = match settings {
-        Some(settings) => {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| Error::System(format!("cannot start the async runtime: {e}")))?;
-            Some(runtime.block_on(crate::guard::run(settings)))
-        }
-        None => None,
-    };
+    let mut run = settings.map(crate::app::guard::session).transpose()?;
     // Stray stdout named by the write in the `scan` source that printed it.
     if let Some(run) = &mut run {
         run.trace_stdout(&source_writes);
@@ -211,8 +206,10 @@ pub fn run_source_scan(
     if paths.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
+    // What `mcpcheck source PATHS` scans, with its defaults.
     let options =
         crate::source::ScanOptions::new(paths.iter().map(PathBuf::from).collect::<Vec<_>>());
+    crate::source::validate(&options).map_err(|e| Error::Usage(format!("input `scan`: {e}")))?;
     crate::source::scan(&options)
         .map(|scan| {
             (
@@ -231,10 +228,18 @@ pub fn run_security_scan(
     if paths.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::System(format!("cannot read the working directory: {e}")))?;
-    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    crate::scan::scan_paths(&paths, &cwd).map_err(|e| Error::Input(format!("paths: {e}")))
+    // The request `mcpcheck scan PATHS` builds: the same rules, lock file and notices.
+    let request = ScanRequest {
+        targets: crate::scan::Targets {
+            paths: paths.iter().map(PathBuf::from).collect(),
+            global: false,
+        },
+        cwd: crate::scan::run::current_dir()?,
+        ..ScanRequest::default()
+    };
+    let report = crate::scan::run::scan(&request)
+        .map_err(|e| Error::Input(format!("paths: {}", e.message())))?;
+    Ok((report.findings, report.notices))
 }
 
 /// The Action's own environment, as UTF-8 pairs (anything else is not passed on).
@@ -406,11 +411,9 @@ fn post_comment(log: &mut impl Write, inputs: &Inputs, report: &Report) -> Optio
         pull_request: number,
     };
     let body = markdown::render(report, &MarkdownOptions::comment());
-    let outcome = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+    let outcome = crate::app::io::runtime(None)
         .map(|rt| rt.block_on(comment::upsert(&target, &body)))
-        .unwrap_or_else(|e| CommentOutcome::Failed(format!("cannot start the async runtime: {e}")));
+        .unwrap_or_else(|e| CommentOutcome::Failed(e.message().to_string()));
     match outcome {
         CommentOutcome::Created(id) => {
             log_line(log, &format!("mcpcheck: created pull-request comment {id}"));

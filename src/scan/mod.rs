@@ -295,31 +295,6 @@ impl ScanReport {
     }
 }
 
-/// The static scan of the given paths with every rule, as the GitHub Action runs it on its
-/// `paths` input (no live listing, no registry look-ups, no lock file).
-pub fn scan_paths(
-    paths: &[PathBuf],
-    cwd: &Path,
-) -> Result<(Vec<Finding>, Vec<String>), InputError> {
-    let loaded = load(
-        &Targets {
-            paths: paths.to_vec(),
-            global: false,
-        },
-        cwd,
-        false,
-    )?;
-    let selection = Selection::default();
-    let settings = ScanSettings {
-        selection: &selection,
-        registry: None,
-        advisories: None,
-        lock: None,
-        live: None,
-    };
-    Ok((findings(&loaded.configs, &settings), loaded.notices))
-}
-
 impl From<InputError> for crate::error::Error {
     fn from(e: InputError) -> Self {
         crate::error::Error::Input(e.0)
