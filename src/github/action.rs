@@ -5,11 +5,12 @@
 use super::comment::{self, CommentOutcome, Target};
 use super::environment::{child_env, ChildEnv};
 use super::inputs::Inputs;
+use super::setup::SetupResult;
 use super::upload::{self, Destination};
 use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
 use crate::app::guard::UrlPolicy;
 use crate::error::Error;
-use crate::finding::{excerpt, Finding};
+use crate::finding::Finding;
 use crate::guard::GuardRun;
 use crate::report::document::{Report, ReportContext, NO_ANCHOR_NOTICE};
 use crate::report::guard::human;
@@ -20,7 +21,6 @@ use crate::report::sarif;
 use crate::scan::run::ScanRequest;
 use crate::verdict::Verdict;
 use std::io::Write;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -77,13 +77,23 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     } else {
         None
     };
+    let mut notices: Vec<String> = child.notice().into_iter().collect();
     if let Some(setup) = &inputs.setup {
-        if let Err(failure) = run_setup(log, setup, inputs.working_directory.as_deref(), &child) {
-            report_setup_failure(log, &inputs, &failure)?;
-            return Err(Error::Input(failure));
+        match super::setup::run(log, setup, &inputs, &child) {
+            Ok(SetupResult::Done) => {}
+            Ok(SetupResult::LeftProcesses(note)) => {
+                log_line(
+                    log,
+                    &format!("::warning title=mcpcheck setup::{}", escape_data(&note)),
+                );
+                notices.push(note);
+            }
+            Err(failure) => {
+                super::setup::report_failure(log, &inputs, &failure);
+                return Err(Error::Input(failure));
+            }
         }
     }
-    let mut notices: Vec<String> = child.notice().into_iter().collect();
     let scans_from = notices.len();
     let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
     let (source_findings, source_writes) = run_source_scan(&inputs.scan)?;
@@ -279,76 +289,6 @@ fn anchor_for_upload(report: &mut Report, sarif_file: &Destination) {
     }
 }
 
-/// Runs `setup` through `sh -c` in the working directory, its output fenced off from
-/// workflow commands. Returns why it failed.
-fn run_setup(
-    log: &mut impl Write,
-    setup: &str,
-    dir: Option<&str>,
-    child: &ChildEnv,
-) -> Result<(), String> {
-    let token = super::workflow_commands::random_token();
-    log_line(
-        log,
-        &format!(
-            "::group::mcpcheck setup: {}",
-            escape_data(&excerpt(setup, 200))
-        ),
-    );
-    log_line(log, &format!("::stop-commands::{token}"));
-    let mut cmd = std::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(setup)
-        .env_clear()
-        .envs(child.vars.iter().map(|(k, v)| (k, v)))
-        .stdin(std::process::Stdio::null())
-        .process_group(0);
-    // Its stderr joins our stdout, so both are inside the stop-commands fence, in order
-    // (the runner reads workflow commands on stderr too).
-    if let Ok(fd) = std::os::fd::AsFd::as_fd(&std::io::stdout()).try_clone_to_owned() {
-        cmd.stderr(std::process::Stdio::from(fd));
-    }
-    if let Some(d) = dir {
-        cmd.current_dir(d);
-    }
-    let _ = log.flush();
-    let status = cmd.status();
-    log_line(log, &format!("::{token}::"));
-    log_line(log, "::endgroup::");
-    match status {
-        Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!(
-            "the setup command failed ({s}); run it locally in {} to see why",
-            dir.unwrap_or("the repository root")
-        )),
-        Err(e) => Err(format!("the setup command could not be started: {e}")),
-    }
-}
-
-fn report_setup_failure(log: &mut impl Write, inputs: &Inputs, failure: &str) -> Result<(), Error> {
-    if inputs.summary {
-        if let Some(path) = env("GITHUB_STEP_SUMMARY") {
-            let text = format!(
-                "## ❌ mcpcheck: setup failed\n\n{}\n",
-                crate::report::markdown_escape::text(failure, 500)
-            );
-            let _ = append(Path::new(&path), &text);
-        }
-    }
-    if let Some(path) = env("GITHUB_OUTPUT") {
-        let _ = write_outputs(
-            Path::new(&path),
-            &[
-                ("status", "error".into()),
-                ("ok", "false".into()),
-                ("sarif-file", String::new()),
-            ],
-        );
-    }
-    let _ = log.flush();
-    Ok(())
-}
-
 /// The human report in the log, inside a stop-commands block (it quotes server output):
 /// the guard's session with every finding of the step, so its headline is the step's verdict.
 fn log_report(log: &mut impl Write, run: Option<&GuardRun>, findings: &[Finding]) {
@@ -480,7 +420,7 @@ fn write_file(path: &Path, text: &str, input: &str) -> Result<(), Error> {
     })
 }
 
-fn append(path: &Path, text: &str) -> std::io::Result<()> {
+pub(super) fn append(path: &Path, text: &str) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -7,6 +7,7 @@ use crate::finding::{excerpt, Severity};
 use crate::gate::Gate;
 use crate::guard::GuardRequest;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// When the step fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +54,8 @@ pub struct Inputs {
     pub scan: Vec<String>,
     pub paths: Vec<String>,
     pub setup: Option<String>,
+    /// How long `setup` may run before its process group is stopped.
+    pub setup_timeout: Duration,
     /// Variables passed on to setup and the server (the `env` input).
     pub env: Vec<PassedVar>,
     pub working_directory: Option<String>,
@@ -97,6 +100,18 @@ impl Inputs {
                 )))
             }
         };
+        let setup_timeout = match input("setup_timeout") {
+            None => crate::process::setup::DEFAULT_DEADLINE,
+            Some(v) => match v.parse::<u64>() {
+                Ok(ms) if ms > 0 => Duration::from_millis(ms),
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "input `setup_timeout` must be a whole number of milliseconds (at least 1), got {:?}",
+                        excerpt(&v, 40)
+                    )))
+                }
+            },
+        };
         Ok(Self {
             command: input("command"),
             url: input("url"),
@@ -118,6 +133,7 @@ impl Inputs {
             scan: list(input("scan")),
             paths: list(input("paths")),
             setup: input("setup"),
+            setup_timeout,
             env: parse_passed(input("env").as_deref())?,
             working_directory: input("working_directory"),
             sarif_file: input("sarif_file").unwrap_or_else(|| "mcpcheck.sarif".into()),
