@@ -25,7 +25,9 @@ pub struct SetupRun {
     /// Its exit; `None` when the deadline passed and its group was stopped.
     pub exit: Option<ExitKind>,
     /// Processes it left running after it exited (a daemon, a watcher), in its group or
-    /// outside it holding its output; all were killed.
+    /// gone from it (setsid) and re-parented to us (with several setups at once in one
+    /// process, such an orphan is named by the first to finish); all were killed. Past the
+    /// deadline, those outside the group that held its output.
     pub leftovers: Vec<EscapedProcess>,
     pub duration: Duration,
 }
@@ -58,9 +60,9 @@ pub async fn run(
     let exit = tokio::time::timeout(deadline, leader.wait_exit())
         .await
         .ok();
-    let escaped = leader.escaped_candidates();
     let leftovers = match exit {
         None => {
+            let escaped = leader.escaped_candidates();
             leader
                 .stop(escaped, false, Duration::ZERO, TERM_GRACE)
                 .await
@@ -71,11 +73,15 @@ pub async fn run(
             while !leader.group_members().is_empty() && Instant::now() < settle_until {
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
+            // In its group, or gone from it (setsid) and re-parented to us.
             let mut left = leader.group_members();
-            let report = leader
+            let escaped = leader.escaped_candidates();
+            left.extend(GroupLeader::describe_live(&escaped));
+            leader
                 .stop(escaped, true, Duration::ZERO, Duration::ZERO)
                 .await;
-            left.extend(report.escaped);
+            left.sort_by_key(|p| p.pid);
+            left.dedup_by_key(|p| p.pid);
             left
         }
     };
@@ -111,6 +117,10 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
+    /// Orphans re-parented to this process count as any finishing setup's leftovers: the
+    /// tests that leave some run one at a time.
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
     fn sh(script: &str) -> ServerCommand {
         ServerCommand {
             program: "sh".into(),
@@ -137,6 +147,7 @@ mod tests {
 
     #[tokio::test]
     async fn output_reaches_the_sink_and_a_clean_exit_leaves_nothing() {
+        let _one = ONE_AT_A_TIME.lock().await;
         let (sink, seen) = collect();
         let run = run(&sh("echo out; echo err >&2"), Duration::from_secs(10), sink)
             .await
@@ -149,6 +160,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_hanging_setup_is_stopped_at_its_deadline() {
+        let _one = ONE_AT_A_TIME.lock().await;
         let dir = tempfile::tempdir().expect("tempdir");
         let pidfile = dir.path().join("pid");
         let script = format!("echo $$ > {}; exec sleep 600", pidfile.display());
@@ -168,6 +180,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_daemon_left_behind_is_named_and_killed() {
+        let _one = ONE_AT_A_TIME.lock().await;
         let dir = tempfile::tempdir().expect("tempdir");
         let pidfile = dir.path().join("pid");
         let script = format!("sleep 600 & echo $! > {}", pidfile.display());
@@ -187,6 +200,32 @@ mod tests {
                 .map(|p| (p.pid, p.argv.clone()))
                 .collect::<Vec<_>>(),
             [(pid, vec!["sleep".to_string(), "600".to_string()])]
+        );
+        assert!(!alive(pid), "the daemon {pid} still runs");
+    }
+
+    #[tokio::test]
+    async fn a_daemon_that_left_the_group_is_named_and_killed_too() {
+        let _one = ONE_AT_A_TIME.lock().await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $! > {}",
+            pidfile.display()
+        );
+        let (sink, _) = collect();
+        let run = run(&sh(&script), Duration::from_secs(10), sink)
+            .await
+            .expect("spawn");
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .expect("pid file")
+            .trim()
+            .parse()
+            .expect("pid");
+        assert!(
+            run.leftovers.iter().any(|p| p.pid == pid),
+            "{pid} not in {:?}",
+            run.leftovers
         );
         assert!(!alive(pid), "the daemon {pid} still runs");
     }
