@@ -1,6 +1,6 @@
 //! The layers hold: engines and the modules below them never reach up into the command
-//! layer, the renderers or GitHub's outputs, and never see clap; no source file grows past
-//! 600 lines.
+//! layer, the renderers or GitHub's outputs, and never see clap; only the process layer
+//! starts a shell; no source file grows past 600 lines.
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +16,7 @@ const NEUTRAL_FILES: &[&str] = &[
     "verdict.rs",
     "error.rs",
     "gate.rs",
+    "lazy_patterns.rs",
     "prints.rs",
 ];
 /// What an engine file must not mention.
@@ -33,6 +34,14 @@ const FORBIDDEN: &[&str] = &[
 ];
 
 const MAX_LINES: usize = 600;
+
+/// Ways to start a shell that skip the process layer (its group, deadline and clean-up).
+const RAW_SHELLS: &[&str] = &[
+    "Command::new(\"sh\")",
+    "Command::new(\"/bin/sh\")",
+    "Command::new(\"bash\")",
+    "Command::new(\"/bin/bash\")",
+];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -119,4 +128,39 @@ fn no_source_file_is_over_600_lines() {
         .collect();
     long.sort();
     assert!(long.is_empty(), "split these by responsibility: {long:?}");
+}
+
+/// Lines of `text` (outside comments) that start a shell directly.
+fn raw_shells(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line.split("//").next().unwrap_or("");
+            RAW_SHELLS.iter().any(|s| code.contains(s))
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn only_the_process_layer_starts_a_shell() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let process = src().join("process");
+    let mut bad = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&process)) {
+        let text = std::fs::read_to_string(file).expect("read source");
+        for line in raw_shells(&text) {
+            bad.push(format!("{}:{line}", file.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a shell started outside src/process (run it as a ServerCommand through the process layer, e.g. process::setup): {bad:?}"
+    );
+    // The check sees what it looks for.
+    assert_eq!(
+        raw_shells("let c = std::process::Command::new(\"sh\");\n// Command::new(\"sh\")"),
+        [1]
+    );
 }

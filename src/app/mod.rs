@@ -6,7 +6,7 @@
 mod catalog;
 pub mod cli;
 pub mod docs;
-mod guard;
+pub(crate) mod guard;
 mod init;
 pub mod io;
 mod proxy;

@@ -3,6 +3,7 @@
 //! Nothing above this module touches a raw pid.
 
 mod group;
+pub mod setup;
 mod tree;
 pub use tree::EscapedProcess;
 

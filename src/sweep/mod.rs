@@ -80,7 +80,7 @@ impl Default for SweepRequest {
 }
 
 /// Longest an entry's `setup` command may run, by default.
-pub const DEFAULT_SETUP_TIMEOUT: Duration = Duration::from_secs(600);
+pub const DEFAULT_SETUP_TIMEOUT: Duration = crate::process::setup::DEFAULT_DEADLINE;
 
 /// How a sweep ended, for the closing summary and the exit code.
 #[derive(Debug, Clone, Copy)]
