@@ -59,17 +59,22 @@ fn pypi(identifier: &str, version: &str) -> Value {
 
 /// `mcpcheck sweep` with uv on PATH and the given npm cache.
 fn run_sweep(dir: &Path, manifest: &Path, out: &Path, npm_cache: &Path) -> Output {
-    support::mcpcheck()
-        .arg("sweep")
+    sweep_command(dir, manifest, out, npm_cache)
+        .output()
+        .expect("sweep")
+}
+
+fn sweep_command(dir: &Path, manifest: &Path, out: &Path, npm_cache: &Path) -> Command {
+    let mut cmd = support::mcpcheck();
+    cmd.arg("sweep")
         .arg(manifest)
         .arg("--out")
         .arg(out)
         .args(["--jobs", "2"])
         .env("PATH", path_with(&uv_dir(dir)))
         .env("npm_config_cache", npm_cache)
-        .env("TMPDIR", dir)
-        .output()
-        .expect("sweep")
+        .env("TMPDIR", dir);
+    cmd
 }
 
 fn line<'a>(lines: &'a [Value], id: &str) -> &'a Value {
@@ -111,39 +116,16 @@ fn each_install_failure_has_its_own_code_and_the_installers_decisive_line() {
         String::from_utf8_lossy(&run.stderr)
     );
     let lines = lines(&out);
-    for (id, code, detail, evidence) in [
-        ("no-package@1", "install-package-missing", "package", "404"),
-        (
-            "no-version@1",
-            "install-package-missing",
-            "version",
-            "No matching version found",
-        ),
-        (
-            "no-executable@1",
-            "install-no-executable",
-            "no-executable",
-            "no \"bin\"",
-        ),
-        (
-            "pypi-no-package@1",
-            "install-package-missing",
-            "package",
-            "was not found in the package registry",
-        ),
-        (
-            "pypi-no-version@1",
-            "install-package-missing",
-            "version",
-            "there is no version of mcp-server-time==99.0",
-        ),
-        (
-            "python-too-old@1",
-            "install-runtime-too-old",
-            "python",
-            "does not satisfy Python>=3.12",
-        ),
-    ] {
+    #[rustfmt::skip]
+    let expected = [
+        ("install-package-missing", "package", "no-package@1", "404"),
+        ("install-package-missing", "version", "no-version@1", "No matching version found"),
+        ("install-no-executable", "no-executable", "no-executable@1", "no \"bin\""),
+        ("install-package-missing", "package", "pypi-no-package@1", "was not found in the package registry"),
+        ("install-package-missing", "version", "pypi-no-version@1", "there is no version of mcp-server-time==99.0"),
+        ("install-runtime-too-old", "python", "python-too-old@1", "does not satisfy Python>=3.12"),
+    ];
+    for (code, detail, id, evidence) in expected {
         let l = line(&lines, id);
         assert_eq!(l["status"], "install-failed", "{id}: {l}");
         let issues = l["issues"].as_array().expect("issues");
@@ -185,6 +167,67 @@ fn each_install_failure_has_its_own_code_and_the_installers_decisive_line() {
     assert!(
         top.contains(&("install-package-missing".to_string(), 4)),
         "{top:?}"
+    );
+}
+
+#[test]
+fn an_install_past_its_deadline_and_a_missing_installer_have_their_codes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let manifest = write_manifest(
+        dir.path(),
+        &[server(
+            "slow",
+            npm("@modelcontextprotocol/server-everything", "2026.8.31"),
+        )],
+    );
+    let out = dir.path().join("slow.jsonl");
+    let run = sweep_command(dir.path(), &manifest, &out, &dir.path().join("npm-cache"))
+        .args(["--install-timeout", "1"])
+        .output()
+        .expect("sweep");
+    assert_eq!(run.status.code(), Some(0));
+    let slow = lines(&out);
+    let l = line(&slow, "slow@1");
+    assert_eq!(l["status"], "install-failed", "{l}");
+    assert_eq!(
+        support::issue_pairs(l),
+        support::pairs(&[("install-timeout", "error")])
+    );
+    assert_eq!(l["install"]["timedOut"], true);
+
+    // Without uv on PATH (only the system's directories), a PyPI package cannot be installed.
+    let manifest = write_manifest(
+        dir.path(),
+        &[server("no-uv", pypi("mcp-server-time", "2026.10.19"))],
+    );
+    let out = dir.path().join("no-uv.jsonl");
+    let run = support::mcpcheck()
+        .arg("sweep")
+        .arg(&manifest)
+        .arg("--out")
+        .arg(&out)
+        .env("PATH", "/usr/bin:/bin")
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("sweep");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let no_uv = lines(&out);
+    let l = line(&no_uv, "no-uv@1");
+    assert_eq!(
+        support::issue_pairs(l),
+        support::pairs(&[("install-failed", "error")])
+    );
+    assert_eq!(l["issues"][0]["detailCode"], "installer-missing");
+    assert!(
+        l["issues"][0]["evidence"]
+            .as_str()
+            .is_some_and(|e| e.contains("uv")),
+        "{l}"
     );
 }
 
