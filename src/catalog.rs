@@ -213,9 +213,9 @@ catalog! {
     ToolOutputSchemaInvalid => "tool-output-schema-invalid", McpProtocol, Error,
         "A tool's outputSchema is invalid",
         "outputSchema must be a JSON Schema object with root type \"object\" that is valid for its dialect; clients validate structuredContent against it.";
-    ToolDescriptionMissing => "tool-description-missing", McpProtocol, Warning,
+    ToolDescriptionMissing => "tool-description-missing", McpProtocol, Note,
         "A tool has no description",
-        "Models choose tools by their description. Describe what the tool does and when to use it.";
+        "Models choose tools by their description. Describe what the tool does and when to use it. A note, not a warning: `description` is optional in every revision of the schema (`Tool.description?: string`), and clients list and call such a tool without complaint.";
 
     // Guard depth: repeat runs, Python buffering, tool calls.
     RepeatProtocolDrift => "repeat-protocol-drift", McpProtocol, Warning,

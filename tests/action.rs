@@ -520,7 +520,8 @@ async fn the_security_and_source_scans_run_on_their_inputs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fail_on_decides_the_exit_code() {
-    let mut runner = Runner::new("tool_without_description", None);
+    // A warning and nothing worse (tool-description-missing, used before, became a note).
+    let mut runner = Runner::new("empty_line", None);
     runner.input("comment", "false");
     let step = runner.run().await;
     assert_eq!(
@@ -529,9 +530,13 @@ async fn fail_on_decides_the_exit_code() {
         "{}",
         step.log
     );
-    assert!(step.log.contains(
-        "::warning file=pyproject.toml,line=1,title=mcpcheck tool-description-missing::"
-    ));
+    assert!(
+        step.log.contains(
+            "::warning file=pyproject.toml,line=1,title=mcpcheck stdout-empty-line::"
+        ),
+        "{}",
+        step.log
+    );
     runner.input("fail_on", "warning");
     assert_eq!(runner.run().await.exit, 1);
     let mut failing = Runner::new("banner_before_initialize", None);
