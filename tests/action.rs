@@ -531,9 +531,8 @@ async fn fail_on_decides_the_exit_code() {
         step.log
     );
     assert!(
-        step.log.contains(
-            "::warning file=pyproject.toml,line=1,title=mcpcheck stdout-empty-line::"
-        ),
+        step.log
+            .contains("::warning file=pyproject.toml,line=1,title=mcpcheck stdout-empty-line::"),
         "{}",
         step.log
     );
