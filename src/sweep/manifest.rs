@@ -140,6 +140,10 @@ pub fn load(path: &Path) -> Result<Vec<Entry>, Error> {
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    // An empty file is a manifest without entries, said as for `[]`, not as serde's EOF.
+    if text.trim().is_empty() {
+        return Err(no_entries(path));
+    }
     let values =
         split_entries(&text, path).map_err(|e| Error::Input(format!("manifest {shown}: {e}")))?;
     let mut entries = Vec::with_capacity(values.len());
@@ -156,11 +160,16 @@ pub fn load(path: &Path) -> Result<Vec<Entry>, Error> {
         entries.push(entry);
     }
     if entries.is_empty() {
-        return Err(Error::Input(format!(
-            "manifest {shown}: no entries; give at least one server"
-        )));
+        return Err(no_entries(path));
     }
     Ok(entries)
+}
+
+fn no_entries(path: &Path) -> Error {
+    Error::Input(format!(
+        "manifest {}: no entries; give at least one server",
+        path.display()
+    ))
 }
 
 /// The entries with their positions: a JSON array, a registry response, one object, or JSON Lines.
@@ -527,6 +536,18 @@ mod tests {
             panic!("launch")
         };
         assert_eq!(l.argv(), ["npx", "-y", "y@1.0.0"]);
+    }
+
+    #[test]
+    fn an_empty_file_is_said_as_an_empty_array_is() {
+        for text in ["", "  \n", "[]"] {
+            let (_d, path) = write("m.json", text);
+            let e = load(&path).expect_err("empty").message().to_string();
+            assert!(
+                e.ends_with("m.json: no entries; give at least one server"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
