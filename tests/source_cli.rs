@@ -102,6 +102,27 @@ fn a_clean_tree_passes() {
 }
 
 #[test]
+fn a_tree_without_source_files_says_so_on_stderr() {
+    let dir = source_dir(&[("README.md", "# nothing to scan\n")]);
+    let out = run(dir.path(), &["source", "."]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("mcpcheck: note: no source file found under .")
+            && stderr.contains("check the path"),
+        "{stderr}"
+    );
+    // A tree with one says nothing of the kind.
+    let dir = source_dir(&[("server.py", "import sys\n")]);
+    let out = run(dir.path(), &["source", "."]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn fail_on_static_makes_findings_errors_and_the_exit_code_1() {
     let dir = source_dir(&[("server.py", "print('ready')\n")]);
     let scan = scan_in(dir.path(), &["--fail-on-static", "."]);

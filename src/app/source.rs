@@ -61,6 +61,18 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     crate::source::validate(&options).map_err(|e| Error::Usage(e.to_string()))?;
     let output = Output::new("--output", args.output.as_deref(), color)?;
     let scan = crate::source::scan(&options).map_err(|e| Error::Input(e.to_string()))?;
+    if scan.stats.files_scanned == 0 {
+        // As ruff warns: a pass over nothing is more likely a wrong path than a clean tree.
+        super::io::note(&format!(
+            "no source file found under {} (JavaScript, TypeScript, Python, Go, Rust, Java, Kotlin, C#); check the path",
+            options
+                .roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if args.fix || args.diff {
         return fix(args, &scan, &options.roots, &output);
     }
