@@ -312,13 +312,28 @@ fn classes(servers: &[ServerRow]) -> (Vec<ClassTable>, Vec<(String, usize)>) {
             })
             .collect();
         rows.sort_by(|a, b| b.servers.cmp(&a.servers).then_with(|| a.code.cmp(&b.code)));
-        top.extend(rows.iter().map(|r| (r.code.clone(), r.servers)));
         tables.push(ClassTable {
             servers: servers_in_class.get(&class).copied().unwrap_or(0),
             class,
             codes: rows,
         });
     }
+    // A code counts each server once, whatever class its issues were filed under (an
+    // initialize-timeout is environment's on one server, installRuntime on another).
+    let mut by_code: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for s in servers {
+        for issue in &s.issues {
+            let ids = by_code.entry(issue.code.as_str()).or_default();
+            if ids.last() != Some(&s.id.as_str()) {
+                ids.push(s.id.as_str());
+            }
+        }
+    }
+    top.extend(
+        by_code
+            .into_iter()
+            .map(|(c, ids)| (c.to_string(), ids.len())),
+    );
     top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     top.truncate(10);
     (tables, top)
@@ -437,6 +452,32 @@ mod tests {
             file: String::new(),
             line: 0,
         }
+    }
+
+    #[test]
+    fn a_code_filed_under_two_classes_is_one_top_code() {
+        let issue = |class: &str| IssueRow {
+            code: "initialize-timeout".into(),
+            severity: "error".into(),
+            class: class.into(),
+            message: String::new(),
+        };
+        let mut a = row(
+            "needs_inspection",
+            Some("initialize-timeout"),
+            Some("environment"),
+        );
+        a.issues.push(issue("environment"));
+        let mut b = row(
+            "needs_inspection",
+            Some("initialize-timeout"),
+            Some("installRuntime"),
+        );
+        b.id = "y".into();
+        b.issues.push(issue("installRuntime"));
+        let (tables, top) = classes(&[a, b]);
+        assert_eq!(top, [("initialize-timeout".to_string(), 2)]);
+        assert_eq!(tables.len(), 2);
     }
 
     #[test]
