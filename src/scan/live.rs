@@ -224,10 +224,9 @@ pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>
             };
             (LiveTarget::Stdio(Box::new(cmd)), withheld)
         }
-        Some(Transport::Sse) => {
-            skip("the legacy SSE transport is not listed; only Streamable HTTP is")
-        }
-        Some(Transport::Http) => match live_remote::plan(entry, opts.allow_unsafe) {
+        // Streamable HTTP, or the legacy HTTP+SSE transport the entry names.
+        Some(Transport::Http | Transport::Sse) => match live_remote::plan(entry, opts.allow_unsafe)
+        {
             Ok((target, withheld)) => (LiveTarget::Http(Box::new(target)), withheld),
             Err(why) => skip(&why),
         },

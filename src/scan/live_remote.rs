@@ -108,13 +108,18 @@ impl RemoteTarget {
     }
 }
 
-/// Why a remote server's `initialize` got no answer, from what HTTP did.
+/// Why a remote server's `initialize` got no answer, from what HTTP did; else the session's
+/// own reason (the legacy transport's endpoint problems, for one).
 pub fn initialize_unanswered(t: &Transcript, outcome: &Outcome) -> String {
-    let facts = t.http.iter().flat_map(|h| &h.facts);
-    let from_http = facts.clone().find_map(|fact| match fact {
-        HttpFact::Unreachable { method, cause } if method == "initialize" => Some(
-            crate::finding::excerpt(&format!("HTTP request failed: {}", cause.message), 200),
-        ),
+    let mut facts = t.http.iter().flat_map(|h| &h.facts);
+    let from_http = facts.find_map(|fact| match fact {
+        // GET opens the legacy transport's stream, before initialize.
+        HttpFact::Unreachable { method, cause } if method == "initialize" || method == "GET" => {
+            Some(crate::finding::excerpt(
+                &format!("HTTP request failed: {}", cause.message),
+                200,
+            ))
+        }
         HttpFact::Refused {
             method,
             status,
