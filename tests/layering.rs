@@ -1,6 +1,7 @@
 //! The layers hold: engines and the modules below them never reach up into the command
 //! layer, the renderers or GitHub's outputs, and never see clap; only the process layer
-//! starts a shell; no source file grows past 600 lines.
+//! starts a shell; only the session layer speaks MCP as a client; no source file grows
+//! past 600 lines.
 
 use std::path::{Path, PathBuf};
 
@@ -245,4 +246,105 @@ fn engines_use_each_other_only_as_contributing_lists() {
         ),
         ["guard"]
     );
+}
+
+/// The session layer and the protocol below it own the MCP client: the handshake and the
+/// Streamable HTTP session headers.
+const CLIENT_DIRS: &[&str] = &["session", "protocol"];
+/// Whole string literals that open an MCP session.
+const HANDSHAKE: &[&str] = &[
+    "\"initialize\"",
+    "\"notifications/initialized\"",
+    "\"server/discover\"",
+    "\"clientInfo\"",
+];
+/// What carries bytes to a server without the session: an HTTP client, a socket, a child's
+/// stdin.
+const TRANSPORTS: &[&str] = &[
+    "ureq::",
+    "reqwest::",
+    "hyper::",
+    "hyper_util::",
+    "TcpStream",
+    "std::process::Command",
+    "tokio::process",
+    "ChildStdin",
+    "GroupLeader::spawn",
+];
+/// Whole string literals (any case) that only a Streamable HTTP client reads or sets.
+const SESSION_HEADERS: &[&str] = &[
+    "\"mcp-session-id\"",
+    "\"mcp-protocol-version\"",
+    "\"last-event-id\"",
+];
+
+/// Why `text` looks like a second MCP client: a handshake next to a transport of its own,
+/// or the session's headers.
+fn second_client(text: &str) -> Vec<String> {
+    let code: Vec<&str> = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect();
+    let has = |needle: &str| code.iter().any(|l| l.contains(needle));
+    let mut why = Vec::new();
+    let handshake: Vec<&str> = HANDSHAKE.iter().copied().filter(|h| has(h)).collect();
+    let transport: Vec<&str> = TRANSPORTS.iter().copied().filter(|t| has(t)).collect();
+    if !handshake.is_empty() && !transport.is_empty() {
+        why.push(format!(
+            "sends {} over {} itself",
+            handshake.join(", "),
+            transport.join(", ")
+        ));
+    }
+    for header in SESSION_HEADERS {
+        if code.iter().any(|l| l.to_ascii_lowercase().contains(header)) {
+            why.push(format!("handles the header {header}"));
+        }
+    }
+    why
+}
+
+#[test]
+fn only_the_session_layer_speaks_mcp_as_a_client() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut bad = Vec::new();
+    for file in &files {
+        let shown = file.strip_prefix(src()).unwrap_or(file);
+        if CLIENT_DIRS.iter().any(|d| shown.starts_with(d)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("read source");
+        for why in second_client(&text) {
+            bad.push(format!("src/{}: {why}", shown.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a second MCP client outside src/session/ (drive a session::Session instead):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_client_check_sees_a_second_client() {
+    // So the test above cannot pass by looking at nothing: the shape of the HTTP lister
+    // `scan --live` once had beside the session layer.
+    let lister = r#"
+        let agent: ureq::Agent = client::agent(t, t);
+        let init = c.request("initialize", Some(params))?;
+        c.notify("notifications/initialized")?;
+        req = req.header("Mcp-Session-Id", s.as_str());
+    "#;
+    assert_eq!(
+        second_client(lister),
+        [
+            "sends \"initialize\", \"notifications/initialized\" over ureq:: itself",
+            "handles the header \"mcp-session-id\"",
+        ]
+    );
+    // Judging a transcript's handshake, or a registry look-up, is not a client.
+    assert!(second_client(r#"if method == "initialize" { n += 1 }"#).is_empty());
+    assert!(second_client("let a: ureq::Agent = agent(); a.post(url)").is_empty());
+    assert!(second_client(r#"// c.request("initialize") over ureq::Agent"#).is_empty());
 }

@@ -1,6 +1,7 @@
 //! `--live`: listing real servers in a scrubbed environment, listing methods only, with a hard
 //! per-server timeout, in parallel, and with the three states (answered, could not connect,
-//! not asked) kept apart. Remote servers over Streamable HTTP, and the addresses refused.
+//! not asked) kept apart. Remote servers over Streamable HTTP and legacy HTTP+SSE, and the
+//! addresses refused.
 
 mod support;
 use serde_json::{json, Value};
@@ -120,9 +121,10 @@ fn three_states_are_kept_apart() {
         state("off"),
         ("not-asked".into(), "disabled in the config".into())
     );
+    // Listed over the legacy HTTP+SSE transport, as its type says; nothing listens there.
     let (s, why) = state("legacy");
-    assert_eq!(s, "not-asked");
-    assert!(why.contains("SSE"), "{why}");
+    assert_eq!(s, "could-not-connect");
+    assert!(why.contains("Connection refused"), "{why}");
     let (s, why) = state("metadata");
     assert_eq!(s, "not-asked");
     assert!(
@@ -137,7 +139,7 @@ fn three_states_are_kept_apart() {
     let scan = scan_in(dir.path(), &["--live", "--live-timeout", "5000"]);
     assert_eq!(
         scan.json["stats"]["live"],
-        json!({"ran": true, "answered": 2, "couldNotConnect": 3, "notAsked": 4})
+        json!({"ran": true, "answered": 2, "couldNotConnect": 4, "notAsked": 3})
     );
     let human = String::from_utf8(
         run(scan_command(dir.path()).args(["inventory", "--live", "--live-timeout", "5000"]))
@@ -391,6 +393,21 @@ fn referenced_headers_are_withheld_and_literal_ones_sent() {
     );
     assert_eq!(referenced["withheldEnv"], json!(["Authorization"]));
     assert_eq!(server(&inv, "literal")["live"]["state"], "answered");
+}
+
+#[test]
+fn legacy_sse_servers_are_listed_over_their_transport() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let legacy = support::http::HttpServer::fixture("http_legacy_sse");
+    write_config(
+        dir.path(),
+        json!({"legacy": {"type": "sse", "url": legacy.url("/sse")}}),
+    );
+    let inv = inventory_live(dir.path(), &["--live-timeout", "5000"]);
+    let live = &server(&inv, "legacy")["live"];
+    assert_eq!(live["state"], "answered", "{live:#}");
+    assert_eq!(names(&live["tools"]), ["echo"]);
+    assert_eq!(live["incomplete"], json!([]), "{live:#}");
 }
 
 fn parse_inventory(out: std::process::Output) -> Value {

@@ -63,6 +63,7 @@ pub fn target(args: &GuardRequest) -> Result<Option<HttpTarget>, Error> {
         local: is_local(&parsed.url),
         dial_policy: None,
         legacy_sse: false,
+        transport_probes: true,
     }))
 }
 

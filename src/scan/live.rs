@@ -1,9 +1,11 @@
-//! `--live`: start each stdio server through the session layer in a scrubbed environment,
-//! list its tools, prompts, resources and templates (listing only), and keep the three
-//! states apart: answered, could not connect (why), not asked (why).
+//! `--live`: list each server through the session layer (a stdio server started in a
+//! scrubbed environment, a remote one dialled as the connect policy allows) — its tools,
+//! prompts, resources and templates, listing only — and keep the three states apart:
+//! answered, could not connect (why), not asked (why).
 
 use super::config_file::{ConfigFile, ServerEntry, Transport};
-use super::{live_http, secrets};
+use super::live_remote::{self, RemoteTarget};
+use super::secrets;
 use crate::process::{ServerCommand, StdioLimits};
 use crate::session::transcript::{ListKind, Outcome, Transcript};
 use crate::session::{self, SessionPlan};
@@ -188,7 +190,7 @@ pub fn server_env(
 /// What to do for one server.
 pub enum LiveTarget {
     Stdio(Box<ServerCommand>),
-    Http(live_http::HttpTarget),
+    Http(Box<RemoteTarget>),
     Skip(LiveState),
 }
 
@@ -222,11 +224,10 @@ pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>
             };
             (LiveTarget::Stdio(Box::new(cmd)), withheld)
         }
-        Some(Transport::Sse) => {
-            skip("the legacy SSE transport is not listed; only Streamable HTTP is")
-        }
-        Some(Transport::Http) => match live_http::plan(entry, opts.allow_unsafe) {
-            Ok((target, withheld)) => (LiveTarget::Http(target), withheld),
+        // Streamable HTTP, or the legacy HTTP+SSE transport the entry names.
+        Some(Transport::Http | Transport::Sse) => match live_remote::plan(entry, opts.allow_unsafe)
+        {
+            Ok((target, withheld)) => (LiveTarget::Http(Box::new(target)), withheld),
             Err(why) => skip(&why),
         },
     }
@@ -254,31 +255,7 @@ pub async fn list_all(
             LiveTarget::Http(target) => {
                 set.spawn(async move {
                     let _permit = limit.acquire_owned().await;
-                    let timeout = opts.timeout;
-                    let blocking =
-                        tokio::task::spawn_blocking(move || live_http::list(&target, timeout));
-                    // The HTTP client has its own deadline; this one also bounds name resolution.
-                    let result =
-                        tokio::time::timeout(timeout + Duration::from_secs(1), blocking).await;
-                    let state = match result {
-                        Ok(Ok(Ok(lists))) => return (i, lists.into_listing(listing)),
-                        Ok(Ok(Err(live_http::ListError::Refused(why)))) => {
-                            LiveState::NotAsked { why }
-                        }
-                        Ok(Ok(Err(live_http::ListError::Failed(reason)))) => {
-                            LiveState::CouldNotConnect { reason }
-                        }
-                        Ok(Err(_)) => LiveState::CouldNotConnect {
-                            reason: "the HTTP listing stopped unexpectedly".into(),
-                        },
-                        Err(_) => LiveState::CouldNotConnect {
-                            reason: format!(
-                                "no complete listing within {} ms (--live-timeout)",
-                                timeout.as_millis()
-                            ),
-                        },
-                    };
-                    (i, LiveListing { state, ..listing })
+                    (i, list_remote(listing, *target, opts).await)
                 });
             }
         }
@@ -314,15 +291,44 @@ async fn list_stdio(listing: LiveListing, cmd: ServerCommand, opts: LiveOptions)
     // Dropping the session on timeout kills the server's process group.
     match tokio::time::timeout(opts.timeout, session::run(&cmd, &plan)).await {
         Ok(t) => from_transcript(listing, &t),
-        Err(_) => LiveListing {
-            state: LiveState::CouldNotConnect {
-                reason: format!(
-                    "no complete listing within {} ms (--live-timeout)",
-                    opts.timeout.as_millis()
-                ),
-            },
-            ..listing
+        Err(_) => timed_out(listing, opts),
+    }
+}
+
+/// Judges the addresses the name resolves to, then lists over the session's HTTP transport.
+async fn list_remote(listing: LiveListing, target: RemoteTarget, opts: LiveOptions) -> LiveListing {
+    let plan = SessionPlan {
+        http: Some(target.session.clone()),
+        ..session_plan(&opts)
+    };
+    // The deadline also bounds name resolution.
+    let listed = tokio::time::timeout(opts.timeout, async move {
+        let checked = tokio::task::spawn_blocking(move || (target.refusal(), target)).await;
+        match checked {
+            Ok((None, target)) => Ok(session::run(&target.placeholder(), &plan).await),
+            Ok((Some(why), _)) => Err(LiveState::NotAsked { why }),
+            Err(_) => Err(LiveState::CouldNotConnect {
+                reason: "the address check stopped unexpectedly".into(),
+            }),
+        }
+    })
+    .await;
+    match listed {
+        Ok(Ok(t)) => from_transcript(listing, &t),
+        Ok(Err(state)) => LiveListing { state, ..listing },
+        Err(_) => timed_out(listing, opts),
+    }
+}
+
+fn timed_out(listing: LiveListing, opts: LiveOptions) -> LiveListing {
+    LiveListing {
+        state: LiveState::CouldNotConnect {
+            reason: format!(
+                "no complete listing within {} ms (--live-timeout)",
+                opts.timeout.as_millis()
+            ),
         },
+        ..listing
     }
 }
 
@@ -357,6 +363,8 @@ fn from_transcript(mut listing: LiveListing, t: &Transcript) -> LiveListing {
             e.code,
             crate::finding::excerpt(&e.message, 120)
         )),
+        // A remote server has no process: what HTTP did says why.
+        other if t.http.is_some() => Some(live_remote::initialize_unanswered(t, other)),
         Outcome::Timeout => Some("no answer to initialize in time".into()),
         Outcome::NoResponse => Some(format!(
             "the server stopped before answering initialize ({exit})"

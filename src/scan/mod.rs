@@ -11,7 +11,7 @@ pub mod inventory;
 pub mod jsonc;
 pub mod launcher;
 pub mod live;
-pub mod live_http;
+pub mod live_remote;
 pub mod lock;
 pub mod package_registry;
 pub mod rules;

@@ -39,6 +39,9 @@ pub struct HttpTarget {
     pub dial_policy: Option<DialPolicy>,
     /// Speak the legacy HTTP+SSE transport (2024-11-05) instead of Streamable HTTP.
     pub legacy_sse: bool,
+    /// After the session, run the transport probes the guard's checks read (a foreign
+    /// Origin, a bogus version, GET, DELETE…); off, the session only ends (a listing).
+    pub transport_probes: bool,
 }
 
 /// Why a URL must not be dialled, or `None` to allow it.
@@ -63,6 +66,7 @@ impl std::fmt::Debug for HttpTarget {
             .field("local", &self.local)
             .field("dial_policy", &self.dial_policy.is_some())
             .field("legacy_sse", &self.legacy_sse)
+            .field("transport_probes", &self.transport_probes)
             .finish()
     }
 }
@@ -470,10 +474,15 @@ impl HttpTransport {
         self.bytes
     }
 
-    /// Runs the transport probes, ends the session (DELETE) and hands back the record.
+    /// Runs the transport probes (when asked), ends the session (DELETE) and hands back the
+    /// record.
     pub async fn finish(&mut self) -> HttpRecord {
         self.close_get_stream().await;
-        probes::run(self).await;
+        if self.target.transport_probes {
+            probes::run(self).await;
+        } else {
+            probes::end_session(self).await;
+        }
         std::mem::take(&mut self.record)
     }
 }

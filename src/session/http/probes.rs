@@ -75,14 +75,22 @@ pub(super) async fn run(t: &mut HttpTransport) {
             t.record.probes.get = Some((r.status, sse, r.first_event));
         }
     }
-    if open && t.session_id.is_some() {
-        let mut delete = t.outgoing(None, None, t.timeout);
-        delete.method = "DELETE";
-        delete.headers.retain(|(n, _)| n != "Content-Type");
-        let status = t.status_of(delete).await;
-        t.record.probes.delete = status;
-        if status.is_some_and(|s| (200..300).contains(&s)) {
+    if let Some(status) = end_session(t).await {
+        if (200..300).contains(&status) {
             t.record.probes.after_delete = t.status_of(t.probe_post("ended-session-probe")).await;
         }
     }
+}
+
+/// Ends an open session as a client does (DELETE with its id); the status, if it was sent.
+pub(super) async fn end_session(t: &mut HttpTransport) -> Option<u16> {
+    if !(t.handshake_answered() && t.session_id.is_some()) {
+        return None;
+    }
+    let mut delete = t.outgoing(None, None, t.timeout);
+    delete.method = "DELETE";
+    delete.headers.retain(|(n, _)| n != "Content-Type");
+    let status = t.status_of(delete).await;
+    t.record.probes.delete = status;
+    status
 }

@@ -465,10 +465,10 @@ impl LegacyTransport {
         self.bytes
     }
 
-    /// Probes Origin (the stream's GET with a foreign Origin), closes our end of the stream
-    /// and hands back the record.
+    /// Probes Origin (the stream's GET with a foreign Origin) when asked, closes our end of
+    /// the stream and hands back the record.
     pub async fn finish(&mut self) -> HttpRecord {
-        if self.initialized {
+        if self.initialized && self.target.transport_probes {
             let mut headers = vec![("Accept".to_string(), "text/event-stream".to_string())];
             headers.extend(self.target.headers.iter().cloned());
             headers.push(("Origin".into(), FOREIGN_ORIGIN.into()));
