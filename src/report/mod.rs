@@ -17,6 +17,7 @@ mod sarif_rules;
 #[cfg(test)]
 mod sarif_tests;
 pub mod scan;
+pub mod schemas;
 pub mod source;
 pub mod surface;
 pub mod sweep;
