@@ -8,6 +8,7 @@ pub mod inventory;
 pub mod issue;
 pub mod markdown;
 pub mod markdown_escape;
+pub mod named;
 pub mod owasp;
 pub mod proxy;
 pub mod repo;

@@ -4,6 +4,8 @@
 //! (`MCPCHECK_UPDATE_SCHEMAS=1` rewrites them).
 
 use crate::report::guard::json::GuardReport;
+use crate::report::source::json::SourceReport;
+use crate::report::surface::SurfaceReport;
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
@@ -100,6 +102,8 @@ fn not_null(prop: &mut Value) {
 
 pub const GUARD_REPORT: &str = "guard-report.v1.schema.json";
 pub const SWEEP_RESULT_LINE: &str = "sweep-result-line.schema.json";
+pub const SOURCE_REPORT: &str = "source-report.schema.json";
+pub const SURFACE_REPORT: &str = "surface-report.schema.json";
 
 pub fn guard_report() -> Value {
     root::<GuardReport<'static>>(GUARD_REPORT)
@@ -142,6 +146,11 @@ pub fn generated() -> Vec<(&'static str, Value)> {
     vec![
         (GUARD_REPORT, guard_report()),
         (SWEEP_RESULT_LINE, sweep_result_line()),
+        (SOURCE_REPORT, root::<SourceReport<'static>>(SOURCE_REPORT)),
+        (
+            SURFACE_REPORT,
+            root::<SurfaceReport<'static>>(SURFACE_REPORT),
+        ),
     ]
 }
 

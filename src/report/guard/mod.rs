@@ -5,4 +5,3 @@ mod facts;
 mod http;
 pub mod human;
 pub mod json;
-mod named;

@@ -4,7 +4,7 @@
 use super::process::{operation_facts, OperationFact};
 use super::{Config, StaticScan};
 use crate::guard::GuardRun;
-use crate::report::guard::named::NamedMap;
+use crate::report::named::NamedMap;
 use crate::secrets::redact_argv;
 use crate::session::transcript::Transcript;
 use schemars::JsonSchema;

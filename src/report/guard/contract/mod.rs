@@ -4,7 +4,7 @@
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, IssueClass, Severity};
 use crate::guard::{GuardRun, SessionResult};
-use crate::report::guard::named::NamedMap;
+use crate::report::named::NamedMap;
 use crate::session::transcript::ListKind;
 use crate::verdict::Status;
 use schemars::JsonSchema;
