@@ -6,6 +6,7 @@
 use crate::report::guard::json::GuardReport;
 use crate::report::source::json::SourceReport;
 use crate::report::surface::SurfaceReport;
+use crate::report::sweep::json::SweepReport;
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
@@ -104,9 +105,10 @@ pub const GUARD_REPORT: &str = "guard-report.v1.schema.json";
 pub const SWEEP_RESULT_LINE: &str = "sweep-result-line.schema.json";
 pub const SOURCE_REPORT: &str = "source-report.schema.json";
 pub const SURFACE_REPORT: &str = "surface-report.schema.json";
+pub const SWEEP_REPORT: &str = "sweep-report.schema.json";
 
 pub fn guard_report() -> Value {
-    root::<GuardReport<'static>>(GUARD_REPORT)
+    root::<GuardReport>(GUARD_REPORT)
 }
 
 /// One line of `sweep --out`: the sweep's fields, and when the guard ran the guard
@@ -146,11 +148,9 @@ pub fn generated() -> Vec<(&'static str, Value)> {
     vec![
         (GUARD_REPORT, guard_report()),
         (SWEEP_RESULT_LINE, sweep_result_line()),
-        (SOURCE_REPORT, root::<SourceReport<'static>>(SOURCE_REPORT)),
-        (
-            SURFACE_REPORT,
-            root::<SurfaceReport<'static>>(SURFACE_REPORT),
-        ),
+        (SOURCE_REPORT, root::<SourceReport>(SOURCE_REPORT)),
+        (SURFACE_REPORT, root::<SurfaceReport>(SURFACE_REPORT)),
+        (SWEEP_REPORT, root::<SweepReport>(SWEEP_REPORT)),
     ]
 }
 
