@@ -4,6 +4,7 @@
 //! (`MCPCHECK_UPDATE_SCHEMAS=1` rewrites them).
 
 use crate::report::guard::json::GuardReport;
+use crate::report::proxy::ProxyReport;
 use crate::report::source::json::SourceReport;
 use crate::report::surface::SurfaceReport;
 use crate::report::sweep::json::SweepReport;
@@ -106,6 +107,7 @@ pub const SWEEP_RESULT_LINE: &str = "sweep-result-line.schema.json";
 pub const SOURCE_REPORT: &str = "source-report.schema.json";
 pub const SURFACE_REPORT: &str = "surface-report.schema.json";
 pub const SWEEP_REPORT: &str = "sweep-report.schema.json";
+pub const PROXY_REPORT: &str = "proxy-report.schema.json";
 
 pub fn guard_report() -> Value {
     root::<GuardReport>(GUARD_REPORT)
@@ -151,6 +153,7 @@ pub fn generated() -> Vec<(&'static str, Value)> {
         (SOURCE_REPORT, root::<SourceReport>(SOURCE_REPORT)),
         (SURFACE_REPORT, root::<SurfaceReport>(SURFACE_REPORT)),
         (SWEEP_REPORT, root::<SweepReport>(SWEEP_REPORT)),
+        (PROXY_REPORT, root::<ProxyReport>(PROXY_REPORT)),
     ]
 }
 
