@@ -5,6 +5,7 @@
 
 use crate::report::guard::json::GuardReport;
 use crate::report::proxy::ProxyReport;
+use crate::report::scan::json::ScanJson;
 use crate::report::source::json::SourceReport;
 use crate::report::surface::SurfaceReport;
 use crate::report::sweep::json::SweepReport;
@@ -42,7 +43,8 @@ fn root<T: JsonSchema>(file: &str) -> Value {
 }
 
 /// Doc comments become one-line descriptions, and a field that is left out rather than
-/// written as null (`skip_serializing_if`) is not nullable in the schema either.
+/// written as null (`skip_serializing_if`) is not nullable in the schema either, unless it
+/// says it may be both (`#[schemars(extend("x-absent-or-null" = true))]`).
 fn tidy(schema: &mut Value) {
     match schema {
         Value::Object(o) => {
@@ -72,11 +74,17 @@ fn tidy(schema: &mut Value) {
     }
 }
 
+/// The mark of a field that may be left out and, when written, may be null.
+const ABSENT_OR_NULL: &str = "x-absent-or-null";
+
 /// Drops the `null` alternative of an optional property's schema.
 fn not_null(prop: &mut Value) {
     let Some(o) = prop.as_object_mut() else {
         return;
     };
+    if o.shift_remove(ABSENT_OR_NULL).is_some() {
+        return;
+    }
     if let Some(Value::Array(types)) = o.get("type") {
         let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
         let kept = match kept.as_slice() {
@@ -108,6 +116,7 @@ pub const SOURCE_REPORT: &str = "source-report.schema.json";
 pub const SURFACE_REPORT: &str = "surface-report.schema.json";
 pub const SWEEP_REPORT: &str = "sweep-report.schema.json";
 pub const PROXY_REPORT: &str = "proxy-report.schema.json";
+pub const SCAN_REPORT: &str = "scan-report.schema.json";
 
 pub fn guard_report() -> Value {
     root::<GuardReport>(GUARD_REPORT)
@@ -154,6 +163,7 @@ pub fn generated() -> Vec<(&'static str, Value)> {
         (SURFACE_REPORT, root::<SurfaceReport>(SURFACE_REPORT)),
         (SWEEP_REPORT, root::<SweepReport>(SWEEP_REPORT)),
         (PROXY_REPORT, root::<ProxyReport>(PROXY_REPORT)),
+        (SCAN_REPORT, root::<ScanJson>(SCAN_REPORT)),
     ]
 }
 
