@@ -5,7 +5,6 @@ use crate::finding::{Finding, IssueClass};
 use crate::verdict::{Status, Verdict};
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 
 /// `schemaVersion`: always 1 in the reports of this version; fields are only ever added.
 #[derive(Debug, Clone, Copy, Default)]
@@ -65,14 +64,6 @@ impl<'a> Issue<'a> {
     }
 }
 
-pub fn issue_json(f: &Finding) -> Value {
-    serde_json::to_value(Issue::of(f)).unwrap_or(Value::Null)
-}
-
-pub fn issues_json(findings: &[Finding]) -> Vec<Value> {
-    findings.iter().map(issue_json).collect()
-}
-
 /// The counts of findings per severity.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct IssueCounts {
@@ -114,14 +105,19 @@ impl Summary {
     }
 }
 
-pub fn summary_json(verdict: &Verdict<'_>) -> Value {
-    serde_json::to_value(Summary::of(verdict)).unwrap_or(Value::Null)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::Code;
+    use serde_json::Value;
+
+    fn issue_json(f: &Finding) -> Value {
+        serde_json::to_value(Issue::of(f)).expect("an issue is JSON")
+    }
+
+    fn summary_json(verdict: &Verdict<'_>) -> Value {
+        serde_json::to_value(Summary::of(verdict)).expect("a summary is JSON")
+    }
 
     #[test]
     fn every_issue_has_class_and_fingerprint_and_security_ones_owasp() {
