@@ -3,44 +3,9 @@
 //! table, so they cannot drift.
 
 use crate::finding::{IssueClass, Risk, Severity};
-use serde::{Serialize, Serializer};
 
-/// How often a finding of this code is right when it fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Precision {
-    VeryHigh,
-    High,
-    Medium,
-    Low,
-}
-
-impl Precision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Precision::VeryHigh => "very-high",
-            Precision::High => "high",
-            Precision::Medium => "medium",
-            Precision::Low => "low",
-        }
-    }
-}
-
-/// Metadata of one code.
-#[derive(Debug)]
-pub struct CodeMeta {
-    pub code: &'static str,
-    pub title: &'static str,
-    pub class: IssueClass,
-    /// As written in the table; read [`CodeMeta::default_severity`], which lets a risk decide.
-    pub(crate) declared_severity: Severity,
-    /// Why it matters and how to fix it.
-    pub help: &'static str,
-    pub precision: Precision,
-    /// Security rules: their default risk and OWASP MCP Top 10 (2025 v0.1) category, e.g. "MCP01".
-    pub risk: Option<Risk>,
-    pub owasp: Option<&'static str>,
-}
+mod meta;
+pub use meta::{CodeMeta, Precision};
 
 /// Builds the code table. Each entry:
 /// `Variant => "code", Class, Severity, "title", "help" [, precision = P] [, risk = R, owasp = "MCPnn"];`
@@ -78,6 +43,21 @@ catalog! {
     SpawnFailed => "spawn-failed", InstallRuntime, Error,
         "The server command could not be started",
         "The command was not found, not executable, or its working directory is wrong. Check the command and its path, install the runtime it needs (node, python, uv…), and run it by hand to see the error.";
+    InstallPackageMissing => "install-package-missing", InstallRuntime, Error,
+        "The package or version is not on its registry",
+        "A sweep installs a registry entry's package exactly as a client's runtime would (npm for npx, uv for uvx) before it starts the server; the registry answered that this package, or this version of it, does not exist (npm E404 or ETARGET, PyPI no matching distribution). No client can install it either. Publish the version the entry names, or correct the identifier or version in server.json.";
+    InstallNoExecutable => "install-no-executable", InstallRuntime, Error,
+        "The package provides no executable to start",
+        "The package installed, but has no executable a client's runtime would run: an npm package without \"bin\" (or with several and none named as the package), a PyPI package without a console script named as the package (what uvx runs). Add the entry point, or name the executable in the entry's runtime arguments.";
+    InstallRuntimeTooOld => "install-runtime-too-old", InstallRuntime, Error,
+        "The package needs a newer runtime than the one here",
+        "The package declares a runtime newer than the one the sweep ran with (PyPI requires-python, npm engines): clients with that runtime cannot install it. Either widen the requirement, or run the sweep with the newer runtime on PATH and say which runtime the server needs in its documentation.";
+    InstallTimeout => "install-timeout", InstallRuntime, Error,
+        "Installing the package took longer than --install-timeout",
+        "The install phase has its own deadline so that a slow install is never reported as a server that does not answer. Raise --install-timeout for a cold cache or a package that builds native code, or check the registry's reachability from where the sweep runs.";
+    InstallFailed => "install-failed", InstallRuntime, Error,
+        "The package could not be installed",
+        "The installer failed for another reason than a missing package, executable or runtime: the decisive line of its output is the evidence. A missing installer (npm, uv) is reported here too: install it where the sweep runs.";
     ServerExited => "server-exited", InstallRuntime, Error,
         "The server exited before answering initialize",
         "A client starts the server and expects it to stay up until stdin closes. Read the server's stderr (shown in the report): a missing dependency, environment variable or configuration file is the usual cause.";
@@ -233,9 +213,9 @@ catalog! {
     ToolOutputSchemaInvalid => "tool-output-schema-invalid", McpProtocol, Error,
         "A tool's outputSchema is invalid",
         "outputSchema must be a JSON Schema object with root type \"object\" that is valid for its dialect; clients validate structuredContent against it.";
-    ToolDescriptionMissing => "tool-description-missing", McpProtocol, Warning,
+    ToolDescriptionMissing => "tool-description-missing", McpProtocol, Note,
         "A tool has no description",
-        "Models choose tools by their description. Describe what the tool does and when to use it.";
+        "Models choose tools by their description. Describe what the tool does and when to use it. A note, not a warning: `description` is optional in every revision of the schema (`Tool.description?: string`), and clients list and call such a tool without complaint.";
 
     // Guard depth: repeat runs, Python buffering, tool calls.
     RepeatProtocolDrift => "repeat-protocol-drift", McpProtocol, Warning,
@@ -541,58 +521,6 @@ catalog! {
         "A logging or Spring Boot configuration file sends output to stdout",
         "Java and Kotlin servers mostly reach stdout through configuration, not code: a logback ConsoleAppender without `<target>System.err</target>`, or a log4j2 Console appender without `target=\"SYSTEM_ERR\"`, that an active logger writes through; or a Spring Boot application that enables the MCP stdio transport (`spring.ai.mcp.server.stdio=true`) but still prints its banner or logs to the console, both on stdout. Every such line corrupts the JSON-RPC channel. Send the appender to stderr; for Spring AI set `spring.main.banner-mode=off` and `logging.pattern.console=` (empty). Settings made outside these files (command line, environment, `SpringApplication.setBannerMode` in code) are not seen: if one covers it, suppress the finding with a `mcpcheck: ignore` comment next to it.",
         precision = Medium;
-}
-
-impl CodeMeta {
-    /// The one place a code's default severity is decided: a security rule's risk decides
-    /// it, every other code declares it.
-    pub fn default_severity(&self) -> Severity {
-        self.risk.map_or(self.declared_severity, Risk::severity)
-    }
-}
-
-impl Code {
-    pub fn meta(self) -> &'static CodeMeta {
-        &META[self as usize]
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.meta().code
-    }
-
-    /// The severity a finding of this code has unless its engine says otherwise: a
-    /// security rule's risk decides it, every other code declares it. Findings, SARIF rules,
-    /// `explain`, `rules` and docs/rules all read it from here.
-    pub fn severity(self) -> Severity {
-        self.meta().default_severity()
-    }
-
-    pub fn from_name(name: &str) -> Option<Code> {
-        ALL.iter().copied().find(|c| c.as_str() == name)
-    }
-}
-
-impl Serialize for Code {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-/// A code in a report: lowercase words joined by hyphens (`stdout-non-json`).
-impl schemars::JsonSchema for Code {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Code".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"})
-    }
-}
-
-impl std::fmt::Display for Code {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 #[cfg(test)]

@@ -1,128 +1,93 @@
-//! Patterns built on first need. Each pattern names the words it cannot match without;
-//! one Aho-Corasick pass finds which of those words a text holds, and only the patterns
-//! whose words are all there are built and run. Honest descriptions rarely hold them, so
-//! the guard does not pay for building dozens of automata it never uses.
+//! Whether a run failed: one threshold over its findings. Every subcommand and the Action
+//! decide their exit code (1 on failure) and the `ok` of their reports here.
 
-use aho_corasick::AhoCorasick;
-use regex::bytes::Regex;
-use std::sync::OnceLock;
+use crate::finding::{Finding, Risk, Severity};
 
-/// One pattern: its regex source and its gate, groups of words of which each group must
-/// have at least one in the text (`[["tell", "inform"], ["user"]]`). An empty gate is open.
-pub struct Gated {
-    pub source: String,
-    pub gate: Vec<Vec<&'static str>>,
-    regex: OnceLock<Option<Regex>>,
+/// What fails a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Any finding of this severity or worse: `guard`, `source`, `surface` (errors) and the
+    /// Action's `fail_on`.
+    Severity(Severity),
+    /// Any finding of this risk or higher: `scan --fail-on`. A finding without a risk of its
+    /// own is rated by its severity ([`risk_of`]).
+    Risk(Risk),
+    /// Nothing: the Action's `fail_on: never`.
+    Never,
 }
 
-impl Gated {
-    pub fn new(source: String, gate: Vec<Vec<&'static str>>) -> Self {
-        Self {
-            source,
-            gate,
-            regex: OnceLock::new(),
-        }
-    }
-
-    /// The compiled regex (`None` if the source does not compile; unit tests build all).
-    pub fn regex(&self) -> Option<&Regex> {
-        self.regex
-            .get_or_init(|| Regex::new(&self.source).ok())
-            .as_ref()
+impl Default for Gate {
+    /// Any error fails the run.
+    fn default() -> Self {
+        Gate::Severity(Severity::Error)
     }
 }
 
-/// Patterns sharing one pass over the text for their gate words.
-pub struct GatedSet {
-    pub patterns: Vec<Gated>,
-    words: Vec<&'static str>,
-    /// For each pattern, its gate as groups of indices into `words`.
-    gates: Vec<Vec<Vec<usize>>>,
-    finder: Option<AhoCorasick>,
+impl Gate {
+    /// Whether this one finding fails the run.
+    pub fn fails(self, f: &Finding) -> bool {
+        match self {
+            Gate::Severity(s) => f.severity >= s,
+            Gate::Risk(r) => risk_of(f) >= r,
+            Gate::Never => false,
+        }
+    }
+
+    /// How many findings fail the run.
+    pub fn failing(self, findings: &[Finding]) -> usize {
+        findings.iter().filter(|f| self.fails(f)).count()
+    }
+
+    pub fn passes(self, findings: &[Finding]) -> bool {
+        !findings.iter().any(|f| self.fails(f))
+    }
+
+    /// The process exit code: 0 when the findings pass, 1 when they fail.
+    pub fn exit_code(self, findings: &[Finding]) -> u8 {
+        if self.passes(findings) {
+            0
+        } else {
+            1
+        }
+    }
 }
 
-impl GatedSet {
-    /// `case_insensitive`: gate words match in any ASCII case.
-    pub fn new(patterns: Vec<Gated>, case_insensitive: bool) -> Self {
-        let mut words: Vec<&'static str> = patterns
-            .iter()
-            .flat_map(|p| p.gate.iter().flatten().copied())
-            .collect();
-        words.sort_unstable();
-        words.dedup();
-        let finder = AhoCorasick::builder()
-            .ascii_case_insensitive(case_insensitive)
-            .build(&words)
-            .ok();
-        let gates = patterns
-            .iter()
-            .map(|p| {
-                p.gate
-                    .iter()
-                    .map(|group| {
-                        group
-                            .iter()
-                            .filter_map(|w| words.binary_search(w).ok())
-                            .collect()
-                    })
-                    .collect()
-            })
-            .collect();
-        Self {
-            patterns,
-            words,
-            gates,
-            finder,
-        }
-    }
-
-    /// The indices of the patterns whose gate the text passes, in order.
-    pub fn candidates(&self, hay: &[u8]) -> Vec<usize> {
-        let mut present = vec![false; self.words.len()];
-        match &self.finder {
-            Some(finder) => {
-                for m in finder.find_overlapping_iter(hay) {
-                    present[m.pattern().as_usize()] = true;
-                }
-            }
-            // Without the finder every gate counts as passed: slower, never blind.
-            None => present.iter_mut().for_each(|p| *p = true),
-        }
-        (0..self.patterns.len())
-            .filter(|&i| {
-                self.gates[i]
-                    .iter()
-                    .all(|group| group.iter().any(|&w| present[w]))
-            })
-            .collect()
-    }
-
-    /// Every pattern compiles (for unit tests).
-    pub fn all_compile(&self) -> bool {
-        self.finder.is_some() && self.patterns.iter().all(|p| p.regex().is_some())
-    }
+/// A finding's risk: its own, else the one its severity stands for.
+pub fn risk_of(f: &Finding) -> Risk {
+    f.risk.unwrap_or(match f.severity {
+        Severity::Error => Risk::High,
+        Severity::Warning => Risk::Medium,
+        Severity::Note => Risk::Info,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::Code;
+
+    fn finding(severity: Severity, risk: Option<Risk>) -> Finding {
+        let mut f = Finding::new(Code::ToolShadowing, "x");
+        f.severity = severity;
+        f.risk = risk;
+        f
+    }
 
     #[test]
-    fn only_patterns_whose_words_are_present_are_candidates() {
-        let set = GatedSet::new(
-            vec![
-                Gated::new(
-                    "(?-u)tell.*user".into(),
-                    vec![vec!["tell", "inform"], vec!["user"]],
-                ),
-                Gated::new("(?-u)ghp_".into(), vec![vec!["ghp_"]]),
-                Gated::new("(?-u)<".into(), vec![]),
-            ],
-            false,
-        );
-        assert!(set.all_compile());
-        assert_eq!(set.candidates(b"please tell the user"), [0, 2]);
-        assert_eq!(set.candidates(b"tell nobody"), [2]);
-        assert_eq!(set.candidates(b"a ghp_ token"), [1, 2]);
+    fn each_threshold_fails_at_its_level_and_not_below() {
+        let warning = [finding(Severity::Warning, None)];
+        let error = [finding(Severity::Error, None)];
+        assert!(Gate::default().passes(&warning));
+        assert_eq!(Gate::default().exit_code(&error), 1);
+        assert!(!Gate::Severity(Severity::Warning).passes(&warning));
+        assert!(Gate::Never.passes(&error));
+        // Without a risk of its own a warning rates medium: it fails at medium, not at high.
+        assert!(!Gate::Risk(Risk::Medium).passes(&warning));
+        assert!(Gate::Risk(Risk::High).passes(&warning));
+        // A risk of its own wins over the severity's.
+        let low_error = [finding(Severity::Error, Some(Risk::Low))];
+        assert!(Gate::Risk(Risk::Medium).passes(&low_error));
+        assert_eq!(Gate::Risk(Risk::Low).failing(&low_error), 1);
+        assert!(Gate::default().passes(&[]));
     }
 }

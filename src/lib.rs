@@ -17,6 +17,8 @@ pub mod fuzzing;
 pub mod gate;
 pub mod github;
 pub mod guard;
+pub mod lazy_patterns;
+pub mod net;
 pub mod prints;
 pub mod process;
 pub mod protocol;

@@ -45,6 +45,8 @@ pub struct Verdict<'a> {
     pub errors: usize,
     pub warnings: usize,
     pub notes: usize,
+    /// Whether the run passes the default gate (no error).
+    passed: bool,
 }
 
 /// Which class explains a failure best when several are present.
@@ -114,11 +116,13 @@ impl<'a> Verdict<'a> {
             errors,
             warnings,
             notes: count(Severity::Note),
+            passed: crate::gate::Gate::default().passes(findings),
         }
     }
 
+    /// The `ok` of every report: the run passes the default gate.
     pub fn ok(&self) -> bool {
-        self.errors == 0
+        self.passed
     }
 
     /// One line for badges and job summaries.

@@ -520,7 +520,8 @@ async fn the_security_and_source_scans_run_on_their_inputs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fail_on_decides_the_exit_code() {
-    let mut runner = Runner::new("tool_without_description", None);
+    // A warning and nothing worse (tool-description-missing, used before, became a note).
+    let mut runner = Runner::new("empty_line", None);
     runner.input("comment", "false");
     let step = runner.run().await;
     assert_eq!(
@@ -529,9 +530,12 @@ async fn fail_on_decides_the_exit_code() {
         "{}",
         step.log
     );
-    assert!(step.log.contains(
-        "::warning file=pyproject.toml,line=1,title=mcpcheck tool-description-missing::"
-    ));
+    assert!(
+        step.log
+            .contains("::warning file=pyproject.toml,line=1,title=mcpcheck stdout-empty-line::"),
+        "{}",
+        step.log
+    );
     runner.input("fail_on", "warning");
     assert_eq!(runner.run().await.exit, 1);
     let mut failing = Runner::new("banner_before_initialize", None);
@@ -584,6 +588,112 @@ async fn setup_runs_first_in_the_working_directory() {
         step.stderr
     );
     assert_eq!(step.outputs["status"], "error");
+}
+
+/// The pid a setup wrote to `file` in the workspace.
+fn pid_in(runner: &Runner, file: &str) -> String {
+    std::fs::read_to_string(runner.ws.path().join(file))
+        .unwrap_or_else(|e| panic!("{file}: {e}"))
+        .trim()
+        .to_string()
+}
+
+/// Whether process `pid` still runs, given a moment to be reaped.
+fn still_running(pid: &str) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        let alive = std::process::Command::new("kill")
+            .args(["-0", pid])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("run kill")
+            .success();
+        if !alive || std::time::Instant::now() > deadline {
+            return alive;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_setup_is_stopped_at_setup_timeout_and_fails_the_step() {
+    let mut runner = Runner::new("clean", None);
+    runner
+        // The child, not the shell, writes the pid: the whole group must go.
+        .input("setup", "sleep 60 & echo $! > setup.pid; wait")
+        .input("setup_timeout", "1000")
+        .input("comment", "false");
+    let started = std::time::Instant::now();
+    let step = runner.run().await;
+    let took = started.elapsed();
+    assert_eq!(step.exit, 2, "{}{}", step.log, step.stderr);
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "the step took {took:?}"
+    );
+    assert_eq!(step.stderr.lines().count(), 1, "{}", step.stderr);
+    assert!(
+        step.stderr
+            .contains("after 1000 ms (input `setup_timeout`)"),
+        "{}",
+        step.stderr
+    );
+    assert!(
+        step.log.contains("::error title=mcpcheck::") && step.log.contains("setup_timeout"),
+        "{}",
+        step.log
+    );
+    assert_eq!(step.outputs["status"], "error");
+    let pid = pid_in(&runner, "setup.pid");
+    assert!(
+        !still_running(&pid),
+        "setup's sleep {pid} outlived the step"
+    );
+
+    runner.input("setup_timeout", "soon");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 2);
+    assert!(
+        step.stderr.contains("input `setup_timeout`"),
+        "{}",
+        step.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_left_by_setup_is_killed_and_reported() {
+    let mut runner = Runner::new("clean", None);
+    runner
+        .input("setup", "sleep 60 & echo $! > daemon.pid")
+        .input("comment", "false");
+    let started = std::time::Instant::now();
+    let step = runner.run().await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "the daemon held the step"
+    );
+    assert_eq!(step.exit, 0, "{}{}", step.log, step.stderr);
+    let pid = pid_in(&runner, "daemon.pid");
+    assert!(!still_running(&pid), "the daemon {pid} outlived the step");
+    let named = format!("pid {pid} (sleep 60)");
+    let warning = step
+        .log
+        .lines()
+        .find(|l| l.starts_with("::warning title=mcpcheck setup::"))
+        .unwrap_or_else(|| panic!("no setup warning in the log:\n{}", step.log));
+    assert!(
+        warning.contains("left 1 process running") && warning.contains(&named),
+        "{warning}"
+    );
+    // Markdown-escaped in the summary's notes.
+    let escaped = format!("pid {pid} \\(sleep 60\\)");
+    assert!(step.summary.contains(&escaped), "{}", step.summary);
+    assert_eq!(
+        stray_commands(&step.log),
+        Vec::<String>::new(),
+        "{}",
+        step.log
+    );
 }
 
 #[test]

@@ -1,13 +1,13 @@
 //! The layers hold: engines and the modules below them never reach up into the command
-//! layer, the renderers or GitHub's outputs, and never see clap; no source file grows past
-//! 600 lines.
+//! layer, the renderers or GitHub's outputs, and never see clap; only the process layer
+//! starts a shell; no source file grows past 600 lines.
 
 use std::path::{Path, PathBuf};
 
 /// Engines, and what they share below them.
 const ENGINE_DIRS: &[&str] = &[
     "guard", "scan", "source", "surface", "proxy", "sweep", "session", "process", "protocol",
-    "secrets",
+    "secrets", "net",
 ];
 /// Neutral modules at the top of src/ that every layer may use.
 const NEUTRAL_FILES: &[&str] = &[
@@ -16,7 +16,11 @@ const NEUTRAL_FILES: &[&str] = &[
     "verdict.rs",
     "error.rs",
     "gate.rs",
+    "lazy_patterns.rs",
     "prints.rs",
+    "frame_findings.rs",
+    "server_traffic.rs",
+    "catalog/meta.rs",
 ];
 /// What an engine file must not mention.
 const FORBIDDEN: &[&str] = &[
@@ -33,6 +37,14 @@ const FORBIDDEN: &[&str] = &[
 ];
 
 const MAX_LINES: usize = 600;
+
+/// Ways to start a shell that skip the process layer (its group, deadline and clean-up).
+const RAW_SHELLS: &[&str] = &[
+    "Command::new(\"sh\")",
+    "Command::new(\"/bin/sh\")",
+    "Command::new(\"bash\")",
+    "Command::new(\"/bin/bash\")",
+];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -119,4 +131,117 @@ fn no_source_file_is_over_600_lines() {
         .collect();
     long.sort();
     assert!(long.is_empty(), "split these by responsibility: {long:?}");
+}
+
+/// Lines of `text` (outside comments) that start a shell directly.
+fn raw_shells(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line.split("//").next().unwrap_or("");
+            RAW_SHELLS.iter().any(|s| code.contains(s))
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn only_the_process_layer_starts_a_shell() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let process = src().join("process");
+    let mut bad = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&process)) {
+        let text = std::fs::read_to_string(file).expect("read source");
+        for line in raw_shells(&text) {
+            bad.push(format!("{}:{line}", file.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a shell started outside src/process (run it as a ServerCommand through the process layer, e.g. process::setup): {bad:?}"
+    );
+    // The check sees what it looks for.
+    assert_eq!(
+        raw_shells("let c = std::process::Command::new(\"sh\");\n// Command::new(\"sh\")"),
+        [1]
+    );
+}
+
+/// The engines proper (the shared layers below them may be used by any).
+const ENGINES: &[&str] = &["guard", "scan", "source", "surface", "proxy", "sweep"];
+
+/// Which engines each engine's files name (`crate::scan::…`, `use crate::guard;`).
+fn engine_imports(engine: &str, text: &str) -> Vec<&'static str> {
+    ENGINES
+        .iter()
+        .filter(|other| **other != engine)
+        .filter(|other| {
+            text.lines().any(|line| {
+                let code = line.split("//").next().unwrap_or("");
+                let name = format!("crate::{other}");
+                code.match_indices(&name).any(|(i, _)| {
+                    !code[i + name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            })
+        })
+        .copied()
+        .collect()
+}
+
+/// The pairs CONTRIBUTING.md allows, from its lines "- `sweep` uses `guard`: why".
+fn allowed_pairs() -> Vec<(String, String)> {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("CONTRIBUTING.md"))
+            .expect("CONTRIBUTING.md");
+    text.lines()
+        .filter_map(|l| l.strip_prefix("- `"))
+        .filter_map(|l| {
+            let (from, rest) = l.split_once("` uses `")?;
+            let (to, _) = rest.split_once('`')?;
+            Some((from.to_string(), to.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn engines_use_each_other_only_as_contributing_lists() {
+    let allowed = allowed_pairs();
+    assert!(
+        allowed.iter().any(|(f, t)| f == "sweep" && t == "guard"),
+        "CONTRIBUTING.md lists no engine pairs: {allowed:?}"
+    );
+    let mut bad = Vec::new();
+    let mut used = Vec::new();
+    for engine in ENGINES {
+        let mut files = Vec::new();
+        rust_files(&src().join(engine), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("read source");
+            for other in engine_imports(engine, &text) {
+                used.push((engine.to_string(), other.to_string()));
+                if !allowed.iter().any(|(f, t)| f == engine && t == other) {
+                    bad.push(format!("{} uses {other}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "an engine uses another that CONTRIBUTING.md does not list (move the shared part below the engines, or list the pair with its reason): {bad:?}"
+    );
+    // A listed pair that nothing uses any more is stale documentation.
+    let stale: Vec<_> = allowed.iter().filter(|p| !used.contains(p)).collect();
+    assert!(
+        stale.is_empty(),
+        "CONTRIBUTING.md lists unused pairs: {stale:?}"
+    );
+    // The check sees what it looks for, and not a longer name.
+    assert_eq!(
+        engine_imports(
+            "scan",
+            "use crate::guard;\nuse crate::guardian::x; // crate::proxy"
+        ),
+        ["guard"]
+    );
 }

@@ -5,10 +5,10 @@ use super::cli::{ColorChoice, Format, GuardArgs};
 use super::io::{runtime, Output};
 use super::render::OutputPlan;
 use crate::error::Error;
+use crate::gate::Gate;
 use crate::guard::progress::ProgressSink;
 use crate::guard::GuardRequest;
 use crate::guard::GuardSettings;
-use crate::verdict::Verdict;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -64,18 +64,47 @@ impl GuardArgs {
     }
 }
 
-pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
-    let mut settings = crate::guard::options::resolve(&args.request())?;
+/// Which addresses a guard over HTTP may dial, and how a refusal names its input.
+pub(crate) struct UrlPolicy {
+    pub allow_unsafe: bool,
+    /// How to allow a refused address, or why it cannot be.
+    pub hint: &'static str,
+    /// The flag or input that named the URL (`--url`, "input `url`").
+    pub named_by: &'static str,
+}
+
+/// A guard request resolved into the session's settings, under the URL policy: what
+/// `guard` and the Action both run.
+pub(crate) fn settings(request: &GuardRequest, url: &UrlPolicy) -> Result<GuardSettings, Error> {
+    let mut settings = crate::guard::options::resolve(request)?;
     if let Some(target) = &mut settings.plan.http {
-        let hint = "pass --url-allow-unsafe to allow it";
-        if let Some(why) = crate::scan::url_policy::refusal(target, args.url_allow_unsafe, hint) {
-            return Err(Error::Usage(format!("--url: {why}")));
+        let policy = crate::net::policy::ConnectPolicy {
+            allow_unsafe: url.allow_unsafe,
+            resolve_names: true,
+            hint: url.hint,
+        };
+        if let Some(why) = policy.target_refusal(target) {
+            return Err(Error::Usage(format!("{}: {why}", url.named_by)));
         }
-        target.dial_policy = Some(crate::scan::url_policy::dial_policy(
-            args.url_allow_unsafe,
-            hint,
-        ));
+        target.dial_policy = Some(policy.dial_policy());
     }
+    Ok(settings)
+}
+
+/// The guard's sessions, on the command layer's runtime.
+pub(crate) fn session(settings: GuardSettings) -> Result<crate::guard::GuardRun, Error> {
+    Ok(runtime(None)?.block_on(crate::guard::run(settings)))
+}
+
+pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let mut settings = settings(
+        &args.request(),
+        &UrlPolicy {
+            allow_unsafe: args.url_allow_unsafe,
+            hint: "pass --url-allow-unsafe to allow it",
+            named_by: "--url",
+        },
+    )?;
     // The source scan (--scan, or `scan` in the config) runs beside the session.
     let scan_options = (!settings.scan.is_empty()).then(|| {
         let mut options = crate::source::ScanOptions::new(settings.scan.clone());
@@ -112,7 +141,7 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
             bar.set_message(step.stage);
         });
     }
-    let mut run = runtime(None)?.block_on(crate::guard::run(settings));
+    let mut run = session(settings)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -121,8 +150,7 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         run.trace_stdout(&crate::source::rooted_writes(scan.writes, &options.roots));
         run.add_check("static", crate::source::CODES, scan.findings);
     }
-    let verdict = Verdict::of(&run.findings);
-    let exit_code = if verdict.ok() { 0 } else { 1 };
-    output.write(&plan.render_guard(&run, exit_code)?)?;
-    Ok(ExitCode::from(exit_code as u8))
+    let exit_code = Gate::default().exit_code(&run.findings);
+    output.write(&plan.render_guard(&run, i32::from(exit_code))?)?;
+    Ok(ExitCode::from(exit_code))
 }

@@ -6,7 +6,7 @@
 mod catalog;
 pub mod cli;
 pub mod docs;
-mod guard;
+pub(crate) mod guard;
 mod init;
 pub mod io;
 mod proxy;
@@ -15,6 +15,7 @@ mod scan;
 mod source;
 mod surface;
 mod sweep;
+mod sweep_progress;
 
 use crate::error::Error;
 use clap::Parser;

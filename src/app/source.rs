@@ -5,8 +5,8 @@ use super::cli::{ColorChoice, Format, SourceArgs};
 use super::io::{json_text, Output};
 use super::render::render_findings;
 use crate::error::Error;
+use crate::gate::Gate;
 use crate::report::human::Style;
-use crate::verdict::Verdict;
 use std::process::ExitCode;
 
 impl SourceArgs {
@@ -64,7 +64,7 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     if args.fix || args.diff {
         return fix(args, &scan, &options.roots, &output);
     }
-    let ok = Verdict::of(&scan.findings).ok();
+    let ok = Gate::default().passes(&scan.findings);
     let text = match args.format.chosen() {
         Format::Json => json_text(&crate::report::source::json::render(&scan))?,
         Format::Human => crate::report::source::human::render(

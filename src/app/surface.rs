@@ -4,10 +4,10 @@ use super::cli::{ColorChoice, Format, SurfaceArgs};
 use super::io::{json_text, Output};
 use super::render::render_findings;
 use crate::error::Error;
+use crate::gate::Gate;
 use crate::report::human::Style;
 use crate::report::surface as render;
 use crate::surface::{SurfaceOptions, SurfaceRequest};
-use crate::verdict::Verdict;
 use std::process::ExitCode;
 
 pub fn run(args: &SurfaceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
@@ -18,7 +18,7 @@ pub fn run(args: &SurfaceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
             only_guard_rules: args.guard_rules,
         },
     })?;
-    let ok = Verdict::of(&run.findings).ok();
+    let ok = Gate::default().passes(&run.findings);
     let text = match args.format.chosen() {
         Format::Json => json_text(&render::json(&run))?,
         Format::Human => render::human(

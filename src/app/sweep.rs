@@ -5,6 +5,7 @@
 use super::cli::{Format, SweepArgs, SweepReportArgs, SweepReportFormat};
 use super::io::{json_text, Output};
 use super::render::render_findings;
+use super::sweep_progress::Progress;
 use crate::error::Error;
 use crate::report::sweep::{human, json, markdown};
 use crate::sweep::merge::{findings_of, merge};
@@ -25,12 +26,33 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode, Error> {
         profile: args.profile.clone(),
         config: args.config.clone(),
         setup_timeout: Duration::from_millis(args.setup_timeout),
+        install_timeout: Duration::from_millis(args.install_timeout),
         pass_env: args.pass_env.clone(),
         isolated_caches: args.isolated_caches,
         remote: args.remote,
         remote_allow_unsafe: args.remote_allow_unsafe,
     };
-    let outcome = crate::sweep::sweep(&request, Arc::new(crate::report::guard::json::render))?;
+    let renderers = crate::sweep::Renderers {
+        guard: Arc::new(crate::report::guard::json::render),
+        findings: Arc::new(|findings| {
+            let verdict = crate::verdict::Verdict::of(findings);
+            serde_json::json!({
+                "summary": crate::report::issue::summary_json(&verdict),
+                "issues": crate::report::issue::issues_json(findings),
+            })
+        }),
+    };
+    let prepared = crate::sweep::prepare(&request, renderers)?;
+    let runtime = super::io::runtime(Some(crate::sweep::worker_threads(prepared.jobs())))?;
+    let mut progress = Progress::new(&args.out.display().to_string());
+    let outcome = runtime.block_on(prepared.run(&mut progress));
+    // Servers killed on the way out must not linger as the runtime's orphans.
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    let outcome = outcome?;
+    progress.finish(match outcome.end {
+        SweepEnd::Finished => None,
+        SweepEnd::Interrupted { signal } => Some(crate::process::signal_name(signal)),
+    });
     let merged = merge(std::slice::from_ref(&args.out))?;
     let summary = Summary::of(&merged);
     let shard = outcome.shard.map(|s| s.label());

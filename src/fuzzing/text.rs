@@ -1,6 +1,8 @@
 //! URL and host classification and masking, and the secrets module.
 
-use crate::scan::urls::{classify, find_urls, mask_all, parse, parse_ipv4_loose};
+use crate::net::host::{classify, parse_ipv4_loose};
+use crate::net::{policy::ConnectPolicy, ParsedUrl};
+use crate::scan::urls::{find_urls, mask_all, parse};
 use crate::secrets;
 
 /// Invariants: each URL found is a slice of the text at its offset; masking leaves no URL
@@ -13,17 +15,26 @@ pub fn urls(data: &[u8]) {
             Some(u.text.as_str()),
             "a URL that is not where it was found"
         );
-        assert!(!u.host.is_empty(), "a URL without a host");
-        assert_eq!(parse(&u.text).map(|p| p.host), Some(u.host.clone()));
-        let _ = classify(&u.host);
-        let _ = parse_ipv4_loose(&u.host);
+        assert!(!u.host().is_empty(), "a URL without a host");
+        assert_eq!(parse(&u.text).map(|p| p.parsed), Some(u.parsed.clone()));
+        let _ = u.parsed.classify();
+        let _ = classify(u.host());
+        let _ = parse_ipv4_loose(u.host());
     }
     let _ = classify(&text);
+    // The policy never resolves names here (no network in a fuzzer); it must not panic.
+    let policy = ConnectPolicy {
+        allow_unsafe: false,
+        resolve_names: false,
+        hint: "hint",
+    };
+    let _ = policy.refusal(&text, true);
+    let _ = ParsedUrl::http(&text);
     let masked = mask_all(&text);
     for u in find_urls(&masked) {
-        if let Some((_, password)) = u.userinfo.as_deref().and_then(|i| i.split_once(':')) {
+        if let Some(password) = u.parsed.password() {
             assert!(
-                password.is_empty() || password == "[REDACTED]",
+                password == "[REDACTED]",
                 "a password survives masking: {masked:?}"
             );
         }

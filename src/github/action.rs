@@ -4,11 +4,13 @@
 
 use super::comment::{self, CommentOutcome, Target};
 use super::environment::{child_env, ChildEnv};
-use super::inputs::{FailOn, Inputs};
+use super::inputs::Inputs;
+use super::setup::SetupResult;
 use super::upload::{self, Destination};
 use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
+use crate::app::guard::UrlPolicy;
 use crate::error::Error;
-use crate::finding::{excerpt, Finding};
+use crate::finding::Finding;
 use crate::guard::GuardRun;
 use crate::report::document::{Report, ReportContext, NO_ANCHOR_NOTICE};
 use crate::report::guard::human;
@@ -16,9 +18,9 @@ use crate::report::human::{closing_counts, finding_body, finding_head, Style};
 use crate::report::markdown::{self, MarkdownOptions};
 use crate::report::repo::RepoContext;
 use crate::report::sarif;
+use crate::scan::run::ScanRequest;
 use crate::verdict::Verdict;
 use std::io::Write;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -59,49 +61,52 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         .map(|a| repo.explicit_anchor(Path::new(a)))
         .transpose()?;
     let guard_argv = inputs.guard_argv()?;
+    // The same request `mcpcheck guard` builds, resolved under the same URL policy.
     let settings = if inputs.runs_guard() {
-        let mut settings = crate::guard::options::resolve(&inputs.guard_request()?)?;
-        if let Some(target) = &mut settings.plan.http {
-            // A runner's network is no place to relax the policy: there is no allowance input.
-            let hint = "the Action dials only loopback and public addresses";
-            if let Some(why) = crate::scan::url_policy::refusal(target, false, hint) {
-                return Err(Error::Usage(format!("input `url`: {why}")));
-            }
-            target.dial_policy = Some(crate::scan::url_policy::dial_policy(false, hint));
-        }
+        let mut settings = crate::app::guard::settings(
+            &inputs.guard_request()?,
+            &UrlPolicy {
+                // A runner's network is no place to relax the policy: there is no allowance input.
+                allow_unsafe: false,
+                hint: "the Action dials only loopback and public addresses",
+                named_by: "input `url`",
+            },
+        )?;
         scrub(&mut settings.command, &child);
         Some(settings)
     } else {
         None
     };
+    let mut notices: Vec<String> = child.notice().into_iter().collect();
     if let Some(setup) = &inputs.setup {
-        if let Err(failure) = run_setup(log, setup, inputs.working_directory.as_deref(), &child) {
-            report_setup_failure(log, &inputs, &failure)?;
-            return Err(Error::Input(failure));
+        match super::setup::run(log, setup, &inputs, &child) {
+            Ok(SetupResult::Done) => {}
+            Ok(SetupResult::LeftProcesses(note)) => {
+                log_line(
+                    log,
+                    &format!("::warning title=mcpcheck setup::{}", escape_data(&note)),
+                );
+                notices.push(note);
+            }
+            Err(failure) => {
+                super::setup::report_failure(log, &inputs, &failure);
+                return Err(Error::Input(failure));
+            }
         }
     }
-    let mut notices: Vec<String> = child.notice().into_iter().collect();
+    let scans_from = notices.len();
     let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
     let (source_findings, source_writes) = run_source_scan(&inputs.scan)?;
     scan_findings.extend(source_findings);
     notices.extend(scan_notices);
-    for notice in notices.iter().skip(child.notice().iter().count()) {
+    for notice in &notices[scans_from..] {
         log_line(
             log,
             &format!("::notice title=mcpcheck::{}", escape_data(notice)),
         );
     }
 
-    let mut run = match settings {
-        Some(settings) => {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| Error::System(format!("cannot start the async runtime: {e}")))?;
-            Some(runtime.block_on(crate::guard::run(settings)))
-        }
-        None => None,
-    };
+    let mut run = settings.map(crate::app::guard::session).transpose()?;
     // Stray stdout named by the write in the `scan` source that printed it.
     if let Some(run) = &mut run {
         run.trace_stdout(&source_writes);
@@ -109,12 +114,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     let mut findings = run.as_ref().map(|r| r.findings.clone()).unwrap_or_default();
     findings.extend(scan_findings.iter().cloned());
     let verdict = Verdict::of(&findings);
-    let failing = match inputs.fail_on {
-        FailOn::Error => verdict.errors > 0,
-        FailOn::Warning => verdict.errors + verdict.warnings > 0,
-        FailOn::Never => false,
-    };
-    let exit_code: u8 = if failing { 1 } else { 0 };
+    let exit_code = inputs.fail_on.gate().exit_code(&findings);
     let cx = ReportContext {
         repo,
         anchor,
@@ -196,11 +196,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         &format!(
             "mcpcheck: {} (fail_on: {}) → exit code {exit_code}",
             verdict.display(),
-            match inputs.fail_on {
-                FailOn::Error => "error",
-                FailOn::Warning => "warning",
-                FailOn::Never => "never",
-            }
+            inputs.fail_on.as_str()
         ),
     );
     Ok(exit_code)
@@ -220,8 +216,10 @@ pub fn run_source_scan(
     if paths.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
+    // What `mcpcheck source PATHS` scans, with its defaults.
     let options =
         crate::source::ScanOptions::new(paths.iter().map(PathBuf::from).collect::<Vec<_>>());
+    crate::source::validate(&options).map_err(|e| Error::Usage(format!("input `scan`: {e}")))?;
     crate::source::scan(&options)
         .map(|scan| {
             (
@@ -240,10 +238,18 @@ pub fn run_security_scan(
     if paths.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::System(format!("cannot read the working directory: {e}")))?;
-    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    crate::scan::scan_paths(&paths, &cwd).map_err(|e| Error::Input(format!("paths: {e}")))
+    // The request `mcpcheck scan PATHS` builds: the same rules, lock file and notices.
+    let request = ScanRequest {
+        targets: crate::scan::Targets {
+            paths: paths.iter().map(PathBuf::from).collect(),
+            global: false,
+        },
+        cwd: crate::scan::run::current_dir()?,
+        ..ScanRequest::default()
+    };
+    let report = crate::scan::run::scan(&request)
+        .map_err(|e| Error::Input(format!("paths: {}", e.message())))?;
+    Ok((report.findings, report.notices))
 }
 
 /// The Action's own environment, as UTF-8 pairs (anything else is not passed on).
@@ -281,76 +287,6 @@ fn anchor_for_upload(report: &mut Report, sarif_file: &Destination) {
             report.anchor.as_deref().unwrap_or_default()
         ));
     }
-}
-
-/// Runs `setup` through `sh -c` in the working directory, its output fenced off from
-/// workflow commands. Returns why it failed.
-fn run_setup(
-    log: &mut impl Write,
-    setup: &str,
-    dir: Option<&str>,
-    child: &ChildEnv,
-) -> Result<(), String> {
-    let token = super::workflow_commands::random_token();
-    log_line(
-        log,
-        &format!(
-            "::group::mcpcheck setup: {}",
-            escape_data(&excerpt(setup, 200))
-        ),
-    );
-    log_line(log, &format!("::stop-commands::{token}"));
-    let mut cmd = std::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(setup)
-        .env_clear()
-        .envs(child.vars.iter().map(|(k, v)| (k, v)))
-        .stdin(std::process::Stdio::null())
-        .process_group(0);
-    // Its stderr joins our stdout, so both are inside the stop-commands fence, in order
-    // (the runner reads workflow commands on stderr too).
-    if let Ok(fd) = std::os::fd::AsFd::as_fd(&std::io::stdout()).try_clone_to_owned() {
-        cmd.stderr(std::process::Stdio::from(fd));
-    }
-    if let Some(d) = dir {
-        cmd.current_dir(d);
-    }
-    let _ = log.flush();
-    let status = cmd.status();
-    log_line(log, &format!("::{token}::"));
-    log_line(log, "::endgroup::");
-    match status {
-        Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!(
-            "the setup command failed ({s}); run it locally in {} to see why",
-            dir.unwrap_or("the repository root")
-        )),
-        Err(e) => Err(format!("the setup command could not be started: {e}")),
-    }
-}
-
-fn report_setup_failure(log: &mut impl Write, inputs: &Inputs, failure: &str) -> Result<(), Error> {
-    if inputs.summary {
-        if let Some(path) = env("GITHUB_STEP_SUMMARY") {
-            let text = format!(
-                "## ❌ mcpcheck: setup failed\n\n{}\n",
-                crate::report::markdown_escape::text(failure, 500)
-            );
-            let _ = append(Path::new(&path), &text);
-        }
-    }
-    if let Some(path) = env("GITHUB_OUTPUT") {
-        let _ = write_outputs(
-            Path::new(&path),
-            &[
-                ("status", "error".into()),
-                ("ok", "false".into()),
-                ("sarif-file", String::new()),
-            ],
-        );
-    }
-    let _ = log.flush();
-    Ok(())
 }
 
 /// The human report in the log, inside a stop-commands block (it quotes server output):
@@ -415,11 +351,9 @@ fn post_comment(log: &mut impl Write, inputs: &Inputs, report: &Report) -> Optio
         pull_request: number,
     };
     let body = markdown::render(report, &MarkdownOptions::comment());
-    let outcome = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+    let outcome = crate::app::io::runtime(None)
         .map(|rt| rt.block_on(comment::upsert(&target, &body)))
-        .unwrap_or_else(|e| CommentOutcome::Failed(format!("cannot start the async runtime: {e}")));
+        .unwrap_or_else(|e| CommentOutcome::Failed(e.message().to_string()));
     match outcome {
         CommentOutcome::Created(id) => {
             log_line(log, &format!("mcpcheck: created pull-request comment {id}"));
@@ -486,7 +420,7 @@ fn write_file(path: &Path, text: &str, input: &str) -> Result<(), Error> {
     })
 }
 
-fn append(path: &Path, text: &str) -> std::io::Result<()> {
+pub(super) fn append(path: &Path, text: &str) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -3,9 +3,11 @@
 
 use super::environment::{parse_passed, PassedVar};
 use crate::error::Error;
-use crate::finding::excerpt;
+use crate::finding::{excerpt, Severity};
+use crate::gate::Gate;
 use crate::guard::GuardRequest;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// When the step fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +15,26 @@ pub enum FailOn {
     Error,
     Warning,
     Never,
+}
+
+impl FailOn {
+    /// The one failure gate this input sets.
+    pub fn gate(self) -> Gate {
+        match self {
+            FailOn::Error => Gate::Severity(Severity::Error),
+            FailOn::Warning => Gate::Severity(Severity::Warning),
+            FailOn::Never => Gate::Never,
+        }
+    }
+
+    /// As the input spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Never => "never",
+        }
+    }
 }
 
 /// Every input of action.yml, parsed and defaulted.
@@ -32,6 +54,8 @@ pub struct Inputs {
     pub scan: Vec<String>,
     pub paths: Vec<String>,
     pub setup: Option<String>,
+    /// How long `setup` may run before its process group is stopped.
+    pub setup_timeout: Duration,
     /// Variables passed on to setup and the server (the `env` input).
     pub env: Vec<PassedVar>,
     pub working_directory: Option<String>,
@@ -76,6 +100,18 @@ impl Inputs {
                 )))
             }
         };
+        let setup_timeout = match input("setup_timeout") {
+            None => crate::process::setup::DEFAULT_DEADLINE,
+            Some(v) => match v.parse::<u64>() {
+                Ok(ms) if ms > 0 => Duration::from_millis(ms),
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "input `setup_timeout` must be a whole number of milliseconds (at least 1), got {:?}",
+                        excerpt(&v, 40)
+                    )))
+                }
+            },
+        };
         Ok(Self {
             command: input("command"),
             url: input("url"),
@@ -97,6 +133,7 @@ impl Inputs {
             scan: list(input("scan")),
             paths: list(input("paths")),
             setup: input("setup"),
+            setup_timeout,
             env: parse_passed(input("env").as_deref())?,
             working_directory: input("working_directory"),
             sarif_file: input("sarif_file").unwrap_or_else(|| "mcpcheck.sarif".into()),

@@ -6,5 +6,6 @@ pub mod annotations;
 pub mod comment;
 pub mod environment;
 pub mod inputs;
+mod setup;
 pub mod upload;
 pub mod workflow_commands;

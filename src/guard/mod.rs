@@ -168,6 +168,18 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
+        // `codes()` is what the report files a check's findings under: every guard run of
+        // the test suite proves a check emits only what it lists.
+        debug_assert!(
+            found.iter().all(|f| check.codes().contains(&f.code)),
+            "check {} emitted {:?}, which its codes() does not list",
+            check.name(),
+            found
+                .iter()
+                .map(|f| f.code)
+                .filter(|c| !check.codes().contains(c))
+                .collect::<Vec<_>>()
+        );
         // The spec's MUST against DNS rebinding: an error under strict, as the docs say.
         if settings.profile == profile::Profile::Strict {
             for f in found

@@ -130,16 +130,7 @@ fn is_python_name(name: &str) -> bool {
 }
 
 fn resolve(program: &str, cwd: Option<&Path>) -> Option<PathBuf> {
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return Some(match cwd {
-            Some(d) if p.is_relative() => d.join(p),
-            _ => p,
-        });
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(program))
-        .find(|p| p.is_file())
+    crate::process::find_program(program, cwd)
 }
 
 /// The first line of a script if it starts with `#!` (read at most 256 bytes).

@@ -2,9 +2,11 @@
 
 use super::options::GuardRequest;
 use crate::error::Error;
+use crate::net::ParsedUrl;
 use crate::process::ServerCommand;
 use crate::session::http::HttpTarget;
-use std::net::{IpAddr, ToSocketAddrs};
+use std::net::IpAddr;
+use url::{Host, Url};
 
 /// The HTTP target the flags name, or `None` for a stdio run.
 pub fn target(args: &GuardRequest) -> Result<Option<HttpTarget>, Error> {
@@ -21,7 +23,9 @@ pub fn target(args: &GuardRequest) -> Result<Option<HttpTarget>, Error> {
             "give either --url or a server command after `--`, not both".into(),
         ));
     }
-    let Some(host) = host_of(url) else {
+    // A control character is dropped by `url` (WHATWG) but not by every client: refused.
+    let parsed = ParsedUrl::http(url).filter(|_| !url.bytes().any(|b| b.is_ascii_control()));
+    let Some(parsed) = parsed else {
         return Err(Error::Usage(format!(
             "--url {}: not an http:// or https:// URL with a host; give one like http://127.0.0.1:3000/mcp",
             crate::finding::excerpt(&crate::secrets::redact(url), 80)
@@ -56,7 +60,7 @@ pub fn target(args: &GuardRequest) -> Result<Option<HttpTarget>, Error> {
     Ok(Some(HttpTarget {
         url: url.to_string(),
         headers,
-        local: is_local(&host, url.starts_with("https")),
+        local: is_local(&parsed.url),
         dial_policy: None,
         legacy_sse: false,
     }))
@@ -86,31 +90,20 @@ pub fn placeholder(target: &HttpTarget) -> ServerCommand {
     }
 }
 
-/// The host of an http(s) URL, without brackets or port.
-pub fn host_of(url: &str) -> Option<String> {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let hostport = authority.rsplit('@').next()?;
-    let host = match hostport.strip_prefix('[') {
-        Some(v6) => v6.split(']').next()?,
-        None => hostport.split(':').next()?,
-    };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
-}
-
 /// Loopback or private: a page in the user's browser could reach it by DNS rebinding.
-fn is_local(host: &str, https: bool) -> bool {
-    if host == "localhost" || host.ends_with(".localhost") {
-        return true;
-    }
-    let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
-        Ok(ip) => vec![ip],
-        Err(_) => (host, if https { 443 } else { 80 })
-            .to_socket_addrs()
-            .map(|a| a.map(|s| s.ip()).collect())
+/// The host is the one `url` reads (what a client dials), resolved on its port.
+fn is_local(url: &Url) -> bool {
+    let addrs: Vec<IpAddr> = match url.host() {
+        Some(Host::Domain(name)) if name == "localhost" || name.ends_with(".localhost") => {
+            return true
+        }
+        Some(Host::Ipv4(ip)) => vec![ip.into()],
+        Some(Host::Ipv6(ip)) => vec![ip.into()],
+        Some(Host::Domain(_)) => url
+            .socket_addrs(|| None)
+            .map(|a| a.iter().map(|s| s.ip()).collect())
             .unwrap_or_default(),
+        None => Vec::new(),
     };
     !addrs.is_empty() && addrs.iter().all(|ip| local_ip(*ip))
 }
@@ -133,17 +126,35 @@ fn local_ip(ip: IpAddr) -> bool {
 mod tests {
     use super::*;
 
+    fn local(url: &str) -> bool {
+        is_local(&ParsedUrl::http(url).expect("an http URL").url)
+    }
+
     #[test]
-    fn hosts_and_locality() {
-        assert_eq!(host_of("http://u:p@[::1]:80/mcp").as_deref(), Some("::1"));
+    fn locality_is_judged_on_the_host_a_client_dials() {
+        assert!(local("http://127.0.0.1/"));
+        assert!(local("http://10.1.2.3/"));
+        assert!(local("http://[::1]:80/mcp"));
+        assert!(local("http://localhost:3000/mcp"));
+        assert!(!local("http://8.8.8.8/"));
+        // Read as clients read them: the short, hex and mapped forms are loopback, and the
+        // host after the userinfo is the one dialled.
+        assert!(local("http://127.1/"));
+        assert!(local("http://0x7f.0.0.1/"));
+        assert!(local("http://[::ffff:127.0.0.1]/"));
+        assert!(local("http://8.8.8.8@127.0.0.1/"));
+        // A backslash ends the authority, as a slash does: the host is 8.8.8.8.
+        assert!(!local("http://8.8.8.8\\@127.0.0.1/"));
+    }
+
+    #[test]
+    fn only_http_urls_with_a_host_are_targets() {
         assert_eq!(
-            host_of("https://Example.COM/x").as_deref(),
-            Some("example.com")
+            ParsedUrl::http("https://Example.COM/x").map(|p| p.host),
+            Some("example.com".to_string())
         );
-        assert_eq!(host_of("ftp://x"), None);
-        assert!(is_local("127.0.0.1", false));
-        assert!(is_local("10.1.2.3", false));
-        assert!(is_local("::1", false));
-        assert!(!is_local("8.8.8.8", false));
+        assert!(ParsedUrl::http("ftp://x").is_none());
+        assert!(ParsedUrl::http("http://").is_none());
+        assert!(ParsedUrl::http("not a url").is_none());
     }
 }

@@ -112,6 +112,16 @@ impl GroupLeader {
         }
     }
 
+    /// The processes still running in the group (after the leader exited: what it left).
+    pub fn group_members(&self) -> Vec<tree::EscapedProcess> {
+        tree::group_members(self.pgid.as_raw())
+    }
+
+    /// Of `pids` (from [`GroupLeader::escaped_candidates`]), those still running, described.
+    pub fn describe_live(pids: &[i32]) -> Vec<tree::EscapedProcess> {
+        tree::describe_live(pids)
+    }
+
     /// Descendants of the leader and orphans re-parented to us, to kill with the group.
     pub fn escaped_candidates(&self) -> Vec<i32> {
         tree::escaped_candidates(self.pgid.as_raw())

@@ -3,6 +3,7 @@
 //! Nothing above this module touches a raw pid.
 
 mod group;
+pub mod setup;
 mod tree;
 pub use tree::EscapedProcess;
 
@@ -85,6 +86,22 @@ impl ExitKind {
             ExitKind::Signal(s) => format!("signal {} ({})", s, signal_name(s)),
         }
     }
+}
+
+/// Where a program would be found as `execvp` finds it: a path with a `/` as given
+/// (relative to `cwd`), else the first file of that name in a directory of `PATH`.
+pub fn find_program(program: &str, cwd: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return Some(match cwd {
+            Some(d) if p.is_relative() => d.join(p),
+            _ => p,
+        });
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
 }
 
 pub fn signal_name(sig: i32) -> &'static str {

@@ -142,6 +142,48 @@ pub fn escaped_holding(
     out
 }
 
+/// The live processes of group `pgid`, described (`holds` stays empty).
+pub fn group_members(pgid: i32) -> Vec<EscapedProcess> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let pids: Vec<i32> = dir
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| live_group(pid) == Some(pgid))
+        .collect();
+    describe_live(&pids)
+}
+
+/// Of `pids`, those still running (not zombies), sorted and described, at most
+/// [`EscapedProcess::MAX_DESCRIBED`]; `holds` stays empty.
+pub fn describe_live(pids: &[i32]) -> Vec<EscapedProcess> {
+    let mut pids: Vec<i32> = pids
+        .iter()
+        .copied()
+        .filter(|&pid| live_group(pid).is_some())
+        .collect();
+    pids.sort_unstable();
+    pids.dedup();
+    pids.truncate(EscapedProcess::MAX_DESCRIBED);
+    pids.into_iter()
+        .map(|pid| EscapedProcess {
+            pid,
+            argv: command_line(pid),
+            holds: Vec::new(),
+        })
+        .collect()
+}
+
+/// The process group of a process that still runs; `None` for a zombie or a gone pid.
+fn live_group(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name: state, ppid, pgrp.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+    let state = fields.next()?;
+    let group = fields.nth(1)?.parse().ok()?;
+    (state != "Z" && state != "X").then_some(group)
+}
+
 fn process_group(pid: i32) -> Option<i32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // After the command name: state, ppid, pgrp.

@@ -64,6 +64,14 @@ impl<'a> Issue<'a> {
     }
 }
 
+/// Every finding as JSON: for a line not yet typed (the sweep's install-failed line).
+pub fn issues_json(findings: &[Finding]) -> Vec<serde_json::Value> {
+    findings
+        .iter()
+        .map(|f| serde_json::to_value(Issue::of(f)).unwrap_or_default())
+        .collect()
+}
+
 /// The counts of findings per severity.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct IssueCounts {
@@ -103,6 +111,11 @@ impl Summary {
             display: verdict.display(),
         }
     }
+}
+
+/// A verdict's summary as JSON: for a line not yet typed (the sweep's install-failed line).
+pub fn summary_json(verdict: &Verdict<'_>) -> serde_json::Value {
+    serde_json::to_value(Summary::of(verdict)).unwrap_or_default()
 }
 
 #[cfg(test)]

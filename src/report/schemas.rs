@@ -138,6 +138,14 @@ pub fn sweep_result_line() -> Value {
             "startedAt": {"type": "string"},
             "wallMs": {"type": "integer", "minimum": 0},
             "reason": {"type": "string"},
+            "install": {
+                "description": "A registry entry whose package the sweep installed before starting it (npm for npx, uv for uvx): the installer's command, ok, timedOut, exitCode, durationMs, cached (installed earlier in the same sweep), program (the executable started) and, when it failed, outputTail. A failed install makes the line's status `install-failed`, with `summary` and `issues` (an install-* code). Added in v1 without breaking it.",
+                "type": "object"
+            },
+            "runtimeNote": {
+                "description": "A registry entry whose runtimeHint names a language (`python`, `node`): which launcher ran it and why. Added in v1 without breaking it.",
+                "type": "string"
+            },
             "reproduce": {
                 "description": "A started entry: the POSIX shell command that reruns this one server alone (`mcpcheck guard` with the sweep's and the entry's settings). Every secret appears as `${NAME}`: export the named values, then run it. Added in v1 without breaking it.",
                 "type": "string"

@@ -6,6 +6,7 @@
 
 use super::launcher::Ecosystem;
 use super::package_registry::{get_json, join, Lookup, RegistryUrls};
+use super::versions;
 use crate::finding::Risk;
 use serde_json::{json, Value};
 use std::cmp::Ordering;
@@ -189,7 +190,7 @@ pub fn look_up(
         let resolved = (key.0, name.clone(), version.clone());
         let answer = match answers.get(&resolved) {
             Some(a) => Ok(a.clone()),
-            None => query(&agent, osv, key.0, name, &version),
+            None => query(&agent, osv, *eco, name, &version),
         };
         match answer {
             Ok(advisories) => {
@@ -267,16 +268,17 @@ fn latest_version(
 fn query(
     agent: &ureq::Agent,
     base: &str,
-    ecosystem: &str,
+    eco: Ecosystem,
     name: &str,
     version: &str,
 ) -> Result<Vec<Advisory>, Lookup> {
     let url = join(base, "v1/query");
+    let osv_name = ecosystem(eco).unwrap_or_default();
     let mut out = Vec::new();
     let mut page: Option<String> = None;
     for _ in 0..MAX_PAGES {
         let mut body =
-            json!({"package": {"name": name, "ecosystem": ecosystem}, "version": version});
+            json!({"package": {"name": name, "ecosystem": osv_name}, "version": version});
         if let Some(token) = &page {
             body["page_token"] = json!(token);
         }
@@ -290,7 +292,7 @@ fn query(
             if v.get("withdrawn").is_some_and(|w| !w.is_null()) {
                 continue;
             }
-            out.push(advisory(v, ecosystem, name, version));
+            out.push(advisory(v, eco, name, version));
         }
         page = doc
             .get("next_page_token")
@@ -336,7 +338,7 @@ fn post_json(agent: &ureq::Agent, url: &str, body: &str) -> Result<Value, Lookup
 }
 
 /// One OSV record, read for this package: its severity and its fix for `version`.
-fn advisory(v: &Value, ecosystem: &str, name: &str, version: &str) -> Advisory {
+fn advisory(v: &Value, eco: Ecosystem, name: &str, version: &str) -> Advisory {
     let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
     let aliases = v
         .get("aliases")
@@ -355,7 +357,7 @@ fn advisory(v: &Value, ecosystem: &str, name: &str, version: &str) -> Advisory {
         .flatten()
     {
         let same = a.pointer("/package/name").and_then(Value::as_str) == Some(name)
-            && a.pointer("/package/ecosystem").and_then(Value::as_str) == Some(ecosystem);
+            && a.pointer("/package/ecosystem").and_then(Value::as_str) == ecosystem(eco);
         if !same {
             continue;
         }
@@ -380,14 +382,14 @@ fn advisory(v: &Value, ecosystem: &str, name: &str, version: &str) -> Advisory {
             {
                 if let Some(f) = e.get("fixed").and_then(Value::as_str) {
                     // The fix of the range this version is in: the first one above it.
-                    if compare_versions(f, version) == Ordering::Greater {
+                    if versions::compare(eco, f, version) == Ordering::Greater {
                         fixed.push(f.to_string());
                     }
                 }
             }
         }
     }
-    fixed.sort_by(|a, b| compare_versions(a, b));
+    fixed.sort_by(|a, b| versions::compare(eco, a, b));
     Advisory {
         id: text("/id").unwrap_or_else(|| "an unnamed advisory".into()),
         aliases,
@@ -399,54 +401,65 @@ fn advisory(v: &Value, ecosystem: &str, name: &str, version: &str) -> Advisory {
     }
 }
 
-/// Orders dotted versions by their numeric parts (`0.0.40` > `0.0.9`, `2025.9.25` >
-/// `2025.7.1`); a part that is not a number compares as text.
-pub fn compare_versions(a: &str, b: &str) -> Ordering {
-    let parts = |s: &str| -> Vec<String> {
-        s.trim_start_matches(['v', '='])
-            .split(['.', '-', '+'])
-            .map(str::to_string)
-            .collect()
-    };
-    let (pa, pb) = (parts(a), parts(b));
-    for i in 0..pa.len().max(pb.len()) {
-        let (x, y) = (pa.get(i), pb.get(i));
-        let o = match (x, y) {
-            (Some(x), Some(y)) => match (x.parse::<u64>(), y.parse::<u64>()) {
-                (Ok(m), Ok(n)) => m.cmp(&n),
-                _ => x.cmp(y),
-            },
-            // 1.0 == 1.0.0; a pre-release suffix sorts before the release.
-            (Some(x), None) => {
-                if x.parse::<u64>().is_ok_and(|n| n == 0) {
-                    Ordering::Equal
-                } else if x.parse::<u64>().is_ok() {
-                    Ordering::Greater
-                } else {
-                    Ordering::Less
-                }
-            }
-            (None, Some(_)) => compare_versions(b, a).reverse(),
-            (None, None) => Ordering::Equal,
-        };
-        if o != Ordering::Equal {
-            return o;
-        }
-    }
-    Ordering::Equal
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// An OSV record for `name` with one range per fix.
+    fn record(ecosystem: &str, name: &str, fixes: &[&str]) -> Value {
+        let ranges: Vec<Value> = fixes
+            .iter()
+            .map(|f| json!({"type": "ECOSYSTEM", "events": [{"introduced": "0"}, {"fixed": f}]}))
+            .collect();
+        json!({"id": "GHSA-test", "affected": [
+            {"package": {"ecosystem": ecosystem, "name": name}, "ranges": ranges}
+        ]})
+    }
+
     #[test]
-    fn versions_compare_by_their_numbers() {
-        assert_eq!(compare_versions("0.0.40", "0.0.9"), Ordering::Greater);
-        assert_eq!(compare_versions("2.5.0", "2.4.10"), Ordering::Greater);
-        assert_eq!(compare_versions("2025.9.25", "2025.12.1"), Ordering::Less);
-        assert_eq!(compare_versions("1.0", "1.0.0"), Ordering::Equal);
-        assert_eq!(compare_versions("1.0.0-rc.1", "1.0.0"), Ordering::Less);
-        assert_eq!(compare_versions("1.0.0", "1.0.0-rc.1"), Ordering::Greater);
+    fn the_fix_shown_is_the_first_pypi_release_above_the_version() {
+        let fixed = |version: &str, fixes: &[&str]| {
+            advisory(
+                &record("PyPI", "pkg", fixes),
+                Ecosystem::PyPI,
+                "pkg",
+                version,
+            )
+            .fixed
+        };
+        // A post-release is after its release, so the release is the first fix.
+        assert_eq!(fixed("0.9", &["1.0.post1", "1.0"]).as_deref(), Some("1.0"));
+        // The final release is above its own pre-release (it was taken as below it).
+        assert_eq!(fixed("1.0a1", &["1.0"]).as_deref(), Some("1.0"));
+        assert_eq!(fixed("1.0", &["1.0a1"]), None);
+        assert_eq!(
+            fixed("1.0.dev0", &["1.0a1", "1.0"]).as_deref(),
+            Some("1.0a1")
+        );
+        assert_eq!(fixed("5.0", &["1!1.0"]).as_deref(), Some("1!1.0"));
+    }
+
+    #[test]
+    fn the_fix_shown_is_the_first_npm_release_above_the_version() {
+        let fixed = |version: &str, fixes: &[&str]| {
+            advisory(&record("npm", "pkg", fixes), Ecosystem::Npm, "pkg", version).fixed
+        };
+        assert_eq!(
+            fixed("1.0.0-beta.2", &["1.0.0", "1.0.0-beta.11"]).as_deref(),
+            Some("1.0.0-beta.11")
+        );
+        assert_eq!(fixed("1.0.0-rc.1", &["1.0.0"]).as_deref(), Some("1.0.0"));
+        assert_eq!(fixed("1.0.0", &["1.0.0-rc.1"]), None);
+        // Another ecosystem's record of the same name is not this package's.
+        assert_eq!(
+            advisory(
+                &record("PyPI", "pkg", &["9.0"]),
+                Ecosystem::Npm,
+                "pkg",
+                "1.0.0"
+            )
+            .fixed,
+            None
+        );
     }
 }

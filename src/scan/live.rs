@@ -3,7 +3,7 @@
 //! states apart: answered, could not connect (why), not asked (why).
 
 use super::config_file::{ConfigFile, ServerEntry, Transport};
-use super::{live_http, secrets, urls};
+use super::{live_http, secrets};
 use crate::process::{ServerCommand, StdioLimits};
 use crate::session::transcript::{ListKind, Outcome, Transcript};
 use crate::session::{self, SessionPlan};
@@ -383,48 +383,4 @@ fn from_transcript(mut listing: LiveListing, t: &Transcript) -> LiveListing {
         }
     }
     listing
-}
-
-/// Whether a remote URL may be dialled, and why not.
-/// With `resolve_names`, a name is resolved and every address checked (done on the listing
-/// thread, so a slow resolver never holds up planning).
-pub fn refuse_remote(
-    url: &str,
-    carries_credentials: bool,
-    allow_unsafe: bool,
-    resolve_names: bool,
-) -> Option<String> {
-    let parsed = urls::parse(url.trim())?;
-    if allow_unsafe {
-        return None;
-    }
-    let mut classes = vec![urls::classify(&parsed.host)];
-    if resolve_names && classes[0].ip.is_none() && classes[0].class == urls::HostClass::Other {
-        classes = resolve(&parsed.host, &parsed.text);
-    }
-    let loopback = classes.iter().all(|c| c.class == urls::HostClass::Loopback);
-    if let Some(bad) = classes
-        .iter()
-        .find(|c| !matches!(c.class, urls::HostClass::Loopback | urls::HostClass::Other))
-    {
-        return Some(format!(
-            "refused to dial {} ({}); pass --live-allow-unsafe to allow it",
-            crate::finding::excerpt(&parsed.host, 80),
-            bad.class.describe()
-        ));
-    }
-    if parsed.scheme == "http" && carries_credentials && !loopback {
-        return Some("refused to send credentials over cleartext http://; pass --live-allow-unsafe to allow it".into());
-    }
-    None
-}
-
-/// Every address a name resolves to, classified.
-fn resolve(host: &str, url: &str) -> Vec<urls::Classified> {
-    use std::net::ToSocketAddrs;
-    let port = if url.starts_with("https") { 443 } else { 80 };
-    match (host, port).to_socket_addrs() {
-        Ok(addrs) => addrs.map(|a| urls::classify(&a.ip().to_string())).collect(),
-        Err(_) => vec![urls::classify(host)],
-    }
 }

@@ -2,8 +2,9 @@
 //! advertised capabilities (all pages), and nothing else. Blocking; run off the runtime.
 
 use super::config_file::ServerEntry;
-use super::live::{refuse_remote, LiveListing, LiveState};
+use super::live::{LiveListing, LiveState};
 use super::{secrets, urls};
+use crate::net::policy::ConnectPolicy;
 use crate::secrets::{is_credential_param, names_credential};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
@@ -31,16 +32,26 @@ pub enum ListError {
     Failed(String),
 }
 
+/// `scan --live`'s connect policy; names are resolved on the listing thread, so a slow
+/// resolver never holds up planning.
+fn policy(allow_unsafe: bool, resolve_names: bool) -> ConnectPolicy {
+    ConnectPolicy {
+        allow_unsafe,
+        resolve_names,
+        hint: "pass --live-allow-unsafe to allow it",
+    }
+}
+
 /// Decides whether to dial a remote entry; `Err` says why it is not asked.
 pub fn plan(entry: &ServerEntry, allow_unsafe: bool) -> Result<(HttpTarget, Vec<String>), String> {
     let Some(url) = &entry.url else {
         return Err("no url".into());
     };
     let parsed = urls::parse(url.value.trim()).ok_or("the url has no host")?;
-    if !matches!(parsed.scheme.as_str(), "http" | "https") {
+    if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!(
             "{}:// is not an HTTP URL",
-            crate::finding::excerpt(&parsed.scheme, 20)
+            crate::finding::excerpt(parsed.scheme(), 20)
         ));
     }
     let mut headers = Vec::new();
@@ -52,17 +63,15 @@ pub fn plan(entry: &ServerEntry, allow_unsafe: bool) -> Result<(HttpTarget, Vec<
             headers.push((h.name.clone(), h.value.value.clone()));
         }
     }
-    let credentials = parsed.userinfo.is_some()
+    let credentials = parsed.parsed.has_userinfo()
         || headers
             .iter()
             .any(|(n, _)| names_credential(n) || n.eq_ignore_ascii_case("cookie"))
         || parsed
-            .query
-            .as_deref()
-            .unwrap_or("")
-            .split('&')
-            .any(|p| p.split('=').next().is_some_and(is_credential_param));
-    if let Some(why) = refuse_remote(&url.value, credentials, allow_unsafe, false) {
+            .query_pairs()
+            .iter()
+            .any(|(name, _)| is_credential_param(name));
+    if let Some(why) = policy(allow_unsafe, false).refusal(&url.value, credentials) {
         return Err(why);
     }
     Ok((
@@ -113,12 +122,9 @@ struct Client<'a> {
 
 /// Checks the resolved addresses, then runs initialize and the list methods.
 pub fn list(target: &HttpTarget, timeout: Duration) -> Result<HttpLists, ListError> {
-    if let Some(why) = refuse_remote(
-        &target.url,
-        target.carries_credentials,
-        target.allow_unsafe,
-        true,
-    ) {
+    if let Some(why) =
+        policy(target.allow_unsafe, true).refusal(&target.url, target.carries_credentials)
+    {
         return Err(ListError::Refused(why));
     }
     list_checked(target, timeout).map_err(ListError::Failed)

@@ -19,11 +19,12 @@ pub mod run;
 pub mod secrets;
 pub mod server_entry;
 pub mod toxic_flow;
-pub mod url_policy;
 pub mod urls;
+pub mod versions;
 
 use crate::catalog::Code;
-use crate::finding::{Finding, Risk, Severity};
+use crate::finding::{Finding, Risk};
+use crate::gate::Gate;
 use config_file::{ConfigFile, Scope, ServerEntry};
 use live::LiveListing;
 use std::path::{Path, PathBuf};
@@ -108,14 +109,8 @@ pub fn load(targets: &Targets, cwd: &Path, tolerant: bool) -> Result<Loaded, Inp
     Ok(loaded)
 }
 
-/// The failure threshold of `--fail-on`.
-pub fn risk_of(f: &Finding) -> Risk {
-    f.risk.unwrap_or(match f.severity {
-        Severity::Error => Risk::High,
-        Severity::Warning => Risk::Medium,
-        Severity::Note => Risk::Info,
-    })
-}
+/// The risk `--fail-on` and the scan's order go by.
+pub use crate::gate::risk_of;
 
 /// Sorts findings: highest risk first, then by place, then by code.
 pub fn sort(findings: &mut [Finding]) {
@@ -288,44 +283,16 @@ pub struct ScanReport {
 impl ScanReport {
     /// Findings at or above the failure threshold.
     pub fn failing(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|f| risk_of(f) >= self.fail_on)
-            .count()
+        Gate::Risk(self.fail_on).failing(&self.findings)
     }
 
     pub fn ok(&self) -> bool {
-        self.failing() == 0
+        Gate::Risk(self.fail_on).passes(&self.findings)
     }
 
     pub fn server_count(&self) -> usize {
         self.configs.iter().map(|c| c.servers.len()).sum()
     }
-}
-
-/// The static scan of the given paths with every rule, as the GitHub Action runs it on its
-/// `paths` input (no live listing, no registry look-ups, no lock file).
-pub fn scan_paths(
-    paths: &[PathBuf],
-    cwd: &Path,
-) -> Result<(Vec<Finding>, Vec<String>), InputError> {
-    let loaded = load(
-        &Targets {
-            paths: paths.to_vec(),
-            global: false,
-        },
-        cwd,
-        false,
-    )?;
-    let selection = Selection::default();
-    let settings = ScanSettings {
-        selection: &selection,
-        registry: None,
-        advisories: None,
-        lock: None,
-        live: None,
-    };
-    Ok((findings(&loaded.configs, &settings), loaded.notices))
 }
 
 impl From<InputError> for crate::error::Error {

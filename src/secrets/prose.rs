@@ -4,7 +4,7 @@
 use super::names::{credential_param_endings, credential_param_pattern};
 use super::plausible::{documentation_host, looks_real, url_value_is_real};
 use super::shapes::SHAPES;
-use crate::gate::{Gated, GatedSet};
+use crate::lazy_patterns::{Gated, GatedSet};
 use std::sync::LazyLock;
 
 /// A credential found in a text, by byte range.

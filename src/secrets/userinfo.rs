@@ -11,6 +11,8 @@ pub fn url_passwords(text: &str) -> Vec<Range<usize>> {
     while let Some(at) = text[from..].find("://") {
         let sep = from + at;
         from = sep + 3;
+        // The scheme starts after the last character that cannot be in one (which may be
+        // several bytes long).
         let scheme_start = text[..sep]
             .char_indices()
             .rev()
@@ -81,6 +83,8 @@ mod tests {
         assert_eq!(passwords("\"amqp://guest:guest@localhost\""), ["guest"]);
         // A scheme right after a character of several bytes.
         assert_eq!(passwords("é→ftp://a:b@h"), ["b"]);
+        // A multi-byte character right before the scheme (a fuzzer's find).
+        assert_eq!(passwords("\u{e9}\u{fffd}https://u:pw@h/"), ["pw"]);
     }
 
     #[test]

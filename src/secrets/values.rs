@@ -3,7 +3,7 @@
 
 use super::plausible::{is_placeholder, jwt_header_ok};
 use super::shapes::{Shape, SHAPES};
-use crate::gate::{Gated, GatedSet};
+use crate::lazy_patterns::{Gated, GatedSet};
 use std::ops::Range;
 use std::sync::LazyLock;
 

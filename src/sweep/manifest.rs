@@ -61,6 +61,17 @@ pub struct Launch {
     pub setup: Option<Vec<String>>,
     /// Every secret of `command` and `env`, by the name it is shown under.
     pub secrets: Secrets,
+    /// How the runtime was chosen, where a `runtimeHint` named a language.
+    pub runtime_note: Option<String>,
+    /// A registry package installed before the server starts, which then starts from it.
+    pub install: Option<Install>,
+}
+
+/// The package of a registry entry, and where its arguments begin in `command`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Install {
+    pub package: super::install::Package,
+    pub args_from: usize,
 }
 
 impl Launch {
@@ -78,6 +89,8 @@ impl Launch {
             env,
             setup: None,
             secrets,
+            runtime_note: None,
+            install: None,
         }
     }
 

@@ -2,9 +2,9 @@
 //! run in its own sandbox, streaming one result line per server; and the merge of results
 //! files that `sweep-report` summarises.
 
+pub mod install;
 pub mod manifest;
 pub mod merge;
-mod progress;
 pub mod remote;
 pub mod results;
 mod run;
@@ -19,14 +19,12 @@ use crate::error::Error;
 use crate::finding::excerpt;
 use crate::guard::profile::Profile;
 use manifest::Entry;
-use progress::Progress;
 use results::ResultsWriter;
-pub use run::LineRenderer;
 use run::SweepConfig;
 pub use run::SweepEnd;
+pub use run::{FindingsRenderer, LineRenderer, Renderers};
 use sandbox::EnvPolicy;
 use shard::Shard;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -50,6 +48,8 @@ pub struct SweepRequest {
     pub profile: Option<String>,
     pub config: Option<PathBuf>,
     pub setup_timeout: Duration,
+    /// Longest a registry package's install may run.
+    pub install_timeout: Duration,
     pub pass_env: Vec<String>,
     pub isolated_caches: bool,
     /// Guard remote entries (manifest `url` entries, `server.json` `remotes`) over HTTP.
@@ -70,6 +70,7 @@ impl Default for SweepRequest {
             profile: None,
             config: None,
             setup_timeout: DEFAULT_SETUP_TIMEOUT,
+            install_timeout: install::DEFAULT_INSTALL_TIMEOUT,
             pass_env: Vec::new(),
             isolated_caches: false,
             remote: false,
@@ -79,7 +80,7 @@ impl Default for SweepRequest {
 }
 
 /// Longest an entry's `setup` command may run, by default.
-pub const DEFAULT_SETUP_TIMEOUT: Duration = Duration::from_secs(600);
+pub const DEFAULT_SETUP_TIMEOUT: Duration = crate::process::setup::DEFAULT_DEADLINE;
 
 /// How a sweep ended, for the closing summary and the exit code.
 #[derive(Debug, Clone, Copy)]
@@ -89,7 +90,32 @@ pub struct SweepOutcome {
     pub elapsed: Duration,
 }
 
-pub fn sweep(request: &SweepRequest, render: LineRenderer) -> Result<SweepOutcome, Error> {
+/// What the sweep reports while it runs; the command layer draws it (a bar, plain lines).
+/// Every hook has a no-op default.
+pub trait SweepProgress: Send {
+    /// Before the first entry: how many will run, how many the results file already has.
+    fn begin(&mut self, _to_run: u64, _already: u64, _jobs: usize) {}
+    /// A line that is not a result (temporary directories cleaned up, and the like).
+    fn note(&mut self, _text: &str) {}
+    /// A server's check started.
+    fn started(&mut self) {}
+    /// An entry's line was written, with its status.
+    fn finished(&mut self, _status: &str) {}
+    /// Once a second while servers run.
+    fn tick(&mut self) {}
+}
+
+/// A sweep checked and loaded, ready to run: every setting, the manifest and the results
+/// file were checked before any server starts.
+pub struct PreparedSweep {
+    config: Arc<SweepConfig>,
+    shard: Option<Shard>,
+    to_run: Vec<Entry>,
+    skipped: usize,
+    writer: ResultsWriter,
+}
+
+pub fn prepare(request: &SweepRequest, render: Renderers) -> Result<PreparedSweep, Error> {
     let config = Arc::new(validate(request, render)?);
     let shard = request.shard.as_deref().map(Shard::parse).transpose()?;
     let entries = manifest::load(&request.manifest)?;
@@ -97,7 +123,7 @@ pub fn sweep(request: &SweepRequest, render: LineRenderer) -> Result<SweepOutcom
         .into_iter()
         .filter(|e| shard.is_none_or(|s| s.contains(&e.id)))
         .collect();
-    let (mut writer, done) = if request.resume {
+    let (writer, done) = if request.resume {
         ResultsWriter::resume(&request.out)?
     } else {
         (ResultsWriter::create(&request.out)?, Default::default())
@@ -106,41 +132,74 @@ pub fn sweep(request: &SweepRequest, render: LineRenderer) -> Result<SweepOutcom
         .into_iter()
         .filter(|e| !done.contains(&e.id))
         .collect();
-    let skipped = done.len();
-    let stale = sandbox::remove_stale(&std::env::temp_dir());
-    if stale > 0 {
-        let _ = writeln!(
-            std::io::stderr(),
-            "mcpcheck sweep: removed {stale} temporary directories left by a sweep that was killed"
-        );
-    }
-    let out_shown = request.out.display().to_string();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.jobs.min(cores()).max(1))
-        .enable_all()
-        .build()
-        .map_err(|e| Error::System(format!("cannot start the async runtime: {e}")))?;
-    let clock = Instant::now();
-    let mut progress = Progress::new(to_run.len() as u64, skipped as u64, config.jobs, &out_shown);
-    let end = runtime.block_on(run::run(
-        to_run,
-        Arc::clone(&config),
-        &mut writer,
-        &mut progress,
-    ));
-    // Servers killed on the way out must not linger as the runtime's orphans.
-    runtime.shutdown_timeout(Duration::from_secs(5));
-    let end = end?;
-    let interrupted = match end {
-        SweepEnd::Finished => None,
-        SweepEnd::Interrupted { signal } => Some(crate::process::signal_name(signal)),
-    };
-    progress.finish(interrupted);
-    Ok(SweepOutcome {
-        end,
+    Ok(PreparedSweep {
+        config,
         shard,
-        elapsed: clock.elapsed(),
+        to_run,
+        skipped: done.len(),
+        writer,
     })
+}
+
+impl PreparedSweep {
+    /// Servers checked at once.
+    pub fn jobs(&self) -> usize {
+        self.config.jobs
+    }
+
+    /// Runs every entry; on SIGINT or SIGTERM stops the running servers and returns. The
+    /// caller's runtime must be shut down with a grace period afterwards, so servers killed
+    /// on the way out do not linger as its orphans.
+    pub async fn run(mut self, progress: &mut dyn SweepProgress) -> Result<SweepOutcome, Error> {
+        let stale = sandbox::remove_stale(&std::env::temp_dir());
+        if stale > 0 {
+            progress.note(&format!(
+                "mcpcheck sweep: removed {stale} temporary directories left by a sweep that was killed"
+            ));
+        }
+        let clock = Instant::now();
+        // One place for the whole sweep's installs, removed with it (or by the next sweep
+        // if this one is killed); with --isolated-caches each entry installs in its own.
+        let shared = if self.config.env_policy.isolated_caches {
+            None
+        } else {
+            let dir = sandbox::Sandbox::create().map_err(|e| {
+                Error::System(format!("cannot create the sweep's install directory: {e}"))
+            })?;
+            let root = dir.root().join("installs");
+            std::fs::create_dir(&root).map_err(|e| {
+                Error::System(format!("cannot create the sweep's install directory: {e}"))
+            })?;
+            let installer = install::Installer::new(root, self.config.install_timeout);
+            Some((dir, Arc::new(installer)))
+        };
+        let installer = shared.as_ref().map(|(_, i)| Arc::clone(i));
+        progress.begin(
+            self.to_run.len() as u64,
+            self.skipped as u64,
+            self.config.jobs,
+        );
+        let end = run::run(
+            self.to_run,
+            self.config,
+            installer,
+            &mut self.writer,
+            progress,
+        )
+        .await;
+        drop(shared);
+        let end = end?;
+        Ok(SweepOutcome {
+            end,
+            shard: self.shard,
+            elapsed: clock.elapsed(),
+        })
+    }
+}
+
+/// Worker threads for a sweep of `jobs` servers: servers mostly wait, so no more than cores.
+pub fn worker_threads(jobs: usize) -> usize {
+    jobs.min(cores()).max(1)
 }
 
 fn cores() -> usize {
@@ -148,7 +207,7 @@ fn cores() -> usize {
 }
 
 /// Every setting checked before the first server starts.
-fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Error> {
+fn validate(args: &SweepRequest, render: Renderers) -> Result<SweepConfig, Error> {
     let jobs = args.jobs.unwrap_or_else(cores);
     if !(1..=MAX_JOBS).contains(&jobs) {
         return Err(Error::Usage(format!("--jobs {jobs}: give 1 to {MAX_JOBS}")));
@@ -158,6 +217,11 @@ fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Er
     }
     if args.setup_timeout.is_zero() {
         return Err(Error::Usage("--setup-timeout must be at least 1 ms".into()));
+    }
+    if args.install_timeout.is_zero() {
+        return Err(Error::Usage(
+            "--install-timeout must be at least 1 ms".into(),
+        ));
     }
     for name in &args.pass_env {
         if name.is_empty() || name.contains('=') || name.contains('\0') {
@@ -183,6 +247,7 @@ fn validate(args: &SweepRequest, render: LineRenderer) -> Result<SweepConfig, Er
         profile: args.profile.clone(),
         config: args.config.clone(),
         setup_timeout: args.setup_timeout,
+        install_timeout: args.install_timeout,
         env_policy: EnvPolicy {
             pass: args.pass_env.clone(),
             isolated_caches: args.isolated_caches,

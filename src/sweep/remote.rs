@@ -211,7 +211,7 @@ fn fill_variables(
 
 fn valid_url(url: &str) -> Result<String, String> {
     let url = url.trim();
-    if crate::guard::remote::host_of(url).is_none() || url.bytes().any(|b| b.is_ascii_control()) {
+    if crate::net::ParsedUrl::http(url).is_none() || url.bytes().any(|b| b.is_ascii_control()) {
         return Err(format!(
             "url {:?} is not an http:// or https:// URL with a host",
             excerpt(&crate::secrets::redact(url), 80)

@@ -1,15 +1,16 @@
 //! Runs the entries, up to `--jobs` guard runs at once, each in its own sandbox, and streams
 //! each result to the results file as it finishes.
 
+use super::install::{Installed, Installer};
 use super::manifest::{Entry, EntryPlan, Launch};
-use super::progress::Progress;
 use super::remote::{HeaderValue, Remote};
 use super::results::{rfc3339, ResultsWriter};
 use super::sandbox::{EnvPolicy, Sandbox};
 use super::setup;
 use super::shown::{self, Shown};
+use super::SweepProgress;
 use crate::error::Error;
-use crate::finding::excerpt;
+use crate::finding::{excerpt, Finding};
 use crate::guard::{self, GuardRequest, GuardRun, GuardSettings};
 use crate::process::ServerCommand;
 use serde_json::{json, Map, Value};
@@ -23,6 +24,16 @@ use tokio::task::JoinSet;
 /// Turns a finished guard run into the fields of its result line (the guard's JSON
 /// contract); the command layer supplies it, so the engine knows no renderer.
 pub type LineRenderer = Arc<dyn Fn(&GuardRun) -> Value + Send + Sync>;
+/// Turns the findings of an entry that got no guard run (a failed install) into the
+/// `summary` and `issues` fields of its line.
+pub type FindingsRenderer = Arc<dyn Fn(&[Finding]) -> Value + Send + Sync>;
+
+/// What the command layer renders with.
+#[derive(Clone)]
+pub struct Renderers {
+    pub guard: LineRenderer,
+    pub findings: FindingsRenderer,
+}
 
 /// What every entry shares.
 #[derive(Clone)]
@@ -32,8 +43,9 @@ pub struct SweepConfig {
     pub profile: Option<String>,
     pub config: Option<PathBuf>,
     pub setup_timeout: Duration,
+    pub install_timeout: Duration,
     pub env_policy: EnvPolicy,
-    pub render: LineRenderer,
+    pub render: Renderers,
     /// `--remote`: guard remote entries over HTTP.
     pub remote: bool,
     /// `--remote-allow-unsafe`: dial private and metadata addresses too.
@@ -53,8 +65,9 @@ pub enum SweepEnd {
 pub async fn run(
     entries: Vec<Entry>,
     config: Arc<SweepConfig>,
+    installer: Option<Arc<Installer>>,
     writer: &mut ResultsWriter,
-    progress: &mut Progress,
+    progress: &mut dyn SweepProgress,
 ) -> Result<SweepEnd, Error> {
     let signal_error = |e: std::io::Error| Error::System(format!("cannot watch for signals: {e}"));
     let mut sigint = signal(SignalKind::interrupt()).map_err(signal_error)?;
@@ -69,7 +82,8 @@ pub async fn run(
             match entry.plan {
                 EntryPlan::Launch(launch) => {
                     progress.started();
-                    let task = run_entry(entry.id.clone(), launch, Arc::clone(&config));
+                    let installer = installer.clone();
+                    let task = run_entry(entry.id.clone(), launch, Arc::clone(&config), installer);
                     ids.insert(running.spawn(task).id(), entry.id);
                 }
                 EntryPlan::Remote(remote) if config.remote => {
@@ -117,8 +131,13 @@ fn status_of(line: &Value) -> &str {
     line.get("status").and_then(Value::as_str).unwrap_or("")
 }
 
-/// One server: sandbox, optional setup, the guard run, the result line.
-async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Value {
+/// One server: sandbox, optional setup, its package's install, the guard run, the line.
+async fn run_entry(
+    id: String,
+    launch: Launch,
+    config: Arc<SweepConfig>,
+    installer: Option<Arc<Installer>>,
+) -> Value {
     let started_at = SystemTime::now();
     let clock = Instant::now();
     let sandbox = match Sandbox::create() {
@@ -134,6 +153,9 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
     let cwd = launch.cwd.clone().unwrap_or_else(|| sandbox.work());
     let mut extra = Map::new();
     extra.insert("reproduce".into(), json!(reproduce(&launch, &config)));
+    if let Some(note) = &launch.runtime_note {
+        extra.insert("runtimeNote".into(), json!(note));
+    }
     if let Some(argv) = &launch.setup {
         let command = ServerCommand {
             program: argv[0].clone(),
@@ -156,8 +178,47 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
         }
         extra.insert("setup".into(), outcome.facts);
     }
+    let mut shown = launch.command.clone();
+    if let Some(install) = &launch.install {
+        let own;
+        let installer = match &installer {
+            Some(shared) => shared.as_ref(),
+            None => {
+                let root = sandbox.root().join("installs");
+                let _ = std::fs::create_dir(&root);
+                own = Installer::new(root, config.install_timeout);
+                &own
+            }
+        };
+        match installer.install(&install.package, &base_env).await {
+            Installed::Ready { program, mut facts } => {
+                facts["program"] = json!(program.display().to_string());
+                extra.insert("install".into(), facts);
+                shown = std::iter::once(Shown::text(program.display().to_string()))
+                    .chain(
+                        launch.command[install.args_from.min(launch.command.len())..]
+                            .iter()
+                            .cloned(),
+                    )
+                    .collect();
+            }
+            Installed::Failed { facts, finding } => {
+                let mut line = head(&id, "install-failed", started_at, clock);
+                line.insert("reason".into(), json!(finding.message));
+                line.insert("install".into(), facts);
+                line.extend(extra);
+                if let Value::Object(fields) =
+                    (config.render.findings)(std::slice::from_ref(&*finding))
+                {
+                    line.extend(fields);
+                }
+                return launch.secrets.redacted_line(line);
+            }
+        }
+    }
     let env = with_entry_env(&base_env, &entry_env);
-    let mut settings = match guard_settings(launch.argv(), &env, &cwd, &config) {
+    let argv: Vec<String> = shown.iter().map(Shown::value).collect();
+    let mut settings = match guard_settings(argv, &env, &cwd, &config) {
         Ok(s) => s,
         Err(e) => {
             let line = error_line(&id, started_at, clock, e.message());
@@ -167,9 +228,9 @@ async fn run_entry(id: String, launch: Launch, config: Arc<SweepConfig>) -> Valu
     // Only the sandbox's environment reaches the server, never mcpcheck's own.
     settings.command.clear_env = true;
     let run = guard::run(settings).await;
-    let mut doc = (config.render)(&run);
+    let mut doc = (config.render.guard)(&run);
     drop(sandbox);
-    show_command(&mut doc, &launch);
+    show_command(&mut doc, &shown);
     let status = doc["summary"]["status"]
         .as_str()
         .unwrap_or("fail")
@@ -191,8 +252,8 @@ fn into_map(line: Value) -> Map<String, Value> {
 
 /// The guard report's command fields as the sweep shows them: each secret as `${NAME}`,
 /// not the guard's `[REDACTED]`, so a shown command reads as the `reproduce` one does.
-fn show_command(doc: &mut Value, launch: &Launch) {
-    let argv: Vec<String> = launch.command.iter().map(Shown::display).collect();
+fn show_command(doc: &mut Value, command: &[Shown]) {
+    let argv: Vec<String> = command.iter().map(Shown::display).collect();
     doc["command"] = json!(argv);
     if let Some(fingerprint) = doc.get_mut("fingerprint").and_then(Value::as_object_mut) {
         fingerprint.insert("argv".into(), json!(argv));
@@ -279,15 +340,19 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
     // Name resolution (the policy's and the target's) blocks: off the runtime's workers.
     let prepared = tokio::task::spawn_blocking(move || {
         let mut settings = guard::options::resolve(&request)?;
-        let hint = "add --remote-allow-unsafe to allow it";
+        let policy = crate::net::policy::ConnectPolicy {
+            allow_unsafe: allow,
+            resolve_names: true,
+            hint: "add --remote-allow-unsafe to allow it",
+        };
         let refusal = settings
             .plan
             .http
             .as_ref()
-            .and_then(|target| crate::scan::url_policy::refusal(target, allow, hint));
+            .and_then(|target| policy.target_refusal(target));
         // Authorization metadata on another origin is fetched under the same policy.
         if let Some(target) = settings.plan.http.as_mut() {
-            target.dial_policy = Some(crate::scan::url_policy::dial_policy(allow, hint));
+            target.dial_policy = Some(policy.dial_policy());
         }
         Ok::<_, Error>((settings, refusal))
     })
@@ -310,7 +375,7 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
         }
     };
     let run = guard::run(settings).await;
-    let mut doc = (config.render)(&run);
+    let mut doc = (config.render.guard)(&run);
     super::remote::redact_tree(&mut doc, &headers);
     let status = doc["summary"]["status"]
         .as_str()

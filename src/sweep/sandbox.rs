@@ -65,6 +65,11 @@ impl Sandbox {
         Ok(Self { dir })
     }
 
+    /// The directory that holds the others; anything else put in it goes with them.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
     pub fn home(&self) -> PathBuf {
         self.dir.path().join("home")
     }

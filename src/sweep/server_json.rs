@@ -3,7 +3,8 @@
 //! Inputs resolve as manifest value > `value` > `default`; a required one with none of them
 //! makes the entry `needs-configuration`.
 
-use super::manifest::{needs_configuration, EntryPlan, Launch, Supplied};
+use super::install::Package;
+use super::manifest::{needs_configuration, EntryPlan, Install, Launch, Supplied};
 use super::shown::{fill, is_secret, Shown};
 use crate::finding::excerpt;
 use serde_json::{Map, Value};
@@ -16,6 +17,13 @@ const RUNTIMES: &[(&str, &[&str])] = &[
     ("nuget", &["dnx"]),
 ];
 
+/// `runtimeHint`s that name a language, not a launcher: run as a client would, with the
+/// first of these launchers found on PATH.
+const LANGUAGE_HINTS: &[(&str, &str, &[&str])] = &[
+    ("pypi", "python", &["uvx", "pipx"]),
+    ("npm", "node", &["npx", "bunx"]),
+];
+
 pub fn launch_plan(server: &Map<String, Value>, supplied: &Supplied) -> EntryPlan {
     let packages: &[Value] = server
         .get("packages")
@@ -24,7 +32,13 @@ pub fn launch_plan(server: &Map<String, Value>, supplied: &Supplied) -> EntryPla
     let mut skipped = Vec::new();
     for package in packages {
         match launchable(package) {
-            Ok((registry, runtime)) => return package_plan(package, registry, runtime, supplied),
+            Ok((registry, runtime, note)) => {
+                let mut plan = package_plan(package, registry, runtime, supplied);
+                if let EntryPlan::Launch(launch) = &mut plan {
+                    launch.runtime_note = note;
+                }
+                return plan;
+            }
             Err(why) => skipped.push(why),
         }
     }
@@ -57,8 +71,9 @@ pub fn launch_plan(server: &Map<String, Value>, supplied: &Supplied) -> EntryPla
     EntryPlan::NotAsked { reason }
 }
 
-/// The package's registry type and runtime, or why it cannot be started.
-fn launchable(package: &Value) -> Result<(&'static str, &'static str), String> {
+/// The package's registry type and runtime (with a note when a language hint chose it),
+/// or why it cannot be started.
+fn launchable(package: &Value) -> Result<(&'static str, &'static str, Option<String>), String> {
     let kind = package
         .get("registryType")
         .and_then(Value::as_str)
@@ -80,7 +95,27 @@ fn launchable(package: &Value) -> Result<(&'static str, &'static str), String> {
             excerpt(transport, 30)
         ));
     }
-    let runtime = match package.get("runtimeHint").and_then(Value::as_str) {
+    let hint = package.get("runtimeHint").and_then(Value::as_str);
+    if let Some((_, language, launchers)) = LANGUAGE_HINTS
+        .iter()
+        .find(|(r, l, _)| r == registry && hint == Some(*l))
+    {
+        let found = launchers
+            .iter()
+            .find(|l| crate::process::find_program(l, None).is_some())
+            .ok_or_else(|| {
+                format!(
+                    "runtimeHint {language:?}: none of {} is on PATH; install one (uv: `pip install uv`)",
+                    launchers.join(", ")
+                )
+            })?;
+        let note = format!(
+            "runtimeHint {language:?} run with {found}, the first of {} on PATH",
+            launchers.join(", ")
+        );
+        return Ok((registry, found, Some(note)));
+    }
+    let runtime = match hint {
         None => runtimes[0],
         Some(hint) => *runtimes.iter().find(|r| **r == hint).ok_or_else(|| {
             format!(
@@ -90,7 +125,7 @@ fn launchable(package: &Value) -> Result<(&'static str, &'static str), String> {
             )
         })?,
     };
-    Ok((registry, runtime))
+    Ok((registry, runtime, None))
 }
 
 fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Supplied) -> EntryPlan {
@@ -116,6 +151,23 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
     }
     let text = |t: &str| Shown::text(t);
     let mut command = vec![text(runtime)];
+    // The runtimes whose package a sweep installs first (npx and uvx with no options of
+    // their own): the server then starts from the install, with the package's arguments.
+    let only_yes = runtime_args
+        .iter()
+        .all(|a| matches!(a.value().as_str(), "-y" | "--yes"));
+    let package = match (registry, runtime) {
+        ("npm", "npx") if only_yes => Some(Package::Npm {
+            identifier: identifier.to_string(),
+            version: version.to_string(),
+        }),
+        ("pypi", "uvx") if runtime_args.is_empty() => Some(Package::Pypi {
+            identifier: identifier.to_string(),
+            version: version.to_string(),
+        }),
+        _ => None,
+    };
+    let package_args_from;
     match registry {
         "npm" => {
             let yes = runtime_args
@@ -126,6 +178,7 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
             }
             command.extend(runtime_args);
             command.push(text(&versioned(identifier, "@", version)));
+            package_args_from = command.len();
             command.extend(package_args);
         }
         "pypi" => {
@@ -134,6 +187,7 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
             }
             command.extend(runtime_args);
             command.push(text(&versioned(identifier, "==", version)));
+            package_args_from = command.len();
             command.extend(package_args);
         }
         "oci" => {
@@ -144,11 +198,13 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
                 command.extend([text("-e"), text(name)]);
             }
             command.push(text(&image(identifier, version)));
+            package_args_from = command.len();
             command.extend(package_args);
         }
         _ => {
             command.extend(runtime_args);
             command.push(text(&versioned(identifier, "@", version)));
+            package_args_from = command.len() + 1;
             if !package_args.is_empty() {
                 command.push(text("--"));
                 command.extend(package_args);
@@ -161,7 +217,12 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
             env.push((name.clone(), Shown::secret(name, value.clone())));
         }
     }
-    EntryPlan::Launch(Launch::new(command, env))
+    let mut launch = Launch::new(command, env);
+    launch.install = package.map(|package| Install {
+        package,
+        args_from: package_args_from,
+    });
+    EntryPlan::Launch(launch)
 }
 
 fn versioned(identifier: &str, sep: &str, version: &str) -> String {
@@ -225,9 +286,17 @@ fn arguments(list: Option<&Value>, supplied: &Supplied, missing: &mut Vec<String
                 .and_then(Value::as_str)
                 .map_or_else(|| format!("positional argument {}", i + 1), str::to_string)
         };
+        let boolean = arg.get("format").and_then(Value::as_str) == Some("boolean");
         match input_value(arg, &key, supplied) {
+            // A boolean named argument is its flag alone, or nothing when false.
+            Some(value) if named && boolean && value.value().eq_ignore_ascii_case("false") => {}
+            Some(_) if named && boolean => argv.push(Shown::text(name)),
             Some(value) if named => argv.extend([Shown::text(name), value]),
             Some(value) => argv.push(value),
+            // A named argument that takes no value (`--ignore-robots-txt`) is passed as a flag.
+            None if named && (boolean || arg.get("valueHint").is_none()) => {
+                argv.push(Shown::text(name));
+            }
             None if required(arg) => missing.push(key),
             None => {}
         }
@@ -338,6 +407,29 @@ mod tests {
         assert_eq!(
             command(&nuget),
             ["dnx", "Knapcode.Sample@0.4.0", "--", "mcp", "start"]
+        );
+    }
+
+    #[test]
+    fn named_arguments_without_a_value_are_flags() {
+        let server = json!({"packages":[{"registryType":"npm","identifier":"x","version":"1","transport":{"type":"stdio"},
+        "packageArguments":[
+            {"type":"named","name":"--ignore-robots-txt"},
+            {"type":"named","name":"--read-only","isRequired":true},
+            {"type":"named","name":"--verbose","format":"boolean","default":"false"},
+            {"type":"named","name":"--color","format":"boolean","value":"true"},
+            {"type":"named","name":"--port","valueHint":"port"}
+        ]}]});
+        assert_eq!(
+            command(&plan(server, &Supplied::default())),
+            [
+                "npx",
+                "-y",
+                "x@1",
+                "--ignore-robots-txt",
+                "--read-only",
+                "--color"
+            ]
         );
     }
 

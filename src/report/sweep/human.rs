@@ -69,14 +69,16 @@ pub fn render(summary: &Summary) -> String {
         "STATUS", "ID", "PRIMARY ISSUE", "WALL"
     );
     for s in &summary.servers {
-        let primary = s
-            .primary_issue_code
-            .clone()
-            .or_else(|| s.reason.clone())
-            .unwrap_or_default();
+        // A code fits its column; a reason (why an entry was not started) is a sentence,
+        // so it goes last, after where the line is.
+        let primary = s.primary_issue_code.as_deref().unwrap_or("-");
+        let reason = match (&s.primary_issue_code, &s.reason) {
+            (None, Some(reason)) => format!(" · {}", excerpt(reason, 300)),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  {:<20} {:<40} {:<36} {:>9}  {}:{}",
+            "  {:<20} {:<40} {:<36} {:>9}  {}:{}{reason}",
             s.status,
             s.id,
             primary,

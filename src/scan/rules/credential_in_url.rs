@@ -17,25 +17,21 @@ impl ConfigRule for CredentialInUrl {
         for leaf in &server.leaves {
             for url in urls::find_urls(&leaf.value.value) {
                 let mut what = Vec::new();
-                if let Some(info) = &url.userinfo {
-                    match info.split_once(':') {
-                        Some((_, pass)) if is_literal(pass) => {
-                            what.push("a password in user:password@".to_string())
-                        }
-                        None if !crate::secrets::find_tokens(info).is_empty() => {
-                            what.push("a token as the user name".to_string())
-                        }
-                        _ => {}
+                match url.parsed.password() {
+                    Some(pass) if is_literal(&pass) => {
+                        what.push("a password in user:password@".to_string())
                     }
+                    None if !crate::secrets::find_tokens(&url.parsed.username()).is_empty() => {
+                        what.push("a token as the user name".to_string())
+                    }
+                    _ => {}
                 }
-                for pair in url.query.as_deref().unwrap_or("").split('&') {
-                    if let Some((name, value)) = pair.split_once('=') {
-                        if crate::secrets::is_credential_param(name) && is_literal(value) {
-                            what.push(format!(
-                                "the query parameter {}",
-                                crate::finding::excerpt(name, 40)
-                            ));
-                        }
+                for (name, value) in url.query_pairs() {
+                    if crate::secrets::is_credential_param(&name) && is_literal(&value) {
+                        what.push(format!(
+                            "the query parameter {}",
+                            crate::finding::excerpt(&name, 40)
+                        ));
                     }
                 }
                 if what.is_empty() {

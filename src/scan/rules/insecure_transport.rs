@@ -4,6 +4,7 @@
 use super::{describe_place, ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::{Finding, Risk};
+use crate::net::host::HostClass;
 use crate::scan::config_file::{ServerEntry, Str};
 use crate::scan::urls;
 use crate::secrets;
@@ -24,18 +25,15 @@ impl ConfigRule for InsecureTransport {
             .any(|h| secrets::names_credential(&h.name) || h.name.eq_ignore_ascii_case("cookie"));
         for v in values {
             for url in urls::find_urls(&v.value) {
-                if !matches!(url.scheme.as_str(), "http" | "ws") {
+                if !matches!(url.scheme(), "http" | "ws") {
                     continue;
                 }
-                let class = urls::classify(&url.host).class;
-                if matches!(
-                    class,
-                    urls::HostClass::Loopback | urls::HostClass::Unspecified
-                ) {
+                let class = url.parsed.classify().class;
+                if matches!(class, HostClass::Loopback | HostClass::Unspecified) {
                     continue;
                 }
                 let is_endpoint = server.url.as_ref().is_some_and(|u| u.pointer == v.pointer);
-                let carries = url.userinfo.is_some() || (is_endpoint && sends_credentials);
+                let carries = url.parsed.has_userinfo() || (is_endpoint && sends_credentials);
                 let mut f = cx
                     .finding(
                         Code::InsecureTransport,
@@ -44,13 +42,13 @@ impl ConfigRule for InsecureTransport {
                             "Server {:?}: {} uses cleartext {}:// to {}{}; anyone on the network path can read and change the traffic.",
                             crate::finding::excerpt(&server.name, 60),
                             describe_place(server, v),
-                            url.scheme,
-                            crate::finding::excerpt(&url.host, 80),
+                            url.scheme(),
+                            crate::finding::excerpt(url.host(), 80),
                             if carries { ", with credentials" } else { "" }
                         ),
                     )
                     .evidence(&urls::mask_url(&url.text))
-                    .fix(format!("Use {}s:// (TLS) for this host.", url.scheme));
+                    .fix(format!("Use {}s:// (TLS) for this host.", url.scheme()));
                 if carries {
                     f = f.risk(Risk::High);
                 }

@@ -6,8 +6,9 @@
 use super::{describe_place, ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::{Finding, Risk};
+use crate::net::host::HostClass;
 use crate::scan::config_file::ServerEntry;
-use crate::scan::urls::{self, HostClass};
+use crate::scan::urls;
 
 pub struct SsrfReachableTarget;
 
@@ -19,7 +20,7 @@ impl ConfigRule for SsrfReachableTarget {
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
         for leaf in &server.leaves {
             for url in urls::find_urls(&leaf.value.value) {
-                let c = urls::classify(&url.host);
+                let c = url.parsed.classify();
                 // Plain 127.0.0.1 and localhost are the user's own machine; written as
                 // 2130706433 or 0x7f000001 they are a filter evasion.
                 if !c.encoded && matches!(c.class, HostClass::Loopback | HostClass::Other) {
@@ -39,7 +40,7 @@ impl ConfigRule for SsrfReachableTarget {
                             "Server {:?}: {} points at {}{decoded}, {}.",
                             crate::finding::excerpt(&server.name, 60),
                             describe_place(server, &leaf.value),
-                            crate::finding::excerpt(&url.host, 80),
+                            crate::finding::excerpt(url.host(), 80),
                             c.class.describe()
                         ),
                     )

@@ -5,6 +5,7 @@
 use super::{ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
+use crate::net::host::HostClass;
 use crate::scan::config_file::ServerEntry;
 use crate::scan::urls;
 use crate::secrets::{self, is_credential_param};
@@ -24,7 +25,7 @@ impl ConfigRule for UnauthenticatedRemoteEndpoint {
         let Some(url) = urls::parse(url_value.value.trim()) else {
             return;
         };
-        if urls::classify(&url.host).class == urls::HostClass::Loopback {
+        if url.parsed.classify().class == HostClass::Loopback {
             return;
         }
         let header_auth = server.headers.iter().any(|h| {
@@ -34,13 +35,11 @@ impl ConfigRule for UnauthenticatedRemoteEndpoint {
                 || n.starts_with("x-api")
                 || n.contains("key")
         });
-        let url_auth = url.userinfo.is_some()
+        let url_auth = url.parsed.has_userinfo()
             || url
-                .query
-                .as_deref()
-                .unwrap_or("")
-                .split('&')
-                .any(|p| p.split('=').next().is_some_and(is_credential_param));
+                .query_pairs()
+                .iter()
+                .any(|(name, _)| is_credential_param(name));
         let env_auth = server
             .env
             .iter()
@@ -54,7 +53,7 @@ impl ConfigRule for UnauthenticatedRemoteEndpoint {
                 format!(
                     "Remote server {:?} at {} is configured with no credentials and no OAuth settings.",
                     crate::finding::excerpt(&server.name, 60),
-                    crate::finding::excerpt(&url.host, 80)
+                    crate::finding::excerpt(url.host(), 80)
                 ),
             )
             .at(cx.file.location(&server.pointer, server.span))

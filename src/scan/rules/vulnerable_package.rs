@@ -6,7 +6,7 @@
 use super::{ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Risk};
-use crate::scan::advisories::{compare_versions, Advisory};
+use crate::scan::advisories::Advisory;
 use crate::scan::config_file::ServerEntry;
 use crate::scan::launcher::{self, Pin};
 use crate::scan::urls::mask_all;
@@ -68,7 +68,7 @@ impl ConfigRule for VulnerablePackage {
                 .advisories
                 .iter()
                 .filter_map(|a| a.fixed.as_deref())
-                .max_by(|a, b| compare_versions(a, b))
+                .max_by(|a, b| crate::scan::versions::compare(eco, a, b))
                 .map(|v| excerpt(v, 40));
             let unfixed = checked.advisories.iter().any(|a| a.fixed.is_none());
             let which = if checked.latest {

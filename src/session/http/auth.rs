@@ -7,6 +7,8 @@
 use super::post::Outgoing;
 use super::{AuthDocument, AuthProblem, HttpTransport, MetadataCheck};
 use serde_json::Value;
+use std::net::{Ipv4Addr, Ipv6Addr};
+use url::{Host, Url};
 
 /// Enough for any real metadata document; a larger one is cut and reported as not JSON.
 const MAX_DOCUMENT_BYTES: u64 = 256 * 1024;
@@ -24,60 +26,60 @@ pub fn resource_metadata_url(www_authenticate: &str) -> Option<String> {
     (!value.is_empty()).then(|| value.to_string())
 }
 
-/// Scheme, lower-case authority (without user info) and path of an http(s) URL.
-fn parts(url: &str) -> Option<(String, String, String)> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if scheme != "http" && scheme != "https" {
-        return None;
+/// An http(s) URL as a client reads it (WHATWG): the checks compare what is dialled.
+fn parse(url: &str) -> Option<Url> {
+    Url::parse(url.trim())
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+}
+
+/// `scheme://host[:port]`, without user info, default port or path.
+fn base(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port() {
+        Some(port) => format!("{}://{host}:{port}", url.scheme()),
+        None => format!("{}://{host}", url.scheme()),
     }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = rest[..end].rsplit('@').next()?.to_ascii_lowercase();
-    let path = rest[end..]
-        .split(['?', '#'])
-        .next()
-        .unwrap_or("")
-        .to_string();
-    (!authority.is_empty()).then_some((scheme, authority, path))
 }
 
 pub(super) fn origin(url: &str) -> Option<String> {
-    parts(url).map(|(s, a, _)| format!("{s}://{a}"))
+    parse(url).map(|u| base(&u))
 }
 
 /// https://, or http:// to this machine (what the cleartext rule allows).
 fn secure(url: &str) -> bool {
-    match parts(url) {
-        Some((s, _, _)) if s == "https" => true,
-        Some((_, authority, _)) => {
-            let host = authority
-                .rsplit_once(':')
-                .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
-                .map_or(authority.as_str(), |(h, _)| h);
-            matches!(host, "localhost" | "127.0.0.1" | "[::1]")
-        }
-        None => false,
-    }
+    parse(url).is_some_and(|u| {
+        u.scheme() == "https"
+            || match u.host() {
+                Some(Host::Domain(name)) => name == "localhost",
+                Some(Host::Ipv4(ip)) => ip == Ipv4Addr::LOCALHOST,
+                Some(Host::Ipv6(ip)) => ip == Ipv6Addr::LOCALHOST,
+                None => false,
+            }
+    })
 }
 
 /// The server URL is the resource, or lies under it (a resource that covers a path).
 fn resource_covers(resource: &str, server: &str) -> bool {
-    let (Some(r), Some(s)) = (parts(resource), parts(server)) else {
+    let (Some(r), Some(s)) = (parse(resource), parse(server)) else {
         return false;
     };
-    let (rp, sp) = (r.2.trim_end_matches('/'), s.2.trim_end_matches('/'));
-    r.0 == s.0 && r.1 == s.1 && (rp == sp || sp.starts_with(&format!("{rp}/")))
+    let (rp, sp) = (
+        r.path().trim_end_matches('/'),
+        s.path().trim_end_matches('/'),
+    );
+    base(&r) == base(&s) && (rp == sp || sp.starts_with(&format!("{rp}/")))
 }
 
 /// Where an issuer's metadata may be, in the order the MCP authorization spec tries them:
 /// RFC 8414 with the path inserted after the well-known prefix, then OpenID discovery
 /// (inserted, then appended, for an issuer with a path).
 pub fn authorization_server_urls(issuer: &str) -> Vec<String> {
-    let Some((scheme, authority, path)) = parts(issuer) else {
+    let Some(url) = parse(issuer) else {
         return Vec::new();
     };
-    let base = format!("{scheme}://{authority}");
-    let path = path.trim_end_matches('/');
+    let base = base(&url);
+    let path = url.path().trim_end_matches('/');
     if path.is_empty() {
         return vec![
             format!("{base}/.well-known/oauth-authorization-server"),
@@ -366,7 +368,21 @@ mod tests {
         ));
         assert!(secure("https://as.example"));
         assert!(secure("http://127.0.0.1:9000/x"));
+        assert!(secure("http://[::1]/x"));
         assert!(!secure("http://as.example"));
+        // The host a client dials, not the text before the last `@` or a backslash.
+        assert!(!secure("http://127.0.0.1@as.example/"));
+        assert!(!secure("http://as.example\\@localhost/"));
+        assert!(secure("http://localhost\\@as.example/"));
+        assert!(secure("http://as.example@127.0.0.1/"));
+        assert_eq!(
+            origin("http://u:p@AS.example:80/x").as_deref(),
+            Some("http://as.example")
+        );
+        assert_ne!(
+            origin("http://a.example\\@b.example/"),
+            origin("http://b.example/")
+        );
         assert_eq!(
             resource_metadata_url(
                 r#"Bearer error="invalid_token", resource_metadata="https://a/b""#

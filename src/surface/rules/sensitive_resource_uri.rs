@@ -3,7 +3,7 @@
 use super::SurfaceRule;
 use crate::catalog::Code;
 use crate::finding::Finding;
-use crate::gate::{Gated, GatedSet};
+use crate::lazy_patterns::{Gated, GatedSet};
 use crate::surface::item::Item;
 use crate::surface::{text, Server};
 use std::sync::LazyLock;

@@ -10,7 +10,7 @@ mod signals;
 use super::SurfaceRule;
 use crate::catalog::Code;
 use crate::finding::Finding;
-use crate::gate::{Gated, GatedSet};
+use crate::lazy_patterns::{Gated, GatedSet};
 use crate::surface::item::{Item, TextField};
 use crate::surface::text;
 use signals::{signals, Signal};

@@ -1,5 +1,7 @@
-//! Progress on stderr: a bar on a terminal, plain periodic lines otherwise or under CI.
+//! The sweep's progress on stderr: a bar on a terminal, plain periodic lines otherwise or
+//! under CI.
 
+use crate::sweep::SweepProgress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -9,6 +11,7 @@ use std::time::{Duration, Instant};
 const PLAIN_INTERVAL: Duration = Duration::from_secs(10);
 
 pub struct Progress {
+    out: String,
     bar: Option<ProgressBar>,
     total: u64,
     done: u64,
@@ -19,10 +22,23 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// `total` entries to handle in this run; `skipped` were already in the results file.
-    pub fn new(total: u64, skipped: u64, jobs: usize, out: &str) -> Self {
+    /// Progress of a sweep writing to `out`.
+    pub fn new(out: &str) -> Self {
+        Self {
+            out: out.to_string(),
+            bar: None,
+            total: 0,
+            done: 0,
+            running: 0,
+            tally: BTreeMap::new(),
+            started: Instant::now(),
+            last_line: Instant::now(),
+        }
+    }
+
+    fn bar(total: u64) -> Option<ProgressBar> {
         let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
-        let bar = (std::io::stderr().is_terminal() && !ci).then(|| {
+        (std::io::stderr().is_terminal() && !ci).then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             if let Ok(style) = ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} · {msg}",
@@ -31,28 +47,32 @@ impl Progress {
             }
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
-        });
-        let progress = Self {
-            bar,
-            total,
-            done: 0,
-            running: 0,
-            tally: BTreeMap::new(),
-            started: Instant::now(),
-            last_line: Instant::now(),
-        };
-        progress.say(&format!(
-            "mcpcheck sweep: {total} to check, {skipped} already in {out}, {jobs} at a time"
+        })
+    }
+}
+
+impl SweepProgress for Progress {
+    fn begin(&mut self, total: u64, skipped: u64, jobs: usize) {
+        self.total = total;
+        self.bar = Self::bar(total);
+        self.started = Instant::now();
+        self.last_line = Instant::now();
+        self.say(&format!(
+            "mcpcheck sweep: {total} to check, {skipped} already in {}, {jobs} at a time",
+            self.out
         ));
-        progress
     }
 
-    pub fn started(&mut self) {
+    fn note(&mut self, text: &str) {
+        self.say(text);
+    }
+
+    fn started(&mut self) {
         self.running += 1;
         self.refresh();
     }
 
-    pub fn finished(&mut self, status: &str) {
+    fn finished(&mut self, status: &str) {
         if !matches!(status, "needs-configuration" | "not-asked") {
             self.running = self.running.saturating_sub(1);
         }
@@ -65,13 +85,15 @@ impl Progress {
     }
 
     /// Called every second: a plain line when one is due.
-    pub fn tick(&mut self) {
+    fn tick(&mut self) {
         if self.bar.is_none() && self.last_line.elapsed() >= PLAIN_INTERVAL {
             self.last_line = Instant::now();
             self.say(&self.status_line());
         }
     }
+}
 
+impl Progress {
     pub fn finish(&mut self, interrupted: Option<&str>) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
