@@ -80,15 +80,26 @@ pub enum IssueClass {
     StaticSource,
     /// A configuration or advertised surface that puts users at risk.
     Security,
+    /// Not the server's fault as far as can be told here: an upstream it needs (a network
+    /// service, a credential it names) was missing where it ran, so it could not be judged.
+    Environment,
 }
 
 impl IssueClass {
-    pub const ALL: [IssueClass; 5] = [
+    /// An error of this class makes a verdict "needs inspection", not "fail": the server
+    /// could not be installed, kept running, or reach what it needs here, which a person
+    /// must look at before calling it broken.
+    pub fn needs_inspection(self) -> bool {
+        matches!(self, IssueClass::InstallRuntime | IssueClass::Environment)
+    }
+
+    pub const ALL: [IssueClass; 6] = [
         IssueClass::InstallRuntime,
         IssueClass::StdioTransport,
         IssueClass::McpProtocol,
         IssueClass::StaticSource,
         IssueClass::Security,
+        IssueClass::Environment,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -98,6 +109,7 @@ impl IssueClass {
             IssueClass::McpProtocol => "mcpProtocol",
             IssueClass::StaticSource => "staticSource",
             IssueClass::Security => "security",
+            IssueClass::Environment => "environment",
         }
     }
 }
@@ -210,6 +222,10 @@ pub struct Finding {
     /// Security findings: their risk (the severity follows from it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub risk: Option<Risk>,
+    /// The class when it is not the code's own: a fault the environment caused (an
+    /// unreachable upstream) keeps its code but is filed under `environment`.
+    #[serde(skip)]
+    pub class_override: Option<IssueClass>,
     /// The language of the source a finding points into (source scan).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<&'static str>,
@@ -276,6 +292,7 @@ impl Finding {
             printed_by: None,
             risk: meta.risk,
             language: None,
+            class_override: None,
         }
     }
 
@@ -292,7 +309,7 @@ impl Finding {
     }
 
     pub fn class(&self) -> IssueClass {
-        self.code.meta().class
+        self.class_override.unwrap_or(self.code.meta().class)
     }
 
     pub fn severity(mut self, severity: Severity) -> Self {

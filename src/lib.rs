@@ -31,4 +31,5 @@ pub mod session;
 pub mod source;
 pub mod surface;
 pub mod sweep;
+pub mod upstream;
 pub mod verdict;

@@ -57,6 +57,7 @@ fn class_rank(class: IssueClass) -> u8 {
         IssueClass::Security => 2,
         IssueClass::StaticSource => 3,
         IssueClass::InstallRuntime => 4,
+        IssueClass::Environment => 5,
     }
 }
 
@@ -93,7 +94,7 @@ impl<'a> Verdict<'a> {
         let warnings = count(Severity::Warning);
         let status = if findings
             .iter()
-            .any(|f| f.severity == Severity::Error && f.class() != IssueClass::InstallRuntime)
+            .any(|f| f.severity == Severity::Error && !f.class().needs_inspection())
         {
             Status::Fail
         } else if errors > 0 {

@@ -35,6 +35,31 @@ fn usage_errors_are_one_line_with_exit_code_2() {
 }
 
 #[test]
+fn typos_get_the_nearest_name_and_the_help_of_their_subcommand() {
+    assert_eq!(
+        usage_error(&["guard", "--timout", "100", "--", "x"]),
+        "mcpcheck: error: unexpected argument '--timout' found; did you mean '--timeout'?; see `mcpcheck guard --help`\n"
+    );
+    assert_eq!(
+        usage_error(&["sorce", "."]),
+        "mcpcheck: error: unrecognized subcommand 'sorce'; did you mean 'surface' or 'source'?; see `mcpcheck --help`\n"
+    );
+    assert!(usage_error(&["guard", "--format", "xml", "--", "x"])
+        .ends_with("; see `mcpcheck guard --help`\n"));
+    assert_eq!(
+        usage_error(&["explain", "stdout-non-jsn"]),
+        "mcpcheck: error: unknown code \"stdout-non-jsn\" (did you mean stdout-non-json?); `mcpcheck rules` lists them\n"
+    );
+    // Codes are case-insensitive.
+    let out = mcpcheck()
+        .args(["explain", "STDOUT-NON-JSON"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("stdout-non-json ("));
+}
+
+#[test]
 fn output_file_that_cannot_be_written_is_a_usage_error() {
     let stderr = usage_error(&[
         "guard",

@@ -129,6 +129,51 @@ fn list_method_error() {
 }
 
 #[test]
+fn an_unreachable_upstream_is_the_environments_fault_and_a_server_bug_is_not() {
+    let env = expect_fixture(
+        "tools_list_upstream_unreachable",
+        &[],
+        "needs_inspection",
+        &[("capability-list-error", "error")],
+    );
+    let issue = env.issue("capability-list-error");
+    assert_eq!(issue["class"], "environment");
+    assert!(
+        issue["evidence"]
+            .as_str()
+            .is_some_and(|e| e.ends_with("getaddrinfo ENOTFOUND api.airtable.com")),
+        "{issue}"
+    );
+    assert!(
+        issue["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("a host name it needs does not resolve")),
+        "{issue}"
+    );
+    assert_eq!(env.json["summary"]["issueClass"], "environment");
+    let bug = expect_fixture(
+        "tools_list_server_bug",
+        &[],
+        "fail",
+        &[("capability-list-error", "error")],
+    );
+    assert_eq!(bug.issue("capability-list-error")["class"], "mcpProtocol");
+    // A credential the server names and does not get, on its way out.
+    let exited = expect_fixture(
+        "exits_without_its_credential",
+        &[],
+        "needs_inspection",
+        &[("server-exited", "error")],
+    );
+    let issue = exited.issue("server-exited");
+    assert_eq!(issue["class"], "environment");
+    assert_eq!(
+        issue["evidence"],
+        "Please provide EXAMPLE_API_KEY environment variable."
+    );
+}
+
+#[test]
 fn list_method_never_answers() {
     let r = expect_fixture(
         "tools_list_never_answers",

@@ -172,20 +172,26 @@ fn no_secret_reaches_any_output_and_each_reproduce_command_reruns_the_server() {
 
     // Shown by name, never as a runnable-looking [REDACTED].
     let registry = line(&lines, "registry-secrets");
-    assert_eq!(
-        registry["command"],
-        json!([
-            "npx",
-            "-y",
-            "mcpcheck-fixture-echo-secrets@1.0.0",
-            "${conn}",
-            "--api-key",
-            "${API_KEY}",
-            "https://user:${ARG6_PASSWORD}@example.com/x",
-            "--mode",
-            "ro"
-        ])
+    // npx finds the package installed in the entry's project and runs it from there.
+    let command = registry["command"].as_array().expect("command");
+    assert!(
+        command[0]
+            .as_str()
+            .is_some_and(|p| p.ends_with("/node_modules/.bin/mcpcheck-fixture-echo-secrets")),
+        "{command:?}"
     );
+    assert_eq!(
+        command[1..],
+        [
+            json!("${conn}"),
+            json!("--api-key"),
+            json!("${API_KEY}"),
+            json!("https://user:${ARG6_PASSWORD}@example.com/x"),
+            json!("--mode"),
+            json!("ro")
+        ]
+    );
+    assert_eq!(registry["install"]["inProject"], true);
     assert_eq!(registry["fingerprint"]["argv"], registry["command"]);
     for l in &lines {
         let reproduce = l["reproduce"].as_str().expect("reproduce");

@@ -7,9 +7,18 @@ use crate::error::Error;
 use std::process::ExitCode;
 
 pub fn explain(code: &str) -> Result<ExitCode, Error> {
-    let Some(code) = Code::from_name(code) else {
+    let wanted = code.trim().to_ascii_lowercase();
+    let Some(code) = Code::from_name(&wanted) else {
+        // The closest code by edit distance, when it is close enough to be a typo.
+        let closest = crate::catalog::ALL
+            .iter()
+            .map(|c| (strsim::levenshtein(&wanted, c.as_str()), c.as_str()))
+            .min()
+            .filter(|(d, c)| *d <= 3.max(c.len() / 5))
+            .map(|(_, c)| format!(" (did you mean {c}?)"))
+            .unwrap_or_default();
         return Err(Error::Usage(format!(
-            "unknown code {:?}; `mcpcheck rules` lists them",
+            "unknown code {:?}{closest}; `mcpcheck rules` lists them",
             crate::finding::excerpt(code, 60)
         )));
     };

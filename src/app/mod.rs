@@ -101,9 +101,51 @@ fn clap_error(e: clap::Error) -> ExitCode {
             .collect();
         first = format!("{first} {}", rest.join(", "));
     }
+    // clap's "tip: a similar argument exists: '--timeout'" (or subcommand, or value).
+    let similar = rendered
+        .lines()
+        .map(str::trim)
+        .find_map(|l| {
+            let rest = l
+                .strip_prefix("tip: a similar ")
+                .or_else(|| l.strip_prefix("tip: some similar "))?;
+            rest.split_once(" exists: ")
+                .or_else(|| rest.split_once(" exist: "))
+        })
+        .map(|(_, what)| format!("; did you mean {}?", what.replace(", ", " or ")))
+        .unwrap_or_default();
     let _ = writeln!(
         std::io::stderr(),
-        "mcpcheck: error: {first}{possible}; see `mcpcheck --help`"
+        "mcpcheck: error: {first}{possible}{similar}; see `{} --help`",
+        usage_command(&rendered)
     );
     ExitCode::from(Error::EXIT_CODE)
+}
+
+/// The command whose help to point at (`mcpcheck guard`): the usage clap showed, else the
+/// first subcommand named on the command line.
+fn usage_command(rendered: &str) -> String {
+    use clap::CommandFactory;
+    let shown = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map(|usage| {
+            usage
+                .split_whitespace()
+                .take_while(|w| !w.starts_with(['[', '<', '-']))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|c| c.starts_with("mcpcheck") && c.contains(' '));
+    shown.unwrap_or_else(|| {
+        let cli = Cli::command();
+        let names: Vec<String> = cli
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        std::env::args()
+            .skip(1)
+            .find(|a| names.contains(a))
+            .map_or_else(|| "mcpcheck".to_string(), |name| format!("mcpcheck {name}"))
+    })
 }

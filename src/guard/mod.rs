@@ -3,6 +3,7 @@
 pub mod checks;
 pub mod config;
 mod drift;
+mod environment;
 pub mod matrix;
 pub mod options;
 pub mod probes;
@@ -168,6 +169,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
+        environment::file(&mut found, &transcript);
         // `codes()` is what the report files a check's findings under: every guard run of
         // the test suite proves a check emits only what it lists.
         debug_assert!(

@@ -138,6 +138,32 @@ impl Installer {
     }
 }
 
+/// The package as npx finds it already installed in the project at `cwd` (its
+/// `node_modules` holds that very version): npx runs it from there and installs nothing.
+pub fn in_project(package: &Package, cwd: &Path) -> Option<Installed> {
+    let Package::Npm {
+        identifier,
+        version,
+    } = package
+    else {
+        return None;
+    };
+    let manifest = cwd
+        .join("node_modules")
+        .join(identifier)
+        .join("package.json");
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let found: Value = serde_json::from_str(&text).ok()?;
+    if found.get("version").and_then(Value::as_str) != Some(version.as_str()) {
+        return None;
+    }
+    Some(resolve(
+        package,
+        cwd,
+        json!({"cached": true, "inProject": true, "durationMs": 0}),
+    ))
+}
+
 /// The commands that install `package` into `dir`.
 fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
     let dir = dir.display().to_string();

@@ -1,7 +1,7 @@
 //! Runs the entries, up to `--jobs` guard runs at once, each in its own sandbox, and streams
 //! each result to the results file as it finishes.
 
-use super::install::{Installed, Installer};
+use super::install::{in_project, Installed, Installer};
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::remote::{HeaderValue, Remote};
 use super::results::{rfc3339, ResultsWriter};
@@ -190,7 +190,15 @@ async fn run_entry(
                 &own
             }
         };
-        match installer.install(&install.package, &base_env).await {
+        let installed = match launch
+            .cwd
+            .as_deref()
+            .and_then(|d| in_project(&install.package, d))
+        {
+            Some(found) => found,
+            None => installer.install(&install.package, &base_env).await,
+        };
+        match installed {
             Installed::Ready { program, mut facts } => {
                 facts["program"] = json!(program.display().to_string());
                 extra.insert("install".into(), facts);

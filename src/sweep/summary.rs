@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 pub const STATUS_ORDER: &[&str] = &[
     "fail",
     "needs_inspection",
+    "install-failed",
     "setup-failed",
     "sweep-error",
     "warning",
@@ -111,6 +112,48 @@ pub struct Summary {
     pub timing: Timing,
     pub files: Vec<FileSpan>,
     pub duplicates: usize,
+}
+
+/// What a sweep can say of each server it was given: the number an operator needs is how
+/// many are broken, beside how many could not be judged where the sweep ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Judged {
+    /// Passed, or only warnings.
+    pub working: usize,
+    /// Failed: a protocol or transport fault, a server that did not run (needs
+    /// inspection, nothing pointing outside it), or a package no client can install.
+    pub broken: usize,
+    /// An upstream or credential it needs was missing here, its configuration or setup was
+    /// not given or failed, or the install ran out of time: no verdict on the server.
+    pub not_judged: usize,
+    /// Not asked (another transport, a remote entry without --remote).
+    pub not_asked: usize,
+}
+
+impl Judged {
+    pub fn of(servers: &[ServerRow]) -> Self {
+        let mut j = Self::default();
+        for s in servers {
+            let environment = s.issue_class.as_deref() == Some(IssueClass::Environment.as_str());
+            let slot = match s.status.as_str() {
+                "pass" | "warning" => &mut j.working,
+                "not-asked" => &mut j.not_asked,
+                "needs-configuration" | "setup-failed" | "sweep-error" => &mut j.not_judged,
+                "install-failed"
+                    if matches!(
+                        s.primary_issue_code.as_deref(),
+                        Some("install-timeout" | "install-failed")
+                    ) =>
+                {
+                    &mut j.not_judged
+                }
+                _ if environment => &mut j.not_judged,
+                _ => &mut j.broken,
+            };
+            *slot += 1;
+        }
+        j
+    }
 }
 
 pub fn status_rank(status: &str) -> usize {
@@ -367,6 +410,65 @@ fn file_span(input: &InputFile) -> FileSpan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(status: &str, code: Option<&str>, class: Option<&str>) -> ServerRow {
+        ServerRow {
+            id: "x".into(),
+            status: status.into(),
+            primary_issue_code: code.map(str::to_string),
+            issue_class: class.map(str::to_string),
+            errors: 0,
+            warnings: 0,
+            wall_ms: None,
+            started_at: None,
+            reason: None,
+            server_name: None,
+            command: None,
+            issues: Vec::new(),
+            file: String::new(),
+            line: 0,
+        }
+    }
+
+    #[test]
+    fn broken_servers_are_counted_apart_from_those_not_judged_here() {
+        let rows = [
+            row("pass", None, None),
+            row("warning", Some("stdout-empty-line"), Some("stdioTransport")),
+            row("fail", Some("stdout-non-json"), Some("stdioTransport")),
+            row(
+                "needs_inspection",
+                Some("server-exited"),
+                Some("installRuntime"),
+            ),
+            row(
+                "install-failed",
+                Some("install-package-missing"),
+                Some("installRuntime"),
+            ),
+            row(
+                "needs_inspection",
+                Some("capability-list-error"),
+                Some("environment"),
+            ),
+            row(
+                "install-failed",
+                Some("install-timeout"),
+                Some("installRuntime"),
+            ),
+            row("needs-configuration", None, None),
+            row("not-asked", None, None),
+        ];
+        assert_eq!(
+            Judged::of(&rows),
+            Judged {
+                working: 2,
+                broken: 3,
+                not_judged: 3,
+                not_asked: 1
+            }
+        );
+    }
 
     #[test]
     fn percentiles_use_the_nearest_rank() {

@@ -3,7 +3,7 @@
 
 use crate::finding::excerpt;
 use crate::sweep::merge::Merged;
-use crate::sweep::summary::Summary;
+use crate::sweep::summary::{Judged, Summary};
 use std::fmt::Write;
 
 pub fn render(summary: &Summary) -> String {
@@ -90,6 +90,14 @@ pub fn render(summary: &Summary) -> String {
     out
 }
 
+/// `9 working · 12 broken · 5 could not be judged here · 2 not asked`.
+pub fn judged_line(j: &Judged) -> String {
+    format!(
+        "{} working · {} broken · {} could not be judged here · {} not asked",
+        j.working, j.broken, j.not_judged, j.not_asked
+    )
+}
+
 pub fn secs(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
 }
@@ -151,6 +159,7 @@ fn statuses_and_codes(out: &mut String, summary: &Summary, most: usize) {
         .map(|(s, n)| format!("{s} {n}"))
         .collect();
     let _ = writeln!(out, "  {}", statuses.join(" · "));
+    let _ = writeln!(out, "  {}", judged_line(&Judged::of(&summary.servers)));
     if !summary.top_codes.is_empty() {
         let codes: Vec<String> = summary
             .top_codes

@@ -63,6 +63,11 @@ pub fn render(summary: &Summary) -> String {
             summary.duplicates
         );
     }
+    let _ = write!(
+        out,
+        "\n\n**{}**",
+        super::human::judged_line(&crate::sweep::summary::Judged::of(&summary.servers))
+    );
     let _ = writeln!(out, "\n\n| Status | Servers |\n|---|---:|");
     for (status, n) in &summary.statuses {
         let _ = writeln!(out, "| {} | {n} |", cell(status, 40));

@@ -20,7 +20,7 @@ pub struct ClassEntry {
 }
 
 /// The contract's `issueClasses` (its three, a static-source finding counted as a
-/// stdio-transport fault), beside mcpcheck's `staticSource` and `security`.
+/// stdio-transport fault), beside mcpcheck's `staticSource`, `security` and `environment`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IssueClasses {
@@ -29,6 +29,7 @@ pub struct IssueClasses {
     pub mcp_protocol: ClassEntry,
     pub static_source: ClassEntry,
     pub security: ClassEntry,
+    pub environment: ClassEntry,
 }
 
 /// The contract's `issueClasses`: status and codes per class, beside mcpcheck's counts.
@@ -49,7 +50,7 @@ pub fn issue_classes(findings: &[Finding]) -> IssueClasses {
             warnings: count(Severity::Warning),
         }
     };
-    let [install_runtime, stdio_transport, mcp_protocol, static_source, security] =
+    let [install_runtime, stdio_transport, mcp_protocol, static_source, security, environment] =
         IssueClass::ALL.map(entry);
     IssueClasses {
         install_runtime,
@@ -57,6 +58,7 @@ pub fn issue_classes(findings: &[Finding]) -> IssueClasses {
         mcp_protocol,
         static_source,
         security,
+        environment,
     }
 }
 

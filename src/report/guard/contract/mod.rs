@@ -56,6 +56,7 @@ pub enum ContractClass {
     StdioTransport,
     McpProtocol,
     Security,
+    Environment,
 }
 
 /// The contract's display guidance for a verdict.
@@ -106,6 +107,7 @@ pub fn summary_class(f: Option<&Finding>) -> ContractClass {
         }
         Some(IssueClass::McpProtocol) => ContractClass::McpProtocol,
         Some(IssueClass::Security) => ContractClass::Security,
+        Some(IssueClass::Environment) => ContractClass::Environment,
     }
 }
 

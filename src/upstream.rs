@@ -1,0 +1,165 @@
+//! Whether a failure was the environment's: a server's own error text or stderr saying
+//! that an upstream it needs could not be reached (a name that does not resolve, a refused
+//! or unreachable connection, TLS to an outside host, `fetch failed`) or that a credential
+//! it names is missing. A sweep runs where upstreams and credentials usually are not, so
+//! such a server could not be judged there; it is not shown to be broken.
+
+use crate::finding::excerpt;
+use crate::secrets::names_credential;
+
+/// What an upstream failure looked like, and the line that says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamFailure {
+    /// `dns`, `refused`, `unreachable`, `tls`, `fetch-failed` or `credential-missing`.
+    pub kind: &'static str,
+    /// The line that shows it, bounded and escaped.
+    pub line: String,
+}
+
+/// Markers of an upstream that could not be reached, by kind; matched case-sensitively, as
+/// runtimes print them (`getaddrinfo ENOTFOUND`, Python's `Name or service not known`).
+const MARKERS: &[(&str, &[&str])] = &[
+    (
+        "dns",
+        &[
+            "ENOTFOUND",
+            "EAI_AGAIN",
+            "getaddrinfo",
+            "Name or service not known",
+            "Temporary failure in name resolution",
+            "nodename nor servname",
+            "Could not resolve host",
+            "No address associated with hostname",
+            "failed to lookup address",
+            "dns error",
+        ],
+    ),
+    (
+        "refused",
+        &["ECONNREFUSED", "Connection refused", "connection refused"],
+    ),
+    (
+        "unreachable",
+        &[
+            "ENETUNREACH",
+            "EHOSTUNREACH",
+            "Network is unreachable",
+            "No route to host",
+            "connect ETIMEDOUT",
+        ],
+    ),
+    (
+        "tls",
+        &[
+            "CERTIFICATE_VERIFY_FAILED",
+            "certificate verify failed",
+            "unable to get local issuer certificate",
+            "self signed certificate",
+            "self-signed certificate",
+        ],
+    ),
+    ("fetch-failed", &["fetch failed", "Failed to fetch"]),
+];
+
+/// Words that, beside a credential's name, say it is missing.
+const MISSING: &[&str] = &[
+    "provide",
+    "missing",
+    "required",
+    "not set",
+    "is not defined",
+    "must be set",
+    "not found",
+    "undefined",
+];
+
+/// The first line of `text` that shows an upstream failure, if any.
+pub fn failure_in(text: &str) -> Option<UpstreamFailure> {
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        for (kind, markers) in MARKERS {
+            if markers.iter().any(|m| line.contains(m)) {
+                return Some(UpstreamFailure {
+                    kind,
+                    line: excerpt(line, 200),
+                });
+            }
+        }
+        if credential_missing(line) {
+            return Some(UpstreamFailure {
+                kind: "credential-missing",
+                line: excerpt(line, 200),
+            });
+        }
+    }
+    None
+}
+
+/// `Please provide MAKE_API_KEY environment variable.`, `GITHUB_TOKEN is required`,
+/// `Missing API key`: a credential named and said to be missing.
+fn credential_missing(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    if !MISSING.iter().any(|w| lower.contains(w)) {
+        return false;
+    }
+    lower.contains("api key")
+        || line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|word| {
+                word.len() >= 3
+                    && word.contains('_')
+                    && word
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    && names_credential(word)
+            })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(text: &str) -> Option<&'static str> {
+        failure_in(text).map(|f| f.kind)
+    }
+
+    #[test]
+    fn unreachable_upstreams_are_recognised_by_what_runtimes_print() {
+        assert_eq!(
+            kind("Error: getaddrinfo ENOTFOUND api.airtable.com"),
+            Some("dns")
+        );
+        assert_eq!(kind("TypeError: fetch failed"), Some("fetch-failed"));
+        assert_eq!(
+            kind("httpx.ConnectError: [Errno 111] Connection refused"),
+            Some("refused")
+        );
+        assert_eq!(
+            kind("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed"),
+            Some("tls")
+        );
+        assert_eq!(
+            kind("Please provide MAKE_API_KEY environment variable."),
+            Some("credential-missing")
+        );
+        assert_eq!(
+            kind("Error: GITHUB_PERSONAL_ACCESS_TOKEN is required"),
+            Some("credential-missing")
+        );
+        let f = failure_in("starting\n  Error: getaddrinfo ENOTFOUND x.example  \nmore")
+            .expect("found");
+        assert_eq!(f.line, "Error: getaddrinfo ENOTFOUND x.example");
+    }
+
+    #[test]
+    fn server_bugs_are_not_the_environment() {
+        for text in [
+            "TypeError: Cannot read properties of undefined (reading 'map')",
+            "AttributeError: 'Server' object has no attribute 'list_resources'",
+            "KeyError: 'name'",
+            "the tool name is required",
+            "LOG_LEVEL is not set, using info",
+        ] {
+            assert_eq!(kind(text), None, "{text}");
+        }
+    }
+}
