@@ -1,10 +1,11 @@
 //! The one finding model every engine produces and every renderer reads.
 
 use crate::catalog::Code;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// How bad a finding is. Ordered: `Error` is the most severe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Note,
@@ -23,7 +24,7 @@ impl Severity {
 }
 
 /// The risk of a security finding, on the scale security reviewers use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Risk {
     Info,
@@ -66,7 +67,7 @@ impl Risk {
 }
 
 /// The family a finding belongs to; it decides the verdict's wording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum IssueClass {
     /// The server could not be installed, started or kept running.
@@ -114,7 +115,7 @@ impl IssueClass {
 }
 
 /// Where a finding is: a place in a file, a place in the protocol, or both.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -189,7 +190,7 @@ impl Location {
 }
 
 /// One thing wrong, as an engine saw it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     pub code: Code,
@@ -231,7 +232,7 @@ pub struct Finding {
 }
 
 /// One stray stdout line and the writes that could have printed it, best first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TracedLine {
     pub stdout_line: u64,
@@ -239,7 +240,7 @@ pub struct TracedLine {
 }
 
 /// A write in the source that prints to stdout, where it is and how it reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceWrite {
     pub file: String,
@@ -250,7 +251,7 @@ pub struct SourceWrite {
 }
 
 /// A machine-applicable edit in the file of the finding's location.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Replacement {
     pub description: String,

@@ -2,10 +2,11 @@
 //! its headline, counts and exit code from this one place.
 
 use crate::finding::{Finding, IssueClass, Severity};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The verdict of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Pass,

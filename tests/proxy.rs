@@ -681,3 +681,23 @@ fn a_flood_is_reported_and_the_stderr_lines_stay_bounded() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_server_that_cannot_start_gets_a_report_of_the_published_shape() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    let out = mcpcheck()
+        .args(["proxy", "--name", "gone", "--report"])
+        .arg(&report)
+        .args(["--", "/nonexistent/mcp-server"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("proxy");
+    assert_eq!(out.status.code(), Some(127));
+    let text = std::fs::read_to_string(&report).expect("report");
+    let doc = support::schema::validate_text(support::schema::ReportKind::Proxy, &text);
+    assert_eq!(doc["session"]["messages"], 0);
+    assert_eq!(doc["session"]["exitCode"], 127);
+    assert_eq!(doc["session"]["name"], "gone");
+    assert_eq!(doc["issues"][0]["code"], "spawn-failed");
+}

@@ -76,6 +76,17 @@ impl Serialize for Code {
     }
 }
 
+/// A code in a report: lowercase words joined by hyphens (`stdout-non-json`).
+impl schemars::JsonSchema for Code {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Code".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"})
+    }
+}
+
 impl std::fmt::Display for Code {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -11,7 +11,6 @@ use crate::process::{ExitKind, GroupLeader, ServerCommand};
 use log::{Outlet, RecordLog};
 use nix::sys::signal::Signal;
 use observer::{Direction, Observer};
-use serde_json::json;
 use std::io::Read;
 use std::io::Write;
 use std::path::PathBuf;
@@ -33,7 +32,38 @@ pub struct ProxyOptions {
 pub struct ProxyOutcome {
     pub exit_code: i32,
     pub findings: Vec<Finding>,
-    pub summary: serde_json::Value,
+    pub summary: SessionCounts,
+}
+
+/// What the proxy counted in one session (zero where it saw nothing).
+#[derive(Debug, Clone, Default)]
+pub struct SessionCounts {
+    pub messages: u64,
+    pub invalid: u64,
+    /// Messages per method name (bounded).
+    pub per_method: std::collections::BTreeMap<String, u64>,
+    pub latency: Latency,
+    /// Requests of the client still unanswered at the end.
+    pub unanswered: usize,
+    /// Requests not tracked because too many were already pending.
+    pub untracked_requests: u64,
+    /// Bytes forwarded unchecked because the checks fell behind.
+    pub unobserved_bytes: u64,
+    pub stderr_lines_dropped: u64,
+    pub log_records_dropped: u64,
+    pub exit_code: i32,
+    /// The server's name (`--name`), bounded.
+    pub name: Option<String>,
+}
+
+/// Answer latencies in milliseconds: percentiles (none without samples) and the count.
+#[derive(Debug, Clone, Default)]
+pub struct Latency {
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+    pub max: Option<f64>,
+    pub samples: usize,
 }
 
 /// Where the observer's output goes: never stdout, which belongs to the client.
@@ -108,7 +138,14 @@ pub async fn run(opts: ProxyOptions) -> ProxyOutcome {
             return ProxyOutcome {
                 exit_code: 127,
                 findings: vec![Finding::new(Code::SpawnFailed, e.to_string()).fix(e.hint)],
-                summary: json!({"messages": 0}),
+                summary: SessionCounts {
+                    exit_code: 127,
+                    name: opts
+                        .name
+                        .as_deref()
+                        .map(|n| crate::finding::excerpt(n, 128)),
+                    ..SessionCounts::default()
+                },
             };
         }
     };
@@ -226,21 +263,22 @@ async fn finish(
             crate::finding::sort(&mut findings);
             let wait = Duration::from_secs(1);
             let dropped = outlets.log.map_or(0, |log| log.close(wait));
-            let mut summary = o.summary();
-            summary["stderrLinesDropped"] = json!(outlets.err.close(wait));
+            let mut summary = o.counts();
+            summary.stderr_lines_dropped = outlets.err.close(wait);
             (findings, summary, dropped)
         }
-        _ => (Vec::new(), json!({}), 0),
+        _ => (Vec::new(), SessionCounts::default(), 0),
     };
     let exit_code = match exit {
         ExitKind::Code(c) => c,
         ExitKind::Signal(s) => 128 + s,
     };
-    summary["logRecordsDropped"] = json!(dropped);
-    summary["exitCode"] = json!(exit_code);
-    if let Some(name) = &opts.name {
-        summary["name"] = json!(crate::finding::excerpt(name, 128));
-    }
+    summary.log_records_dropped = dropped;
+    summary.exit_code = exit_code;
+    summary.name = opts
+        .name
+        .as_deref()
+        .map(|n| crate::finding::excerpt(n, 128));
     ProxyOutcome {
         exit_code,
         findings,

@@ -2,9 +2,10 @@
 //! as text for people or JSON for machines. Content never makes it fail.
 
 use super::human::Style;
+use super::scan::server::server;
 use crate::finding::excerpt;
 use crate::scan::config_file::ConfigFile;
-use crate::scan::inventory::{item_label, server_json};
+use crate::scan::inventory::item_label;
 use crate::scan::live::{LiveIndex, LiveListing, LiveState};
 use crate::scan::lock;
 use crate::session::transcript::ListKind;
@@ -32,11 +33,11 @@ pub fn json(inv: &Inventory<'_>) -> Value {
             .map(|(path, error)| json!({"path": path, "error": excerpt(error, 300)})),
     );
     let index = LiveIndex::new(inv.live);
-    let servers: Vec<Value> = inv
+    let servers: Vec<_> = inv
         .configs
         .iter()
         .flat_map(|c| c.servers.iter().map(move |s| (c, s)))
-        .map(|(c, s)| server_json(c, s, index.get(&c.display, &s.pointer), true))
+        .map(|(c, s)| server(c, s, index.get(&c.display, &s.pointer), true))
         .collect();
     json!({
         "schemaVersion": 1,

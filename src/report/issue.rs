@@ -1,47 +1,136 @@
 //! The one JSON shape of a finding and of a verdict, shared by every JSON output: a
 //! consumer that reads one report reads them all.
 
-use crate::finding::Finding;
-use crate::verdict::Verdict;
-use serde_json::{json, Value};
+use crate::finding::{Finding, IssueClass};
+use crate::verdict::{Status, Verdict};
+use schemars::JsonSchema;
+use serde::{Serialize, Serializer};
+
+/// `schemaVersion`: always 1 in the reports of this version; fields are only ever added.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SchemaVersion;
+
+impl Serialize for SchemaVersion {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(1)
+    }
+}
+
+impl JsonSchema for SchemaVersion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SchemaVersion".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"const": 1})
+    }
+}
+
+/// For `skip_serializing_if` on a field added to a v1 report after its first release: the
+/// field is always written, and the schema does not require it (older reports lack it).
+pub fn added_in_v1<T>(_: &T) -> bool {
+    false
+}
 
 /// A finding as every JSON report carries it: its own fields, its class, a fingerprint
 /// that is stable across runs, and its OWASP MCP Top 10 category where it has one.
-pub fn issue_json(f: &Finding) -> Value {
-    let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
-    v["class"] = json!(f.class().as_str());
-    v["fingerprint"] = json!(f.fingerprint());
-    if let Some(owasp) = f.code.meta().owasp {
-        v["owasp"] = json!(owasp);
-    }
-    v
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Issue<'a> {
+    #[serde(flatten)]
+    pub finding: &'a Finding,
+    pub class: IssueClass,
+    /// Stable across runs: the same finding in the same place has the same fingerprint.
+    #[schemars(regex(pattern = r"^[0-9a-f]{32}$"))]
+    pub fingerprint: String,
+    /// The OWASP MCP Top 10 category, where the code has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^MCP[0-9]{2}$"))]
+    pub owasp: Option<&'static str>,
 }
 
-pub fn issues_json(findings: &[Finding]) -> Vec<Value> {
-    findings.iter().map(issue_json).collect()
+impl<'a> Issue<'a> {
+    pub fn of(f: &'a Finding) -> Self {
+        Issue {
+            finding: f,
+            class: f.class(),
+            fingerprint: f.fingerprint(),
+            owasp: f.code.meta().owasp,
+        }
+    }
+}
+
+/// Every finding as JSON: for a line not yet typed (the sweep's install-failed line).
+pub fn issues_json(findings: &[Finding]) -> Vec<serde_json::Value> {
+    findings
+        .iter()
+        .map(|f| serde_json::to_value(Issue::of(f)).unwrap_or_default())
+        .collect()
+}
+
+/// The counts of findings per severity.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct IssueCounts {
+    pub error: usize,
+    pub warning: usize,
+    pub note: usize,
+    pub total: usize,
 }
 
 /// A verdict as every JSON report's `summary` starts: the status, the class and code that
 /// explain it best, the counts per severity and one line to display.
-pub fn summary_json(verdict: &Verdict<'_>) -> Value {
-    json!({
-        "status": verdict.status.as_str(),
-        "issueClass": verdict.primary.map(|p| p.class().as_str()),
-        "primaryIssueCode": verdict.primary.map(|p| p.code.as_str()),
-        "issueCounts": {
-            "error": verdict.errors,
-            "warning": verdict.warnings,
-            "note": verdict.notes,
-            "total": verdict.errors + verdict.warnings + verdict.notes,
-        },
-        "display": verdict.display(),
-    })
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub status: Status,
+    /// The class of the finding that explains the verdict best; null when nothing was found.
+    pub issue_class: Option<IssueClass>,
+    /// The code of that finding; null when nothing was found.
+    pub primary_issue_code: Option<&'static str>,
+    pub issue_counts: IssueCounts,
+    /// One line to display, e.g. `FAIL: stdout-non-json (1 error, 0 warnings)`.
+    pub display: String,
+}
+
+impl Summary {
+    pub fn of(verdict: &Verdict<'_>) -> Self {
+        Summary {
+            status: verdict.status,
+            issue_class: verdict.primary.map(Finding::class),
+            primary_issue_code: verdict.primary.map(|p| p.code.as_str()),
+            issue_counts: IssueCounts {
+                error: verdict.errors,
+                warning: verdict.warnings,
+                note: verdict.notes,
+                total: verdict.errors + verdict.warnings + verdict.notes,
+            },
+            display: verdict.display(),
+        }
+    }
+}
+
+/// A verdict's summary as JSON: for a line not yet typed (the sweep's install-failed line).
+pub fn summary_json(verdict: &Verdict<'_>) -> serde_json::Value {
+    serde_json::to_value(Summary::of(verdict)).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::Code;
+    use serde_json::Value;
+
+    fn issue_json(f: &Finding) -> Value {
+        serde_json::to_value(Issue::of(f)).expect("an issue is JSON")
+    }
+
+    fn summary_json(verdict: &Verdict<'_>) -> Value {
+        serde_json::to_value(Summary::of(verdict)).expect("a summary is JSON")
+    }
 
     #[test]
     fn every_issue_has_class_and_fingerprint_and_security_ones_owasp() {

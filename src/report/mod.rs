@@ -8,6 +8,7 @@ pub mod inventory;
 pub mod issue;
 pub mod markdown;
 pub mod markdown_escape;
+pub mod named;
 pub mod owasp;
 pub mod proxy;
 pub mod repo;
@@ -17,6 +18,7 @@ mod sarif_rules;
 #[cfg(test)]
 mod sarif_tests;
 pub mod scan;
+pub mod schemas;
 pub mod source;
 pub mod surface;
 pub mod sweep;

@@ -3,7 +3,6 @@
 use super::merge::{parse_rfc3339_ms, InputFile, Merged};
 use crate::catalog::Code;
 use crate::finding::{excerpt, IssueClass};
-use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
@@ -24,8 +23,7 @@ const NOT_STARTED: &[&str] = &["needs-configuration", "not-asked"];
 /// Example server ids listed per issue code.
 const EXAMPLES: usize = 3;
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct IssueRow {
     pub code: String,
     pub severity: String,
@@ -33,8 +31,7 @@ pub struct IssueRow {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ServerRow {
     pub id: String,
     pub status: String,
@@ -54,8 +51,7 @@ pub struct ServerRow {
     pub line: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct CodeRow {
     pub code: String,
     pub title: String,
@@ -64,8 +60,7 @@ pub struct CodeRow {
     pub examples: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ClassTable {
     pub class: String,
     /// Servers with at least one issue of this class.
@@ -73,8 +68,7 @@ pub struct ClassTable {
     pub codes: Vec<CodeRow>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default)]
 pub struct Timing {
     /// Servers that were started.
     pub count: usize,
@@ -88,15 +82,14 @@ pub struct Timing {
     pub buckets: Vec<Bucket>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Bucket {
     pub label: &'static str,
     pub servers: usize,
 }
 
 /// One results file's run: how long it took and how much ran at once.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct FileSpan {
     pub file: String,
     pub lines: usize,
@@ -109,8 +102,7 @@ pub struct FileSpan {
     pub concurrency: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct Summary {
     pub servers: Vec<ServerRow>,
     pub statuses: Vec<(String, usize)>,
@@ -124,8 +116,7 @@ pub struct Summary {
 
 /// What a sweep can say of each server it was given: the number an operator needs is how
 /// many are broken, beside how many could not be judged where the sweep ran.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Judged {
     /// Passed, or only warnings.
     pub working: usize,

@@ -17,7 +17,7 @@ use crate::protocol::jsonrpc::RequestId;
 use crate::session::transcript::Phase;
 use frames::{LineJudge, Splitter};
 use requests::{MethodCounts, PendingRequest, RecentAnswers};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use surface::Listings;
@@ -260,8 +260,8 @@ impl Observer {
         &self.findings
     }
 
-    /// Message counts per method and latency percentiles, for the JSON report.
-    pub fn summary(&self) -> Value {
+    /// Message counts per method and latency percentiles, for the report.
+    pub fn counts(&self) -> super::SessionCounts {
         let mut sorted = self.latencies.clone();
         sorted.sort_by(|a, b| a.total_cmp(b));
         let pct = |p: f64| -> Option<f64> {
@@ -271,15 +271,22 @@ impl Observer {
             let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
             Some((sorted[i] * 1000.0).round() / 1000.0)
         };
-        json!({
-            "messages": self.messages,
-            "invalid": self.invalid,
-            "perMethod": self.counts.0,
-            "latencyMs": {"p50": pct(0.5), "p90": pct(0.9), "p99": pct(0.99), "max": pct(1.0), "samples": sorted.len()},
-            "unanswered": self.pending[Direction::ClientToServer.index()].len(),
-            "untrackedRequests": self.untracked.iter().sum::<u64>(),
-            "unobservedBytes": self.unobserved_bytes.iter().sum::<u64>(),
-        })
+        super::SessionCounts {
+            messages: self.messages,
+            invalid: self.invalid,
+            per_method: self.counts.0.clone(),
+            latency: super::Latency {
+                p50: pct(0.5),
+                p90: pct(0.9),
+                p99: pct(0.99),
+                max: pct(1.0),
+                samples: sorted.len(),
+            },
+            unanswered: self.pending[Direction::ClientToServer.index()].len(),
+            untracked_requests: self.untracked.iter().sum::<u64>(),
+            unobserved_bytes: self.unobserved_bytes.iter().sum::<u64>(),
+            ..super::SessionCounts::default()
+        }
     }
 
     /// What the end of the server's stdout settles: a line still waiting to be judged, and

@@ -1,81 +1,183 @@
-//! The JSON report: a stable machine contract (`schemaVersion: 1`), documented in the README.
+//! The JSON report: a stable machine contract (`schemaVersion: 1`), documented in
+//! docs/json.md; its schema (schemas/reports/guard-report.v1.schema.json) is generated
+//! from these types.
 
-use super::contract;
-use crate::finding::Finding;
-use crate::finding::{excerpt, Severity};
+use super::contract::{self, GuardIssue};
+use super::facts::{self, GuardSummary, ListChecks, ServerInfo, StderrFacts, StdoutFacts};
+use super::http::{self, Http, Transport};
+use crate::finding::{excerpt, Finding};
 use crate::guard::{GuardRun, SessionResult};
-use crate::report::issue::{issue_json, summary_json};
+use crate::report::issue::SchemaVersion;
 use crate::secrets::redact_argv;
-use crate::session::advertises;
-use crate::session::transcript::Transcript;
-use crate::session::transcript::{ListKind, Outcome, Purpose};
-use crate::verdict::{Status, Verdict};
-use serde_json::{json, Map, Value};
+use crate::verdict::Verdict;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 /// The guard report contract (v1): fields are only ever added under this version.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// The guard's JSON report, schemaVersion 1: a strict superset of the mcp-stdio-guard v1
+/// JSON contract (names, types and enums of that contract) plus mcpcheck's own fields.
+/// Fields are only ever added under this version.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(
+    title = "mcpcheck guard --json (v1)",
+    extend("dependentRequired" = {"runs": ["drift", "repeat", "runDrift"]})
+)]
+pub struct GuardReport<'a> {
+    pub schema_version: SchemaVersion,
+    /// True when no finding has severity `error` (exit code 0).
+    pub ok: bool,
+    pub summary: GuardSummary,
+    /// The server's command line, credentials masked.
+    pub command: Vec<String>,
+    pub config: contract::Config,
+    /// The revision asked for.
+    pub protocol: String,
+    /// The revision the session ran under; empty when none was negotiated.
+    pub negotiated_protocol: String,
+    pub era: Option<Era>,
+    /// Whether the handshake completed as a strict client sees it.
+    pub initialized: bool,
+    pub server_info: Option<ServerInfo>,
+    /// The first explicit request, or null.
+    pub operation: Option<contract::Operation>,
+    pub operations: Vec<contract::Operation>,
+    /// Every request the guard sent.
+    pub exchanges: Vec<facts::Exchange>,
+    /// Whether the lists were probed.
+    pub capability_probes: bool,
+    /// The server's capability keys.
+    pub capability_keys: Vec<String>,
+    pub capability_checks: contract::CapabilityChecks,
+    pub list_checks: ListChecks,
+    pub adversarial: contract::Adversarial,
+    pub tool_schema: contract::ToolSchema,
+    pub checks: contract::Checks,
+    pub issue_classes: contract::IssueClasses,
+    pub stdout: StdoutFacts,
+    /// The masked tail of the server's stderr.
+    pub stderr: String,
+    pub stderr_facts: StderrFacts,
+    pub process: contract::Process,
+    pub static_scan: contract::StaticScan,
+    pub static_findings: Vec<contract::StaticFinding>,
+    pub fingerprint: contract::Fingerprint,
+    /// Every distinct finding.
+    pub issues: Vec<GuardIssue<'a>>,
+    /// Wall time of the session.
+    pub duration_ms: u64,
+    /// How the guard talked to the server: "stdio" (a command it ran), "http" (--url,
+    /// Streamable HTTP) or "sse" (--url, the legacy HTTP+SSE transport of 2024-11-05, which
+    /// the guard falls back to when the server speaks it). Added in v1 without breaking it.
+    #[serde(skip_serializing_if = "crate::report::issue::added_in_v1")]
+    pub transport: Transport,
+    /// Over HTTP only: the URL (credentials masked; header values never appear), how many
+    /// POSTs the session sent, whether the server issued an Mcp-Session-Id, the
+    /// MCP-Protocol-Version header sent, whether the host is loopback or private, and the
+    /// status each transport probe got (null when it did not run), and `getStream` (null when
+    /// the standalone GET stream was not opened: its status, whether it was an event stream,
+    /// the events, the messages handed to the session, those that came after it stopped
+    /// reading, responses on it, the last event id and retry, and whether the server ended
+    /// it). Over the legacy transport also `legacy`: the endpoint (without its query, which
+    /// holds the session id), the stream's status and the number of events read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<Http>,
+    /// One run of `--repeat` (1-based), in `runs`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub run: Option<usize>,
+    pub profile: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_matrix: Option<Vec<facts::MatrixEntry>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adversarial_probes: Option<Vec<facts::ProbeOutcome>>,
+    /// With `--repeat` above 1: the number of runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 2))]
+    pub repeat: Option<usize>,
+    /// With `--repeat` above 1: each run as a document of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<Vec<GuardReport<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<contract::Drift>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_drift: Option<Vec<facts::RunDrift>>,
+}
+
+/// The generation of MCP the session spoke.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Era {
+    Legacy,
+    Modern,
+}
+
+impl From<crate::session::transcript::Era> for Era {
+    fn from(era: crate::session::transcript::Era) -> Self {
+        match era {
+            crate::session::transcript::Era::Legacy => Era::Legacy,
+            crate::session::transcript::Era::Modern => Era::Modern,
+        }
+    }
+}
+
 /// The report: the primary session's facts, every distinct finding of every run, and
 /// (with --repeat) each run in full plus the drift between them.
-pub fn render(run: &GuardRun) -> Value {
+pub fn report(run: &GuardRun) -> GuardReport<'_> {
     let repeat = run.runs.len() > 1;
     let mut doc = session_document(run, run.primary(), &run.findings, repeat);
-    doc["profile"] = json!(run.settings.profile.as_str());
     if !run.matrix.is_empty() {
-        doc["protocolMatrix"] = json!(run.matrix);
+        doc.protocol_matrix = Some(facts::protocol_matrix(run));
     }
     if !run.probes.is_empty() {
-        doc["adversarialProbes"] = json!(run.probes);
+        doc.adversarial_probes = Some(facts::adversarial_probes(run));
     }
     if repeat {
-        doc["repeat"] = json!(run.runs.len());
-        doc["toolSchema"]["runs"] = json!(run.runs.len());
+        doc.repeat = Some(run.runs.len());
+        doc.tool_schema.runs = Some(run.runs.len());
         // The fingerprint of a repeat: each run's own timings, and the sum.
-        let timings: Vec<Value> = run
+        let timings = run
             .runs
             .iter()
             .enumerate()
-            .map(|(i, s)| {
-                let t = &s.transcript;
-                json!({
-                    "run": i + 1,
-                    "ok": Verdict::of(&s.findings).ok(),
-                    "startupMs": t.handshake().and_then(|h| h.answered_ms),
-                    "totalMs": t.duration_ms,
-                })
+            .map(|(i, s)| contract::RunTimings {
+                run: i + 1,
+                ok: Verdict::of(&s.findings).ok(),
+                startup_ms: s.transcript.handshake().and_then(|h| h.answered_ms),
+                total_ms: s.transcript.duration_ms,
             })
             .collect();
-        let total: u64 = run.runs.iter().map(|s| s.transcript.duration_ms).sum();
-        doc["fingerprint"]["timings"]["startupMs"] = Value::Null;
-        doc["fingerprint"]["timings"]["totalMs"] = json!(total);
-        doc["fingerprint"]["runs"] = Value::Array(timings);
-        doc["runs"] = Value::Array(
-            run.runs
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let mut one = session_document(run, s, &s.findings, false);
-                    one["run"] = json!(i + 1);
-                    one["profile"] = json!(run.settings.profile.as_str());
-                    one
-                })
-                .collect(),
-        );
-        doc["drift"] = contract::drift(run);
-        doc["runDrift"] = json!(run.drift);
+        doc.fingerprint.timings.startup_ms = None;
+        doc.fingerprint.timings.total_ms = run.runs.iter().map(|s| s.transcript.duration_ms).sum();
+        doc.fingerprint.runs = Some(timings);
+        let runs = run.runs.iter().enumerate().map(|(i, s)| {
+            let mut one = session_document(run, s, &s.findings, false);
+            one.run = Some(i + 1);
+            one
+        });
+        doc.runs = Some(runs.collect());
+        doc.drift = Some(contract::drift(run));
+        doc.run_drift = Some(facts::run_drift(run));
     }
     doc
 }
 
-fn session_document(
+/// The report as JSON.
+pub fn render(run: &GuardRun) -> Value {
+    serde_json::to_value(report(run)).unwrap_or(Value::Null)
+}
+
+fn session_document<'a>(
     run: &GuardRun,
-    session: &SessionResult,
-    findings: &[Finding],
+    session: &'a SessionResult,
+    findings: &'a [Finding],
     repeat: bool,
-) -> Value {
+) -> GuardReport<'a> {
     let verdict = Verdict::of(findings);
     let t = &session.transcript;
-    let init_result = t.initialize_result();
     // The contract's string is empty when the server negotiated nothing.
     let negotiated = t
         .session_version()
@@ -89,211 +191,53 @@ fn session_document(
     let argv: Vec<String> = std::iter::once(run.command.program.clone())
         .chain(run.command.args.iter().cloned())
         .collect();
-    let argv = redact_argv(&argv);
     // A strict client never matches an answer whose id has another JSON type.
     let initialized = t.initialized() && !t.handshake().is_some_and(|h| h.id_type_mismatch);
     let operations = contract::operations(run, t);
-    let mut checks = contract::checks(run, session, findings);
-    for (name, value) in mcpcheck_checks(session) {
-        checks.entry(name).or_insert(value);
-    }
-    let issues: Vec<Value> = findings
+    let issues = findings
         .iter()
-        .map(|f| {
-            let mut issue = issue_json(f);
-            contract::annotate_issue(&mut issue, f, repeat.then_some(run), t);
-            issue
-        })
+        .map(|f| contract::guard_issue(f, repeat.then_some(run), t))
         .collect();
-    let mut doc = json!({
-        "schemaVersion": SCHEMA_VERSION,
-        "ok": verdict.ok(),
-        "summary": summary(&verdict),
-        "command": argv,
-        "config": contract::config(run),
-        "protocol": run.plan.protocol,
-        "negotiatedProtocol": negotiated,
-        "era": t.era,
-        "initialized": initialized,
-        "serverInfo": server_info(init_result),
-        "operation": operations.first().cloned().unwrap_or(Value::Null),
-        "operations": operations,
-        "exchanges": exchanges(t),
-        "capabilityProbes": run.plan.probe_lists,
-        "capabilityKeys": capability_keys,
-        "capabilityChecks": contract::capability_checks(t),
-        "listChecks": list_checks(t, findings, &capabilities),
-        "adversarial": contract::adversarial(run),
-        "toolSchema": contract::tool_schema(session, findings),
-        "checks": checks,
-        "issueClasses": contract::issue_classes(findings),
-        "stdout": stdout_facts(t),
-        "stderr": stderr_text(t),
-        "stderrFacts": t.process.stderr,
-        "process": contract::process(run, t),
-        "staticScan": contract::static_scan(run),
-        "staticFindings": contract::static_findings(run),
-        "fingerprint": contract::fingerprint(run, t),
-        "issues": issues,
-        "durationMs": t.duration_ms,
-    });
-    super::http::annotate(&mut doc, t);
-    doc
-}
-
-/// Most of the stderr tail the report repeats: the end, where a crash explains itself.
-const STDERR_REPORT_CHARS: usize = 4096;
-
-/// The contract's `stderr`: the text the server wrote there (its tail), secrets redacted.
-fn stderr_text(t: &Transcript) -> String {
-    let text = crate::secrets::redact(&t.process.stderr.tail_text());
-    let skip = text.chars().count().saturating_sub(STDERR_REPORT_CHARS);
-    text.chars().skip(skip).collect()
-}
-
-/// The summary: the contract's display line, with mcpcheck's own one-line text beside it.
-fn summary(verdict: &Verdict<'_>) -> Value {
-    let color = match verdict.status {
-        Status::Pass => "brightgreen",
-        Status::Warning => "yellow",
-        Status::NeedsInspection => "orange",
-        Status::Fail => "red",
-    };
-    let mut summary = summary_json(verdict);
-    summary["text"] = summary["display"].take();
-    summary["display"] = json!(contract::display(verdict.status));
-    // The contract's strings are empty, not null, when nothing was found.
-    let class = verdict.primary.map(contract::contract_class).unwrap_or("");
-    summary["issueClass"] = json!(class);
-    summary["primaryIssueClass"] = json!(class);
-    summary["primaryIssueCode"] = json!(verdict.primary.map(|p| p.code.as_str()).unwrap_or(""));
-    summary["badge"] = json!({"label": "mcp stdio", "message": verdict.status.as_str().replace('_', " "), "color": color});
-    summary
-}
-
-fn server_info(init: Option<&Value>) -> Value {
-    let Some(info) = init.and_then(|r| r.get("serverInfo")) else {
-        return Value::Null;
-    };
-    // The server's own words: a credential in them must not reach the report.
-    let field = |k: &str| {
-        info.get(k)
-            .and_then(Value::as_str)
-            .map(|s| excerpt(&crate::secrets::redact(s), 128))
-    };
-    json!({"name": field("name"), "version": field("version")})
-}
-
-/// mcpcheck's record of every request it sent (handshake, list pages, explicit ones).
-fn exchanges(t: &Transcript) -> Vec<Value> {
-    t.exchanges
-        .iter()
-        .map(|e| {
-            let (purpose, page) = match &e.purpose {
-                Purpose::Initialize => ("initialize", None),
-                Purpose::Discover => ("discover", None),
-                Purpose::ListProbe { page, .. } => ("listProbe", Some(*page)),
-                Purpose::Explicit => ("explicit", None),
-            };
-            let mut op = json!({
-                "method": e.method,
-                "id": e.id.to_json(),
-                "purpose": purpose,
-                "outcome": e.outcome.label(),
-                "latencyMs": e.answered_ms.map(|a| a.saturating_sub(e.sent_ms)),
-                "stdoutLine": e.answer_line,
-            });
-            if let Some(p) = page {
-                op["page"] = json!(p);
-            }
-            match &e.outcome {
-                Outcome::Error(err) => {
-                    op["error"] = json!({"code": err.code, "message": excerpt(&err.message, 200)})
-                }
-                Outcome::Malformed(problem) => op["envelopeProblem"] = json!(problem.detail_code()),
-                Outcome::SendFailed(reason) => op["sendError"] = json!(reason),
-                _ => {}
-            }
-            op
-        })
-        .collect()
-}
-
-/// mcpcheck's per-list view (`tools/list`, ... `resources/templates/list`).
-fn list_checks(t: &Transcript, findings: &[Finding], capabilities: &Value) -> Value {
-    let mut out = Map::new();
-    for list in ListKind::ALL {
-        let advertised = advertises(capabilities, list.capability());
-        let probe = t.list(list);
-        let codes: Vec<&str> = findings
-            .iter()
-            .filter(|f| f.location.request.as_deref() == Some(list.method()))
-            .filter(|f| f.code.as_str().starts_with("capability-"))
-            .map(|f| f.code.as_str())
-            .collect();
-        let status = match (advertised, probe) {
-            (false, _) | (true, None) => "skipped",
-            (true, Some(_)) if !codes.is_empty() => "fail",
-            // No finding, but an answer was cut off by a limit or a broken envelope.
-            (true, Some(p))
-                if p.exchanges.iter().any(|&i| {
-                    !matches!(
-                        t.exchanges[i].outcome,
-                        Outcome::Result(_) | Outcome::Error(_)
-                    )
-                }) =>
-            {
-                "incomplete"
-            }
-            _ => "pass",
-        };
-        out.insert(
-            list.method().to_string(),
-            json!({
-                "capability": list.capability(),
-                "advertised": advertised,
-                "status": status,
-                "pages": probe.map(|p| p.exchanges.len()),
-                "items": probe.map(|p| p.items.len()),
-                "issueCodes": codes,
-            }),
-        );
+    GuardReport {
+        schema_version: SchemaVersion,
+        ok: verdict.ok(),
+        summary: facts::summary(&verdict),
+        command: redact_argv(&argv),
+        config: contract::config(run),
+        protocol: run.plan.protocol.clone(),
+        negotiated_protocol: negotiated,
+        era: t.era.map(Era::from),
+        initialized,
+        server_info: facts::server_info(t.initialize_result()),
+        operation: operations.first().cloned(),
+        operations,
+        exchanges: facts::exchanges(t),
+        capability_probes: run.plan.probe_lists,
+        capability_keys,
+        capability_checks: contract::capability_checks(t),
+        list_checks: facts::list_checks(t, findings, &capabilities),
+        adversarial: contract::adversarial(run),
+        tool_schema: contract::tool_schema(session, findings),
+        checks: contract::checks(run, session, findings),
+        issue_classes: contract::issue_classes(findings),
+        stdout: facts::stdout_facts(t),
+        stderr: facts::stderr_text(t),
+        stderr_facts: facts::stderr_facts(t),
+        process: contract::process(run, t),
+        static_scan: contract::static_scan(run),
+        static_findings: contract::static_findings(run),
+        fingerprint: contract::fingerprint(run, t),
+        issues,
+        duration_ms: t.duration_ms,
+        transport: http::transport(t),
+        http: http::http(t),
+        run: None,
+        profile: run.settings.profile.as_str(),
+        protocol_matrix: None,
+        adversarial_probes: None,
+        repeat: None,
+        runs: None,
+        drift: None,
+        run_drift: None,
     }
-    Value::Object(out)
-}
-
-/// mcpcheck's own checks, by name; the contract's names take precedence where they meet.
-fn mcpcheck_checks(session: &SessionResult) -> Map<String, Value> {
-    let mut out = Map::new();
-    for check in &session.checks {
-        let worst = check.findings.iter().map(|f| f.severity).max();
-        let status = match worst {
-            None => "pass",
-            Some(Severity::Error) => "fail",
-            Some(_) => "warning",
-        };
-        let mut codes: Vec<&str> = check.findings.iter().map(|f| f.code.as_str()).collect();
-        codes.sort_unstable();
-        codes.dedup();
-        out.insert(
-            check.name.to_string(),
-            json!({"status": status, "issueCodes": codes}),
-        );
-    }
-    out
-}
-
-fn stdout_facts(t: &Transcript) -> Value {
-    let invalid = t.frames.iter().filter(|f| !f.is_valid_message()).count();
-    json!({
-        "frames": t.frames.len(),
-        "invalidFrames": invalid,
-        "bytes": t.process.stdout_bytes,
-        // A bounded sample (the first requests) with a count per method.
-        "serverRequests": t.server_requests.sample,
-        "serverRequestCount": t.server_requests.total,
-        "serverRequestMethods": t.server_requests.by_method,
-        "serverRequestsOtherMethods": t.server_requests.other_methods,
-        "serverRequestsOmitted": t.server_requests.omitted(),
-    })
 }

@@ -1,24 +1,259 @@
 //! The sweep report as JSON: every aggregate and every server row, for machines.
 
+use crate::report::issue::SchemaVersion;
+use crate::report::named::NamedMap;
 use crate::sweep::summary::Summary;
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
-pub fn render(summary: &Summary) -> Value {
-    json!({
-        "schemaVersion": SCHEMA_VERSION,
-        "kind": "sweep-report",
-        "totals": {
-            "servers": summary.servers.len(),
-            "statuses": summary.statuses.iter().map(|(s, n)| (s.clone(), json!(n))).collect::<serde_json::Map<_, _>>(),
-            "duplicatesReplaced": summary.duplicates,
+/// The summary of one or more sweep results files.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(title = "mcpcheck sweep-report --format json")]
+pub struct SweepReport<'a> {
+    pub schema_version: SchemaVersion,
+    pub kind: Kind,
+    pub totals: Totals,
+    /// The codes found on the most servers.
+    pub top_issue_codes: Vec<CodeCount<'a>>,
+    /// Per issue class, the servers with such an issue and each code's count.
+    pub issue_classes: Vec<ClassTable<'a>>,
+    pub timing: Timing<'a>,
+    /// The servers that took longest.
+    pub slowest: Vec<WallTime<'a>>,
+    /// Each results file read: its lines, and how long its run took.
+    pub files: Vec<FileSpan<'a>>,
+    /// One row per server, worst first.
+    pub servers: Vec<ServerRow<'a>>,
+}
+
+/// What kind of document this is: always `sweep-report`.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+pub enum Kind {
+    #[serde(rename = "sweep-report")]
+    SweepReport,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub servers: usize,
+    /// Servers per status, worst first.
+    pub statuses: NamedMap<usize>,
+    /// Lines of a server that a later line of the same server replaced.
+    pub duplicates_replaced: usize,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CodeCount<'a> {
+    pub code: &'a str,
+    pub servers: usize,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ClassTable<'a> {
+    pub class: &'a str,
+    /// Servers with at least one issue of this class.
+    pub servers: usize,
+    pub codes: Vec<CodeRow<'a>>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CodeRow<'a> {
+    pub code: &'a str,
+    pub title: &'a str,
+    pub severity: &'a str,
+    pub servers: usize,
+    /// A few of the servers with it.
+    pub examples: &'a [String],
+}
+
+/// The started servers' wall times.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Timing<'a> {
+    /// Servers that were started.
+    pub count: usize,
+    pub total_ms: u64,
+    pub min_ms: u64,
+    pub median_ms: u64,
+    pub p90_ms: u64,
+    pub p99_ms: u64,
+    pub max_ms: u64,
+    pub mean_ms: u64,
+    pub buckets: Vec<Bucket<'a>>,
+}
+
+/// How many servers took a time in this range.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Bucket<'a> {
+    pub label: &'a str,
+    pub servers: usize,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WallTime<'a> {
+    pub id: &'a str,
+    pub wall_ms: u64,
+}
+
+/// One results file's run: how long it took and how much ran at once.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileSpan<'a> {
+    pub file: &'a str,
+    pub lines: usize,
+    pub unreadable_lines: usize,
+    /// First start to last finish.
+    pub span_ms: Option<u64>,
+    /// Sum of the servers' wall times.
+    pub busy_ms: u64,
+    /// busy / span: how many servers ran at once on average.
+    pub concurrency: Option<f64>,
+}
+
+/// One server of the sweep.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerRow<'a> {
+    pub id: &'a str,
+    pub status: &'a str,
+    pub primary_issue_code: Option<&'a str>,
+    pub issue_class: Option<&'a str>,
+    pub errors: u64,
+    pub warnings: u64,
+    pub wall_ms: Option<u64>,
+    pub started_at: Option<&'a str>,
+    /// Why it was not started or could not be checked.
+    pub reason: Option<&'a str>,
+    pub server_name: Option<&'a str>,
+    pub command: Option<&'a str>,
+    pub issues: Vec<IssueRow<'a>>,
+    /// The results file and line holding this server's full guard result.
+    pub file: &'a str,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct IssueRow<'a> {
+    pub code: &'a str,
+    pub severity: &'a str,
+    pub class: &'a str,
+    pub message: &'a str,
+}
+
+pub fn report(summary: &Summary) -> SweepReport<'_> {
+    let t = &summary.timing;
+    SweepReport {
+        schema_version: SchemaVersion,
+        kind: Kind::SweepReport,
+        totals: Totals {
+            servers: summary.servers.len(),
+            statuses: summary
+                .statuses
+                .iter()
+                .map(|(s, n)| (s.clone(), *n))
+                .collect(),
+            duplicates_replaced: summary.duplicates,
         },
-        "topIssueCodes": summary.top_codes.iter().map(|(c, n)| json!({"code": c, "servers": n})).collect::<Vec<_>>(),
-        "issueClasses": summary.classes,
-        "timing": summary.timing,
-        "slowest": summary.slowest.iter().map(|(id, ms)| json!({"id": id, "wallMs": ms})).collect::<Vec<_>>(),
-        "files": summary.files,
-        "servers": summary.servers,
-    })
+        top_issue_codes: summary
+            .top_codes
+            .iter()
+            .map(|(code, servers)| CodeCount {
+                code,
+                servers: *servers,
+            })
+            .collect(),
+        issue_classes: summary
+            .classes
+            .iter()
+            .map(|c| ClassTable {
+                class: &c.class,
+                servers: c.servers,
+                codes: c
+                    .codes
+                    .iter()
+                    .map(|r| CodeRow {
+                        code: &r.code,
+                        title: &r.title,
+                        severity: &r.severity,
+                        servers: r.servers,
+                        examples: &r.examples,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        timing: Timing {
+            count: t.count,
+            total_ms: t.total_ms,
+            min_ms: t.min_ms,
+            median_ms: t.median_ms,
+            p90_ms: t.p90_ms,
+            p99_ms: t.p99_ms,
+            max_ms: t.max_ms,
+            mean_ms: t.mean_ms,
+            buckets: t
+                .buckets
+                .iter()
+                .map(|b| Bucket {
+                    label: b.label,
+                    servers: b.servers,
+                })
+                .collect(),
+        },
+        slowest: summary
+            .slowest
+            .iter()
+            .map(|(id, ms)| WallTime { id, wall_ms: *ms })
+            .collect(),
+        files: summary
+            .files
+            .iter()
+            .map(|f| FileSpan {
+                file: &f.file,
+                lines: f.lines,
+                unreadable_lines: f.unreadable_lines,
+                span_ms: f.span_ms,
+                busy_ms: f.busy_ms,
+                concurrency: f.concurrency,
+            })
+            .collect(),
+        servers: summary.servers.iter().map(server_row).collect(),
+    }
+}
+
+fn server_row(s: &crate::sweep::summary::ServerRow) -> ServerRow<'_> {
+    ServerRow {
+        id: &s.id,
+        status: &s.status,
+        primary_issue_code: s.primary_issue_code.as_deref(),
+        issue_class: s.issue_class.as_deref(),
+        errors: s.errors,
+        warnings: s.warnings,
+        wall_ms: s.wall_ms,
+        started_at: s.started_at.as_deref(),
+        reason: s.reason.as_deref(),
+        server_name: s.server_name.as_deref(),
+        command: s.command.as_deref(),
+        issues: s
+            .issues
+            .iter()
+            .map(|i| IssueRow {
+                code: &i.code,
+                severity: &i.severity,
+                class: &i.class,
+                message: &i.message,
+            })
+            .collect(),
+        file: &s.file,
+        line: s.line,
+    }
+}
+
+pub fn render(summary: &Summary) -> Value {
+    serde_json::to_value(report(summary)).unwrap_or(Value::Null)
 }

@@ -4,46 +4,129 @@
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, IssueClass, Severity};
 use crate::guard::{GuardRun, SessionResult};
-use crate::session::advertises;
-use crate::session::transcript::{ListKind, Outcome, Purpose, Transcript};
+use crate::report::named::NamedMap;
+use crate::session::transcript::ListKind;
 use crate::verdict::Status;
-use serde_json::{json, Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 use std::collections::BTreeSet;
 
+mod capabilities;
 mod fingerprint;
+mod issues;
 mod process;
 mod runs;
-pub use fingerprint::fingerprint;
-pub use process::{config, operations, process, static_findings, static_scan};
-pub use runs::{adversarial, drift, tool_schema};
+pub use capabilities::{
+    capabilities_check, capability_checks, declared_capabilities, CapabilitiesCheck,
+    CapabilityChecks,
+};
+pub use fingerprint::{fingerprint, Fingerprint, RunTimings};
+pub use issues::{guard_issue, issue_classes, GuardIssue, IssueClasses};
+pub use process::{
+    config, operations, process, static_findings, static_scan, Config, Operation, Process,
+    StaticFinding, StaticScan,
+};
+pub use runs::{adversarial, drift, tool_schema, Adversarial, Drift, ToolSchema};
+
+/// The status of a check: `pass`, `fail`, `warning` or `skipped` (nothing to check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckStatus {
+    Pass,
+    Fail,
+    Warning,
+    Skipped,
+}
+
+/// One check: its status and the codes of the findings that decided it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    pub status: CheckStatus,
+    pub issue_codes: Vec<&'static str>,
+}
+
+/// The contract's class of a finding; empty when there is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ContractClass {
+    #[serde(rename = "")]
+    None,
+    InstallRuntime,
+    StdioTransport,
+    McpProtocol,
+    Security,
+    Environment,
+}
+
+/// The contract's display guidance for a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+pub enum Display {
+    #[serde(rename = "verified")]
+    Verified,
+    #[serde(rename = "verified with warnings")]
+    VerifiedWithWarnings,
+    #[serde(rename = "runtime or install issue; inspect before presenting as protocol failure")]
+    InspectRuntime,
+    #[serde(rename = "stdio transport or MCP protocol failure")]
+    TransportOrProtocolFailure,
+}
+
+/// A JSON-RPC error the server answered with (its message masked and bounded).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+}
+
+impl RpcError {
+    pub fn masked(e: &crate::protocol::jsonrpc::ErrorObject) -> Self {
+        RpcError {
+            code: e.code,
+            message: excerpt(&crate::secrets::redact(&e.message), 200),
+        }
+    }
+}
 
 /// The contract knows three issue classes; a static-source finding is a stdio-transport
 /// fault there ("source scan found risky stdout writes"). mcpcheck's `security` stays.
-pub fn contract_class(f: &Finding) -> &'static str {
+pub fn contract_class(f: &Finding) -> IssueClass {
     match f.class() {
-        IssueClass::StaticSource => IssueClass::StdioTransport.as_str(),
-        other => other.as_str(),
+        IssueClass::StaticSource => IssueClass::StdioTransport,
+        other => other,
+    }
+}
+
+/// The same, as the summary names it (empty when nothing was found).
+pub fn summary_class(f: Option<&Finding>) -> ContractClass {
+    match f.map(contract_class) {
+        None => ContractClass::None,
+        Some(IssueClass::InstallRuntime) => ContractClass::InstallRuntime,
+        Some(IssueClass::StdioTransport | IssueClass::StaticSource) => {
+            ContractClass::StdioTransport
+        }
+        Some(IssueClass::McpProtocol) => ContractClass::McpProtocol,
+        Some(IssueClass::Security) => ContractClass::Security,
+        Some(IssueClass::Environment) => ContractClass::Environment,
     }
 }
 
 /// The contract's display guidance for a verdict.
-pub fn display(status: Status) -> &'static str {
+pub fn display(status: Status) -> Display {
     match status {
-        Status::Pass => "verified",
-        Status::Warning => "verified with warnings",
-        Status::NeedsInspection => {
-            "runtime or install issue; inspect before presenting as protocol failure"
-        }
-        Status::Fail => "stdio transport or MCP protocol failure",
+        Status::Pass => Display::Verified,
+        Status::Warning => Display::VerifiedWithWarnings,
+        Status::NeedsInspection => Display::InspectRuntime,
+        Status::Fail => Display::TransportOrProtocolFailure,
     }
 }
 
 /// `pass`, `fail` or `warning` from the worst finding; notes do not change a status.
-pub(super) fn status_of<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> &'static str {
+pub(super) fn status_of<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> CheckStatus {
     match findings.into_iter().map(|f| f.severity).max() {
-        Some(Severity::Error) => "fail",
-        Some(Severity::Warning) => "warning",
-        _ => "pass",
+        Some(Severity::Error) => CheckStatus::Fail,
+        Some(Severity::Warning) => CheckStatus::Warning,
+        _ => CheckStatus::Pass,
     }
 }
 
@@ -52,13 +135,75 @@ pub(super) fn codes_of<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> V
     set.into_iter().collect()
 }
 
-fn entry(findings: &[&Finding], skipped: bool) -> Value {
+fn entry(findings: &[&Finding], skipped: bool) -> Check {
     let status = if skipped && findings.is_empty() {
-        "skipped"
+        CheckStatus::Skipped
     } else {
         status_of(findings.iter().copied())
     };
-    json!({"status": status, "issueCodes": codes_of(findings.iter().copied())})
+    Check {
+        status,
+        issue_codes: codes_of(findings.iter().copied()),
+    }
+}
+
+/// The contract's `checks`, then mcpcheck's own checks by name.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Checks {
+    pub initialize: Check,
+    pub stdout: Check,
+    pub json_rpc: Check,
+    pub operation: Check,
+    pub capabilities: CapabilitiesCheck,
+    pub tool_schema: Check,
+    pub adversarial: Check,
+    pub process: Check,
+    pub python_buffering: Check,
+    pub static_scan: Check,
+    pub repeat: RepeatCheck,
+    /// mcpcheck's own checks, by name (where a name is not the contract's).
+    #[serde(flatten)]
+    pub own: NamedMap<Check>,
+}
+
+/// The contract's names of checks: mcpcheck's own checks of the same name are left out.
+const CONTRACT_CHECKS: [&str; 11] = [
+    "initialize",
+    "stdout",
+    "jsonRpc",
+    "operation",
+    "capabilities",
+    "toolSchema",
+    "adversarial",
+    "process",
+    "pythonBuffering",
+    "staticScan",
+    "repeat",
+];
+
+/// mcpcheck's own checks, by name; the contract's names take precedence where they meet.
+fn own_checks(session: &SessionResult) -> NamedMap<Check> {
+    let mut out = NamedMap::default();
+    for check in &session.checks {
+        if CONTRACT_CHECKS.contains(&check.name) || out.contains(check.name) {
+            continue;
+        }
+        let status = match check.findings.iter().map(|f| f.severity).max() {
+            None => CheckStatus::Pass,
+            Some(Severity::Error) => CheckStatus::Fail,
+            Some(_) => CheckStatus::Warning,
+        };
+        let mut codes: Vec<&'static str> = check.findings.iter().map(|f| f.code.as_str()).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        let check_entry = Check {
+            status,
+            issue_codes: codes,
+        };
+        out.push(check.name, check_entry);
+    }
+    out
 }
 
 /// The codes one of mcpcheck's checks may emit.
@@ -72,8 +217,8 @@ pub(super) fn check_codes(session: &SessionResult, name: &str) -> Vec<Code> {
 }
 
 /// The contract's `checks`: `initialize, stdout, jsonRpc, operation, capabilities,
-/// toolSchema, adversarial, process, pythonBuffering, staticScan, repeat`.
-pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> Map<String, Value> {
+/// toolSchema, adversarial, process, pythonBuffering, staticScan, repeat`, then mcpcheck's.
+pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> Checks {
     let t = &session.transcript;
     let member = |codes: &[Code], f: &&Finding| codes.contains(&f.code);
     let pick = |keep: &dyn Fn(&&Finding) -> bool| -> Vec<&Finding> {
@@ -111,154 +256,39 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
     let python = pick(&|f| f.code == Code::PythonBufferedStdio);
     let static_scan = pick(&|f| member(&check_codes(session, "static"), f));
     let settings = &run.settings;
-    let mut out = Map::new();
-    out.insert("initialize".into(), entry(&initialize, false));
-    out.insert("stdout".into(), entry(&stdout, false));
-    out.insert("jsonRpc".into(), entry(&json_rpc, false));
-    out.insert(
-        "operation".into(),
-        entry(&operation, settings.plan.requests.is_empty()),
-    );
-    out.insert(
-        "capabilities".into(),
-        capabilities_check(run, session, findings),
-    );
-    out.insert(
-        "toolSchema".into(),
-        entry(&tool_schema, t.list(ListKind::Tools).is_none()),
-    );
-    out.insert(
-        "adversarial".into(),
-        entry(&adversarial, !adversarial_enabled(run)),
-    );
-    out.insert("process".into(), entry(&process, false));
-    out.insert("pythonBuffering".into(), entry(&python, false));
-    out.insert(
-        "staticScan".into(),
-        entry(&static_scan, settings.scan.is_empty()),
-    );
-    out.insert("repeat".into(), repeat_check(run, findings));
-    out
+    Checks {
+        initialize: entry(&initialize, false),
+        stdout: entry(&stdout, false),
+        json_rpc: entry(&json_rpc, false),
+        operation: entry(&operation, settings.plan.requests.is_empty()),
+        capabilities: capabilities_check(run, session, findings),
+        tool_schema: entry(&tool_schema, t.list(ListKind::Tools).is_none()),
+        adversarial: entry(&adversarial, !adversarial_enabled(run)),
+        process: entry(&process, false),
+        python_buffering: entry(&python, false),
+        static_scan: entry(&static_scan, settings.scan.is_empty()),
+        repeat: repeat_check(run, findings),
+        own: own_checks(session),
+    }
 }
 
 pub(super) fn adversarial_enabled(run: &GuardRun) -> bool {
     !run.settings.probes.is_empty() || !run.settings.adversarial_tool_calls.is_empty()
 }
 
-/// Contract capabilities: `tools`, `resources`, `prompts`.
-const CAPABILITY_LISTS: [ListKind; 3] = [ListKind::Tools, ListKind::Resources, ListKind::Prompts];
-
-/// What the session learned of one capability's list: (responded, itemCount, error).
-fn list_answer(t: &Transcript, list: ListKind) -> (bool, Option<usize>, Value) {
-    if let Some(probe) = t.list(list) {
-        let first = probe.exchanges.first().map(|&i| &t.exchanges[i].outcome);
-        let error = match first {
-            Some(Outcome::Error(e)) => {
-                json!({"code": e.code, "message": excerpt(&crate::secrets::redact(&e.message), 200)})
-            }
-            _ => Value::Null,
-        };
-        let responded = matches!(first, Some(Outcome::Result(_) | Outcome::Error(_)));
-        let count = matches!(first, Some(Outcome::Result(_))).then_some(probe.items.len());
-        return (responded, count, error);
-    }
-    // An explicit request for the list counts as its probe.
-    let explicit = t
-        .exchanges
-        .iter()
-        .find(|e| e.purpose == Purpose::Explicit && e.method == list.method());
-    match explicit.map(|e| &e.outcome) {
-        Some(Outcome::Result(r)) => (
-            true,
-            r.get(list.items_key())
-                .and_then(Value::as_array)
-                .map(Vec::len),
-            Value::Null,
-        ),
-        Some(Outcome::Error(e)) => (
-            true,
-            None,
-            json!({"code": e.code, "message": excerpt(&crate::secrets::redact(&e.message), 200)}),
-        ),
-        _ => (false, None, Value::Null),
-    }
-}
-
-/// The capabilities the server declared (initialize, or server/discover).
-pub fn declared_capabilities(t: &Transcript) -> Value {
-    t.initialize_result()
-        .or_else(|| t.discover().and_then(|d| d.outcome_result()))
-        .and_then(|r| r.get("capabilities"))
-        .cloned()
-        .unwrap_or(Value::Null)
-}
-
-fn capabilities_check(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> Value {
-    let t = &session.transcript;
-    let capabilities = declared_capabilities(t);
-    let own = check_codes(session, "capabilities");
-    let mut out = Map::new();
-    let mut statuses = Vec::new();
-    for list in CAPABILITY_LISTS {
-        let advertised = advertises(&capabilities, list.capability());
-        let (responded, count, _) = list_answer(t, list);
-        let found: Vec<&Finding> = findings
-            .iter()
-            .filter(|f| own.contains(&f.code))
-            .filter(|f| f.location.request.as_deref() == Some(list.method()))
-            .collect();
-        let probed = run.plan.probe_lists && t.list(list).is_some();
-        let status = if !found.is_empty() {
-            status_of(found.iter().copied())
-        } else if advertised && probed {
-            "pass"
-        } else {
-            "skipped"
-        };
-        statuses.push(status);
-        out.insert(
-            list.capability().into(),
-            json!({
-                "status": status,
-                "issueCodes": codes_of(found.iter().copied()),
-                "advertised": advertised,
-                "method": list.method(),
-                "responded": responded,
-                "itemCount": count,
-            }),
-        );
-    }
-    let all: Vec<&Finding> = findings.iter().filter(|f| own.contains(&f.code)).collect();
-    let status = if !all.is_empty() {
-        status_of(all.iter().copied())
-    } else if statuses.contains(&"pass") {
-        "pass"
-    } else {
-        "skipped"
-    };
-    out.insert("status".into(), json!(status));
-    out.insert("issueCodes".into(), json!(codes_of(all.iter().copied())));
-    Value::Object(out)
-}
-
-/// The contract's top-level `capabilityChecks`, one entry per capability.
-pub fn capability_checks(t: &Transcript) -> Value {
-    let capabilities = declared_capabilities(t);
-    let mut out = Map::new();
-    for list in CAPABILITY_LISTS {
-        let (responded, count, error) = list_answer(t, list);
-        out.insert(
-            list.capability().into(),
-            json!({
-                "advertised": advertises(&capabilities, list.capability()),
-                "method": list.method(),
-                "responded": responded,
-                "itemCount": count,
-                "error": error,
-            }),
-        );
-    }
-    Value::Object(out)
+/// The contract's `repeat` check: with `--repeat`, how many runs passed and which failed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RepeatCheck {
+    pub status: CheckStatus,
+    pub issue_codes: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed_runs: Option<usize>,
+    /// The 1-based index of every run with an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_runs: Option<Vec<usize>>,
 }
 
 /// 1-based index of every run with an error.
@@ -271,66 +301,22 @@ fn failed_runs(run: &GuardRun) -> Vec<usize> {
         .collect()
 }
 
-fn repeat_check(run: &GuardRun, findings: &[Finding]) -> Value {
+fn repeat_check(run: &GuardRun, findings: &[Finding]) -> RepeatCheck {
     if run.runs.len() < 2 {
-        return json!({"status": "skipped", "issueCodes": []});
+        return RepeatCheck {
+            status: CheckStatus::Skipped,
+            issue_codes: Vec::new(),
+            runs: None,
+            passed_runs: None,
+            failed_runs: None,
+        };
     }
     let failed = failed_runs(run);
-    json!({
-        "status": status_of(findings),
-        "issueCodes": codes_of(findings),
-        "runs": run.runs.len(),
-        "passedRuns": run.runs.len() - failed.len(),
-        "failedRuns": failed,
-    })
-}
-
-/// The contract's `issueClasses`: status and codes per class, beside mcpcheck's counts.
-pub fn issue_classes(findings: &[Finding]) -> Value {
-    let mut out = Map::new();
-    for class in IssueClass::ALL {
-        let name = class.as_str();
-        let of_class: Vec<&Finding> = findings
-            .iter()
-            .filter(|f| match class {
-                IssueClass::StaticSource | IssueClass::Security => f.class() == class,
-                _ => contract_class(f) == name,
-            })
-            .collect();
-        let count = |s: Severity| of_class.iter().filter(|f| f.severity == s).count();
-        out.insert(
-            name.to_string(),
-            json!({
-                "status": status_of(of_class.iter().copied()),
-                "issueCodes": codes_of(of_class.iter().copied()),
-                "errors": count(Severity::Error),
-                "warnings": count(Severity::Warning),
-            }),
-        );
-    }
-    Value::Object(out)
-}
-
-/// The contract's fields of one issue: the contract class (mcpcheck's own kept when it
-/// differs), the spawn error code, and in repeat mode the first run that saw it.
-pub fn annotate_issue(issue: &mut Value, f: &Finding, run: Option<&GuardRun>, t: &Transcript) {
-    let class = contract_class(f);
-    if class != f.class().as_str() {
-        issue["mcpcheckClass"] = json!(f.class().as_str());
-        issue["class"] = json!(class);
-    }
-    if f.code == Code::SpawnFailed {
-        let code = t.process.spawn_error.as_ref().map(|e| e.code.clone());
-        issue["spawnErrorCode"] = json!(code.unwrap_or_default());
-    }
-    if let Some(run) = run {
-        let index = run.runs.iter().position(|s| {
-            s.findings.iter().any(|o| {
-                o.code == f.code && o.detail_code == f.detail_code && o.location == f.location
-            })
-        });
-        if let Some(i) = index {
-            issue["run"] = json!(i + 1);
-        }
+    RepeatCheck {
+        status: status_of(findings),
+        issue_codes: codes_of(findings),
+        runs: Some(run.runs.len()),
+        passed_runs: Some(run.runs.len() - failed.len()),
+        failed_runs: Some(failed),
     }
 }

@@ -1,0 +1,183 @@
+//! mcpcheck's published JSON Schemas (schemas/reports/), generated from the report types
+//! that serialise the JSON, so a field cannot be in one and not the other.
+//! `tests/report_schemas.rs` checks the committed files equal these
+//! (`MCPCHECK_UPDATE_SCHEMAS=1` rewrites them).
+
+use crate::report::guard::json::GuardReport;
+use crate::report::proxy::ProxyReport;
+use crate::report::scan::json::ScanJson;
+use crate::report::source::json::SourceReport;
+use crate::report::surface::SurfaceReport;
+use crate::report::sweep::json::SweepReport;
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde_json::{json, Map, Value};
+
+/// Where the schemas say they live (`$id` = this + the file name).
+const BASE: &str = "https://github.com/mcpcheck/mcpcheck/schemas/reports/";
+
+/// The schema of what `T` serialises, as a root schema named `file`.
+fn root<T: JsonSchema>(file: &str) -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut generated = schema.to_value();
+    tidy(&mut generated);
+    let Value::Object(mut generated) = generated else {
+        return Value::Null;
+    };
+    // What a reader looks for first: the dialect, the id, the title and the description.
+    let mut out = Map::new();
+    for key in ["$schema", "$id", "title", "description"] {
+        let value = match key {
+            "$id" => Some(json!(format!("{BASE}{file}"))),
+            _ => generated.shift_remove(key),
+        };
+        if let Some(v) = value {
+            out.insert(key.into(), v);
+        }
+    }
+    out.extend(generated);
+    Value::Object(out)
+}
+
+/// Doc comments become one-line descriptions, and a field that is left out rather than
+/// written as null (`skip_serializing_if`) is not nullable in the schema either, unless it
+/// says it may be both (`#[schemars(extend("x-absent-or-null" = true))]`).
+fn tidy(schema: &mut Value) {
+    match schema {
+        Value::Object(o) => {
+            if let Some(Value::String(d)) = o.get_mut("description") {
+                *d = d.replace('\n', " ");
+            }
+            let required: Vec<String> = o
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|s| s.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(Value::Object(props)) = o.get_mut("properties") {
+                for (name, prop) in props.iter_mut() {
+                    if !required.contains(name) {
+                        not_null(prop);
+                    }
+                }
+            }
+            o.values_mut().for_each(tidy);
+        }
+        Value::Array(a) => a.iter_mut().for_each(tidy),
+        _ => {}
+    }
+}
+
+/// The mark of a field that may be left out and, when written, may be null.
+const ABSENT_OR_NULL: &str = "x-absent-or-null";
+
+/// Drops the `null` alternative of an optional property's schema.
+fn not_null(prop: &mut Value) {
+    let Some(o) = prop.as_object_mut() else {
+        return;
+    };
+    if o.shift_remove(ABSENT_OR_NULL).is_some() {
+        return;
+    }
+    if let Some(Value::Array(types)) = o.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        let kept = match kept.as_slice() {
+            [one] => one.clone(),
+            _ => Value::Array(kept),
+        };
+        o.insert("type".into(), kept);
+    }
+    if let Some(Value::Array(any)) = o.get("anyOf") {
+        let kept: Vec<&Value> = any
+            .iter()
+            .filter(|s| s.get("type") != Some(&json!("null")))
+            .collect();
+        if let [one] = kept.as_slice() {
+            let one = (*one).clone();
+            o.shift_remove("anyOf");
+            if let Value::Object(inner) = one {
+                for (k, v) in inner.into_iter().rev() {
+                    o.shift_insert(0, k, v);
+                }
+            }
+        }
+    }
+}
+
+pub const GUARD_REPORT: &str = "guard-report.v1.schema.json";
+pub const SWEEP_RESULT_LINE: &str = "sweep-result-line.schema.json";
+pub const SOURCE_REPORT: &str = "source-report.schema.json";
+pub const SURFACE_REPORT: &str = "surface-report.schema.json";
+pub const SWEEP_REPORT: &str = "sweep-report.schema.json";
+pub const PROXY_REPORT: &str = "proxy-report.schema.json";
+pub const SCAN_REPORT: &str = "scan-report.schema.json";
+
+pub fn guard_report() -> Value {
+    root::<GuardReport>(GUARD_REPORT)
+}
+
+/// One line of `sweep --out`: the sweep's fields, and when the guard ran the guard
+/// report's (the guard's schema travels inside it, so the line's schema stands alone).
+pub fn sweep_result_line() -> Value {
+    // The sweep engine writes these fields beside the guard report (src/sweep/run.rs).
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": format!("{BASE}{SWEEP_RESULT_LINE}"),
+        "title": "one line of mcpcheck sweep --out results.jsonl",
+        "description": "A sweep entry: its id and status; when the guard ran, the guard report v1 fields too (see guard-report.v1.schema.json).",
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "status": {"type": "string"},
+            "startedAt": {"type": "string"},
+            "wallMs": {"type": "integer", "minimum": 0},
+            "reason": {"type": "string"},
+            "install": {
+                "description": "A registry entry whose package the sweep installed before starting it (npm for npx, uv for uvx): the installer's command, ok, timedOut, exitCode, durationMs, cached (installed earlier in the same sweep), program (the executable started) and, when it failed, outputTail. A failed install makes the line's status `install-failed`, with `summary` and `issues` (an install-* code). Added in v1 without breaking it.",
+                "type": "object"
+            },
+            "runtimeNote": {
+                "description": "A registry entry whose runtimeHint names a language (`python`, `node`): which launcher ran it and why. Added in v1 without breaking it.",
+                "type": "string"
+            },
+            "reproduce": {
+                "description": "A started entry: the POSIX shell command that reruns this one server alone (`mcpcheck guard` with the sweep's and the entry's settings). Every secret appears as `${NAME}`: export the named values, then run it. Added in v1 without breaking it.",
+                "type": "string"
+            },
+            "remoteType": {
+                "description": "A remote entry only: the server.json `remotes[].type` it was guarded as (`streamable-http` for a manifest's remote entry, which names none). The guard's `transport` says what the session spoke (`http`, or `sse` after the fallback). Added in v1 without breaking it.",
+                "enum": ["streamable-http", "sse"]
+            }
+        },
+        "required": ["id", "status"],
+        "if": {"required": ["schemaVersion"]},
+        "then": {"$ref": GUARD_REPORT},
+        "$defs": {"guardReport": guard_report()}
+    })
+}
+
+/// Every schema generated from types: (file name under schemas/reports/, schema).
+pub fn generated() -> Vec<(&'static str, Value)> {
+    vec![
+        (GUARD_REPORT, guard_report()),
+        (SWEEP_RESULT_LINE, sweep_result_line()),
+        (SOURCE_REPORT, root::<SourceReport>(SOURCE_REPORT)),
+        (SURFACE_REPORT, root::<SurfaceReport>(SURFACE_REPORT)),
+        (SWEEP_REPORT, root::<SweepReport>(SWEEP_REPORT)),
+        (PROXY_REPORT, root::<ProxyReport>(PROXY_REPORT)),
+        (SCAN_REPORT, root::<ScanJson>(SCAN_REPORT)),
+    ]
+}
+
+/// A schema as the committed file holds it: two-space JSON and a final newline.
+pub fn file_text(schema: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
