@@ -264,6 +264,79 @@ fn a_python_hint_runs_with_uvx_and_a_flag_without_a_value_is_passed() {
 }
 
 #[test]
+fn a_python_hint_without_uvx_or_pipx_installs_with_pip_into_a_venv() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Only python3 (the suite's, which has venv and pip) and the system's directories.
+    let bin = dir.path().join("python-only");
+    std::fs::create_dir_all(&bin).expect("dir");
+    let python = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3");
+    let python = String::from_utf8_lossy(&python.stdout).trim().to_string();
+    std::os::unix::fs::symlink(&python, bin.join("python3")).expect("symlink");
+    let mut package = pypi("mcp-server-time", "2026.10.19");
+    package["runtimeHint"] = json!("python");
+    let manifest = write_manifest(
+        dir.path(),
+        &[
+            server("time", package.clone()),
+            server("time-missing", {
+                let mut p = package;
+                p["version"] = json!("99.0");
+                p
+            }),
+        ],
+    );
+    let out = dir.path().join("r.jsonl");
+    let run = support::mcpcheck()
+        .arg("sweep")
+        .arg(&manifest)
+        .arg("--out")
+        .arg(&out)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("sweep");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines = lines(&out);
+    let l = line(&lines, "time@1");
+    assert_eq!(l["status"], "pass", "{l}");
+    assert!(
+        l["runtimeNote"]
+            .as_str()
+            .is_some_and(|n| n.contains("python3 -m venv and pip")),
+        "{l}"
+    );
+    assert!(
+        l["install"]["program"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("/venv/bin/mcp-server-time")),
+        "{l}"
+    );
+    assert_eq!(
+        l["reproduce"],
+        "mcpcheck guard -- uvx 'mcp-server-time==2026.10.19'"
+    );
+    let missing = line(&lines, "time-missing@1");
+    assert_eq!(
+        support::issue_pairs(missing),
+        support::pairs(&[("install-package-missing", "error")])
+    );
+    assert!(
+        missing["issues"][0]["evidence"]
+            .as_str()
+            .is_some_and(|e| e.contains("Could not find a version that satisfies")),
+        "{missing}"
+    );
+}
+
+#[test]
 fn an_install_stopped_half_way_leaves_nothing_that_breaks_the_next_entry() {
     let dir = tempfile::tempdir().expect("tempdir");
     // A cold npm cache of the test's own: the first install has to download everything.

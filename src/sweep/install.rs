@@ -27,6 +27,8 @@ pub enum Package {
     Npm { identifier: String, version: String },
     /// `uvx identifier==version`.
     Pypi { identifier: String, version: String },
+    /// The same package where neither uvx nor pipx is at hand: `python3 -m venv`, then pip.
+    PypiPip { identifier: String, version: String },
 }
 
 impl Package {
@@ -39,8 +41,14 @@ impl Package {
             Self::Pypi {
                 identifier,
                 version,
+            }
+            | Self::PypiPip {
+                identifier,
+                version,
             } if !version.is_empty() => format!("{identifier}=={version}"),
-            Self::Npm { identifier, .. } | Self::Pypi { identifier, .. } => identifier.clone(),
+            Self::Npm { identifier, .. }
+            | Self::Pypi { identifier, .. }
+            | Self::PypiPip { identifier, .. } => identifier.clone(),
         }
     }
 
@@ -50,6 +58,7 @@ impl Package {
         let (kind, spec) = match self {
             Self::Npm { .. } => ("npm", self.spec()),
             Self::Pypi { .. } => ("pypi", self.spec()),
+            Self::PypiPip { .. } => ("pypi-pip", self.spec()),
         };
         let readable: String = spec
             .chars()
@@ -182,6 +191,23 @@ fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
         ]
         .map(String::from)
         .to_vec()],
+        Package::PypiPip { .. } => {
+            let venv = format!("{dir}/venv");
+            vec![
+                ["python3", "-m", "venv", &venv].map(String::from).to_vec(),
+                [
+                    &format!("{venv}/bin/python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    &package.spec(),
+                ]
+                .map(String::from)
+                .to_vec(),
+            ]
+        }
         Package::Pypi { .. } => {
             let venv = format!("{dir}/venv");
             vec![
@@ -208,7 +234,9 @@ fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
 fn resolve(package: &Package, dir: &Path, facts: Value) -> Installed {
     let found = match package {
         Package::Npm { identifier, .. } => npm_bin(dir, identifier),
-        Package::Pypi { identifier, .. } => pypi_script(dir, identifier),
+        Package::Pypi { identifier, .. } | Package::PypiPip { identifier, .. } => {
+            pypi_script(dir, identifier)
+        }
     };
     match found {
         Ok(program) => Installed::Ready { program, facts },
@@ -337,6 +365,18 @@ fn classify(
                 &["Unsupported engine", "EBADENGINE"],
                 Code::InstallRuntimeTooOld,
                 "engine",
+            ),
+        ],
+        Package::PypiPip { .. } => &[
+            (
+                &["Could not find a version that satisfies"],
+                Code::InstallPackageMissing,
+                "version",
+            ),
+            (
+                &["requires a different Python"],
+                Code::InstallRuntimeTooOld,
+                "python",
             ),
         ],
         Package::Pypi { .. } => &[

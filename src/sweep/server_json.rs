@@ -100,20 +100,26 @@ fn launchable(package: &Value) -> Result<(&'static str, &'static str, Option<Str
         .iter()
         .find(|(r, l, _)| r == registry && hint == Some(*l))
     {
-        let found = launchers
-            .iter()
-            .find(|l| crate::process::find_program(l, None).is_some())
-            .ok_or_else(|| {
-                format!(
-                    "runtimeHint {language:?}: none of {} is on PATH; install one (uv: `pip install uv`)",
-                    launchers.join(", ")
-                )
-            })?;
-        let note = format!(
-            "runtimeHint {language:?} run with {found}, the first of {} on PATH",
+        let on_path = |p: &str| crate::process::find_program(p, None).is_some();
+        if let Some(found) = launchers.iter().find(|l| on_path(l)) {
+            let note = format!(
+                "runtimeHint {language:?} run with {found}, the first of {} on PATH",
+                launchers.join(", ")
+            );
+            return Ok((registry, found, Some(note)));
+        }
+        // Python without a launcher: a virtual environment of its own, as `python -m` needs.
+        if *language == "python" && on_path("python3") {
+            let note = format!(
+                "runtimeHint \"python\" run from a virtual environment made with python3 -m venv and pip (none of {} on PATH)",
+                launchers.join(", ")
+            );
+            return Ok((registry, "python", Some(note)));
+        }
+        return Err(format!(
+            "runtimeHint {language:?}: none of {} is on PATH; install one (uv: `pip install uv`)",
             launchers.join(", ")
-        );
-        return Ok((registry, found, Some(note)));
+        ));
     }
     let runtime = match hint {
         None => runtimes[0],
@@ -150,7 +156,9 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
         return needs_configuration(missing);
     }
     let text = |t: &str| Shown::text(t);
-    let mut command = vec![text(runtime)];
+    // Installed with pip when no launcher is at hand, but shown (and replayed) as a client
+    // with uv would run it.
+    let mut command = vec![text(if runtime == "python" { "uvx" } else { runtime })];
     // The runtimes whose package a sweep installs first (npx and uvx with no options of
     // their own): the server then starts from the install, with the package's arguments.
     let only_yes = runtime_args
@@ -162,6 +170,10 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
             version: version.to_string(),
         }),
         ("pypi", "uvx") if runtime_args.is_empty() => Some(Package::Pypi {
+            identifier: identifier.to_string(),
+            version: version.to_string(),
+        }),
+        ("pypi", "python") if runtime_args.is_empty() => Some(Package::PypiPip {
             identifier: identifier.to_string(),
             version: version.to_string(),
         }),
