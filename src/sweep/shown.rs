@@ -376,6 +376,17 @@ mod tests {
     }
 
     #[test]
+    fn a_variables_url_password_is_a_secret_under_its_name() {
+        let mut value = Shown::text("postgres://app:pg-Secr3t@db:5432/x");
+        mark_value_credentials(&mut value, "DATABASE_URL");
+        assert_eq!(
+            value.display(),
+            "postgres://app:${DATABASE_URL_PASSWORD}@db:5432/x"
+        );
+        assert_eq!(value.value(), "postgres://app:pg-Secr3t@db:5432/x");
+    }
+
+    #[test]
     fn one_name_per_value_and_one_value_per_name() {
         let mut values = [
             Shown::secret("KEY", "first-value"),
