@@ -77,6 +77,26 @@ fn sweep_command(dir: &Path, manifest: &Path, out: &Path, npm_cache: &Path) -> C
     cmd
 }
 
+/// `mcpcheck sweep` with exactly this PATH (no uv, no npm cache of the test's), which must
+/// finish with exit code 0.
+fn sweep_with_path(dir: &Path, manifest: &Path, out: &Path, path: &str) {
+    let run = support::mcpcheck()
+        .arg("sweep")
+        .arg(manifest)
+        .arg("--out")
+        .arg(out)
+        .env("PATH", path)
+        .env("TMPDIR", dir)
+        .output()
+        .expect("sweep");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 fn line<'a>(lines: &'a [Value], id: &str) -> &'a Value {
     lines
         .iter()
@@ -201,21 +221,7 @@ fn an_install_past_its_deadline_and_a_missing_installer_have_their_codes() {
         &[server("no-uv", pypi("mcp-server-time", "2026.10.19"))],
     );
     let out = dir.path().join("no-uv.jsonl");
-    let run = support::mcpcheck()
-        .arg("sweep")
-        .arg(&manifest)
-        .arg("--out")
-        .arg(&out)
-        .env("PATH", "/usr/bin:/bin")
-        .env("TMPDIR", dir.path())
-        .output()
-        .expect("sweep");
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    sweep_with_path(dir.path(), &manifest, &out, "/usr/bin:/bin");
     let no_uv = lines(&out);
     let l = line(&no_uv, "no-uv@1");
     assert_eq!(
@@ -289,20 +295,11 @@ fn a_python_hint_without_uvx_or_pipx_installs_with_pip_into_a_venv() {
         ],
     );
     let out = dir.path().join("r.jsonl");
-    let run = support::mcpcheck()
-        .arg("sweep")
-        .arg(&manifest)
-        .arg("--out")
-        .arg(&out)
-        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-        .env("TMPDIR", dir.path())
-        .output()
-        .expect("sweep");
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    sweep_with_path(
+        dir.path(),
+        &manifest,
+        &out,
+        &format!("{}:/usr/bin:/bin", bin.display()),
     );
     let lines = lines(&out);
     let l = line(&lines, "time@1");
