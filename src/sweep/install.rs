@@ -454,7 +454,7 @@ fn message(code: Code, package: &Package, timeout: Duration) -> String {
 fn failed(code: Code, detail: &'static str, evidence: &str, facts: Value) -> Installed {
     let finding = Finding::new(code, code.meta().title)
         .detail(detail)
-        .evidence(&excerpt(evidence, 300));
+        .evidence(&crate::secrets::mask_tokens(&excerpt(evidence, 300)));
     Installed::Failed {
         facts,
         finding: Box::new(finding),
@@ -518,6 +518,20 @@ mod tests {
         assert_eq!(
             line,
             "npm error Error: EACCES: permission denied, mkdir '/x'"
+        );
+        // A credential in the installer's output never reaches the evidence.
+        let leaky = "npm error 404 Not Found - GET https://ci:npm_Zx8Qm2Lr5Tn7Vb3Kc9Wd1Hy4Jf6Gs0Pa2Xe7@registry.example/x - Not found";
+        let (_, _, line) = classify(&npm(), &failure(), leaky, t);
+        let Installed::Failed { finding, .. } =
+            failed(Code::InstallPackageMissing, "package", &line, json!({}))
+        else {
+            panic!("failed")
+        };
+        let shown = finding.evidence.unwrap_or_default();
+        assert!(!shown.contains("npm_Zx8Qm2"), "{shown}");
+        assert!(
+            shown.contains("https://ci:[REDACTED]@registry.example/x"),
+            "{shown}"
         );
         let timeout = json!({"ok": false, "timedOut": true});
         assert_eq!(classify(&npm(), &timeout, "", t).0, Code::InstallTimeout);

@@ -52,7 +52,8 @@ pub async fn run(
         .lock()
         .map(|t| String::from_utf8_lossy(&t.iter().copied().collect::<Vec<u8>>()).into_owned())
         .unwrap_or_default();
-    let tail_text = redact_values(&tail_text, secrets);
+    // The entry's values, and any credential by its shape (a registry URL with a token).
+    let tail_text = crate::secrets::mask_tokens(&redact_values(&tail_text, secrets));
     let ok = setup.succeeded();
     let exit = setup.exit;
     let mut facts = json!({
