@@ -322,9 +322,9 @@ catalog! {
     HttpResponseWrongId => "http-response-wrong-id", McpProtocol, Error,
         "A request's answer carried a response with another id",
         "The answer to a request's POST (a JSON body or the request's event stream) held a response whose id is not the request's: a client matches responses by id, drops this one and waits for its own forever. Answer each request on its own POST with its own id.";
-    HttpNotificationNotAccepted => "http-notification-not-accepted", McpProtocol, Warning,
+    HttpNotificationNotAccepted => "http-notification-not-accepted", McpProtocol, Error,
         "A client notification or response was not answered 202 with no body",
-        "When the client POSTs a notification or a response, the server must answer 202 Accepted with an empty body (or a 4xx with a JSON-RPC error). A 200, a body, or a 5xx makes clients treat the message as failed or read a body no one expects. Answer 202 and nothing else.";
+        "When the client POSTs a notification or a response, the server must answer 202 Accepted with an empty body (or a 4xx with a JSON-RPC error). A 200, a body, or a 5xx makes clients treat the message as failed or read a body no one expects. Answer 202 and nothing else. An error, as the transport's MUST (\"the server MUST return HTTP status code 202 Accepted with no body\") and as answering a notification is over stdio (notification-response).";
     HttpSessionId => "http-session-id", McpProtocol, Error,
         "The server mishandled its Mcp-Session-Id",
         "A server that gives an Mcp-Session-Id on initialize must keep it for the session, and answer a request without it with 400 Bad Request. The detail says what happened: rotated (a later answer carried another id) or missing-session-status-N (a request without the id got status N instead of 400 or an answer). Keep one id per session and check it on every request.";

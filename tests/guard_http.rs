@@ -221,11 +221,12 @@ fn a_stream_that_ends_without_the_response_is_reported() {
 }
 
 #[test]
-fn a_notification_answered_200_is_reported() {
+fn a_notification_answered_200_is_an_error() {
+    // The transport's MUST, and an error over stdio too (notification-response).
     let r = expect_http(
         "http_notification_200",
-        "warning",
-        &[("http-notification-not-accepted", "warning")],
+        "fail",
+        &[("http-notification-not-accepted", "error")],
     );
     assert_eq!(detail(&r, "http-notification-not-accepted"), "not-202");
 }
@@ -782,12 +783,13 @@ fn notifications_answered_with_a_body_over_http_fail_the_notification_probes() {
     let r = expect_http_with(
         "http_notification_200",
         &["--adversarial-probes", "notification,unknown-cancel"],
-        "warning",
+        "fail",
         &[
-            // Warnings, as http-notification-not-accepted judges the same answer.
+            // The transport's MUST is the error (listed first); the probes' own codes stay
+            // warnings.
+            ("http-notification-not-accepted", "error"),
             ("adversarial-notification-result", "warning"),
             ("adversarial-unknown-cancel-result", "warning"),
-            ("http-notification-not-accepted", "warning"),
         ],
     );
     for code in [
