@@ -65,7 +65,7 @@ fn every_subcommand_has_an_options_table_and_every_code_a_row() {
         guard.contains("| `--adversarial-probes all\\|none\\|LIST` | none |"),
         "{guard}"
     );
-    assert!(guard.contains("| `--settle MS` | `300` |"), "{guard}");
+    assert!(guard.contains("| `--settle MS` | 300 |"), "{guard}");
     for sub in [
         "scan",
         "source",

@@ -189,12 +189,12 @@ pub struct GuardArgs {
     /// How long to wait for initialize and for each request, in milliseconds [default: 5000].
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u64>,
-    /// How long to keep listening for late stdout after the last answer, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = crate::guard::options::DEFAULT_SETTLE_MS)]
-    pub settle: u64,
-    /// How long the server has to exit after stdin closes (and again after SIGTERM), in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = crate::guard::options::DEFAULT_SHUTDOWN_GRACE_MS)]
-    pub shutdown_grace: u64,
+    /// How long to keep listening for late stdout after the last answer, in milliseconds [default: 300].
+    #[arg(long, value_name = "MS")]
+    pub settle: Option<u64>,
+    /// How long the server has to exit after stdin closes (and again after SIGTERM), in milliseconds [default: 2000].
+    #[arg(long, value_name = "MS")]
+    pub shutdown_grace: Option<u64>,
     /// Largest stdout line read, in bytes; a longer one stops the run (lines over 256 KiB are parsed and warned about) [default: 16777216].
     #[arg(long, value_name = "BYTES")]
     pub max_stdout_line_bytes: Option<usize>,
@@ -207,9 +207,9 @@ pub struct GuardArgs {
     /// Stderr beyond this many bytes in one session is a flood (stderr-flood) [default: 67108864].
     #[arg(long, value_name = "BYTES")]
     pub stderr_flood_bytes: Option<u64>,
-    /// Most pages followed per list method.
-    #[arg(long, value_name = "N", default_value_t = crate::guard::options::DEFAULT_MAX_LIST_PAGES)]
-    pub max_list_pages: usize,
+    /// Most pages followed per list method [default: 100].
+    #[arg(long, value_name = "N")]
+    pub max_list_pages: Option<usize>,
     /// Output format: human, json, sarif or markdown [default: human, or json under the ci and strict profiles].
     #[arg(long, value_enum)]
     pub format: Option<Format>,

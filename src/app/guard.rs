@@ -34,6 +34,7 @@ impl GuardArgs {
     /// The engine's view of these flags: everything but where and how the report is written.
     pub fn request(&self) -> GuardRequest {
         GuardRequest {
+            front: crate::guard::layers::Front::Flags,
             config: self.config.clone(),
             profile: self.profile.clone(),
             cwd: self.cwd.clone(),

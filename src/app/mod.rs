@@ -7,6 +7,8 @@ mod catalog;
 pub mod cli;
 pub mod docs;
 pub(crate) mod guard;
+#[cfg(test)]
+mod guard_fronts;
 mod init;
 pub mod io;
 mod proxy;

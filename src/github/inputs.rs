@@ -5,6 +5,7 @@ use super::environment::{parse_passed, PassedVar};
 use crate::error::Error;
 use crate::finding::{excerpt, Severity};
 use crate::gate::Gate;
+use crate::guard::layers::Front;
 use crate::guard::GuardRequest;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -214,6 +215,7 @@ impl Inputs {
                 .transpose()
         };
         Ok(GuardRequest {
+            front: Front::ActionInputs,
             config: self.config.as_ref().map(PathBuf::from),
             profile: self.profile.clone(),
             protocol: self.protocol.clone(),
@@ -322,7 +324,16 @@ mod tests {
         else {
             panic!("not a guard command");
         };
-        assert_eq!(i.guard_request().expect("request"), args.request());
+        // The same request but for who asks (which only names settings in errors).
+        let request = i.guard_request().expect("request");
+        assert_eq!(request.front, Front::ActionInputs);
+        assert_eq!(
+            GuardRequest {
+                front: Front::Flags,
+                ..request
+            },
+            args.request()
+        );
         let bad =
             read(&[("INPUT_COMMAND", "node s.js"), ("INPUT_TIMEOUT", "soon")]).expect("inputs");
         let e = bad

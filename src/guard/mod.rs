@@ -4,6 +4,7 @@ pub mod checks;
 pub mod config;
 mod drift;
 mod environment;
+pub mod layers;
 pub mod matrix;
 pub mod options;
 pub mod probes;

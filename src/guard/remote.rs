@@ -1,5 +1,6 @@
 //! `--url` and `--header`: the remote server the session runs against over Streamable HTTP.
 
+use super::layers::{Front, Origin, Setting};
 use super::options::GuardRequest;
 use crate::error::Error;
 use crate::net::ParsedUrl;
@@ -10,34 +11,39 @@ use url::{Host, Url};
 
 /// The HTTP target the flags name, or `None` for a stdio run.
 pub fn target(args: &GuardRequest) -> Result<Option<HttpTarget>, Error> {
+    let origin = Origin::Front(args.front);
+    let (url_name, header_name) = (origin.name(Setting::Url), origin.name(Setting::Header));
     let Some(url) = args.url.as_deref().map(str::trim) else {
         if !args.headers.is_empty() {
-            return Err(Error::Usage(
-                "--header applies to a remote server: add --url URL".into(),
-            ));
+            return Err(Error::Usage(format!(
+                "{header_name} applies to a remote server: add {url_name}"
+            )));
         }
         return Ok(None);
     };
     if !args.command.is_empty() {
-        return Err(Error::Usage(
-            "give either --url or a server command after `--`, not both".into(),
-        ));
+        return Err(Error::Usage(match args.front {
+            Front::Flags => "give either --url or a server command after `--`, not both".into(),
+            Front::ActionInputs => "give either input `url` or input `command`, not both".into(),
+        }));
     }
     // A control character is dropped by `url` (WHATWG) but not by every client: refused.
     let parsed = ParsedUrl::http(url).filter(|_| !url.bytes().any(|b| b.is_ascii_control()));
     let Some(parsed) = parsed else {
         return Err(Error::Usage(format!(
-            "--url {}: not an http:// or https:// URL with a host; give one like http://127.0.0.1:3000/mcp",
-            crate::finding::excerpt(&crate::secrets::redact(url), 80)
+            "{}: not an http:// or https:// URL with a host; give one like http://127.0.0.1:3000/mcp",
+            origin.given(
+                Setting::Url,
+                crate::finding::excerpt(&crate::secrets::redact(url), 80)
+            )
         )));
     };
     let mut headers = Vec::new();
     for h in &args.headers {
         let Some((name, value)) = h.split_once('=') else {
-            return Err(Error::Usage(
-                "--header takes NAME=VALUE (for example --header Authorization=\"Bearer $TOKEN\")"
-                    .into(),
-            ));
+            return Err(Error::Usage(format!(
+                "{header_name} takes NAME=VALUE (for example Authorization=\"Bearer $TOKEN\")"
+            )));
         };
         let name = name.trim();
         if name.is_empty()
@@ -46,13 +52,14 @@ pub fn target(args: &GuardRequest) -> Result<Option<HttpTarget>, Error> {
                 .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
         {
             return Err(Error::Usage(format!(
-                "--header {}: not a valid header name; use letters, digits and dashes",
-                crate::finding::excerpt(name, 40)
+                "{}: not a valid header name; use letters, digits and dashes",
+                origin.given(Setting::Header, crate::finding::excerpt(name, 40))
             )));
         }
         if value.bytes().any(|b| b == b'\r' || b == b'\n') {
             return Err(Error::Usage(format!(
-                "--header {name}: the value holds a line break; give it on one line"
+                "{}: the value holds a line break; give it on one line",
+                origin.given(Setting::Header, name)
             )));
         }
         headers.push((name.to_string(), value.to_string()));

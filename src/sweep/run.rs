@@ -337,12 +337,9 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
         }
     };
     let request = GuardRequest {
-        config: config.config.clone(),
-        profile: config.profile.clone(),
-        timeout: config.timeout,
         url: Some(remote.url.value()),
         headers: headers.iter().map(|(n, v)| format!("{n}={v}")).collect(),
-        ..GuardRequest::default()
+        ..config.guard_request()
     };
     let allow = config.remote_allow_unsafe;
     // Name resolution (the policy's and the target's) blocks: off the runtime's workers.
@@ -437,14 +434,25 @@ pub fn guard_settings(
     config: &SweepConfig,
 ) -> Result<GuardSettings, Error> {
     guard::options::resolve(&GuardRequest {
-        config: config.config.clone(),
-        profile: config.profile.clone(),
-        timeout: config.timeout,
         cwd: Some(cwd.to_path_buf()),
         env: env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
         command,
-        ..GuardRequest::default()
+        ..config.guard_request()
     })
+}
+
+impl SweepConfig {
+    /// The guard settings every entry shares (the sweep's `--config`, `--profile` and
+    /// `--timeout`, named as those flags); an entry adds its command, variables and directory.
+    pub fn guard_request(&self) -> GuardRequest {
+        GuardRequest {
+            front: guard::layers::Front::Flags,
+            config: self.config.clone(),
+            profile: self.profile.clone(),
+            timeout: self.timeout,
+            ..GuardRequest::default()
+        }
+    }
 }
 
 /// The fields every line starts with.
