@@ -170,6 +170,46 @@ fn only_the_process_layer_starts_a_shell() {
     );
 }
 
+/// Lines of `text` (outside comments) that build a tokio runtime.
+fn runtime_builds(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line.split("//").next().unwrap_or("");
+            [
+                "Builder::new_current_thread",
+                "Builder::new_multi_thread",
+                "Runtime::new(",
+            ]
+            .iter()
+            .any(|b| code.contains(b))
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn only_the_command_layer_builds_a_runtime() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let home = src().join("app").join("io.rs");
+    let mut bad = Vec::new();
+    for file in files.iter().filter(|f| **f != home) {
+        let text = std::fs::read_to_string(file).expect("read source");
+        for line in runtime_builds(&text) {
+            bad.push(format!("{}:{line}", file.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a tokio runtime built outside src/app/io.rs (make the engine async and run it on app::io::runtime): {bad:?}"
+    );
+    assert_eq!(
+        runtime_builds("let r = tokio::runtime::Builder::new_current_thread();\n// Runtime::new()"),
+        [1]
+    );
+}
+
 /// The engines proper (the shared layers below them may be used by any).
 const ENGINES: &[&str] = &["guard", "scan", "source", "surface", "proxy", "sweep"];
 

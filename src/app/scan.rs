@@ -5,7 +5,7 @@ use super::cli::{
     BaselineArgs, ColorChoice, FailOn, Format, InventoryArgs, ListingFormat, LiveArgs, PinArgs,
     RuleArgs, ScanArgs, TargetArgs,
 };
-use super::io::{check_destination, json_text, write_file, Output};
+use super::io::{check_destination, json_text, runtime, write_file, Output};
 use super::render::render_findings;
 use crate::error::Error;
 use crate::finding::{excerpt, plural, Risk};
@@ -89,7 +89,7 @@ pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         lock: args.lock.clone(),
         cwd: current_dir()?,
     };
-    let mut report = crate::scan::run::scan(&request)?;
+    let mut report = runtime(None)?.block_on(crate::scan::run::scan(&request))?;
     report.notices.extend(unused_live_flags(&args.live));
     let format = args.format.chosen();
     let text = match format {
@@ -122,12 +122,12 @@ fn check_overwrite(path: &Path, force: bool, what: &str) -> Result<(), Error> {
 
 pub fn baseline(args: BaselineArgs) -> Result<ExitCode, Error> {
     check_overwrite(&args.output, args.force, "baseline")?;
-    let (b, configs) = crate::scan::run::baseline(&BaselineRequest {
+    let (b, configs) = runtime(None)?.block_on(crate::scan::run::baseline(&BaselineRequest {
         targets: targets(&args.target),
         live: live_options(&args.live)?,
         rules: rules(&args.rules),
         cwd: current_dir()?,
-    })?;
+    }))?;
     write_file("--output", &args.output, &json_text(&b)?)?;
     Output::stdout().write(&format!(
         "wrote {}: {} from {}\n",
@@ -140,11 +140,11 @@ pub fn baseline(args: BaselineArgs) -> Result<ExitCode, Error> {
 
 pub fn pin(args: PinArgs) -> Result<ExitCode, Error> {
     check_overwrite(&args.output, args.force, "lock file")?;
-    let (lock, live) = crate::scan::run::pin(&ListRequest {
+    let (lock, live) = runtime(None)?.block_on(crate::scan::run::pin(&ListRequest {
         targets: targets(&args.target),
         live: live_options(&args.live)?,
         cwd: current_dir()?,
-    })?;
+    }))?;
     write_file("--output", &args.output, &json_text(&lock)?)?;
     let mut summary = format!(
         "wrote {}: {}",
@@ -177,11 +177,11 @@ pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Er
     } else {
         args.format
     };
-    let mut data = crate::scan::run::inventory(&ListRequest {
+    let mut data = runtime(None)?.block_on(crate::scan::run::inventory(&ListRequest {
         targets: report_targets(&args.target),
         live: live_options(&args.live)?,
         cwd: current_dir()?,
-    })?;
+    }))?;
     data.loaded.notices.extend(unused_live_flags(&args.live));
     let inv = crate::report::inventory::Inventory {
         configs: &data.loaded.configs,

@@ -247,7 +247,8 @@ pub fn run_security_scan(
         cwd: crate::scan::run::current_dir()?,
         ..ScanRequest::default()
     };
-    let report = crate::scan::run::scan(&request)
+    let report = crate::app::io::runtime(None)?
+        .block_on(crate::scan::run::scan(&request))
         .map_err(|e| Error::Input(format!("paths: {}", e.message())))?;
     Ok((report.findings, report.notices))
 }

@@ -228,11 +228,8 @@ pub fn launched_packages(
     out
 }
 
-/// Runs `--live` on every server of the configs.
-pub fn list_live(
-    configs: &[ConfigFile],
-    opts: live::LiveOptions,
-) -> Result<Vec<LiveListing>, InputError> {
+/// Runs `--live` on every server of the configs, on the caller's runtime.
+pub async fn list_live(configs: &[ConfigFile], opts: live::LiveOptions) -> Vec<LiveListing> {
     let mut planned = Vec::new();
     for (file, entry) in servers(configs) {
         let (target, withheld) = live::plan(entry, &opts);
@@ -240,11 +237,7 @@ pub fn list_live(
         listing.withheld_env = withheld;
         planned.push((listing, target));
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
-    Ok(runtime.block_on(live::list_all(planned, opts)))
+    live::list_all(planned, opts).await
 }
 
 /// Live listings for when `--live` was not given: every server "not asked".

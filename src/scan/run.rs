@@ -165,7 +165,7 @@ fn registry_facts(
     ))
 }
 
-pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
+pub async fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     let started = Instant::now();
     let cwd = &request.cwd;
     let selection = Selection::parse(&request.rules.rules, &request.rules.ignore_rules)?;
@@ -200,7 +200,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     let facts = registry_facts(&request.rules, &loaded, &selection);
     let advisories = advisory_facts(&request.rules, &loaded, &selection);
     let live: Vec<LiveListing> = match request.live {
-        Some(o) => super::list_live(&loaded.configs, o)?,
+        Some(o) => super::list_live(&loaded.configs, o).await,
         None => super::not_listed(&loaded.configs),
     };
     let settings = ScanSettings {
@@ -259,7 +259,7 @@ pub fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
 }
 
 /// A baseline of today's findings, and how many configs they came from.
-pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
+pub async fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
     let selection = Selection::parse(&request.rules.rules, &request.rules.ignore_rules)?;
     check_rule_selection(&selection, request.live.is_some())?;
     let loaded = super::load(&request.targets, &request.cwd, false)?;
@@ -275,7 +275,7 @@ pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
     let mut findings = super::findings(&loaded.configs, &settings);
     // With --live, the surface findings `scan --live` reports, so they can be accepted too.
     let live = match request.live {
-        Some(o) => super::list_live(&loaded.configs, o)?,
+        Some(o) => super::list_live(&loaded.configs, o).await,
         None => super::not_listed(&loaded.configs),
     };
     if request.live.is_some() {
@@ -287,10 +287,12 @@ pub fn baseline(request: &BaselineRequest) -> Result<(Baseline, usize), Error> {
 }
 
 /// A lock file pinning every server (and its live surface, when listed), with the listings.
-pub fn pin(request: &ListRequest) -> Result<(lock::LockFile, Option<Vec<LiveListing>>), Error> {
+pub async fn pin(
+    request: &ListRequest,
+) -> Result<(lock::LockFile, Option<Vec<LiveListing>>), Error> {
     let loaded = super::load(&request.targets, &request.cwd, false)?;
     let live = match request.live {
-        Some(o) => Some(super::list_live(&loaded.configs, o)?),
+        Some(o) => Some(super::list_live(&loaded.configs, o).await),
         None => None,
     };
     Ok((lock::build(&loaded.configs, live.as_deref()), live))
@@ -303,10 +305,10 @@ pub struct InventoryData {
     pub live_ran: bool,
 }
 
-pub fn inventory(request: &ListRequest) -> Result<InventoryData, Error> {
+pub async fn inventory(request: &ListRequest) -> Result<InventoryData, Error> {
     let loaded = super::load(&request.targets, &request.cwd, true)?;
     let live = match request.live {
-        Some(o) => super::list_live(&loaded.configs, o)?,
+        Some(o) => super::list_live(&loaded.configs, o).await,
         None => super::not_listed(&loaded.configs),
     };
     Ok(InventoryData {
