@@ -210,6 +210,45 @@ fn only_the_command_layer_builds_a_runtime() {
     );
 }
 
+/// Functions of `text` (before its tests) whose error is a bare `String`.
+fn string_errors(text: &str) -> Vec<usize> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    code.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let line = line.split("//").next().unwrap_or("");
+            line.contains("-> ")
+                && line.contains("Result<")
+                && line
+                    .trim_end()
+                    .trim_end_matches(['{', ' '])
+                    .ends_with(", String>")
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn no_function_returns_a_bare_string_as_its_error() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut bad = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("read source");
+        for line in string_errors(&text) {
+            bad.push(format!("{}:{line}", file.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "give these errors a type (crate::error::Error, or one of the module's own): {bad:?}"
+    );
+    assert_eq!(
+        string_errors("fn a() -> Result<(), String> {\nfn b() -> Result<String, Error> {"),
+        [1]
+    );
+}
+
 /// The engines proper (the shared layers below them may be used by any).
 const ENGINES: &[&str] = &["guard", "scan", "source", "surface", "proxy", "sweep"];
 

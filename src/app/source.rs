@@ -46,7 +46,7 @@ fn fix(
             super::io::note(line);
         }
     } else {
-        crate::source::fix::apply(&plan).map_err(Error::Input)?;
+        crate::source::fix::apply(&plan)?;
         output.write(&summary)?;
     }
     // Clean means nothing is left: after --fix, no write that needs a person; under --diff,

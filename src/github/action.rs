@@ -89,8 +89,8 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
                 notices.push(note);
             }
             Err(failure) => {
-                super::setup::report_failure(log, &inputs, &failure);
-                return Err(Error::Input(failure));
+                super::setup::report_failure(log, &inputs, failure.message());
+                return Err(failure);
             }
         }
     }

@@ -7,6 +7,7 @@
 use super::environment::ChildEnv;
 use super::inputs::Inputs;
 use super::workflow_commands::{escape_data, random_token, write_outputs};
+use crate::error::Error;
 use crate::finding::excerpt;
 use crate::process::setup::{OutputSink, SetupRun};
 use crate::process::{EscapedProcess, ServerCommand};
@@ -27,7 +28,7 @@ pub fn run(
     setup: &str,
     inputs: &Inputs,
     child: &ChildEnv,
-) -> Result<SetupResult, String> {
+) -> Result<SetupResult, Error> {
     let token = random_token();
     line(
         log,
@@ -52,35 +53,34 @@ pub fn run(
         let _ = out.write_all(chunk);
         let _ = out.flush();
     });
-    let outcome = crate::app::io::runtime(None)
-        .map_err(|e| e.message().to_string())?
-        .block_on(crate::process::setup::run(
-            &command,
-            inputs.setup_timeout,
-            to_log,
-        ));
+    let outcome = crate::app::io::runtime(None)?.block_on(crate::process::setup::run(
+        &command,
+        inputs.setup_timeout,
+        to_log,
+    ));
     line(log, &format!("::{token}::"));
     line(log, "::endgroup::");
     let dir = inputs
         .working_directory
         .as_deref()
         .unwrap_or("the repository root");
-    let run = outcome.map_err(|e| format!("the setup command could not be started: {e}"))?;
+    let run = outcome
+        .map_err(|e| Error::Input(format!("the setup command could not be started: {e}")))?;
     judge(&run, inputs.setup_timeout.as_millis(), dir)
 }
 
 /// The step's view of a finished setup.
-fn judge(run: &SetupRun, timeout_ms: u128, dir: &str) -> Result<SetupResult, String> {
+fn judge(run: &SetupRun, timeout_ms: u128, dir: &str) -> Result<SetupResult, Error> {
     if run.timed_out() {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "the setup command was still running after {timeout_ms} ms (input `setup_timeout`) and was stopped; run it locally in {dir} to see where it waits, or raise `setup_timeout`"
-        ));
+        )));
     }
     if let (false, Some(exit)) = (run.succeeded(), run.exit) {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "the setup command failed ({}); run it locally in {dir} to see why",
             exit.describe()
-        ));
+        )));
     }
     if run.leftovers.is_empty() {
         return Ok(SetupResult::Done);
@@ -155,11 +155,11 @@ mod tests {
     fn a_timeout_names_the_input_and_a_leftover_is_named_not_failed() {
         let err = judge(&run(None, Vec::new()), 1500, "server").err();
         assert_eq!(
-            err.as_deref(),
+            err.as_ref().map(Error::message),
             Some("the setup command was still running after 1500 ms (input `setup_timeout`) and was stopped; run it locally in server to see where it waits, or raise `setup_timeout`")
         );
         let err = judge(&run(Some(ExitKind::Code(3)), Vec::new()), 1, "server").err();
-        assert!(err.is_some_and(|e| e.contains("failed (exit code 3)")));
+        assert!(err.is_some_and(|e| e.message().contains("failed (exit code 3)")));
         let daemon = EscapedProcess {
             pid: 42,
             argv: vec!["sleep".into(), "600".into()],

@@ -253,6 +253,18 @@ pub struct ShutdownReport {
     pub escaped: Vec<tree::EscapedProcess>,
 }
 
+/// Why a message could not be written to a server's stdin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StdinError {
+    #[error("stdin is already closed")]
+    Closed,
+    #[error("the server did not read its stdin in time")]
+    NotRead,
+    /// The write failed (the server closed its stdin): the OS's words.
+    #[error("{0}")]
+    Write(String),
+}
+
 /// A running server in its own process group, read through bounded framed streams.
 pub struct ServerProcess {
     leader: GroupLeader,
@@ -297,9 +309,9 @@ impl ServerProcess {
     }
 
     /// Writes one framed message to the server's stdin. An error means the server stopped reading.
-    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), String> {
+    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), StdinError> {
         let Some(stdin) = self.stdin.as_mut() else {
-            return Err("stdin is already closed".into());
+            return Err(StdinError::Closed);
         };
         let write = async {
             stdin.write_all(bytes).await?;
@@ -307,8 +319,8 @@ impl ServerProcess {
         };
         match tokio::time::timeout_at(deadline.into(), write).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err("the server did not read its stdin in time".into()),
+            Ok(Err(e)) => Err(StdinError::Write(e.to_string())),
+            Err(_) => Err(StdinError::NotRead),
         }
     }
 

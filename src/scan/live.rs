@@ -228,7 +228,7 @@ pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>
         Some(Transport::Http | Transport::Sse) => match live_remote::plan(entry, opts.allow_unsafe)
         {
             Ok((target, withheld)) => (LiveTarget::Http(Box::new(target)), withheld),
-            Err(why) => skip(&why),
+            Err(why) => skip(&why.0),
         },
     }
 }

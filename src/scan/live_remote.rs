@@ -10,6 +10,11 @@ use crate::secrets::{is_credential_param, names_credential};
 use crate::session::http::{HttpFact, HttpTarget};
 use crate::session::transcript::{Outcome, Transcript};
 
+/// Why a remote entry is not dialled (shown as the listing's "not asked" reason).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotAsked(pub String);
+
 /// A remote server to list, and what the connect policy needs to judge it again once its
 /// name is resolved.
 #[derive(Debug, Clone)]
@@ -33,16 +38,16 @@ fn policy(allow_unsafe: bool, resolve_names: bool) -> ConnectPolicy {
 pub fn plan(
     entry: &ServerEntry,
     allow_unsafe: bool,
-) -> Result<(RemoteTarget, Vec<String>), String> {
+) -> Result<(RemoteTarget, Vec<String>), NotAsked> {
     let Some(url) = &entry.url else {
-        return Err("no url".into());
+        return Err(NotAsked("no url".into()));
     };
-    let parsed = urls::parse(url.value.trim()).ok_or("the url has no host")?;
+    let parsed = urls::parse(url.value.trim()).ok_or(NotAsked("the url has no host".into()))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(format!(
+        return Err(NotAsked(format!(
             "{}:// is not an HTTP URL",
             crate::finding::excerpt(parsed.scheme(), 20)
-        ));
+        )));
     }
     let mut headers = Vec::new();
     let mut withheld = Vec::new();
@@ -62,7 +67,7 @@ pub fn plan(
             .iter()
             .any(|(name, _)| is_credential_param(name));
     if let Some(why) = policy(allow_unsafe, false).refusal(&url.value, credentials) {
-        return Err(why);
+        return Err(NotAsked(why));
     }
     let local = matches!(
         parsed.parsed.classify().class,

@@ -219,7 +219,7 @@ impl Session {
         if let Err(e) = self.proc.send(&bytes, deadline).await {
             // The server may have answered or exited already; let the pump find out which.
             self.pump_until_ended(Instant::now() + EXIT_DRAIN).await;
-            self.t.exchanges[index].outcome = Outcome::SendFailed(e);
+            self.t.exchanges[index].outcome = Outcome::SendFailed(e.to_string());
         }
         index
     }

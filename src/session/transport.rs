@@ -35,9 +35,9 @@ impl Transport {
         }
     }
 
-    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), String> {
+    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), SendError> {
         match self {
-            Transport::Stdio(p) => p.send(bytes, deadline).await,
+            Transport::Stdio(p) => Ok(p.send(bytes, deadline).await?),
             Transport::Http(h) => h.send(bytes, deadline).await,
             Transport::Legacy(l) => l.send(bytes, deadline).await,
         }
@@ -109,4 +109,14 @@ impl Transport {
             Transport::Legacy(l) => (None, Some(l.finish().await)),
         }
     }
+}
+
+/// Why a message did not reach the server, or why its answer can no longer come.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    #[error(transparent)]
+    Stdin(#[from] crate::process::StdinError),
+    /// Over HTTP: the request was not answered (unreachable, refused, the stream ended).
+    #[error("{0}")]
+    Http(String),
 }

@@ -4,6 +4,7 @@
 
 use super::lang::Lang;
 use super::SourceScan;
+use crate::error::Error;
 use crate::finding::{Finding, Replacement};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -68,13 +69,13 @@ pub fn plan(scan: &SourceScan, roots: &[PathBuf]) -> FixPlan {
 }
 
 /// Writes every change of the plan to its file.
-pub fn apply(plan: &FixPlan) -> Result<(), String> {
+pub fn apply(plan: &FixPlan) -> Result<(), Error> {
     for change in &plan.changes {
         std::fs::write(&change.path, &change.after).map_err(|e| {
-            format!(
+            Error::Output(format!(
                 "{}: cannot write the fixed file: {e}; check that it is writable",
                 change.file
-            )
+            ))
         })?;
     }
     Ok(())

@@ -152,8 +152,8 @@ pub fn validate(options: &ScanOptions) -> Result<(), ScanError> {
             return Err(ScanError::MissingRoot(walk::slashed(root)));
         }
     }
-    Globs::new(&options.include, "--include").map_err(ScanError::BadGlob)?;
-    Globs::new(&options.exclude, "--exclude").map_err(ScanError::BadGlob)?;
+    Globs::new(&options.include, "--include")?;
+    Globs::new(&options.exclude, "--exclude")?;
     Ok(())
 }
 
@@ -161,8 +161,8 @@ pub fn validate(options: &ScanOptions) -> Result<(), ScanError> {
 pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
     validate(options)?;
     let rules = Rules {
-        include: Globs::new(&options.include, "--include").map_err(ScanError::BadGlob)?,
-        exclude: Globs::new(&options.exclude, "--exclude").map_err(ScanError::BadGlob)?,
+        include: Globs::new(&options.include, "--include")?,
+        exclude: Globs::new(&options.exclude, "--exclude")?,
         include_tests: options.include_tests,
         default_excludes: options.default_excludes,
         max_file_bytes: options.max_file_bytes,

@@ -2,6 +2,7 @@
 //! directories, tests, globs, minified and generated files, binaries, size) in one place.
 
 use super::lang::Lang;
+use super::ScanError;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::path::Path;
@@ -97,7 +98,7 @@ pub struct Globs {
 }
 
 impl Globs {
-    pub fn new(patterns: &[String], flag: &str) -> Result<Self, String> {
+    pub fn new(patterns: &[String], flag: &str) -> Result<Self, ScanError> {
         let mut names = GlobSetBuilder::new();
         let mut paths = GlobSetBuilder::new();
         let (mut any_name, mut any_path) = (false, false);
@@ -106,7 +107,7 @@ impl Globs {
             let glob: Glob = GlobBuilder::new(trimmed)
                 .literal_separator(true)
                 .build()
-                .map_err(|e| format!("{flag} {pattern:?}: invalid glob ({}); use a pattern such as '*.py' or 'src/**/*.ts'", e.kind()))?;
+                .map_err(|e| ScanError::BadGlob(format!("{flag} {pattern:?}: invalid glob ({}); use a pattern such as '*.py' or 'src/**/*.ts'", e.kind())))?;
             if trimmed.contains('/') {
                 paths.add(glob);
                 any_path = true;
@@ -115,11 +116,13 @@ impl Globs {
                 any_name = true;
             }
         }
-        let build = |b: GlobSetBuilder, any: bool| -> Result<Option<GlobSet>, String> {
+        let build = |b: GlobSetBuilder, any: bool| -> Result<Option<GlobSet>, ScanError> {
             if !any {
                 return Ok(None);
             }
-            b.build().map(Some).map_err(|e| format!("{flag}: {e}"))
+            b.build()
+                .map(Some)
+                .map_err(|e| ScanError::BadGlob(format!("{flag}: {e}")))
         };
         Ok(Self {
             names: build(names, any_name)?,

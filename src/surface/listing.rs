@@ -56,36 +56,42 @@ pub fn read(path: &Path) -> Result<Vec<ListedServer>, Error> {
 }
 
 /// A listing value: one server object or an array of them.
-pub fn parse(value: &Value, fallback_name: &str) -> Result<Vec<ListedServer>, String> {
+pub fn parse(value: &Value, fallback_name: &str) -> Result<Vec<ListedServer>, Error> {
     match value {
         Value::Array(servers) => servers
             .iter()
             .enumerate()
             .map(|(i, s)| {
                 server(s, &format!("{fallback_name}-{}", i + 1))
-                    .map_err(|e| format!("server #{}: {e}", i + 1))
+                    .map_err(|e| Error::Input(format!("server #{}: {e}", i + 1)))
             })
             .collect(),
         Value::Object(_) => Ok(vec![server(value, fallback_name)?]),
-        _ => Err("a listing must be a JSON object (one server) or an array of objects".into()),
+        _ => Err(Error::Input(
+            "a listing must be a JSON object (one server) or an array of objects".into(),
+        )),
     }
 }
 
-fn server(value: &Value, fallback_name: &str) -> Result<ListedServer, String> {
+fn server(value: &Value, fallback_name: &str) -> Result<ListedServer, Error> {
     let Some(obj) = value.as_object() else {
-        return Err("must be a JSON object".into());
+        return Err(Error::Input("must be a JSON object".into()));
     };
     let name = match obj.get("server") {
         None | Some(Value::Null) => fallback_name.to_string(),
         Some(Value::String(s)) => s.clone(),
-        Some(_) => return Err("\"server\" must be a string (the server's name)".into()),
+        Some(_) => {
+            return Err(Error::Input(
+                "\"server\" must be a string (the server's name)".into(),
+            ))
+        }
     };
     let list = |key: &str| match obj.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => Ok(items.clone()),
-        Some(_) => Err(format!(
+        Some(_) => Err(Error::Input(format!(
             "\"{key}\" must be an array of items, as in the result of its list method"
-        )),
+        ))),
     };
     let mut initialize = serde_json::Map::new();
     for (key, what) in [
@@ -102,9 +108,9 @@ fn server(value: &Value, fallback_name: &str) -> Result<ListedServer, String> {
                 initialize.insert(key.into(), v.clone());
             }
             Some(_) => {
-                return Err(format!(
+                return Err(Error::Input(format!(
                     "\"{key}\" must be {what}, as in the initialize result"
-                ))
+                )))
             }
         }
     }
@@ -147,16 +153,22 @@ mod tests {
     #[test]
     fn says_what_is_wrong() {
         assert_eq!(
-            parse(&json!({"tools": {}}), "f").err().as_deref(),
+            parse(&json!({"tools": {}}), "f")
+                .err()
+                .as_ref()
+                .map(Error::message),
             Some("\"tools\" must be an array of items, as in the result of its list method")
         );
         assert!(parse(&json!([1]), "f")
-            .err()
-            .unwrap_or_default()
+            .expect_err("not an object")
+            .message()
             .starts_with("server #1:"));
         assert!(parse(&json!("x"), "f").is_err());
         assert_eq!(
-            parse(&json!({"instructions": 3}), "f").err().as_deref(),
+            parse(&json!({"instructions": 3}), "f")
+                .err()
+                .as_ref()
+                .map(Error::message),
             Some("\"instructions\" must be a string, as in the initialize result")
         );
     }

@@ -5,6 +5,7 @@
 //! only when complete: an install killed half-way leaves nothing another entry reads, and
 //! npm's and uv's own caches are safe for concurrent use (npx's `_npx` directory is not).
 
+use super::install_bin::{npm_bin, pypi_script};
 use super::setup;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding};
@@ -242,83 +243,15 @@ fn resolve(package: &Package, dir: &Path, facts: Value) -> Installed {
         Ok(program) => Installed::Ready { program, facts },
         Err(evidence) => {
             let message = message(Code::InstallNoExecutable, package, Duration::ZERO);
-            failed(Code::InstallNoExecutable, "no-executable", &evidence, facts)
-                .with_message(message)
+            failed(
+                Code::InstallNoExecutable,
+                "no-executable",
+                &evidence.0,
+                facts,
+            )
+            .with_message(message)
         }
     }
-}
-
-/// As npx chooses: a `bin` string runs under the package's own name; of a `bin` object,
-/// its only entry, else the entry named as the package (without its scope).
-fn npm_bin(dir: &Path, identifier: &str) -> Result<PathBuf, String> {
-    let manifest = dir
-        .join("node_modules")
-        .join(identifier)
-        .join("package.json");
-    let text = std::fs::read_to_string(&manifest)
-        .map_err(|e| format!("{identifier}: cannot read its package.json ({e})"))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{identifier}: its package.json is not JSON ({e})"))?;
-    let unscoped = identifier.rsplit('/').next().unwrap_or(identifier);
-    let name = match value.get("bin") {
-        Some(Value::String(_)) => unscoped.to_string(),
-        Some(Value::Object(bins)) if bins.len() == 1 => {
-            bins.keys().next().cloned().unwrap_or_default()
-        }
-        Some(Value::Object(bins)) if bins.contains_key(unscoped) => unscoped.to_string(),
-        Some(Value::Object(bins)) => {
-            let names: Vec<&str> = bins.keys().map(String::as_str).take(10).collect();
-            return Err(format!(
-                "{identifier} has several executables and none named {unscoped}: {}",
-                names.join(", ")
-            ));
-        }
-        _ => return Err(format!("{identifier}: its package.json has no \"bin\"")),
-    };
-    let program = dir.join("node_modules").join(".bin").join(&name);
-    if program.exists() {
-        Ok(program)
-    } else {
-        Err(format!(
-            "{identifier}: the executable {name} was not installed"
-        ))
-    }
-}
-
-/// As uvx chooses: the script named as the package.
-fn pypi_script(dir: &Path, identifier: &str) -> Result<PathBuf, String> {
-    let bin = dir.join("venv").join("bin");
-    let program = bin.join(identifier);
-    if program.is_file() {
-        return Ok(program);
-    }
-    let mut scripts: Vec<String> = std::fs::read_dir(&bin)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .filter(|n| !is_venv_own(n))
-        .collect();
-    scripts.sort();
-    scripts.truncate(10);
-    Err(if scripts.is_empty() {
-        format!("{identifier} provides no executable")
-    } else {
-        format!(
-            "{identifier} provides no executable named {identifier}; it has: {}",
-            scripts.join(", ")
-        )
-    })
-}
-
-/// A file every virtual environment has, or one of its dependencies' usual tools.
-fn is_venv_own(name: &str) -> bool {
-    name.starts_with("activate")
-        || name.starts_with("python")
-        || name.starts_with("pip")
-        || name.starts_with("deactivate")
-        || name.ends_with(".bat")
-        || name.ends_with(".ps1")
 }
 
 /// The code, detail code and decisive line of a failed install.
@@ -577,10 +510,12 @@ mod tests {
         write(json!({"other": "a.js", "more": "b.js"}));
         assert!(npm_bin(dir.path(), "@s/x")
             .expect_err("none")
+            .0
             .contains("several executables"));
         write(Value::Null);
         assert!(npm_bin(dir.path(), "@s/x")
             .expect_err("no bin")
+            .0
             .contains("no \"bin\""));
     }
 }

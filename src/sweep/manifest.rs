@@ -2,6 +2,9 @@
 //! returns it) or JSON Lines, each entry a launch command or an MCP registry `server.json`.
 //! Everything is parsed and validated before any server starts.
 
+use super::manifest_fields::{
+    command_argv, cwd, setup, string_field, string_map, valid_env_name, valid_id,
+};
 use super::remote::{self, HeaderValue, Remote};
 use super::server_json;
 use super::shown::{mark_credentials, mark_value_credentials, Secrets, Shown};
@@ -10,6 +13,18 @@ use crate::finding::excerpt;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+
+/// What is wrong with one manifest entry (or the manifest's shape); the caller says which
+/// manifest and where in it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EntryError(pub String);
+
+impl From<String> for EntryError {
+    fn from(problem: String) -> Self {
+        EntryError(problem)
+    }
+}
 
 /// Largest manifest accepted; a registry dump of tens of thousands of servers fits.
 const MAX_MANIFEST_BYTES: u64 = 256 * 1024 * 1024;
@@ -173,7 +188,7 @@ fn no_entries(path: &Path) -> Error {
 }
 
 /// The entries with their positions: a JSON array, a registry response, one object, or JSON Lines.
-fn split_entries(text: &str, path: &Path) -> Result<Vec<(String, Value)>, String> {
+fn split_entries(text: &str, path: &Path) -> Result<Vec<(String, Value)>, EntryError> {
     let lines_format = matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("jsonl" | "ndjson")
@@ -188,7 +203,9 @@ fn split_entries(text: &str, path: &Path) -> Result<Vec<(String, Value)>, String
                 return Ok(vec![("entry 1".into(), Value::Object(obj))]);
             }
             Ok(_) => {
-                return Err("expected an array of entries, an object or JSON Lines".into());
+                return Err(EntryError(
+                    "expected an array of entries, an object or JSON Lines".into(),
+                ));
             }
             Err(e) => {
                 // Several lines that each hold one value are JSON Lines, whatever the extension.
@@ -196,7 +213,7 @@ fn split_entries(text: &str, path: &Path) -> Result<Vec<(String, Value)>, String
                 if text.lines().filter(|l| !l.trim().is_empty()).count() < 2
                     || serde_json::from_str::<Value>(first).is_err()
                 {
-                    return Err(format!("not valid JSON ({e})"));
+                    return Err(EntryError(format!("not valid JSON ({e})")));
                 }
             }
         }
@@ -207,7 +224,7 @@ fn split_entries(text: &str, path: &Path) -> Result<Vec<(String, Value)>, String
             continue;
         }
         let value = serde_json::from_str::<Value>(line)
-            .map_err(|e| format!("line {}: not valid JSON ({e})", i + 1))?;
+            .map_err(|e| EntryError(format!("line {}: not valid JSON ({e})", i + 1)))?;
         out.push((format!("line {}", i + 1), value));
     }
     Ok(out)
@@ -221,14 +238,14 @@ fn numbered(items: Vec<Value>) -> Vec<(String, Value)> {
         .collect()
 }
 
-fn parse_entry(value: Value, position: &str, dir: &Path) -> Result<Entry, String> {
+fn parse_entry(value: Value, position: &str, dir: &Path) -> Result<Entry, EntryError> {
     let Value::Object(obj) = value else {
-        return Err("an entry must be a JSON object".into());
+        return Err(EntryError("an entry must be a JSON object".into()));
     };
     if let Some(server) = obj.get("server") {
         // A registry API item ({"server": {...}, "_meta": ...}) or our wrapper with id/env/inputs.
         let Value::Object(server) = server else {
-            return Err("`server` must be a server.json object".into());
+            return Err(EntryError("`server` must be a server.json object".into()));
         };
         let id = match obj.get("id") {
             Some(v) => Some(string_field(v, "id")?),
@@ -257,16 +274,20 @@ fn parse_entry(value: Value, position: &str, dir: &Path) -> Result<Entry, String
     if obj.contains_key("packages") || obj.contains_key("remotes") || obj.contains_key("name") {
         return registry_entry(&obj, None, &Supplied::default(), (None, None), position);
     }
-    Err("needs `command` (an array: program and arguments), `url` (a remote server) or MCP registry server.json fields (`name`, `packages`)".into())
+    Err(EntryError("needs `command` (an array: program and arguments), `url` (a remote server) or MCP registry server.json fields (`name`, `packages`)".into()))
 }
 
-fn command_entry(obj: &Map<String, Value>, position: &str, dir: &Path) -> Result<Entry, String> {
+fn command_entry(
+    obj: &Map<String, Value>,
+    position: &str,
+    dir: &Path,
+) -> Result<Entry, EntryError> {
     if let Some(key) = obj.keys().find(|k| !COMMAND_KEYS.contains(&k.as_str())) {
-        return Err(format!(
+        return Err(EntryError(format!(
             "unknown key {:?}; a command entry has {}",
             excerpt(key, 40),
             COMMAND_KEYS.join(", ")
-        ));
+        )));
     }
     let id = valid_id(string_field(obj.get("id").unwrap_or(&Value::Null), "id")?)?;
     let command = command_argv(obj)?;
@@ -274,7 +295,7 @@ fn command_entry(obj: &Map<String, Value>, position: &str, dir: &Path) -> Result
     let mut missing = Vec::new();
     if let Some(v) = obj.get("env") {
         let Value::Object(map) = v else {
-            return Err("`env` must be an object of NAME: value".into());
+            return Err(EntryError("`env` must be an object of NAME: value".into()));
         };
         for (name, value) in map {
             valid_env_name(name)?;
@@ -284,10 +305,10 @@ fn command_entry(obj: &Map<String, Value>, position: &str, dir: &Path) -> Result
                 // Declared but not given: the server needs it, the manifest does not have it.
                 Value::Null => missing.push(name.clone()),
                 _ => {
-                    return Err(format!(
+                    return Err(EntryError(format!(
                         "env {}: the value must be a string (or null when not given)",
                         excerpt(name, 40)
-                    ))
+                    )))
                 }
             }
         }
@@ -313,7 +334,7 @@ fn registry_entry(
     supplied: &Supplied,
     (cwd, setup): (Option<PathBuf>, Option<Vec<String>>),
     position: &str,
-) -> Result<Entry, String> {
+) -> Result<Entry, EntryError> {
     let name = server.get("name").and_then(Value::as_str);
     let version = server.get("version").and_then(Value::as_str);
     let id =
@@ -321,10 +342,10 @@ fn registry_entry(
             (Some(id), _, _) => id,
             (None, Some(n), Some(v)) if !v.is_empty() => format!("{n}@{v}"),
             (None, Some(n), _) => n.to_string(),
-            (None, None, _) => return Err(
+            (None, None, _) => return Err(EntryError(
                 "a server.json entry needs `name` (or wrap it as {\"id\": ..., \"server\": {...}})"
                     .into(),
-            ),
+            )),
         };
     let id = valid_id(id)?;
     let plan = match server_json::launch_plan(server, supplied) {
@@ -351,123 +372,6 @@ pub fn needs_configuration(missing: Vec<String>) -> EntryPlan {
         ),
         missing: names,
     }
-}
-
-fn string_field(v: &Value, what: &str) -> Result<String, String> {
-    match v {
-        Value::String(s) => Ok(s.clone()),
-        Value::Null => Err(format!("`{what}` is missing; give a string")),
-        _ => Err(format!("`{what}` must be a string")),
-    }
-}
-
-fn valid_id(id: String) -> Result<String, String> {
-    if id.trim().is_empty() {
-        return Err("`id` is empty; give each entry a unique name".into());
-    }
-    if id.chars().count() > MAX_ID_CHARS {
-        return Err(format!("`id` is longer than {MAX_ID_CHARS} characters"));
-    }
-    if id.chars().any(char::is_control) {
-        return Err(format!(
-            "`id` {:?} holds control characters",
-            excerpt(&id, 60)
-        ));
-    }
-    Ok(id)
-}
-
-fn valid_env_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.contains('=') || name.contains('\0') {
-        return Err(format!(
-            "env name {:?} is not valid: non-empty, without '=' or NUL",
-            excerpt(name, 40)
-        ));
-    }
-    Ok(())
-}
-
-fn argv(v: Option<&Value>, what: &str) -> Result<Option<Vec<String>>, String> {
-    let Some(v) = v else { return Ok(None) };
-    let items = v.as_array().ok_or_else(|| {
-        format!("`{what}` must be an array of strings, such as [\"python3\", \"server.py\"]")
-    })?;
-    let argv = items
-        .iter()
-        .map(|i| i.as_str().map(str::to_string))
-        .collect::<Option<Vec<String>>>()
-        .ok_or_else(|| format!("`{what}` must hold only strings"))?;
-    match argv.first() {
-        None => Err(format!("`{what}` is empty")),
-        Some(p) if p.is_empty() => Err(format!("`{what}` starts with an empty program name")),
-        Some(_) => Ok(Some(argv)),
-    }
-}
-
-/// `"command": ["node", "s.js"]`, or as in client configs `"command": "node", "args": ["s.js"]`.
-fn command_argv(obj: &Map<String, Value>) -> Result<Vec<String>, String> {
-    let args = match obj.get("args") {
-        None => Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| i.as_str().map(str::to_string))
-            .collect::<Option<Vec<String>>>()
-            .ok_or("`args` must hold only strings")?,
-        Some(_) => return Err("`args` must be an array of strings".into()),
-    };
-    match obj.get("command") {
-        Some(Value::String(program)) if !program.is_empty() => {
-            Ok(std::iter::once(program.clone()).chain(args).collect())
-        }
-        Some(Value::Array(_)) if obj.contains_key("args") => Err(
-            "give `args` only with a string `command`; with an array, put the arguments in it"
-                .into(),
-        ),
-        other => argv(other, "command")?
-            .ok_or_else(|| "`command` must be a non-empty array of strings".to_string()),
-    }
-}
-
-fn setup(v: Option<&Value>) -> Result<Option<Vec<String>>, String> {
-    argv(v, "setup")
-}
-
-fn cwd(v: Option<&Value>, dir: &Path) -> Result<Option<PathBuf>, String> {
-    let Some(v) = v else { return Ok(None) };
-    let raw = v.as_str().ok_or("`cwd` must be a string")?;
-    let path = PathBuf::from(raw);
-    let path = if path.is_relative() {
-        dir.join(path)
-    } else {
-        path
-    };
-    if !path.is_dir() {
-        return Err(format!(
-            "cwd {}: not a directory (relative paths are from the manifest's directory)",
-            excerpt(&path.display().to_string(), 120)
-        ));
-    }
-    Ok(Some(path))
-}
-
-fn string_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>, String> {
-    let Some(v) = v else {
-        return Ok(BTreeMap::new());
-    };
-    let obj = v
-        .as_object()
-        .ok_or_else(|| format!("`{what}` must be an object of NAME: \"value\""))?;
-    let mut out = BTreeMap::new();
-    for (k, val) in obj {
-        if what == "env" {
-            valid_env_name(k)?;
-        }
-        let s = val
-            .as_str()
-            .ok_or_else(|| format!("{what} {}: the value must be a string", excerpt(k, 40)))?;
-        out.insert(k.clone(), s.to_string());
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 //! files that `sweep-report` summarises.
 
 pub mod install;
+mod install_bin;
 pub mod manifest;
+mod manifest_fields;
 pub mod merge;
 pub mod remote;
 pub mod results;

@@ -3,7 +3,7 @@
 //! with `--remote`; header values come from the manifest or, by name, from a variable
 //! passed with `--pass-env`, and never appear in a result line.
 
-use super::manifest::{needs_configuration, EntryPlan, Supplied};
+use super::manifest::{needs_configuration, EntryError, EntryPlan, Supplied};
 use super::shown::{fill, mark_value_credentials, Secrets, Shown};
 use crate::finding::excerpt;
 use serde_json::{Map, Value};
@@ -67,18 +67,17 @@ pub fn not_asked_reason(remote: &Remote) -> String {
 }
 
 /// `{"id": ..., "url": ..., "headers": {NAME: "value" | {"env": "VAR"} | null}}`.
-pub fn manifest_plan(obj: &Map<String, Value>) -> Result<EntryPlan, String> {
+pub fn manifest_plan(obj: &Map<String, Value>) -> Result<EntryPlan, EntryError> {
     if let Some(key) = obj.keys().find(|k| !REMOTE_KEYS.contains(&k.as_str())) {
-        return Err(format!(
+        return Err(EntryError(format!(
             "unknown key {:?}; a remote entry has {}",
             excerpt(key, 40),
             REMOTE_KEYS.join(", ")
-        ));
+        )));
     }
-    let url = obj
-        .get("url")
-        .and_then(Value::as_str)
-        .ok_or("`url` must be a string such as \"https://example.com/mcp\"")?;
+    let url = obj.get("url").and_then(Value::as_str).ok_or(EntryError(
+        "`url` must be a string such as \"https://example.com/mcp\"".into(),
+    ))?;
     valid_url(url)?;
     let mut headers = Vec::new();
     let mut missing = Vec::new();
@@ -99,33 +98,35 @@ pub fn manifest_plan(obj: &Map<String, Value>) -> Result<EntryPlan, String> {
 }
 
 /// The headers a manifest gives (`null`: declared, no value); names checked, values kept.
-pub fn header_map(v: Option<&Value>) -> Result<Vec<(String, Option<HeaderValue>)>, String> {
+pub fn header_map(v: Option<&Value>) -> Result<Vec<(String, Option<HeaderValue>)>, EntryError> {
     let Some(v) = v else { return Ok(Vec::new()) };
-    let obj = v
-        .as_object()
-        .ok_or("`headers` must be an object of NAME: \"value\" or NAME: {\"env\": \"VAR\"}")?;
+    let obj = v.as_object().ok_or(EntryError(
+        "`headers` must be an object of NAME: \"value\" or NAME: {\"env\": \"VAR\"}".into(),
+    ))?;
     let mut out = Vec::new();
     for (name, value) in obj {
         valid_header_name(name)?;
         let value = match value {
             Value::String(s) if s.bytes().any(|b| b == b'\r' || b == b'\n') => {
-                return Err(format!(
+                return Err(EntryError(format!(
                     "header {name}: the value holds a line break; give it on one line"
-                ))
+                )))
             }
             Value::String(s) => Some(HeaderValue::Given(s.clone())),
             Value::Null => None,
             Value::Object(o) if o.len() == 1 && o.get("env").is_some_and(Value::is_string) => {
                 let var = o.get("env").and_then(Value::as_str).unwrap_or_default();
                 if var.is_empty() || var.contains('=') || var.contains('\0') {
-                    return Err(format!("header {name}: `env` must name a variable"));
+                    return Err(EntryError(format!(
+                        "header {name}: `env` must name a variable"
+                    )));
                 }
                 Some(HeaderValue::Env(var.to_string()))
             }
             _ => {
-                return Err(format!(
+                return Err(EntryError(format!(
                     "header {name}: give a string, {{\"env\": \"VAR\"}} or null when not given"
-                ))
+                )))
             }
         };
         out.push((name.clone(), value));
@@ -209,18 +210,18 @@ fn fill_variables(
     shown
 }
 
-fn valid_url(url: &str) -> Result<String, String> {
+fn valid_url(url: &str) -> Result<String, EntryError> {
     let url = url.trim();
     if crate::net::ParsedUrl::http(url).is_none() || url.bytes().any(|b| b.is_ascii_control()) {
-        return Err(format!(
+        return Err(EntryError(format!(
             "url {:?} is not an http:// or https:// URL with a host",
             excerpt(&crate::secrets::redact(url), 80)
-        ));
+        )));
     }
     Ok(url.to_string())
 }
 
-fn valid_header_name(name: &str) -> Result<(), String> {
+fn valid_header_name(name: &str) -> Result<(), EntryError> {
     let ok = !name.is_empty()
         && name
             .bytes()
@@ -228,10 +229,10 @@ fn valid_header_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
+        Err(EntryError(format!(
             "header name {:?} is not valid; use letters, digits and dashes",
             excerpt(name, 40)
-        ))
+        )))
     }
 }
 

@@ -4,7 +4,7 @@
 //! makes the entry `needs-configuration`.
 
 use super::install::Package;
-use super::manifest::{needs_configuration, EntryPlan, Install, Launch, Supplied};
+use super::manifest::{needs_configuration, EntryError, EntryPlan, Install, Launch, Supplied};
 use super::shown::{fill, is_secret, Shown};
 use crate::finding::excerpt;
 use serde_json::{Map, Value};
@@ -39,7 +39,7 @@ pub fn launch_plan(server: &Map<String, Value>, supplied: &Supplied) -> EntryPla
                 }
                 return plan;
             }
-            Err(why) => skipped.push(why),
+            Err(why) => skipped.push(why.0),
         }
     }
     if let Some(plan) = super::remote::registry_plan(server, supplied) {
@@ -73,16 +73,16 @@ pub fn launch_plan(server: &Map<String, Value>, supplied: &Supplied) -> EntryPla
 
 /// The package's registry type and runtime (with a note when a language hint chose it),
 /// or why it cannot be started.
-fn launchable(package: &Value) -> Result<(&'static str, &'static str, Option<String>), String> {
+fn launchable(package: &Value) -> Result<(&'static str, &'static str, Option<String>), EntryError> {
     let kind = package
         .get("registryType")
         .and_then(Value::as_str)
         .unwrap_or("");
     let Some((registry, runtimes)) = RUNTIMES.iter().find(|(k, _)| *k == kind) else {
-        return Err(format!(
+        return Err(EntryError(format!(
             "registryType {:?} is not launched",
             excerpt(kind, 30)
-        ));
+        )));
     };
     let transport = package
         .get("transport")
@@ -90,10 +90,10 @@ fn launchable(package: &Value) -> Result<(&'static str, &'static str, Option<Str
         .and_then(Value::as_str)
         .unwrap_or("stdio");
     if transport != "stdio" {
-        return Err(format!(
+        return Err(EntryError(format!(
             "{registry} package uses {:?}",
             excerpt(transport, 30)
-        ));
+        )));
     }
     let hint = package.get("runtimeHint").and_then(Value::as_str);
     if let Some((_, language, launchers)) = LANGUAGE_HINTS
@@ -116,10 +116,10 @@ fn launchable(package: &Value) -> Result<(&'static str, &'static str, Option<Str
             );
             return Ok((registry, "python", Some(note)));
         }
-        return Err(format!(
+        return Err(EntryError(format!(
             "runtimeHint {language:?}: none of {} is on PATH; install one (uv: `pip install uv`)",
             launchers.join(", ")
-        ));
+        )));
     }
     let runtime = match hint {
         None => runtimes[0],

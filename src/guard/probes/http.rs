@@ -22,17 +22,25 @@ pub(super) fn refused(name: &str, what: &str, why: &str) -> Verdict {
     )
 }
 
+/// What the POST of a probe got over Streamable HTTP, described.
+pub(super) enum PostAnswer {
+    /// An answer the transport allows.
+    Allowed(String),
+    /// An answer that is a fault of its own.
+    Fault(String),
+}
+
 /// Over Streamable HTTP, what the POST of the last notification got: `Ok` for 202 with no
-/// body (silence) or a 4xx (a refusal the spec allows), `Err` for anything that answered it.
+/// body (silence) or a 4xx (a refusal the spec allows), a fault for anything that answered it.
 /// `None` on other transports, where a reply would come as a message.
-pub(super) fn notification_answer(s: &Session) -> Option<Result<String, String>> {
+pub(super) fn notification_answer(s: &Session) -> Option<PostAnswer> {
     let a = s.last_http_answer()?;
     Some(if a.status == 202 && a.body_bytes == 0 {
-        Ok("HTTP 202, no body".into())
+        PostAnswer::Allowed("HTTP 202, no body".into())
     } else if (400..500).contains(&a.status) {
-        Ok(format!("refused with HTTP {}", a.status))
+        PostAnswer::Allowed(format!("refused with HTTP {}", a.status))
     } else {
-        Err(format!(
+        PostAnswer::Fault(format!(
             "HTTP {} with a {}-byte body",
             a.status, a.body_bytes
         ))
@@ -63,12 +71,12 @@ pub(super) fn notification_answered(
 
 /// Over Streamable HTTP, the answer to a body that is not JSON: a fault when it carried a
 /// result, else what it got.
-pub(super) fn malformed_answer(s: &Session) -> Option<Result<String, String>> {
+pub(super) fn malformed_answer(s: &Session) -> Option<PostAnswer> {
     let a = s.last_http_answer()?;
     Some(if a.result {
-        Err(format!("HTTP {} with a result", a.status))
+        PostAnswer::Fault(format!("HTTP {} with a result", a.status))
     } else {
-        Ok(format!("HTTP {}", a.status))
+        PostAnswer::Allowed(format!("HTTP {}", a.status))
     })
 }
 

@@ -371,7 +371,7 @@ async fn notification_ignored(
     s.notify(method, Some(params)).await;
     let over_http = http::notification_answer(s);
     s.listen(QUIET_WINDOW).await;
-    if let Some(Err(how)) = &over_http {
+    if let Some(http::PostAnswer::Fault(how)) = &over_http {
         return http::notification_answered(code, name, what, how, rule);
     }
     if replies_without_id(s, from) > 0 {
@@ -382,8 +382,8 @@ async fn notification_ignored(
     }
     // Over HTTP the POST's answer (202, or a refusal) says how it was ignored.
     let observed = match (over_http, answered_as) {
-        (Some(Ok(how)), Some(word)) => format!("{word} ({how})"),
-        (Some(Ok(how)), None) => how,
+        (Some(http::PostAnswer::Allowed(how)), Some(word)) => format!("{word} ({how})"),
+        (Some(http::PostAnswer::Allowed(how)), None) => how,
         _ => silence.into(),
     };
     still_answers(s, name, &observed).await
@@ -413,7 +413,7 @@ async fn malformed_json(s: &mut Session) -> Verdict {
         .await;
     let over_http = http::malformed_answer(s);
     s.listen(QUIET_WINDOW).await;
-    if let Some(Err(how)) = &over_http {
+    if let Some(http::PostAnswer::Fault(how)) = &over_http {
         return http::malformed_answered(name, how);
     }
     let answered_result = s.transcript().frames[from..].iter().any(|f| {
@@ -434,7 +434,7 @@ async fn malformed_json(s: &mut Session) -> Verdict {
         );
     }
     let observed = match over_http {
-        Some(Ok(how)) => how,
+        Some(http::PostAnswer::Allowed(how)) => how,
         _ => "parse error or silence".into(),
     };
     still_answers(s, name, &observed).await

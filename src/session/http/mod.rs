@@ -13,6 +13,7 @@ pub mod sse;
 
 use crate::process::{StdioLimits, StdoutEvent};
 use crate::protocol::framing::RawLine;
+use crate::session::transport::SendError;
 pub use get_stream::GetStreamRecord;
 use post::Outgoing;
 pub use post::{BodyProblem, Unreachable};
@@ -291,7 +292,7 @@ impl HttpTransport {
 
     /// Sends one JSON-RPC message (or raw bytes) as a POST. `Err` when a request got no
     /// answer: the session then stops waiting for it at once.
-    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), String> {
+    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), SendError> {
         let Message {
             body,
             method,
@@ -315,7 +316,7 @@ impl HttpTransport {
                 self.record
                     .facts
                     .push(HttpFact::Unreachable { method, cause });
-                return Err(message);
+                return Err(SendError::Http(message));
             }
         };
         self.note_session(&method, reply.session_id.as_deref());
@@ -361,7 +362,9 @@ impl HttpTransport {
                 status,
                 message: message.clone(),
             });
-            return Err(format!("{method}: HTTP {status}: {message}"));
+            return Err(SendError::Http(format!(
+                "{method}: HTTP {status}: {message}"
+            )));
         }
         for id in &reply.wrong_ids {
             self.record.facts.push(HttpFact::WrongId {
@@ -398,10 +401,10 @@ impl HttpTransport {
         if reply.status != 401 && reply.wrong_ids.is_empty() {
             self.record.facts.push(fact);
         }
-        Err(format!(
+        Err(SendError::Http(format!(
             "{method}: HTTP {} without the answer",
             reply.status
-        ))
+        )))
     }
 
     /// How HTTP answered the last message that awaited no response, if it was answered.

@@ -14,6 +14,7 @@ use super::sse::SseEvent;
 use super::{client, HttpFact, HttpRecord, HttpTarget, Message, FOREIGN_ORIGIN, MAX_EVENTS};
 use crate::process::{StdioLimits, StdoutEvent};
 use crate::protocol::framing::RawLine;
+use crate::session::transport::SendError;
 pub use endpoint::resolve;
 use endpoint::shown;
 use serde_json::Value;
@@ -128,16 +129,16 @@ impl LegacyTransport {
         }
     }
 
-    fn endpoint_fact(&mut self, detail: &'static str, message: String) -> String {
+    fn endpoint_fact(&mut self, detail: &'static str, message: String) -> SendError {
         self.legacy.facts.push(LegacyFact::Endpoint {
             detail,
             message: message.clone(),
         });
-        message
+        SendError::Http(message)
     }
 
     /// Opens the stream and reads its `endpoint` event, within `deadline`.
-    async fn open(&mut self, deadline: Instant) -> Result<(), String> {
+    async fn open(&mut self, deadline: Instant) -> Result<(), SendError> {
         self.opened = true;
         let (tx, rx) = unbounded_channel();
         let agent = client::agent(self.timeout, self.timeout);
@@ -170,7 +171,7 @@ impl LegacyTransport {
                     method: "GET".into(),
                     cause,
                 });
-                return Err(message);
+                return Err(SendError::Http(message));
             }
             _ => {
                 return Err(self.endpoint_fact(
@@ -185,7 +186,7 @@ impl LegacyTransport {
             self.record.facts.push(HttpFact::Unauthorized {
                 www_authenticate: None,
             });
-            return Err("GET: HTTP 401".into());
+            return Err(SendError::Http("GET: HTTP 401".into()));
         }
         if status != 200 || media.as_deref() != Some("text/event-stream") {
             let what = media.map_or("no media type".to_string(), |m| {
@@ -222,7 +223,7 @@ impl LegacyTransport {
         }
     }
 
-    fn take_endpoint(&mut self, e: SseEvent) -> Result<(), String> {
+    fn take_endpoint(&mut self, e: SseEvent) -> Result<(), SendError> {
         if e.event.as_deref() != Some("endpoint") {
             let name = e.event.as_deref().unwrap_or("message");
             let message = format!(
@@ -258,13 +259,15 @@ impl LegacyTransport {
 
     /// Sends one message as a POST to the endpoint; for a request, reads the stream until
     /// its response. `Err` when the request got no answer: the session stops waiting.
-    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), String> {
+    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), SendError> {
         let deadline = deadline.min(Instant::now() + self.timeout);
         if !self.opened {
             self.open(deadline).await?;
         }
         let Some(endpoint) = self.endpoint.clone() else {
-            return Err("the legacy transport has no endpoint to POST to".into());
+            return Err(SendError::Http(
+                "the legacy transport has no endpoint to POST to".into(),
+            ));
         };
         let Message {
             body,
@@ -299,7 +302,7 @@ impl LegacyTransport {
                 self.record
                     .facts
                     .push(HttpFact::Unreachable { method, cause });
-                return Err(message);
+                return Err(SendError::Http(message));
             }
         };
         if !(200..300).contains(&status) {
@@ -310,7 +313,9 @@ impl LegacyTransport {
                 });
             }
             return match awaited {
-                Some(_) => Err(format!("{method}: HTTP {status} from the endpoint")),
+                Some(_) => Err(SendError::Http(format!(
+                    "{method}: HTTP {status} from the endpoint"
+                ))),
                 None => Ok(()),
             };
         }
@@ -326,7 +331,7 @@ impl LegacyTransport {
         method: &str,
         id: &Value,
         deadline: Instant,
-    ) -> Result<(), String> {
+    ) -> Result<(), SendError> {
         loop {
             if self.stream_ended {
                 return Err(self.missing(method, true));
@@ -348,15 +353,15 @@ impl LegacyTransport {
         }
     }
 
-    fn missing(&mut self, method: &str, stream_ended: bool) -> String {
+    fn missing(&mut self, method: &str, stream_ended: bool) -> SendError {
         self.legacy.facts.push(LegacyFact::ResponseMissing {
             method: method.to_string(),
             stream_ended,
         });
-        format!(
+        SendError::Http(format!(
             "{method}: no response on the event stream ({})",
             if stream_ended { "it ended" } else { "timeout" }
-        )
+        ))
     }
 
     /// Handles one item of the stream.
