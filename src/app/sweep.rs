@@ -35,11 +35,8 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode, Error> {
     let renderers = crate::sweep::Renderers {
         guard: Arc::new(crate::report::guard::json::render),
         findings: Arc::new(|findings| {
-            let verdict = crate::verdict::Verdict::of(findings);
-            serde_json::json!({
-                "summary": crate::report::issue::summary_json(&verdict),
-                "issues": crate::report::issue::issues_json(findings),
-            })
+            serde_json::to_value(crate::report::issue::FindingsFields::of(findings))
+                .unwrap_or_default()
         }),
     };
     let prepared = crate::sweep::prepare(&request, renderers)?;

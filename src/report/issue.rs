@@ -64,14 +64,6 @@ impl<'a> Issue<'a> {
     }
 }
 
-/// Every finding as JSON: for a line not yet typed (the sweep's install-failed line).
-pub fn issues_json(findings: &[Finding]) -> Vec<serde_json::Value> {
-    findings
-        .iter()
-        .map(|f| serde_json::to_value(Issue::of(f)).unwrap_or_default())
-        .collect()
-}
-
 /// The counts of findings per severity.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct IssueCounts {
@@ -113,9 +105,21 @@ impl Summary {
     }
 }
 
-/// A verdict's summary as JSON: for a line not yet typed (the sweep's install-failed line).
-pub fn summary_json(verdict: &Verdict<'_>) -> serde_json::Value {
-    serde_json::to_value(Summary::of(verdict)).unwrap_or_default()
+/// A verdict and its findings, as a line that holds findings but no report of its own
+/// carries them (the sweep's install-failed line).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FindingsFields<'a> {
+    pub summary: Summary,
+    pub issues: Vec<Issue<'a>>,
+}
+
+impl<'a> FindingsFields<'a> {
+    pub fn of(findings: &'a [Finding]) -> Self {
+        FindingsFields {
+            summary: Summary::of(&Verdict::of(findings)),
+            issues: findings.iter().map(Issue::of).collect(),
+        }
+    }
 }
 
 #[cfg(test)]

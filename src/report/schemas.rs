@@ -122,44 +122,30 @@ pub fn guard_report() -> Value {
     root::<GuardReport>(GUARD_REPORT)
 }
 
-/// One line of `sweep --out`: the sweep's fields, and when the guard ran the guard
-/// report's (the guard's schema travels inside it, so the line's schema stands alone).
+/// One line of `sweep --out`: the sweep's fields (`sweep::line::Line`), and when the guard
+/// ran the guard report's (the guard's schema travels inside it, so the line's schema stands
+/// alone).
 pub fn sweep_result_line() -> Value {
-    // The sweep engine writes these fields beside the guard report (src/sweep/run.rs).
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": format!("{BASE}{SWEEP_RESULT_LINE}"),
-        "title": "one line of mcpcheck sweep --out results.jsonl",
-        "description": "A sweep entry: its id and status; when the guard ran, the guard report v1 fields too (see guard-report.v1.schema.json).",
-        "type": "object",
-        "properties": {
-            "id": {"type": "string"},
-            "status": {"type": "string"},
-            "startedAt": {"type": "string"},
-            "wallMs": {"type": "integer", "minimum": 0},
-            "reason": {"type": "string"},
-            "install": {
-                "description": "A registry entry whose package the sweep installed before starting it (npm for npx, uv for uvx): the installer's command, ok, timedOut, exitCode, durationMs, cached (installed earlier in the same sweep), program (the executable started) and, when it failed, outputTail. A failed install makes the line's status `install-failed`, with `summary` and `issues` (an install-* code). Added in v1 without breaking it.",
-                "type": "object"
-            },
-            "runtimeNote": {
-                "description": "A registry entry whose runtimeHint names a language (`python`, `node`): which launcher ran it and why. Added in v1 without breaking it.",
-                "type": "string"
-            },
-            "reproduce": {
-                "description": "A started entry: the POSIX shell command that reruns this one server alone (`mcpcheck guard` with the sweep's and the entry's settings). Every secret appears as `${NAME}`: export the named values, then run it. Added in v1 without breaking it.",
-                "type": "string"
-            },
-            "remoteType": {
-                "description": "A remote entry only: the server.json `remotes[].type` it was guarded as (`streamable-http` for a manifest's remote entry, which names none). The guard's `transport` says what the session spoke (`http`, or `sse` after the fallback). Added in v1 without breaking it.",
-                "enum": ["streamable-http", "sse"]
-            }
-        },
-        "required": ["id", "status"],
-        "if": {"required": ["schemaVersion"]},
-        "then": {"$ref": GUARD_REPORT},
-        "$defs": {"guardReport": guard_report()}
-    })
+    let mut schema = root::<crate::sweep::line::Line>(SWEEP_RESULT_LINE);
+    let Value::Object(o) = &mut schema else {
+        return schema;
+    };
+    o.insert(
+        "title".into(),
+        json!("one line of mcpcheck sweep --out results.jsonl"),
+    );
+    o.insert(
+        "description".into(),
+        json!("A sweep entry: its id and status; when the guard ran, the guard report v1 fields too (see guard-report.v1.schema.json)."),
+    );
+    o.insert("if".into(), json!({"required": ["schemaVersion"]}));
+    o.insert("then".into(), json!({"$ref": GUARD_REPORT}));
+    if let Some(Value::Object(defs)) = o.get_mut("$defs") {
+        defs.insert("guardReport".into(), guard_report());
+    } else {
+        o.insert("$defs".into(), json!({"guardReport": guard_report()}));
+    }
+    schema
 }
 
 /// Every schema generated from types: (file name under schemas/reports/, schema).

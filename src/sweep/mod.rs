@@ -4,6 +4,7 @@
 
 pub mod install;
 mod install_bin;
+pub mod line;
 pub mod manifest;
 mod manifest_fields;
 pub mod merge;

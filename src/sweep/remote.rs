@@ -3,6 +3,7 @@
 //! with `--remote`; header values come from the manifest or, by name, from a variable
 //! passed with `--pass-env`, and never appear in a result line.
 
+use super::line::RemoteType;
 use super::manifest::{needs_configuration, EntryError, EntryPlan, Supplied};
 use super::shown::{fill, mark_value_credentials, Secrets, Shown};
 use crate::finding::excerpt;
@@ -11,7 +12,7 @@ use serde_json::{Map, Value};
 /// Keys a remote entry may have; anything else is most likely a typo.
 pub const REMOTE_KEYS: &[&str] = &["id", "url", "headers", "name", "description"];
 /// `server.json` remote types the guard speaks, preferred first.
-const TRANSPORTS: &[&str] = &["streamable-http", "sse"];
+const TRANSPORTS: &[RemoteType] = &[RemoteType::StreamableHttp, RemoteType::Sse];
 
 /// A remote server to guard.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,14 +20,14 @@ pub struct Remote {
     /// `isSecret` variables and a userinfo password in it are shown as `${NAME}`.
     pub url: Shown,
     /// `streamable-http`, or `sse` (the legacy transport, which the guard falls back to).
-    pub transport: String,
+    pub transport: RemoteType,
     pub headers: Vec<(String, HeaderValue)>,
     /// The secrets of `url`.
     pub secrets: Secrets,
 }
 
 impl Remote {
-    fn new(mut url: Shown, transport: String, headers: Vec<(String, HeaderValue)>) -> Self {
+    fn new(mut url: Shown, transport: RemoteType, headers: Vec<(String, HeaderValue)>) -> Self {
         mark_value_credentials(&mut url, "URL");
         let secrets = Secrets::collect(std::iter::once(&mut url));
         Self {
@@ -62,7 +63,7 @@ pub const ENABLE_HINT: &str = "add --remote to guard it over HTTP";
 pub fn not_asked_reason(remote: &Remote) -> String {
     format!(
         "remote-only server ({}); mcpcheck sweeps servers it can start over stdio; {ENABLE_HINT}",
-        remote.transport
+        remote.transport.as_str()
     )
 }
 
@@ -92,7 +93,7 @@ pub fn manifest_plan(obj: &Map<String, Value>) -> Result<EntryPlan, EntryError> 
     }
     Ok(EntryPlan::Remote(Remote::new(
         Shown::text(url.trim()),
-        "streamable-http".into(),
+        RemoteType::StreamableHttp,
         headers,
     )))
 }
@@ -138,12 +139,12 @@ pub fn header_map(v: Option<&Value>) -> Result<Vec<(String, Option<HeaderValue>)
 /// resolved as packages' inputs are; `None` when it has none.
 pub fn registry_plan(server: &Map<String, Value>, supplied: &Supplied) -> Option<EntryPlan> {
     let remotes = server.get("remotes").and_then(Value::as_array)?;
-    let remote = TRANSPORTS.iter().find_map(|t| {
+    let (remote, transport) = TRANSPORTS.iter().find_map(|t| {
         remotes
             .iter()
-            .find(|r| r.get("type").and_then(Value::as_str) == Some(t))
+            .find(|r| r.get("type").and_then(Value::as_str) == Some(t.as_str()))
+            .map(|r| (r, *t))
     })?;
-    let transport = remote.get("type").and_then(Value::as_str)?.to_string();
     let mut missing = Vec::new();
     let url = fill_variables(
         remote.get("url").and_then(Value::as_str).unwrap_or(""),
@@ -193,7 +194,7 @@ pub fn registry_plan(server: &Map<String, Value>, supplied: &Supplied) -> Option
     Some(match valid_url(&url.value()) {
         Ok(_) => EntryPlan::Remote(Remote::new(url, transport, headers)),
         Err(why) => EntryPlan::NotAsked {
-            reason: format!("{transport} remote: {why}"),
+            reason: format!("{} remote: {why}", transport.as_str()),
         },
     })
 }

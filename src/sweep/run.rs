@@ -2,9 +2,10 @@
 //! each result to the results file as it finishes.
 
 use super::install::{in_project, Installed, Installer};
+use super::line::{Line, LineStatus, NotJudged};
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::remote::{HeaderValue, Remote};
-use super::results::{rfc3339, ResultsWriter};
+use super::results::ResultsWriter;
 use super::sandbox::{EnvPolicy, Sandbox};
 use super::setup;
 use super::shown::{self, Shown};
@@ -13,7 +14,8 @@ use crate::error::Error;
 use crate::finding::{excerpt, Finding};
 use crate::guard::{self, GuardRequest, GuardRun, GuardSettings};
 use crate::process::ServerCommand;
-use serde_json::{json, Map, Value};
+use crate::verdict::{Status, Verdict};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -151,11 +153,10 @@ async fn run_entry(
     let base_env = sandbox.base_env(&config.env_policy);
     let entry_env = launch.env_values();
     let cwd = launch.cwd.clone().unwrap_or_else(|| sandbox.work());
-    let mut extra = Map::new();
-    extra.insert("reproduce".into(), json!(reproduce(&launch, &config)));
-    if let Some(note) = &launch.runtime_note {
-        extra.insert("runtimeNote".into(), json!(note));
-    }
+    // What every line of this entry says beside its status.
+    let mut fields = Line::new(&id, LineStatus::Judged(Status::Pass), started_at, clock);
+    fields.reproduce = Some(reproduce(&launch, &config));
+    fields.runtime_note.clone_from(&launch.runtime_note);
     if let Some(argv) = &launch.setup {
         let command = ServerCommand {
             program: argv[0].clone(),
@@ -166,17 +167,15 @@ async fn run_entry(
             unset_env: Vec::new(),
         };
         let outcome = setup::run(&command, config.setup_timeout, &entry_env).await;
+        fields.setup = Some(outcome.facts);
         if !outcome.ok {
-            let mut line = head(&id, "setup-failed", started_at, clock);
-            line.insert(
-                "reason".into(),
-                json!("the entry's setup command failed; the server was not started"),
-            );
-            line.insert("setup".into(), outcome.facts);
-            line.extend(extra);
-            return launch.secrets.redacted_line(line);
+            let line = Line {
+                status: LineStatus::NotJudged(NotJudged::SetupFailed),
+                reason: Some("the entry's setup command failed; the server was not started".into()),
+                ..fields.timed(clock)
+            };
+            return launch.secrets.redacted_line(line.with(Value::Null));
         }
-        extra.insert("setup".into(), outcome.facts);
     }
     let mut shown = launch.command.clone();
     if let Some(install) = &launch.install {
@@ -201,7 +200,7 @@ async fn run_entry(
         match installed {
             Installed::Ready { program, mut facts } => {
                 facts["program"] = json!(program.display().to_string());
-                extra.insert("install".into(), facts);
+                fields.install = Some(facts);
                 shown = std::iter::once(Shown::text(program.display().to_string()))
                     .chain(
                         launch.command[install.args_from.min(launch.command.len())..]
@@ -211,16 +210,14 @@ async fn run_entry(
                     .collect();
             }
             Installed::Failed { facts, finding } => {
-                let mut line = head(&id, "install-failed", started_at, clock);
-                line.insert("reason".into(), json!(finding.message));
-                line.insert("install".into(), facts);
-                line.extend(extra);
-                if let Value::Object(fields) =
-                    (config.render.findings)(std::slice::from_ref(&*finding))
-                {
-                    line.extend(fields);
-                }
-                return launch.secrets.redacted_line(line);
+                let line = Line {
+                    status: LineStatus::NotJudged(NotJudged::InstallFailed),
+                    reason: Some(finding.message.clone()),
+                    install: Some(facts),
+                    ..fields.timed(clock)
+                };
+                let issues = (config.render.findings)(std::slice::from_ref(&*finding));
+                return launch.secrets.redacted_line(line.with(issues));
             }
         }
     }
@@ -229,8 +226,8 @@ async fn run_entry(
     let mut settings = match guard_settings(argv, &env, &cwd, &config) {
         Ok(s) => s,
         Err(e) => {
-            let line = error_line(&id, started_at, clock, e.message());
-            return launch.secrets.redacted_line(into_map(line));
+            let line = error_fields(&id, started_at, clock, e.message());
+            return launch.secrets.redacted_line(line.with(Value::Null));
         }
     };
     // Only the sandbox's environment reaches the server, never mcpcheck's own.
@@ -239,23 +236,11 @@ async fn run_entry(
     let mut doc = (config.render.guard)(&run);
     drop(sandbox);
     show_command(&mut doc, &shown);
-    let status = doc["summary"]["status"]
-        .as_str()
-        .unwrap_or("fail")
-        .to_string();
-    let mut line = head(&id, &status, started_at, clock);
-    line.extend(extra);
-    if let Value::Object(fields) = doc {
-        line.extend(fields);
-    }
-    launch.secrets.redacted_line(line)
-}
-
-fn into_map(line: Value) -> Map<String, Value> {
-    match line {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
+    let line = Line {
+        status: LineStatus::Judged(Verdict::of(&run.findings).status),
+        ..fields.timed(clock)
+    };
+    launch.secrets.redacted_line(line.with(doc))
 }
 
 /// The guard report's command fields as the sweep shows them: each secret as `${NAME}`,
@@ -311,12 +296,7 @@ fn settings_words(config: &SweepConfig) -> Vec<String> {
 /// beside the guard's own `transport` (what the session spoke: `http`, or `sse` after a
 /// fallback).
 async fn run_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Value {
-    let remote_type = remote.transport.clone();
-    let mut line = guard_remote(id, remote, config).await;
-    if let Value::Object(fields) = &mut line {
-        fields.insert("remoteType".into(), json!(remote_type));
-    }
-    line
+    guard_remote(id, remote, config).await
 }
 
 /// One remote server: its headers resolved, the connect policy of `guard --url`, the guard
@@ -327,13 +307,13 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
     let headers = match super::remote::resolve_headers(&remote.headers, &config.env_policy.pass) {
         Ok(h) => h,
         Err(missing) => {
-            let mut line = head(&id, "needs-configuration", started_at, clock);
-            line.insert(
-                "reason".into(),
-                json!(format!("required values not given: {}", missing.join(", "))),
-            );
-            line.insert("missing".into(), json!(missing));
-            return Value::Object(line);
+            let line = Line {
+                missing: Some(missing.clone()),
+                remote_type: Some(remote.transport),
+                ..Line::not_judged(&id, NotJudged::NeedsConfiguration, started_at, clock)
+                    .reason(format!("required values not given: {}", missing.join(", ")))
+            };
+            return Value::Object(line.with(Value::Null));
         }
     };
     let request = GuardRequest {
@@ -364,37 +344,35 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
     .await;
     let settings = match prepared {
         Ok(Ok((_, Some(why)))) => {
-            let mut line = head(&id, "not-asked", started_at, clock);
-            line.insert("reason".into(), json!(excerpt(&why, 500)));
-            return Value::Object(line);
+            let line = Line {
+                remote_type: Some(remote.transport),
+                ..Line::not_judged(&id, NotJudged::NotAsked, started_at, clock)
+                    .reason(excerpt(&why, 500))
+            };
+            return Value::Object(line.with(Value::Null));
         }
         Ok(Ok((settings, None))) => settings,
         Ok(Err(e)) => return error_line(&id, started_at, clock, e.message()),
         Err(_) => {
-            return error_line(
-                &id,
-                started_at,
-                clock,
-                "internal error: the remote's settings could not be prepared; please report it",
-            )
+            let why =
+                "internal error: the remote's settings could not be prepared; please report it";
+            return error_line(&id, started_at, clock, why);
         }
     };
     let run = guard::run(settings).await;
     let mut doc = (config.render.guard)(&run);
     super::remote::redact_tree(&mut doc, &headers);
-    let status = doc["summary"]["status"]
-        .as_str()
-        .unwrap_or("fail")
-        .to_string();
-    let mut line = head(&id, &status, started_at, clock);
-    line.insert(
-        "reproduce".into(),
-        json!(reproduce_remote(&remote, &config)),
-    );
-    if let Value::Object(fields) = doc {
-        line.extend(fields);
-    }
-    remote.secrets.redacted_line(line)
+    let line = Line {
+        remote_type: Some(remote.transport),
+        reproduce: Some(reproduce_remote(&remote, &config)),
+        ..Line::new(
+            &id,
+            LineStatus::Judged(Verdict::of(&run.findings).status),
+            started_at,
+            clock,
+        )
+    };
+    remote.secrets.redacted_line(line.with(doc))
 }
 
 /// `mcpcheck guard --url` for one remote entry: each header's value as `${VAR}` (the
@@ -455,44 +433,32 @@ impl SweepConfig {
     }
 }
 
-/// The fields every line starts with.
-fn head(id: &str, status: &str, started_at: SystemTime, clock: Instant) -> Map<String, Value> {
-    let mut line = Map::new();
-    line.insert("id".into(), json!(id));
-    line.insert("status".into(), json!(status));
-    line.insert("startedAt".into(), json!(rfc3339(started_at)));
-    line.insert("wallMs".into(), json!(clock.elapsed().as_millis() as u64));
-    line
+fn error_fields(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> Line {
+    Line::not_judged(id, NotJudged::SweepError, started_at, clock).reason(excerpt(why, 500))
 }
 
 fn error_line(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> Value {
-    let mut line = head(id, "sweep-error", started_at, clock);
-    line.insert("reason".into(), json!(excerpt(why, 500)));
-    Value::Object(line)
+    Value::Object(error_fields(id, started_at, clock, why).with(Value::Null))
 }
 
 /// The line of an entry that is not started.
 pub fn not_started(id: &str, plan: &EntryPlan) -> Value {
-    let mut line = head(id, "", SystemTime::now(), Instant::now());
-    match plan {
-        EntryPlan::NeedsConfiguration { reason, missing } => {
-            line.insert("status".into(), json!("needs-configuration"));
-            line.insert("reason".into(), json!(reason));
-            line.insert("missing".into(), json!(missing));
-        }
+    let (now, clock) = (SystemTime::now(), Instant::now());
+    let line = match plan {
+        EntryPlan::NeedsConfiguration { reason, missing } => Line {
+            missing: Some(missing.clone()),
+            ..Line::not_judged(id, NotJudged::NeedsConfiguration, now, clock).reason(reason)
+        },
         EntryPlan::NotAsked { reason } => {
-            line.insert("status".into(), json!("not-asked"));
-            line.insert("reason".into(), json!(reason));
+            Line::not_judged(id, NotJudged::NotAsked, now, clock).reason(reason)
         }
-        EntryPlan::Remote(remote) => {
-            line.insert("status".into(), json!("not-asked"));
-            line.insert("remoteType".into(), json!(remote.transport));
-            line.insert(
-                "reason".into(),
-                json!(super::remote::not_asked_reason(remote)),
-            );
-        }
-        EntryPlan::Launch(_) => {}
-    }
-    Value::Object(line)
+        EntryPlan::Remote(remote) => Line {
+            remote_type: Some(remote.transport),
+            ..Line::not_judged(id, NotJudged::NotAsked, now, clock)
+                .reason(super::remote::not_asked_reason(remote))
+        },
+        EntryPlan::Launch(_) => Line::not_judged(id, NotJudged::SweepError, now, clock)
+            .reason("internal error: a launch was taken for an entry not started"),
+    };
+    Value::Object(line.with(Value::Null))
 }

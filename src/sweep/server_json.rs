@@ -471,7 +471,7 @@ mod tests {
             &Supplied::default(),
         );
         assert!(
-            matches!(&remote, EntryPlan::Remote(r) if r.url.value() == "https://x" && r.transport == "streamable-http"),
+            matches!(&remote, EntryPlan::Remote(r) if r.url.value() == "https://x" && r.transport == crate::sweep::line::RemoteType::StreamableHttp),
             "{remote:?}"
         );
         let websocket = plan(
