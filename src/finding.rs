@@ -229,6 +229,11 @@ pub struct Finding {
     /// The language of the source a finding points into (source scan).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<&'static str>,
+    /// A server that stopped or hung: the lines of its stderr that say why (the first line
+    /// that names an error, with the lines after it, then the last lines), each bounded,
+    /// credentials masked; `…` marks lines left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_excerpt: Option<Vec<String>>,
 }
 
 /// One stray stdout line and the writes that could have printed it, best first.
@@ -274,6 +279,11 @@ impl Finding {
         if let Some(fix) = &self.fix {
             self.fix = Some(crate::secrets::redact(fix));
         }
+        if let Some(lines) = &mut self.stderr_excerpt {
+            lines
+                .iter_mut()
+                .for_each(|l| *l = crate::secrets::redact(l));
+        }
     }
 
     /// A finding at the code's default severity.
@@ -293,6 +303,7 @@ impl Finding {
             risk: meta.risk,
             language: None,
             class_override: None,
+            stderr_excerpt: None,
         }
     }
 

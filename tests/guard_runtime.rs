@@ -463,3 +463,92 @@ fn cwd_is_where_the_server_runs() {
     assert_eq!(r.issues(), pairs(&[]));
     assert_eq!(r.exit, 0);
 }
+
+/// An unbuilt Node project: the line that says why (`Cannot find module`) is the evidence and
+/// heads the stderr excerpt in every human format, not the closing `Node.js vNN` line.
+#[test]
+fn a_crash_shows_the_stderr_line_that_explains_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |format: &str| {
+        mcpcheck_in(dir.path())
+            .args(["guard", "--format", format, "--", "node", "dist/index.js"])
+            .output()
+            .expect("runs")
+    };
+    let json: serde_json::Value =
+        serde_json::from_slice(&run("json").stdout).expect("a JSON report");
+    let issue = json["issues"]
+        .as_array()
+        .and_then(|a| a.iter().find(|i| i["code"] == "server-exited"))
+        .expect("server-exited");
+    assert!(
+        issue["evidence"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("stderr: Error: Cannot find module")),
+        "{issue}"
+    );
+    let excerpt: Vec<&str> = issue["stderrExcerpt"]
+        .as_array()
+        .expect("an excerpt")
+        .iter()
+        .filter_map(|l| l.as_str())
+        .collect();
+    assert!(
+        excerpt
+            .iter()
+            .any(|l| l.starts_with("Error: Cannot find module")),
+        "{excerpt:?}"
+    );
+    assert!(
+        excerpt.last().is_some_and(|l| l.starts_with("Node.js v")),
+        "{excerpt:?}"
+    );
+    let human = String::from_utf8_lossy(&run("human").stdout).into_owned();
+    let at = human
+        .find("stderr (excerpt):")
+        .expect("an excerpt in the human report");
+    assert!(
+        human[at..].contains("│ Error: Cannot find module"),
+        "{human}"
+    );
+    let markdown = String::from_utf8_lossy(&run("markdown").stdout).into_owned();
+    assert!(
+        markdown.contains("<details><summary>stderr of <code>server-exited</code></summary>"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("\nError: Cannot find module"),
+        "{markdown}"
+    );
+}
+
+/// A Python server whose import fails: the traceback's last frames and its exception.
+#[test]
+fn a_python_import_error_is_named_with_its_frames() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("server.py"),
+        "import sys\nimport no_such_module_for_mcpcheck\n",
+    )
+    .expect("server");
+    let out = mcpcheck_in(dir.path())
+        .args(["guard", "--json", "--", python_command(), "server.py"])
+        .output()
+        .expect("runs");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let issue = json["issues"]
+        .as_array()
+        .and_then(|a| a.iter().find(|i| i["code"] == "server-exited"))
+        .expect("server-exited");
+    assert_eq!(
+        issue["evidence"],
+        "stderr: ModuleNotFoundError: No module named 'no_such_module_for_mcpcheck'"
+    );
+    let excerpt = issue["stderrExcerpt"].as_array().expect("an excerpt");
+    assert!(
+        excerpt.iter().any(|l| l
+            .as_str()
+            .is_some_and(|l| l.contains("import no_such_module_for_mcpcheck"))),
+        "{excerpt:?}"
+    );
+}

@@ -75,11 +75,13 @@ fn line(report: &Report, f: &Finding) -> String {
     if let Some(ev) = &f.evidence {
         message.push_str(&format!(" Evidence: {ev}"));
     }
-    format!(
-        "::{command} {}::{}",
-        props.join(","),
-        escape_data(&excerpt(&message, MESSAGE_CHARS))
-    )
+    let mut message = excerpt(&message, MESSAGE_CHARS);
+    // Each line of the excerpt is bounded and escaped already; GitHub shows them as lines.
+    if let Some(lines) = &f.stderr_excerpt {
+        message.push_str("\nstderr (excerpt):\n");
+        message.push_str(&lines.join("\n"));
+    }
+    format!("::{command} {}::{}", props.join(","), escape_data(&message))
 }
 
 #[cfg(test)]
@@ -146,5 +148,24 @@ mod tests {
             lines[0],
             "::error file=a%2Cb%3Ac.py,line=4,col=2,title=mcpcheck stdout-non-json::50%25 of\\nlines Evidence: ::error::x\\r\\n"
         );
+    }
+
+    #[test]
+    fn a_crash_carries_its_stderr_excerpt_escaped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut f = Finding::new(Code::ServerExited, "The server exited with code 1.")
+            .evidence("stderr: Error: Cannot find module 'x'");
+        f.stderr_excerpt = Some(vec![
+            "…".into(),
+            "Error: Cannot find module 'x'".into(),
+            "::error::y".into(),
+        ]);
+        let lines = lines(&report(dir.path(), vec![f], None));
+        assert!(
+            lines[0].ends_with("Evidence: stderr: Error: Cannot find module 'x'%0Astderr (excerpt):%0A…%0AError: Cannot find module 'x'%0A::error::y"),
+            "{}",
+            lines[0]
+        );
+        assert!(!lines[0].contains('\n'), "one workflow command, one line");
     }
 }

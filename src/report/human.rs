@@ -70,6 +70,12 @@ pub(crate) fn finding_body(out: &mut String, f: &Finding, evidence_label: &str) 
     if let Some(ev) = &f.evidence {
         let _ = writeln!(out, "  {evidence_label}: {ev}");
     }
+    if let Some(lines) = &f.stderr_excerpt {
+        let _ = writeln!(out, "  stderr (excerpt):");
+        for line in lines {
+            let _ = writeln!(out, "    │ {line}");
+        }
+    }
     printed_by(out, f);
     let _ = writeln!(
         out,

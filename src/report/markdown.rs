@@ -145,6 +145,21 @@ fn checks(out: &mut String, report: &Report) {
     out.push('\n');
 }
 
+/// Under the table, what the server's stderr said about each crash or hang listed, folded.
+fn stderr_excerpts(out: &mut String, listed: &[&Finding]) {
+    for f in listed {
+        let Some(lines) = &f.stderr_excerpt else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            "\n<details><summary>stderr of <code>{}</code></summary>\n\n{}\n</details>\n",
+            f.code.as_str(),
+            md::block(&lines.join("\n"), "text")
+        );
+    }
+}
+
 fn findings(out: &mut String, report: &Report, shown: usize) {
     if report.findings.is_empty() {
         let _ = writeln!(out, "No findings.\n");
@@ -183,6 +198,7 @@ fn findings(out: &mut String, report: &Report, shown: usize) {
             md::cell(&location(report, f))
         );
     }
+    stderr_excerpts(out, &ordered[..shown.min(ordered.len())]);
     let hidden = &ordered[shown.min(ordered.len())..];
     if !hidden.is_empty() {
         let count = |s: Severity| hidden.iter().filter(|f| f.severity == s).count();

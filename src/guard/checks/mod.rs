@@ -9,6 +9,7 @@ mod initialize;
 mod json_rpc;
 mod runtime;
 mod server_traffic;
+mod stderr_cause;
 mod stdio;
 mod tool_calls;
 mod tool_schema;
@@ -18,7 +19,7 @@ use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::session::transcript::Transcript;
 
-pub(crate) use runtime::stderr_tail;
+pub(crate) use runtime::with_stderr_cause;
 pub use tool_schema::ToolSchemaSummary;
 
 /// What a check can read.

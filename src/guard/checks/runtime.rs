@@ -84,9 +84,7 @@ fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
             )
             .detail("startup-timeout")
             .at(location);
-            if let Some(tail) = stderr_tail(t) {
-                f = f.evidence(&tail);
-            }
+            f = with_stderr_cause(f, t);
             out.push(f);
         }
         Outcome::NoResponse | Outcome::SendFailed(_) if !t.stream_cut() => {
@@ -115,15 +113,12 @@ fn exited_before_initialize(t: &Transcript, method: &str) -> Finding {
             "closed its stdout".to_string(),
         ),
     };
-    let mut f = Finding::new(
+    let f = Finding::new(
         Code::ServerExited,
         format!("The server {what} before answering {method}."),
     )
     .detail(detail);
-    if let Some(tail) = stderr_tail(t) {
-        f = f.evidence(&tail);
-    }
-    f
+    with_stderr_cause(f, t)
 }
 
 fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
@@ -234,7 +229,7 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
         Some(k) => k.describe(),
         None => "an unknown status".into(),
     };
-    let mut f = Finding::new(
+    let f = Finding::new(
         Code::ServerCrashed,
         format!(
             "The server exited with {how} {} at {} ms, while the client still needed it.",
@@ -246,10 +241,7 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
         Some(ExitKind::Signal(_)) => "signal-exit-after-initialize",
         _ => "nonzero-exit-after-initialize",
     });
-    if let Some(tail) = stderr_tail(t) {
-        f = f.evidence(&tail);
-    }
-    out.push(f);
+    out.push(with_stderr_cause(f, t));
 }
 
 fn shutdown(t: &Transcript, out: &mut Vec<Finding>) {
@@ -301,13 +293,15 @@ fn escaped_process(p: &crate::process::EscapedProcess) -> Finding {
     })
 }
 
-/// The last few lines of stderr, which usually say why a server stopped.
-pub(crate) fn stderr_tail(t: &Transcript) -> Option<String> {
-    let text = t.process.stderr.tail_text();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
-        return None;
+/// What stderr says about why a server stopped: the error line as evidence and the excerpt
+/// shown under the finding.
+pub(crate) fn with_stderr_cause(f: Finding, t: &Transcript) -> Finding {
+    match super::stderr_cause::stderr_cause(&t.process.stderr.tail_text()) {
+        Some(cause) => {
+            let mut f = f.evidence(&cause.evidence);
+            f.stderr_excerpt = Some(cause.excerpt);
+            f
+        }
+        None => f,
     }
-    let start = lines.len().saturating_sub(3);
-    Some(format!("stderr: {}", lines[start..].join(" | ")))
 }

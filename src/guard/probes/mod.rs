@@ -172,27 +172,24 @@ async fn conclude(
         ));
     }
     // A crash shows what it answered to and what the server said as it went.
-    let evidence = crash_evidence(&last_sent, &t);
+    let sent = format!("sent: {}", excerpt(&last_sent, 120));
     for f in verdict
         .findings
         .iter_mut()
         .filter(|f| f.code == Code::AdversarialProbeCrash && f.evidence.is_none())
     {
-        *f = f.clone().evidence(&evidence);
+        let with_cause = super::checks::with_stderr_cause(f.clone(), &t);
+        let evidence = match &with_cause.evidence {
+            Some(cause) => format!("{sent} | {cause}"),
+            None => sent.clone(),
+        };
+        *f = with_cause.evidence(&evidence);
     }
     ProbeOutcome {
         probe: name.into(),
         status: verdict.status,
         observed: verdict.observed,
         findings: verdict.findings,
-    }
-}
-
-fn crash_evidence(last_sent: &str, t: &crate::session::transcript::Transcript) -> String {
-    let sent = format!("sent: {}", excerpt(last_sent, 120));
-    match super::checks::stderr_tail(t) {
-        Some(tail) => format!("{sent} | {tail}"),
-        None => sent,
     }
 }
 
