@@ -72,9 +72,13 @@ fn failing_server_sarif_is_valid_and_anchored_to_the_manifest() {
     let r = &results(&doc)[0];
     let index = r["ruleIndex"].as_u64().expect("ruleIndex") as usize;
     assert_eq!(rules[index]["id"], "stdout-non-json");
+    // The docs of the version that wrote the report, at its release tag (not main).
     assert_eq!(
         rules[index]["helpUri"],
-        "https://github.com/mcpcheck/mcpcheck/blob/main/docs/rules/stdout-non-json.md"
+        format!(
+            "https://github.com/mcpcheck/mcpcheck/blob/v{}/docs/rules/stdout-non-json.md",
+            env!("CARGO_PKG_VERSION")
+        )
     );
     assert_eq!(rules[index]["defaultConfiguration"]["level"], "error");
     assert_eq!(rules[index]["properties"]["precision"], "very-high");
@@ -295,4 +299,57 @@ fn hostile_server_text_stays_inert_in_markdown_and_sarif() {
         ]
     );
     assert_uris_are_workspace_files(&doc, ws.path());
+}
+
+/// The summary as GitHub shows it: rendered by a CommonMark renderer (with tables).
+fn rendered(markdown: &str) -> String {
+    let parser = pulldown_cmark::Parser::new_ext(markdown, pulldown_cmark::Options::ENABLE_TABLES);
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, parser);
+    html
+}
+
+#[test]
+fn rendered_our_code_spans_are_code_and_server_text_stays_text() {
+    // Our own code span (`print`) renders as code, not as literal backticks.
+    let out = support::mcpcheck()
+        .args([
+            "source",
+            "--format",
+            "markdown",
+            "tests/fixtures/source/python/print_writes_stdout.py",
+        ])
+        .output()
+        .expect("runs");
+    let html = rendered(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        html.contains("<code>print</code> writes to stdout"),
+        "{html}"
+    );
+    assert!(!html.contains("`print`"), "{html}");
+    assert!(
+        html.contains("<strong>fix:</strong> Print to stderr: print(..., file=sys.stderr)."),
+        "{html}"
+    );
+    // A hostile server's text, rendered: no element of its own, no link of its own.
+    let ws = Workspace::new("hostile_output", Some(("pyproject.toml", PYPROJECT)));
+    let (_, markdown, _) = guard(&ws, "markdown", &[], "hostile_output");
+    let html = rendered(&markdown);
+    assert!(
+        html.contains("onerror=alert(1)"),
+        "the hostile text is shown: {html}"
+    );
+    for active in ["<img", "<script", "href=\"https://evil", "src=\"http"] {
+        assert!(!html.contains(active), "{active} in {html}");
+    }
+    let links: Vec<&str> = html
+        .match_indices("href=\"")
+        .map(|(i, _)| &html[i..])
+        .collect();
+    assert!(
+        links
+            .iter()
+            .all(|l| l.starts_with("href=\"https://github.com/mcpcheck/mcpcheck/blob/v")),
+        "{links:?}"
+    );
 }

@@ -16,9 +16,13 @@ pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The repository URL from Cargo.toml; rule help pages live under it.
 pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
 
-/// Where a rule's documentation page is published.
+/// A rule's doc, as the version that produced the report describes it (its release tag).
 pub fn help_uri(code: Code) -> String {
-    format!("{REPOSITORY_URL}/blob/main/docs/rules/{}.md", code.as_str())
+    format!(
+        "{REPOSITORY_URL}/blob/v{}/docs/rules/{}.md",
+        env!("CARGO_PKG_VERSION"),
+        code.as_str()
+    )
 }
 
 /// A report: what was found and the facts needed to describe and reproduce the run.

@@ -177,7 +177,7 @@ fn findings(out: &mut String, report: &Report, shown: usize) {
             Severity::Warning => "⚠️ warning",
             Severity::Note => "ℹ️ note",
         };
-        let mut what = md::text(&f.message, MESSAGE_CHARS);
+        let mut what = md::prose(&f.message, MESSAGE_CHARS);
         if let Some(ev) = &f.evidence {
             let _ = write!(what, " — evidence: {}", md::code(ev, EVIDENCE_CHARS));
         }
@@ -189,6 +189,8 @@ fn findings(out: &mut String, report: &Report, shown: usize) {
                 printed_by(&traced.writes)
             );
         }
+        let fix = f.fix.as_deref().unwrap_or(f.code.meta().help);
+        let _ = write!(what, " — **fix:** {}", md::prose(fix, MESSAGE_CHARS));
         let _ = writeln!(
             out,
             "| {severity} | [`{}`]({}) | {} | {} |",
@@ -276,7 +278,7 @@ fn notices(out: &mut String, report: &Report, extra: &[String]) {
     }
     let _ = writeln!(out, "### Notes\n");
     for note in report.notices.iter().chain(extra) {
-        let _ = writeln!(out, "- {}", md::text(note, 1_000));
+        let _ = writeln!(out, "- {}", md::prose(note, 1_000));
     }
     out.push('\n');
 }

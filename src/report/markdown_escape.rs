@@ -43,6 +43,52 @@ pub fn text(raw: &str, max_chars: usize) -> String {
     out
 }
 
+/// mcpcheck's own prose, which may quote untrusted values: its code spans (`` `x` ``) stay
+/// code spans, built by `code`, and everything between them is escaped as `text`. So our
+/// own `self.stdout.write` renders as code, and a quoted value still cannot become HTML, a
+/// link or a mention, whatever backticks it holds.
+pub fn prose(raw: &str, max_chars: usize) -> String {
+    let bounded = excerpt(raw, max_chars);
+    let mut out = String::with_capacity(bounded.len() * 2);
+    let mut rest = bounded.as_str();
+    while let Some(open) = rest.find('`') {
+        let run = rest[open..].chars().take_while(|&c| c == '`').count();
+        let after = &rest[open + run..];
+        // The span closes at the next run of exactly as many backticks.
+        let close = find_run(after, run);
+        let Some(close) = close else { break };
+        out.push_str(&text(&rest[..open], usize::MAX));
+        let inner = &after[..close];
+        let inner = inner
+            .strip_prefix(' ')
+            .and_then(|i| i.strip_suffix(' '))
+            .filter(|i| !i.trim().is_empty())
+            .unwrap_or(inner);
+        out.push_str(&code(inner, usize::MAX));
+        rest = &after[close + run..];
+    }
+    out.push_str(&text(rest, usize::MAX));
+    out
+}
+
+/// Where a run of exactly `n` backticks starts in `s`.
+fn find_run(s: &str, n: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'`' {
+            let len = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+            if len == n {
+                return Some(i);
+            }
+            i += len;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
 /// An inline code span: nothing inside is interpreted (no HTML, links or mentions). The
 /// fence is longer than any run of backticks in the text, so the text cannot close it.
 pub fn code(raw: &str, max_chars: usize) -> String {
@@ -133,5 +179,25 @@ mod tests {
     fn blocks_use_a_longer_fence() {
         assert_eq!(block("x", "sh"), "```sh\nx\n```\n");
         assert_eq!(block("````", ""), "`````\n````\n`````\n");
+    }
+
+    #[test]
+    fn prose_keeps_our_code_spans_and_escapes_the_rest() {
+        assert_eq!(
+            prose("Use `self.stdout.write` not print.", 200),
+            "Use ` self.stdout.write ` not print\\."
+        );
+        assert_eq!(
+            prose("set `github_token: ${{ github.token }}` as an input", 200),
+            "set ` github_token: ${{ github.token }} ` as an input"
+        );
+        // A quoted value cannot open HTML or a link, inside a span or outside one.
+        let hostile = prose("tool `a` <img src=x>` [l](http://e.x) ` end", 200);
+        assert_eq!(
+            hostile,
+            "tool ` a ` \\<img src\\=x\\>` [l](http://e.x) ` end"
+        );
+        // An unclosed backtick is text.
+        assert_eq!(prose("a ` b", 200), "a \\` b");
     }
 }

@@ -2,7 +2,11 @@
 
 /// Links and HTML that mcpcheck itself writes (rule pages, the comment marker, details).
 const OWN_LINK_PREFIXES: &[&str] = &[
-    "https://github.com/mcpcheck/mcpcheck/blob/main/docs/rules/",
+    concat!(
+        "https://github.com/mcpcheck/mcpcheck/blob/v",
+        env!("CARGO_PKG_VERSION"),
+        "/docs/rules/"
+    ),
     "https://github.com/o/r/blob/",
 ];
 const OWN_TAGS: &[&str] = &[
@@ -10,6 +14,8 @@ const OWN_TAGS: &[&str] = &[
     "<details>",
     "<summary>",
     "</summary>",
+    "<code>",
+    "</code>",
     "</details>",
     "<sub>",
     "</sub>",
