@@ -484,9 +484,13 @@ catalog! {
         "The server is told to listen on every network interface",
         "Binding to 0.0.0.0 or :: (or publishing a docker port without an address) exposes the server to the whole network, usually without authentication. Bind to 127.0.0.1 (docker: -p 127.0.0.1:PORT:PORT).",
         precision = High, risk = Medium, owasp = "MCP07";
+    InvalidServerEntry => "invalid-server-entry", Security, Error,
+        "An MCP server entry no client can load",
+        "A field clients know has the wrong type (args as a string, command or url as a number, env or headers as an array, an argument or environment value that is an object), the command is empty, or the entry has neither a command (stdio) nor a url (remote): clients reject the entry (some the whole file), so the server never runs while the config looks in use. Fix it at the value reported: args is an array of strings; command, url and cwd are strings; env and headers are objects of strings. The rest of the file is still scanned. A value that is not an object where the file, its server list or a server belongs ({\"mcpServers\": 5}, a server given as a string) is an input error (exit 2) naming the file, line and column instead.",
+        precision = VeryHigh, risk = High, owasp = "MCP09";
     UnknownServerEntry => "unknown-server-entry", Security, Note,
         "An MCP server entry the scanner does not understand",
-        "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format. A value that is not an object where the file, its server list or a server belongs ({\"mcpServers\": 5}, a server given as a string) is not this finding but an input error (exit 2) naming the file, line and column: no client can load such a file.",
+        "The entry is an object of a shape the scanner does not know (a transport type other than stdio, http, sse or streamable-http), so it was not checked in full. Some client may load it. Fix the entry, or tell us about the format. An entry no known client can load is invalid-server-entry instead.",
         precision = High, risk = Info, owasp = "MCP09";
     ConfigFileExposure => "config-file-exposure", Security, Error,
         "A config with credentials is readable by others, or anyone can rewrite it",

@@ -386,7 +386,7 @@ fn rule_selection_fail_on_and_output() {
         &fixture,
     ]);
     assert!(ignored.issues().is_empty());
-    assert_eq!(ignored.json["stats"]["rulesRun"], 14);
+    assert_eq!(ignored.json["stats"]["rulesRun"], 15);
     let critical = scan(&["--fail-on", "critical", &fixture]);
     assert_eq!(critical.exit, 1);
     assert_eq!(critical.json["summary"]["failing"], 3);

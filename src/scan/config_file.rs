@@ -3,7 +3,9 @@
 
 use super::jsonc::{self, pointer_token, LineIndex, Span, Spanned};
 use super::server_entry::read_entry;
-pub use super::server_entry::{EntryProblem, Flag, Leaf, NamedStr, ServerEntry, Str, Transport};
+pub use super::server_entry::{
+    EntryProblem, Flag, Leaf, NamedStr, ProblemKind, ServerEntry, Str, Transport,
+};
 use crate::finding::Location;
 use std::path::{Path, PathBuf};
 
