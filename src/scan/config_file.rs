@@ -183,6 +183,13 @@ pub fn parse(
             "an object with mcpServers or servers",
         ));
     }
+    // Only VS Code keeps servers under "mcp" in a settings.json, wherever the file was copied.
+    if file.client == Client::Unknown
+        && path.file_name().and_then(|n| n.to_str()) == Some("settings.json")
+        && root.get("mcp").is_some()
+    {
+        file.client = Client::VsCode;
+    }
     let mut sections: Vec<(String, &Spanned, Option<PathBuf>)> = Vec::new();
     for key in ["mcpServers", "servers"] {
         if let Some(v) = root.get(key) {
