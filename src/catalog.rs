@@ -8,10 +8,12 @@ mod meta;
 pub use meta::{CodeMeta, Precision};
 
 /// Builds the code table. Each entry:
-/// `Variant => "code", Class, Severity, "title", "help" [, precision = P] [, risk = R, owasp = "MCPnn"];`
+/// `Variant => "code", Class, Severity, "title", "help" [, precision = P] [, risk = R, owasp = "MCPnn"]
+/// [, rationale = "why the rule is as it is"];`
 macro_rules! catalog {
     ($( $variant:ident => $code:literal, $class:ident, $severity:ident, $title:literal, $help:literal
-        $(, precision = $precision:ident)? $(, risk = $risk:ident, owasp = $owasp:literal)? ; )+) => {
+        $(, precision = $precision:ident)? $(, risk = $risk:ident, owasp = $owasp:literal)?
+        $(, rationale = $rationale:literal)? ; )+) => {
         /// A stable finding code.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code { $( $variant, )+ }
@@ -28,6 +30,7 @@ macro_rules! catalog {
             precision: catalog!(@precision $($precision)?),
             risk: catalog!(@risk $($risk)?),
             owasp: catalog!(@owasp $($owasp)?),
+            rationale: catalog!(@rationale $($rationale)?),
         }, )+ ];
     };
     (@precision) => { Precision::VeryHigh };
@@ -36,6 +39,8 @@ macro_rules! catalog {
     (@risk $r:ident) => { Some(Risk::$r) };
     (@owasp) => { None };
     (@owasp $o:literal) => { Some($o) };
+    (@rationale) => { None };
+    (@rationale $r:literal) => { Some($r) };
 }
 
 catalog! {
@@ -478,8 +483,9 @@ catalog! {
         precision = High, risk = Critical, owasp = "MCP07";
     UnauthenticatedRemoteEndpoint => "unauthenticated-remote-endpoint", Security, Warning,
         "A remote server is configured with no credentials and no OAuth",
-        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm it requires authentication. Reported at the server entry, not at its url: the finding is about what the entry lacks, and the headers or OAuth settings go there. Low, not medium: the MCP authorization spec has clients discover OAuth from the server itself, so most legitimate remote entries carry no credentials at all, and a medium would fail --fail-on medium on every one of them; the precision is low for the same reason.",
-        precision = Low, risk = Low, owasp = "MCP07";
+        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm that the server requires authentication; if it takes a token, pass it in a header from the environment or a prompted input (\"Authorization\": \"Bearer ${MCP_TOKEN}\").",
+        precision = Low, risk = Low, owasp = "MCP07",
+        rationale = "Low, not medium: the MCP authorization spec has clients discover OAuth from the server itself, so most legitimate remote entries carry no credentials at all, and a medium would fail --fail-on medium on every one of them; the precision is low for the same reason. Reported at the server entry, not at its url: the finding is about what the entry lacks, and the headers or OAuth settings go there.";
     ListensOnAllInterfaces => "listens-on-all-interfaces", Security, Warning,
         "The server is told to listen on every network interface",
         "Binding to 0.0.0.0 or :: (or publishing a docker port without an address) exposes the server to the whole network, usually without authentication. Bind to 127.0.0.1 (docker: -p 127.0.0.1:PORT:PORT).",
