@@ -8,10 +8,12 @@ mod meta;
 pub use meta::{CodeMeta, Precision};
 
 /// Builds the code table. Each entry:
-/// `Variant => "code", Class, Severity, "title", "help" [, precision = P] [, risk = R, owasp = "MCPnn"];`
+/// `Variant => "code", Class, Severity, "title", "help" [, precision = P] [, risk = R, owasp = "MCPnn"]
+/// [, rationale = "why the rule is as it is"];`
 macro_rules! catalog {
     ($( $variant:ident => $code:literal, $class:ident, $severity:ident, $title:literal, $help:literal
-        $(, precision = $precision:ident)? $(, risk = $risk:ident, owasp = $owasp:literal)? ; )+) => {
+        $(, precision = $precision:ident)? $(, risk = $risk:ident, owasp = $owasp:literal)?
+        $(, rationale = $rationale:literal)? ; )+) => {
         /// A stable finding code.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code { $( $variant, )+ }
@@ -28,6 +30,7 @@ macro_rules! catalog {
             precision: catalog!(@precision $($precision)?),
             risk: catalog!(@risk $($risk)?),
             owasp: catalog!(@owasp $($owasp)?),
+            rationale: catalog!(@rationale $($rationale)?),
         }, )+ ];
     };
     (@precision) => { Precision::VeryHigh };
@@ -36,6 +39,8 @@ macro_rules! catalog {
     (@risk $r:ident) => { Some(Risk::$r) };
     (@owasp) => { None };
     (@owasp $o:literal) => { Some($o) };
+    (@rationale) => { None };
+    (@rationale $r:literal) => { Some($r) };
 }
 
 catalog! {
@@ -478,15 +483,20 @@ catalog! {
         precision = High, risk = Critical, owasp = "MCP07";
     UnauthenticatedRemoteEndpoint => "unauthenticated-remote-endpoint", Security, Warning,
         "A remote server is configured with no credentials and no OAuth",
-        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm it requires authentication. Reported at the server entry, not at its url: the finding is about what the entry lacks, and the headers or OAuth settings go there. Low, not medium: the MCP authorization spec has clients discover OAuth from the server itself, so most legitimate remote entries carry no credentials at all, and a medium would fail --fail-on medium on every one of them; the precision is low for the same reason.",
-        precision = Low, risk = Low, owasp = "MCP07";
+        "The config sends no Authorization header, API key or OAuth settings to this remote endpoint. Either it relies on OAuth discovery (fine), or anyone who finds the URL can use it. Confirm that the server requires authentication; if it takes a token, pass it in a header from the environment or a prompted input (\"Authorization\": \"Bearer ${MCP_TOKEN}\").",
+        precision = Low, risk = Low, owasp = "MCP07",
+        rationale = "Low, not medium: the MCP authorization spec has clients discover OAuth from the server itself, so most legitimate remote entries carry no credentials at all, and a medium would fail --fail-on medium on every one of them; the precision is low for the same reason. Reported at the server entry, not at its url: the finding is about what the entry lacks, and the headers or OAuth settings go there.";
     ListensOnAllInterfaces => "listens-on-all-interfaces", Security, Warning,
         "The server is told to listen on every network interface",
         "Binding to 0.0.0.0 or :: (or publishing a docker port without an address) exposes the server to the whole network, usually without authentication. Bind to 127.0.0.1 (docker: -p 127.0.0.1:PORT:PORT).",
         precision = High, risk = Medium, owasp = "MCP07";
+    InvalidServerEntry => "invalid-server-entry", Security, Error,
+        "An MCP server entry no client can load",
+        "A field clients know has the wrong type (args as a string, command or url as a number, env or headers as an array, an argument or environment value that is an object), the command is empty, or the entry has neither a command (stdio) nor a url (remote): clients reject the entry (some the whole file), so the server never runs while the config looks in use. Fix it at the value reported: args is an array of strings; command, url and cwd are strings; env and headers are objects of strings. The rest of the file is still scanned. A value that is not an object where the file, its server list or a server belongs ({\"mcpServers\": 5}, a server given as a string) is an input error (exit 2) naming the file, line and column instead.",
+        precision = VeryHigh, risk = High, owasp = "MCP09";
     UnknownServerEntry => "unknown-server-entry", Security, Note,
         "An MCP server entry the scanner does not understand",
-        "The entry has neither a command (stdio) nor a url (remote), or a field of an unexpected type, so it was not checked in full. Clients may reject it too. Fix the entry, or tell us about the format. A value that is not an object where the file, its server list or a server belongs ({\"mcpServers\": 5}, a server given as a string) is not this finding but an input error (exit 2) naming the file, line and column: no client can load such a file.",
+        "The entry is an object of a shape the scanner does not know (a transport type other than stdio, http, sse or streamable-http), so it was not checked in full. Some client may load it. Fix the entry, or tell us about the format. An entry no known client can load is invalid-server-entry instead.",
         precision = High, risk = Info, owasp = "MCP09";
     ConfigFileExposure => "config-file-exposure", Security, Error,
         "A config with credentials is readable by others, or anyone can rewrite it",
@@ -494,7 +504,7 @@ catalog! {
         precision = High, risk = High, owasp = "MCP01";
     ToxicFlow => "toxic-flow", Security, Warning,
         "One config lets the model read private data and send it out",
-        "One server's tool reads private data (files, mail, a database, secrets) and another server's tool can send data out (a web request, email, chat, an issue comment): a prompt injection that reaches the model can chain them into an exfiltration, even though each server alone is fine. With a tool that also brings in untrusted content (web pages, inbound mail, issues) it is the lethal trifecta: the attacker's text arrives, reads the data and ships it in one conversation. Tools are classified from the live listing (scan --live) or, for a server not listed, from the tools its lock file entry pinned (names, parameter names and boolean annotations survive in its field hashes): a verb and an object together in the name (read_file, send_email, create_comment, fetch with a url parameter), with readOnlyHint and openWorldHint overriding. Medium for a source and a sink, high for the trifecta; without a listing the servers' names are only a guess, reported as a notice of the scan, not a finding. Reported once per config at the first sink's entry. Split such servers into separate configs or profiles, disable the sending tools you do not need, or require confirmation for each call to them.",
+        "One server's tool reads private data (files, mail, a database, secrets, a private repository) and another server's tool can send data out (a web request, email, chat, an issue comment, a pull request): a prompt injection that reaches the model can chain them into an exfiltration, even though each server alone is fine. With a tool that also brings in untrusted content (web pages, inbound mail, issues) it is the lethal trifecta: the attacker's text arrives, reads the data and ships it in one conversation. One server with tools on both sides is the same flow (detail codes source-and-sink-in-one-server and lethal-trifecta-in-one-server): GitHub's server reads an issue in a public repository, reads a private one and opens a pull request in a public one. Tools are classified from the live listing (scan --live) or, for a server not listed, from the tools its lock file entry pinned (names, parameter names and boolean annotations survive in its field hashes): a verb and an object together in the name (read_file, send_email, create_comment, fetch with a url parameter), read after folding look-alike characters (read_file with a Cyrillic a is still read_file), with readOnlyHint and openWorldHint overriding. Medium for a source and a sink, high for the trifecta; without a listing the servers' names are only a guess, reported as a notice of the scan, not a finding. Reported once per config at the first sink's entry. Split such servers into separate configs or profiles, disable the sending tools you do not need (inside one server: or give it a token that reaches only what it must), or require confirmation for each call to them.",
         precision = Medium, risk = Medium, owasp = "MCP06";
     ServerDefinitionDrift => "server-definition-drift", Security, Error,
         "A server's launch definition changed since it was pinned",

@@ -182,16 +182,23 @@ impl FrameFault {
     pub fn finding(&self, lines: &[u64], phase: Phase) -> Finding {
         let first = lines.first().copied().unwrap_or_default();
         let n = lines.len();
-        let list = line_list(lines);
+        // "line 3" or "lines 3, 7".
+        let list = format!(
+            "{} {}",
+            if n == 1 { "line" } else { "lines" },
+            line_list(lines)
+        );
         let message = match self {
             FrameFault::ContentLengthHeader => format!(
-                "The server framed its output with LSP-style Content-Length headers ({} at stdout line {list}); MCP stdio is newline-delimited JSON.",
+                "The server framed its output with LSP-style Content-Length headers ({} at stdout {list}); MCP stdio is newline-delimited JSON.",
                 plural(n, "header", "headers"),
             ),
             FrameFault::NonJson { cause, .. } => format!(
-                "{} on stdout not JSON (line {list}), first {}: a client fails to parse them.{}",
-                plural(n, "line is", "lines are"),
+                "{} on stdout {} not JSON ({list}), first {}: a client fails to parse {}.{}",
+                plural(n, "line", "lines"),
+                if n == 1 { "is" } else { "are" },
                 phase.describe(),
+                if n == 1 { "it" } else { "them" },
                 match cause {
                     NonJsonCause::PlainText => "",
                     NonJsonCause::ByteOrderMark => " The line starts with a UTF-8 byte-order mark.",
@@ -200,27 +207,30 @@ impl FrameFault {
                 },
             ),
             FrameFault::BeyondParserLimits(JsonLimit::Depth) => format!(
-                "{} on stdout JSON nested deeper than {MAX_JSON_DEPTH} levels (line {list}), first {}: parsers with a depth limit refuse it (serde_json, under Rust clients, reads at most {MAX_JSON_DEPTH}; Python's json about 1,000), so no message on it arrives.",
-                plural(n, "line is", "lines are"),
+                "{} on stdout {} JSON nested deeper than {MAX_JSON_DEPTH} levels ({list}), first {}: parsers with a depth limit refuse it (serde_json, under Rust clients, reads at most {MAX_JSON_DEPTH}; Python's json about 1,000), so no message on it arrives.",
+                plural(n, "line", "lines"),
+                if n == 1 { "is" } else { "are" },
                 phase.describe(),
             ),
             FrameFault::BeyondParserLimits(JsonLimit::NumberRange) => format!(
-                "{} on stdout {} a number outside the range clients can represent, beyond a 64-bit float such as 1e400 (line {list}), first {}: strict parsers refuse the message, JavaScript and Python read the number as Infinity.",
+                "{} on stdout {} a number outside the range clients can represent, beyond a 64-bit float such as 1e400 ({list}), first {}: strict parsers refuse the message, JavaScript and Python read the number as Infinity.",
                 plural(n, "line", "lines"),
                 if n == 1 { "holds" } else { "hold" },
                 phase.describe(),
             ),
             FrameFault::InvalidUtf8 => format!(
-                "{} on stdout not valid UTF-8 (line {list}).",
-                plural(n, "line is", "lines are"),
+                "{} on stdout {} not valid UTF-8 ({list}).",
+                plural(n, "line", "lines"),
+                if n == 1 { "is" } else { "are" },
             ),
             FrameFault::Empty => format!(
-                "{} on stdout (line {list}).",
+                "{} on stdout ({list}).",
                 plural(n, "empty line", "empty lines"),
             ),
             FrameFault::CarriageReturn => format!(
-                "{} on stdout end in \\r\\n instead of \\n (line {list}).",
+                "{} on stdout {} in \\r\\n instead of \\n ({list}).",
                 plural(n, "line", "lines"),
+                if n == 1 { "ends" } else { "end" },
             ),
             FrameFault::Envelope(_) | FrameFault::Batch | FrameFault::ResponseWithoutId => {
                 let what = match self {
@@ -230,10 +240,7 @@ impl FrameFault {
                     }
                     _ => "a response with a null or missing id answers nothing the client sent",
                 };
-                format!(
-                    "Invalid JSON-RPC on stdout: {what} ({} {list}).",
-                    plural(n, "line", "lines"),
-                )
+                format!("Invalid JSON-RPC on stdout: {what} ({list}).")
             }
             FrameFault::UnknownId => {
                 format!("Stdout line {first} is a response to an id the client never sent.")
@@ -495,9 +502,33 @@ mod tests {
             .finding(&lines, Phase::Operations);
         assert_eq!(
             f.message,
-            "Invalid JSON-RPC on stdout: `jsonrpc` is missing (10 lines 1, 2, 3, 4, 5, 6, 7, 8 and 2 more)."
+            "Invalid JSON-RPC on stdout: `jsonrpc` is missing (lines 1, 2, 3, 4, 5, 6, 7, 8 and 2 more)."
         );
         assert_eq!(f.detail_code, Some("missing-jsonrpc"));
+        let non_json = FrameFault::NonJson {
+            text: "banner".into(),
+            cause: NonJsonCause::PlainText,
+        };
+        assert_eq!(
+            non_json.finding(&[1], Phase::Operations).message,
+            format!(
+                "1 line on stdout is not JSON (line 1), first {}: a client fails to parse it.",
+                Phase::Operations.describe()
+            )
+        );
+        assert_eq!(
+            non_json.finding(&[1, 4], Phase::Operations).message,
+            format!(
+                "2 lines on stdout are not JSON (lines 1, 4), first {}: a client fails to parse them.",
+                Phase::Operations.describe()
+            )
+        );
+        assert_eq!(
+            FrameFault::CarriageReturn
+                .finding(&[2], Phase::Operations)
+                .message,
+            "1 line on stdout ends in \\r\\n instead of \\n (line 2)."
+        );
     }
 
     #[test]

@@ -281,7 +281,7 @@ async fn first_run_creates_the_comment_and_the_second_updates_it() {
         .summary
         .contains("mcpcheck guard -- python3 banner_before_initialize.py"));
     assert!(first.log.contains(
-        "::error file=pyproject.toml,line=1,title=mcpcheck stdout-non-json::1 line is on stdout not JSON"
+        "::error file=pyproject.toml,line=1,title=mcpcheck stdout-non-json::1 line on stdout is not JSON"
     ), "{}", first.log);
     assert_eq!(stray_commands(&first.log), Vec::<String>::new());
 

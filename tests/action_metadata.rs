@@ -148,3 +148,91 @@ fn pin_image_writes_tag_and_digest_and_refuses_another_version() {
     }
     assert_eq!(std::fs::read_to_string(&copy).expect("unchanged"), before);
 }
+
+/// The tags release.yml pushes for `version`: each `--tag "$IMAGE:…"` of its
+/// `imagetools create`, with `$VERSION` and `${VERSION%%.*}` (the major) expanded.
+fn pushed_tags(release: &str, version: &str) -> Vec<String> {
+    let major = version.split('.').next().expect("major");
+    let tag = Regex::new(r#"--tag "\$IMAGE:([^"]+)""#).expect("regex");
+    release
+        .lines()
+        .filter(|l| l.contains("imagetools create"))
+        .flat_map(|l| {
+            tag.captures_iter(l)
+                .map(|c| c[1].to_string())
+                .collect::<Vec<_>>()
+        })
+        .map(|t| {
+            t.replace("${VERSION%%.*}", major)
+                .replace("$VERSION", version)
+        })
+        .collect()
+}
+
+/// Every text file git tracks (or, outside a checkout, every file under the repository).
+fn tracked_files() -> Vec<std::path::PathBuf> {
+    let out = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(support::repo())
+        .output()
+        .expect("git ls-files");
+    assert!(out.status.success(), "git ls-files failed");
+    out.stdout
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| support::repo().join(String::from_utf8_lossy(p).as_ref()))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+#[test]
+fn every_image_reference_names_a_tag_the_release_pushes() {
+    let version = env!("CARGO_PKG_VERSION");
+    let pushed = pushed_tags(&read(".github/workflows/release.yml"), version);
+    assert!(
+        pushed.contains(&version.to_string()),
+        "release.yml pushes {pushed:?}, not the version {version}"
+    );
+    // Documentation placeholders stand for the pushed tags.
+    let placeholders = ["<version>", "<major>"];
+    let reference = Regex::new(&format!(
+        r"ghcr\.io/(?:{}|<owner>)/mcpcheck(:[A-Za-z0-9_.<>${{}}%*-]+)?(@sha256:[0-9a-f.]+)?",
+        regex::escape(&owner())
+    ))
+    .expect("regex");
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for file in tracked_files() {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let shown = file
+            .strip_prefix(support::repo())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        for (n, line) in text.lines().enumerate() {
+            for c in reference.captures_iter(line) {
+                seen += 1;
+                let tag = c.get(1).map(|t| &t.as_str()[1..]);
+                let ok = match tag {
+                    // By digest alone, or the repository named without a tag in prose.
+                    None => true,
+                    Some(t) if placeholders.contains(&t) => true,
+                    // release.yml's own expressions.
+                    Some(t) if t.starts_with('$') => shown == ".github/workflows/release.yml",
+                    Some(t) => pushed.iter().any(|p| p == t),
+                };
+                if !ok {
+                    bad.push(format!("{shown}:{}: {}", n + 1, &c[0]));
+                }
+            }
+        }
+    }
+    assert!(seen >= 5, "found only {seen} image references");
+    assert!(
+        bad.is_empty(),
+        "image tags release.yml never pushes (it pushes {pushed:?}):\n{}",
+        bad.join("\n")
+    );
+}

@@ -178,24 +178,77 @@ fn env_reaches_the_server() {
     assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
 }
 
+/// `--json` with a `--format` that is not json asks for two formats: a usage error (exit 2,
+/// one line) in every subcommand that has both, before any work; `--json --format json` agrees.
 #[test]
-fn json_wins_over_format_in_guard_as_everywhere() {
-    let out = mcpcheck()
-        .args(["guard", "--json", "--format", "sarif", "--"])
-        .args([python_command(), &fixture("clean")])
-        .output()
-        .expect("run");
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON, not SARIF");
-    assert_eq!(doc["schemaVersion"], 1);
-    assert!(doc.get("$schema").is_none(), "SARIF won over --json");
-}
-
-/// Every `--format` value that `--help` offers is accepted by its subcommand.
-#[test]
-fn every_format_a_subcommand_offers_works() {
+fn json_and_a_different_format_are_a_usage_error_in_every_subcommand() {
     use clap::CommandFactory;
     let dir = tempfile::tempdir().expect("tempdir");
-    let results = dir.path().join("results.jsonl");
+    let base = base_args(dir.path());
+    let cli = mcpcheck::app::cli::Cli::command();
+    let mut checked = 0;
+    for sub in cli.get_subcommands() {
+        let (Some(format), true) = (
+            sub.get_arguments().find(|a| a.get_id() == "format"),
+            sub.get_arguments().any(|a| a.get_id() == "json"),
+        ) else {
+            continue;
+        };
+        let args = &base
+            .iter()
+            .find(|(name, _)| *name == sub.get_name())
+            .unwrap_or_else(|| panic!("no base arguments for `{}`: add them", sub.get_name()))
+            .1;
+        let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
+        for value in format.get_possible_values() {
+            let mut cmd = mcpcheck();
+            cmd.arg(sub.get_name())
+                .args(["--json", "--format", value.get_name()])
+                .args(&args[..split])
+                .args(&args[split..])
+                .stdin(std::process::Stdio::null());
+            let out = cmd.output().expect("run");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if value.get_name() == "json" {
+                assert_ne!(
+                    out.status.code(),
+                    Some(2),
+                    "{} --json --format json: {stderr}",
+                    sub.get_name()
+                );
+                let doc: serde_json::Value =
+                    serde_json::from_slice(&out.stdout).expect("--json --format json is JSON");
+                assert!(doc.get("$schema").is_none(), "{}", sub.get_name());
+                continue;
+            }
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{} --json --format {}: {stderr}",
+                sub.get_name(),
+                value.get_name()
+            );
+            assert!(
+                out.stdout.is_empty(),
+                "{}: {}",
+                sub.get_name(),
+                String::from_utf8_lossy(&out.stdout)
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(
+                stderr.contains(&format!("--json and --format {}", value.get_name()))
+                    && stderr.contains("give one"),
+                "{stderr}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "only {checked} subcommand/format pairs found");
+}
+
+/// Arguments that make each subcommand with `--format` run on a fixture.
+fn base_args(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
+    let results = dir.join("results.jsonl");
     std::fs::write(&results, "{\"id\":\"x\",\"status\":\"pass\",\"startedAt\":\"2026-01-01T00:00:00.000Z\",\"wallMs\":1}\n").expect("results");
     let listing = repo().join("tests/fixtures/listings");
     let first_listing = std::fs::read_dir(&listing)
@@ -204,9 +257,8 @@ fn every_format_a_subcommand_offers_works() {
         .find(|p| p.extension().is_some_and(|e| e == "json"))
         .expect("a listing");
     let clean = fixture("clean");
-    let report = dir.path().join("proxy.json");
-    let report_arg = report.display().to_string();
-    let base: Vec<(&str, Vec<String>)> = vec![
+    let report_arg = dir.join("proxy.json").display().to_string();
+    vec![
         (
             "guard",
             vec!["--".into(), python_command().into(), clean.clone()],
@@ -235,10 +287,18 @@ fn every_format_a_subcommand_offers_works() {
                 report_arg,
                 "--".into(),
                 python_command().into(),
-                clean.clone(),
+                clean,
             ],
         ),
-    ];
+    ]
+}
+
+/// Every `--format` value that `--help` offers is accepted by its subcommand.
+#[test]
+fn every_format_a_subcommand_offers_works() {
+    use clap::CommandFactory;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = base_args(dir.path());
     let cli = mcpcheck::app::cli::Cli::command();
     let mut checked = 0;
     for sub in cli.get_subcommands() {

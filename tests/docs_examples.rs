@@ -1,8 +1,9 @@
 //! Every command example in README.md, CONTRIBUTING.md and docs/ is one the binary accepts:
 //! each `mcpcheck …` line of a `sh` block parses with the real command line (so no flag,
 //! value or subcommand in the docs is stale), and each `console` block is run and its
-//! output compared, with `[..]` standing for any text within a line and `...` for any
-//! lines (as trycmd does).
+//! output compared, with `...` standing for any lines (as trycmd does) and durations
+//! (`422 ms`) for any duration, so a page shows real output, never a placeholder. A block
+//! of any other language holding a `$ mcpcheck` line fails: every example is run.
 
 mod support;
 use support::docs::{documents, shown};
@@ -114,10 +115,34 @@ fn every_documented_command_line_parses() {
     );
 }
 
-/// Compares output with the expected text: `...` alone matches any lines, `[..]` any text
-/// within a line.
+/// A line with every duration (`  106 ms`, its alignment included) as ` <ms>`.
+fn without_durations(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find(" ms") {
+        let head = &rest[..at];
+        let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let after = &rest[at + 3..];
+        let word_ends = after.chars().next().is_none_or(|c| !c.is_alphanumeric());
+        if digits == 0 || !word_ends {
+            out.push_str(&rest[..at + 3]);
+        } else {
+            out.push_str(head[..head.len() - digits].trim_end_matches(' '));
+            out.push_str(" <ms>");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Compares output with the expected text: `...` alone matches any lines, a duration any
+/// duration, and `[..]` any text within a line (for this file's own tests; pages show
+/// real output).
 fn matches(expected: &[String], actual: &str) -> bool {
     fn line_matches(pattern: &str, line: &str) -> bool {
+        let (pattern, line) = (without_durations(pattern), without_durations(line));
+        let (pattern, line) = (pattern.as_str(), line.as_str());
         let parts: Vec<&str> = pattern.split("[..]").collect();
         if parts.len() == 1 {
             return pattern == line;
@@ -164,7 +189,21 @@ fn console_examples_print_what_the_docs_say() {
         let shown = shown(&file);
         for (lang, first, body) in blocks(&text) {
             if lang != "console" {
+                if body
+                    .iter()
+                    .any(|l| l.trim_start().starts_with("$ mcpcheck"))
+                {
+                    failures.push(format!(
+                        "{shown}:{first}: a `{lang}` block runs mcpcheck: make it `console` so it is run"
+                    ));
+                }
                 continue;
+            }
+            if let Some(at) = body.iter().position(|l| l.contains("[..]")) {
+                failures.push(format!(
+                    "{shown}:{}: `[..]` would be read as output; show real output (durations match any duration)",
+                    first + at
+                ));
             }
             // `$ command` lines, each followed by its expected output.
             let mut i = 0;
@@ -216,12 +255,21 @@ fn console_examples_print_what_the_docs_say() {
 fn the_matcher_is_strict_where_it_should_be() {
     let lines = |s: &str| s.lines().map(String::from).collect::<Vec<_>>();
     assert!(matches(
-        &lines("PASS [..] in [..] ms\n...\nend"),
+        &lines("PASS [..] in 3 ms\n...\nend"),
         "PASS x in 5 ms\na\nb\nend"
     ));
     assert!(!matches(&lines("PASS"), "FAIL"));
     assert!(!matches(&lines("a\nb"), "a"));
     assert!(matches(&lines("a\n..."), "a\nb\nc"));
+    assert!(matches(
+        &lines("  initialize   result         106 ms"),
+        "  initialize   result           0 ms"
+    ));
+    assert!(!matches(&lines("took 5 ms"), "took 5 s"));
+    assert_eq!(
+        without_durations("3 items · 12 ms · 4 msgs"),
+        "3 items · <ms> · 4 msgs"
+    );
 }
 
 #[test]

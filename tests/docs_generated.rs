@@ -35,11 +35,36 @@ fn generated_sections_equal_what_the_code_generates() {
         "README.md:usage",
         "docs/findings.md:codes",
         "docs/guard.md:options:guard",
+        // Tables that name a code's risk, OWASP category, precision or severity.
+        "docs/surface.md:rules:surface",
+        "docs/scan.md:rules:scan",
+        "docs/guard-http.md:rules:http",
+        "docs/guard.md:rules:adversarial",
     ] {
         assert!(
             seen.iter().any(|s| s == needed),
             "{needed} is not generated; seen {seen:?}"
         );
+    }
+}
+
+#[test]
+fn every_code_of_a_rule_table_says_what_it_reports() {
+    // A generated rule table gains a row for a new code with an empty last cell: write it.
+    for (page, family) in [
+        ("docs/surface.md", "surface"),
+        ("docs/scan.md", "scan"),
+        ("docs/guard-http.md", "http"),
+    ] {
+        let text = std::fs::read_to_string(support::repo().join(page)).expect("read");
+        let open = format!("<!-- generated:rules:{family} -->");
+        let table = text
+            .split(&open)
+            .nth(1)
+            .and_then(|t| t.split("<!-- end:").next())
+            .unwrap_or_else(|| panic!("{page}: no {open}"));
+        let missing = mcpcheck::app::docs_rules::undescribed(family, table);
+        assert!(missing.is_empty(), "{page}: describe {missing:?}");
     }
 }
 

@@ -363,7 +363,7 @@ fn json_past_the_parsers_depth_limit_is_not_called_not_json() {
     assert_eq!(issue["location"]["stdoutLine"], 2);
     let message = issue["message"].as_str().expect("message");
     assert!(
-        message.starts_with("1 line is on stdout JSON nested deeper than 127 levels (line 2)"),
+        message.starts_with("1 line on stdout is JSON nested deeper than 127 levels (line 2)"),
         "{message}"
     );
 }

@@ -203,7 +203,7 @@ fn pollution_on_the_third_call_is_caught_when_it_happens() {
     );
     assert!(
         stderr.contains(
-            "error[stdout-non-json] 1 line is on stdout not JSON (line 9), first after initialize: a client fails to parse them."
+            "error[stdout-non-json] 1 line on stdout is not JSON (line 9), first after initialize: a client fails to parse it."
         ),
         "{stderr}"
     );
@@ -426,7 +426,7 @@ fn traffic_past_the_check_backlog_is_forwarded_and_reported_as_unchecked() {
     );
     assert!(
         stderr.contains(
-            "error[stdout-non-json] 1 line is on stdout not JSON (line 9), first after initialize: a client fails to parse them."
+            "error[stdout-non-json] 1 line on stdout is not JSON (line 9), first after initialize: a client fails to parse it."
         ),
         "{stderr}"
     );

@@ -386,7 +386,7 @@ fn rule_selection_fail_on_and_output() {
         &fixture,
     ]);
     assert!(ignored.issues().is_empty());
-    assert_eq!(ignored.json["stats"]["rulesRun"], 14);
+    assert_eq!(ignored.json["stats"]["rulesRun"], 15);
     let critical = scan(&["--fail-on", "critical", &fixture]);
     assert_eq!(critical.exit, 1);
     assert_eq!(critical.json["summary"]["failing"], 3);
@@ -679,7 +679,8 @@ fn issue_keys(r: &ScanResult) -> Vec<(String, u64, u64, String, String, String)>
 #[test]
 fn scanning_a_directory_finds_what_scanning_each_file_finds() {
     // Every config shape discovery knows by name, filled with the malicious fixtures in turn,
-    // plus VS Code settings with an `mcp` section (user and workspace).
+    // plus VS Code settings with an `mcp` section: user, workspace, and anywhere else (a copied
+    // profile, a backup), since a settings.json that holds `mcp` is read wherever it is.
     const SHAPES: &[&str] = &[
         ".mcp.json",
         ".claude.json",
@@ -706,6 +707,8 @@ fn scanning_a_directory_finds_what_scanning_each_file_finds() {
     for rel in [
         "u/.config/Code/User/settings.json",
         "w/.vscode/settings.json",
+        "p/profiles/work/settings.json",
+        "settings.json",
     ] {
         write(root, rel, &format!("{{\n  \"editor.tabSize\": 2,\n  \"mcp\": {{ \"servers\": {{ \"s\": {{ \"command\": \"node\", \"args\": [\"s.js\"], \"env\": {{ \"GITHUB_TOKEN\": \"{TOKEN}\" }} }} }} }}\n}}\n"));
         expected_files.push(rel.to_string());
@@ -713,6 +716,7 @@ fn scanning_a_directory_finds_what_scanning_each_file_finds() {
     // Settings without an `mcp` section, or not JSONC at all, are not configs.
     write(root, "x/.vscode/settings.json", "{\"editor.tabSize\": 2}");
     write(root, "y/.config/Code/User/settings.json", "{\"mcp\": ");
+    write(root, "z/settings.json", "{\"editor.mcpish\": \"mcp\"}");
     expected_files.sort();
     let whole = scan_in(root, &[]);
     assert_eq!(config_paths(&whole), expected_files);

@@ -357,7 +357,7 @@ fn fixed_versions_are_not_reported_and_images_are_named_as_unchecked() {
     );
     assert_eq!(
         r.json["notices"],
-        serde_json::json!(["advisories: 1 container image(s) not checked; vulnerable-package covers npm and PyPI packages"])
+        serde_json::json!(["advisories: 1 container image not checked; vulnerable-package covers npm and PyPI packages"])
     );
 }
 
@@ -442,7 +442,7 @@ fn assert_each_unchecked(r: &ScanResult, why: &str) {
         .collect();
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert!(
-        notices[0].starts_with("advisories: 4 package(s) not checked for known vulnerabilities ("),
+        notices[0].starts_with("advisories: 4 packages not checked for known vulnerabilities ("),
         "{}",
         notices[0]
     );

@@ -1,6 +1,6 @@
 //! Network and entry rules on configs (insecure-transport, ssrf-reachable-target,
 //! tls-verification-disabled, unauthenticated-remote-endpoint, listens-on-all-interfaces,
-//! unknown-server-entry): malicious fixtures at exact locations, benign look-alikes clean.
+//! invalid-server-entry, unknown-server-entry): malicious fixtures at exact locations, benign look-alikes clean.
 
 mod support;
 use support::scan::*;
@@ -380,8 +380,9 @@ fn loopback_binds_are_not_reported() {
 
 #[test]
 fn unknown_entries_are_reported_and_the_rest_is_still_scanned() {
-    // Objects of a shape the scanner does not know are findings; a value that is not an
-    // object where a server belongs breaks the schema (see scan_configs' schema tests).
+    // Entries no client loads and objects of a shape the scanner does not know are findings;
+    // a value that is not an object where a server belongs breaks the schema (see
+    // scan_configs' schema tests).
     let r = expect(
         "unknown_server_entry.malicious.json",
         &[
@@ -392,27 +393,27 @@ fn unknown_entries_are_reported_and_the_rest_is_still_scanned() {
                 91,
                 "/mcpServers/still-scanned/env/GITHUB_TOKEN",
             ),
-            ("unknown-server-entry", "info", 3, 14, "/mcpServers/empty"),
+            ("invalid-server-entry", "high", 3, 14, "/mcpServers/empty"),
+            (
+                "invalid-server-entry",
+                "high",
+                5,
+                46,
+                "/mcpServers/bad-args/args",
+            ),
+            (
+                "invalid-server-entry",
+                "high",
+                6,
+                80,
+                "/mcpServers/bad-env/env/OPTIONS",
+            ),
             (
                 "unknown-server-entry",
                 "info",
                 4,
                 28,
                 "/mcpServers/websocket/type",
-            ),
-            (
-                "unknown-server-entry",
-                "info",
-                5,
-                46,
-                "/mcpServers/bad-args/args",
-            ),
-            (
-                "unknown-server-entry",
-                "info",
-                6,
-                80,
-                "/mcpServers/bad-env/env/OPTIONS",
             ),
         ],
     );
@@ -421,6 +422,103 @@ fn unknown_entries_are_reported_and_the_rest_is_still_scanned() {
     assert_eq!(servers.len(), 5);
     assert_eq!(servers[0]["understood"], false);
     assert_eq!(servers[4]["understood"], true);
+}
+
+#[test]
+fn entries_no_client_can_load_are_errors_at_the_value_once_each() {
+    // A known field of the wrong type: one high finding at the value, failing the default gate.
+    let r = expect(
+        "invalid_server_entry.malicious.json",
+        &[
+            (
+                "invalid-server-entry",
+                "high",
+                4,
+                49,
+                "/mcpServers/args-string/args",
+            ),
+            (
+                "invalid-server-entry",
+                "high",
+                5,
+                36,
+                "/mcpServers/command-number/command",
+            ),
+            (
+                "invalid-server-entry",
+                "high",
+                6,
+                28,
+                "/mcpServers/url-number/url",
+            ),
+            (
+                "invalid-server-entry",
+                "high",
+                7,
+                69,
+                "/mcpServers/env-array/env",
+            ),
+            (
+                "invalid-server-entry",
+                "high",
+                8,
+                66,
+                "/mcpServers/env-object-value/env/OPTIONS",
+            ),
+            (
+                "invalid-server-entry",
+                "high",
+                9,
+                62,
+                "/mcpServers/arg-number/args/1",
+            ),
+        ],
+    );
+    has(&r, ("invalid-server-entry", "error"));
+    assert_eq!(r.exit, 1);
+    assert_eq!(r.json["summary"]["status"], "fail");
+    let display = r.json["summary"]["display"].as_str().expect("display");
+    assert!(
+        display.starts_with("FAIL: invalid-server-entry"),
+        "{display}"
+    );
+    let m = r.issue_at("/mcpServers/command-number/command")["message"]
+        .as_str()
+        .expect("message");
+    assert!(m.contains("command is a number, expected a string"), "{m}");
+    assert!(m.contains("no client can load"), "{m}");
+}
+
+#[test]
+fn an_entry_with_neither_command_nor_url_fails_and_status_and_display_agree() {
+    let r = expect(
+        "entry_with_neither_command_nor_url.json",
+        &[("invalid-server-entry", "high", 3, 15, "/mcpServers/broken")],
+    );
+    assert_eq!(r.exit, 1);
+    assert_eq!(r.json["summary"]["status"], "fail");
+    let display = r.json["summary"]["display"].as_str().expect("display");
+    assert!(display.starts_with("FAIL: "), "{display}");
+    // Below the gate, the line says what the status says.
+    let r = scan(&[
+        "--fail-on",
+        "critical",
+        &config("entry_with_neither_command_nor_url.json"),
+    ]);
+    assert_eq!(r.exit, 0);
+    assert_eq!(r.json["summary"]["status"], "warning");
+    let display = r.json["summary"]["display"].as_str().expect("display");
+    assert!(display.starts_with("WARN: "), "{display}");
+    let r = scan(&[
+        "--fail-on",
+        "critical",
+        &config("unknown_server_entry.malicious.json"),
+        "--rules",
+        "unknown-server-entry",
+    ]);
+    assert_eq!(r.json["summary"]["status"], "pass");
+    let display = r.json["summary"]["display"].as_str().expect("display");
+    assert!(display.starts_with("PASS: "), "{display}");
 }
 
 #[test]

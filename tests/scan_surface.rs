@@ -338,6 +338,65 @@ mod toxic_flow {
     }
 
     #[test]
+    fn one_github_server_reading_an_issue_and_a_repository_and_opening_a_pull_request_is_the_trifecta(
+    ) {
+        let (_dir, config) = config_of(("github", "github"), ("calc", "calculator"));
+        let r = scan(&config, true);
+        assert_eq!(
+            flows(&r),
+            one(
+                "high",
+                3,
+                15,
+                "/mcpServers/github",
+                "lethal-trifecta-in-one-server"
+            )
+        );
+        assert_eq!(
+            message(&r),
+            format!("Lethal trifecta inside one server in {config}: \"github\" brings in untrusted content (get_issue), reads private data (get_file_contents) and can send it out (create_pull_request) (from the tools the servers advertise).")
+        );
+        assert_eq!(r.exit, 1, "high fails at the default threshold");
+    }
+
+    #[test]
+    fn a_private_source_and_a_sink_inside_one_server_are_a_flow() {
+        let (_dir, config) = config_of(("calc", "calculator"), ("assistant", "files_and_mail"));
+        let r = scan(&config, true);
+        assert_eq!(
+            flows(&r),
+            one(
+                "medium",
+                4,
+                18,
+                "/mcpServers/assistant",
+                "source-and-sink-in-one-server"
+            )
+        );
+        assert_eq!(
+            message(&r),
+            format!("Toxic flow inside one server in {config}: \"assistant\" reads private data (read_text_file) and can send it out (send_email) (from the tools the servers advertise).")
+        );
+    }
+
+    #[test]
+    fn a_homoglyph_in_a_tool_name_hides_no_tool_from_the_flow() {
+        // re\u{430}d_file (a Cyrillic a) is read_file to the flow analysis; with the mailer on
+        // the same server list it is a flow between servers.
+        let (_dir, config) = config_of(("files", "homoglyph_files"), ("mail", "mailer"));
+        let r = scan(&config, true);
+        assert_eq!(
+            flows(&r),
+            one("medium", 4, 13, "/mcpServers/mail", "source-and-sink")
+        );
+        assert!(
+            message(&r).contains("private data read with \"files\" (re\u{430}d_file read as read_file) can be sent out with \"mail\" (send_email)"),
+            "{}",
+            message(&r)
+        );
+    }
+
+    #[test]
     fn read_only_docs_and_a_calculator_are_not_a_flow() {
         let (_dir, config) = config_of(("docs", "docs"), ("calc", "calculator"));
         let r = scan(&config, true);

@@ -45,7 +45,7 @@ fn human_report_has_a_headline_counts_and_each_finding_with_its_fix() {
     assert!(text.starts_with("WARN  mcpcheck source: ."), "{text}");
     assert!(text.contains("scanned: 1 file (python 1)"), "{text}");
     assert!(text.contains("1 directory (test 1)"), "{text}");
-    assert!(text.contains("1 other files"), "{text}");
+    assert!(text.contains("1 other file ·"), "{text}");
     assert!(
         text.contains("warning[static-stdout-write] server.py:3:1"),
         "{text}"

@@ -59,7 +59,7 @@ fn twenty_servers_at_jobs_8_each_once_with_single_run_verdicts_and_nothing_left_
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(stdout.starts_with("sweep: 20 server(s) in "), "{stdout}");
+    assert!(stdout.starts_with("sweep: 20 servers in "), "{stdout}");
     assert!(
         stderr.contains("mcpcheck sweep: 20 to check, 0 already in"),
         "{stderr}"

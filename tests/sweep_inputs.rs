@@ -257,7 +257,7 @@ fn the_markdown_report_keeps_hostile_text_inert() {
         .expect("report");
     let text = String::from_utf8(human.stdout).expect("utf-8");
     assert!(
-        text.starts_with("mcpcheck sweep-report: 1 server(s) from 1 file(s)\n  fail 1\n"),
+        text.starts_with("mcpcheck sweep-report: 1 server from 1 file\n  fail 1\n"),
         "{text}"
     );
     assert!(text.contains("stdout-non-json"), "{text}");

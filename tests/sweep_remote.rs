@@ -218,7 +218,7 @@ fn without_remote_the_entries_are_listed_not_asked_with_how_to_enable() {
     assert!(
         summary
             .lines()
-            .any(|l| l == "  2 remote server(s) not asked: add --remote to guard them over HTTP"),
+            .any(|l| l == "  2 remote servers not asked: add --remote to guard them over HTTP"),
         "{summary}"
     );
 }

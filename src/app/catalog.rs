@@ -24,13 +24,16 @@ pub fn explain(code: &str) -> Result<ExitCode, Error> {
     };
     let meta = code.meta();
     write_stdout(&format!(
-        "{} ({}, {}, default {})\n{}\n\n{}\n",
+        "{} ({}, {}, default {})\n{}\n\n{}\n{}",
         meta.code,
         meta.title,
         meta.class.as_str(),
         code.severity().as_str(),
         "-".repeat(meta.code.len()),
-        meta.help
+        meta.help,
+        meta.rationale
+            .map(|r| format!("\nWhy the rule is this way: {r}\n"))
+            .unwrap_or_default()
     ))?;
     Ok(ExitCode::SUCCESS)
 }

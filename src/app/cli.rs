@@ -129,22 +129,41 @@ pub enum ListingFormat {
 /// `--format` and its `--json` shorthand, where the default is human text.
 #[derive(Debug, Args)]
 pub struct FormatArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    /// Output format [default: human].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Shorthand for --format json.
     #[arg(long)]
     pub json: bool,
 }
 
 impl FormatArgs {
-    /// The format asked for: `--json` wins over `--format`.
-    pub fn chosen(&self) -> Format {
-        if self.json {
-            Format::Json
-        } else {
-            self.format
+    /// The format asked for (human when none is); `--json` with another `--format` is a
+    /// usage error.
+    pub fn chosen(&self) -> Result<Format, crate::error::Error> {
+        Ok(one_format(self.format, self.json, Format::Json)?.unwrap_or(Format::Human))
+    }
+}
+
+/// The one output format `--format` and `--json` ask for, `None` when neither does; two
+/// that disagree (`--json --format sarif`) are a usage error, as neither can win silently.
+pub fn one_format<F: ValueEnum + Copy + PartialEq>(
+    format: Option<F>,
+    json: bool,
+    json_format: F,
+) -> Result<Option<F>, crate::error::Error> {
+    match (format, json) {
+        (Some(f), true) if f != json_format => {
+            let name = f
+                .to_possible_value()
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default();
+            Err(crate::error::Error::Usage(format!(
+                "--json and --format {name} ask for two output formats; give one of them"
+            )))
         }
+        (None, true) => Ok(Some(json_format)),
+        (format, _) => Ok(format),
     }
 }
 
@@ -522,9 +541,9 @@ pub struct InventoryArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// Output format: a listing has no findings, so no SARIF or Markdown.
-    #[arg(long, value_enum, default_value_t = ListingFormat::Human)]
-    pub format: ListingFormat,
+    /// Output format: a listing has no findings, so no SARIF or Markdown [default: human].
+    #[arg(long, value_enum)]
+    pub format: Option<ListingFormat>,
     /// Shorthand for --format json.
     #[arg(long)]
     pub json: bool,

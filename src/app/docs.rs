@@ -1,5 +1,5 @@
 //! The parts of README.md and docs/ that the code knows: the usage lines and option tables
-//! from clap, the code table from the catalog. Each sits between a pair of markers
+//! from clap, the code table and the rule tables (`docs_rules`) from the catalog. Each sits between a pair of markers
 //! (`<!-- generated:NAME -->` … `<!-- end:NAME -->`); a test fails when the committed text
 //! differs, and `MCPCHECK_UPDATE_DOCS=1 cargo test --test docs_generated` rewrites it.
 
@@ -174,9 +174,14 @@ pub fn fill(text: &str) -> (String, Vec<String>) {
         };
         out.push_str(&rest[..open_end]);
         out.push('\n');
-        match sections.iter().find(|(n, _)| n == name) {
-            Some((_, content)) => out.push_str(content),
-            None => out.push_str(&format!("(unknown generated section {name})\n")),
+        // A rule table keeps its hand-written column from the committed text.
+        let rules = name.strip_prefix("rules:").and_then(|family| {
+            super::docs_rules::table(family, &rest[open_end..open_end + close_at])
+        });
+        match (rules, sections.iter().find(|(n, _)| n == name)) {
+            (Some(table), _) => out.push_str(&table),
+            (None, Some((_, content))) => out.push_str(content),
+            (None, None) => out.push_str(&format!("(unknown generated section {name})\n")),
         }
         out.push_str(&close);
         found.push(name.to_string());

@@ -117,9 +117,8 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     }
     // Fail before the server runs, not after.
     let output = Output::new("--output", args.output.as_deref(), color)?;
-    // `--json` wins over `--format`, as in every other subcommand.
-    let format = match args.format {
-        _ if args.json => Format::Json,
+    // `--json` with another `--format` is a usage error, as in every other subcommand.
+    let format = match crate::app::cli::one_format(args.format, args.json, Format::Json)? {
         Some(format) => format,
         None if settings.prefers_json => Format::Json,
         None => Format::Human,

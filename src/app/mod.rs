@@ -6,6 +6,7 @@
 mod catalog;
 pub mod cli;
 pub mod docs;
+pub mod docs_rules;
 pub(crate) mod guard;
 #[cfg(test)]
 mod guard_fronts;

@@ -79,6 +79,7 @@ fn fail_on(f: FailOn) -> Risk {
 }
 
 pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let format = args.format.chosen()?;
     let output = Output::new("--output", args.output.as_deref(), color)?;
     let request = ScanRequest {
         targets: report_targets(&args.target),
@@ -91,7 +92,6 @@ pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     };
     let mut report = runtime(None)?.block_on(crate::scan::run::scan(&request))?;
     report.notices.extend(unused_live_flags(&args.live));
-    let format = args.format.chosen();
     let text = match format {
         Format::Json => json_text(&crate::report::scan::json::render(&report))?,
         Format::Human => crate::report::scan::human::render(
@@ -171,12 +171,9 @@ pub fn pin(args: PinArgs) -> Result<ExitCode, Error> {
 }
 
 pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let format = super::cli::one_format(args.format, args.json, ListingFormat::Json)?
+        .unwrap_or(ListingFormat::Human);
     let output = Output::new("--output", args.output.as_deref(), color)?;
-    let format = if args.json {
-        ListingFormat::Json
-    } else {
-        args.format
-    };
     let mut data = runtime(None)?.block_on(crate::scan::run::inventory(&ListRequest {
         targets: report_targets(&args.target),
         live: live_options(&args.live)?,

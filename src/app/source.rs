@@ -32,8 +32,9 @@ fn fix(
     scan: &crate::source::SourceScan,
     roots: &[std::path::PathBuf],
     output: &Output,
+    format: Format,
 ) -> Result<ExitCode, Error> {
-    if args.format.chosen() != Format::Human {
+    if format != Format::Human {
         return Err(Error::Usage(
             "--fix and --diff print a diff or a summary, not a report: drop --format/--json (SARIF reports carry the same rewrites as fixes)".into(),
         ));
@@ -59,6 +60,7 @@ fn fix(
 pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let options = args.scan_options();
     crate::source::validate(&options).map_err(|e| Error::Usage(e.to_string()))?;
+    let format = args.format.chosen()?;
     let output = Output::new("--output", args.output.as_deref(), color)?;
     let scan = crate::source::scan(&options).map_err(|e| Error::Input(e.to_string()))?;
     if scan.stats.files_scanned == 0 {
@@ -74,10 +76,10 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         ));
     }
     if args.fix || args.diff {
-        return fix(args, &scan, &options.roots, &output);
+        return fix(args, &scan, &options.roots, &output, format);
     }
     let ok = Gate::default().passes(&scan.findings);
-    let text = match args.format.chosen() {
+    let text = match format {
         Format::Json => json_text(&crate::report::source::json::render(&scan))?,
         Format::Human => crate::report::source::human::render(
             &scan,

@@ -11,6 +11,7 @@ use crate::surface::{SurfaceOptions, SurfaceRequest};
 use std::process::ExitCode;
 
 pub fn run(args: &SurfaceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
+    let format = args.format.chosen()?;
     let output = Output::new("--output", args.output.as_deref(), color)?;
     let run = crate::surface::check_files(&SurfaceRequest {
         files: args.files.clone(),
@@ -19,7 +20,7 @@ pub fn run(args: &SurfaceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         },
     })?;
     let ok = Gate::default().passes(&run.findings);
-    let text = match args.format.chosen() {
+    let text = match format {
         Format::Json => json_text(&render::json(&run))?,
         Format::Human => render::human(
             &run,

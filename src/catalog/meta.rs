@@ -39,6 +39,8 @@ pub struct CodeMeta {
     /// Security rules: their default risk and OWASP MCP Top 10 (2025 v0.1) category, e.g. "MCP01".
     pub risk: Option<Risk>,
     pub owasp: Option<&'static str>,
+    /// Why the rule is as it is (its risk, its place): for its docs, not for a finding's fix.
+    pub rationale: Option<&'static str>,
 }
 
 impl CodeMeta {

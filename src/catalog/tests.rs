@@ -17,6 +17,26 @@ fn codes_are_unique_kebab_case_and_indexed_in_order() {
 }
 
 #[test]
+fn a_fix_never_argues_its_rules_risk() {
+    // The help is the finding's fix: why a rule has its risk belongs in its rationale,
+    // which docs/rules and `explain` show and a finding does not.
+    for code in ALL {
+        let help = code.meta().help;
+        for risk in ["low", "medium", "high", "critical"] {
+            assert!(
+                !help.contains(&format!(", not {risk}:")),
+                "{}: its help argues its risk; move that to rationale",
+                code.as_str()
+            );
+        }
+    }
+    let meta = Code::UnauthenticatedRemoteEndpoint.meta();
+    assert!(meta
+        .rationale
+        .is_some_and(|r| r.starts_with("Low, not medium: ")));
+}
+
+#[test]
 fn a_risk_and_its_declared_severity_never_disagree() {
     // The table must not say one thing while findings, `explain` and docs say another.
     for code in ALL {

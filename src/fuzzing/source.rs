@@ -22,9 +22,9 @@ pub fn source_scan(data: &[u8]) {
     if !hits.is_empty() {
         assert!(
             lang.may_hold_finding(src),
-            "{}: the prefilter skips a file with {} finding(s)",
+            "{}: the prefilter skips a file with {}",
             lang.name(),
-            hits.len()
+            crate::finding::plural(hits.len(), "finding")
         );
     }
 

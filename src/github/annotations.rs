@@ -26,8 +26,9 @@ pub fn lines(report: &Report) -> Vec<String> {
     }
     if omitted.iter().any(|&n| n > 0) {
         out.push(format!(
-            "::notice title=mcpcheck::{} more errors and {} more warnings are not annotated (GitHub shows at most {MAX_PER_LEVEL} of each per step); the job summary and the SARIF file list them all.",
-            omitted[0], omitted[1]
+            "::notice title=mcpcheck::{} and {} are not annotated (GitHub shows at most {MAX_PER_LEVEL} of each per step); the job summary and the SARIF file list them all.",
+            crate::finding::plural(omitted[0], "more error"),
+            crate::finding::plural(omitted[1], "more warning")
         ));
     }
     out

@@ -152,7 +152,8 @@ fn diff(first: &SessionResult, later: &SessionResult, run: usize) -> RunDrift {
                 Finding::new(
                     Code::RepeatListShapeDrift,
                     format!(
-                        "Run {run} listed {cn} items from `{}` where run 1 listed {c1}.",
+                        "Run {run} listed {} from `{}` where run 1 listed {c1}.",
+                        crate::finding::plural(cn, "item"),
                         list.method()
                     ),
                 )

@@ -145,8 +145,9 @@ fn not_shown(key: &(bool, &'static str, String), held_back: u64) -> String {
         format!(" {}", key.2)
     };
     format!(
-        "mcpcheck: {arrow} {}{method}: {held_back} more lines not shown (at most {COMPACT_LINES_PER_SECOND} a second of each kind; --log FILE records every message)",
-        key.1
+        "mcpcheck: {arrow} {}{method}: {} not shown (at most {COMPACT_LINES_PER_SECOND} a second of each kind; --log FILE records every message)",
+        key.1,
+        crate::finding::plural(held_back as usize, "more line")
     )
 }
 

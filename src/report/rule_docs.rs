@@ -40,6 +40,9 @@ pub fn help_markdown(meta: &CodeMeta) -> String {
         );
     }
     let _ = writeln!(out, "\n## What it means and how to fix it\n\n{}", meta.help);
+    if let Some(rationale) = meta.rationale {
+        let _ = writeln!(out, "\n## Why the rule is this way\n\n{rationale}");
+    }
     let _ = writeln!(
         out,
         "\nExplain it locally with `mcpcheck explain {}`.",

@@ -171,6 +171,7 @@ mod tests {
         precision: Precision::High,
         risk: Some(Risk::High),
         owasp: Some("MCP01"),
+        rationale: None,
     };
 
     #[test]

@@ -223,6 +223,7 @@ static POISONED_TOOL: CodeMeta = CodeMeta {
     precision: Precision::Medium,
     risk: Some(Risk::Critical),
     owasp: Some("MCP03"),
+    rationale: None,
 };
 
 #[test]

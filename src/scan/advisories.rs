@@ -125,7 +125,8 @@ pub fn look_up(
     }
     if images > 0 {
         facts.notices.push(format!(
-            "advisories: {images} container image(s) not checked; vulnerable-package covers npm and PyPI packages"
+            "advisories: {} not checked; vulnerable-package covers npm and PyPI packages",
+            crate::finding::plural(images, "container image")
         ));
     }
     if unique.len() > MAX_LOOKUPS {
@@ -219,7 +220,8 @@ pub fn look_up(
         reasons.sort();
         reasons.dedup();
         facts.notices.push(format!(
-            "advisories: {unchecked} package(s) not checked for known vulnerabilities ({}); each is reported as advisory-lookup-failed",
+            "advisories: {} not checked for known vulnerabilities ({}); each is reported as advisory-lookup-failed",
+            crate::finding::plural(unchecked, "package"),
             reasons
                 .iter()
                 .take(3)

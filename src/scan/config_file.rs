@@ -3,7 +3,9 @@
 
 use super::jsonc::{self, pointer_token, LineIndex, Span, Spanned};
 use super::server_entry::read_entry;
-pub use super::server_entry::{EntryProblem, Flag, Leaf, NamedStr, ServerEntry, Str, Transport};
+pub use super::server_entry::{
+    EntryProblem, Flag, Leaf, NamedStr, ProblemKind, ServerEntry, Str, Transport,
+};
 use crate::finding::Location;
 use std::path::{Path, PathBuf};
 
@@ -180,6 +182,13 @@ pub fn parse(
             "the file",
             "an object with mcpServers or servers",
         ));
+    }
+    // Only VS Code keeps servers under "mcp" in a settings.json, wherever the file was copied.
+    if file.client == Client::Unknown
+        && path.file_name().and_then(|n| n.to_str()) == Some("settings.json")
+        && root.get("mcp").is_some()
+    {
+        file.client = Client::VsCode;
     }
     let mut sections: Vec<(String, &Spanned, Option<PathBuf>)> = Vec::new();
     for key in ["mcpServers", "servers"] {

@@ -20,7 +20,7 @@ pub struct Candidate {
 
 /// Whether a file in a tree is a client config by its name alone: every shape discovery
 /// knows (the user-level ones too, so scanning a copied home directory finds them).
-/// VS Code's `settings.json` also needs an `mcp` section: see [`is_settings_with_mcp`].
+/// A `settings.json` (VS Code's) also needs an `mcp` key: see [`is_settings_with_mcp`].
 pub fn is_project_config(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let parent = path
@@ -34,17 +34,12 @@ pub fn is_project_config(path: &Path) -> bool {
     ) || (name == "mcp.json" && matches!(parent, ".vscode" | ".cursor" | "User"))
 }
 
-/// A VS Code `settings.json` (user or workspace) is a config only when it has an
-/// `mcp.servers` section; every other settings file is left alone, and one that is not
-/// valid JSONC is not a config either.
+/// A `settings.json` is a config when it holds an `mcp` key, wherever it is: VS Code's user
+/// and workspace settings, and copies of them (an exported profile, a backup of `User/`).
+/// Every other settings file is left alone, and one that is not valid JSONC is not a config
+/// either.
 fn is_settings_with_mcp(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let parent = path
-        .parent()
-        .and_then(|p| p.file_name())
-        .and_then(|n| n.to_str())
-        .unwrap_or("");
-    if name != "settings.json" || !matches!(parent, ".vscode" | "User") {
+    if path.file_name().and_then(|n| n.to_str()) != Some("settings.json") {
         return false;
     }
     let small =
@@ -55,7 +50,7 @@ fn is_settings_with_mcp(path: &Path) -> bool {
     // Cheap test first: most settings files never mention it.
     text.contains("\"mcp\"")
         && super::jsonc::parse(text.trim_start_matches('\u{feff}'))
-            .is_ok_and(|root| root.get("mcp").and_then(|m| m.get("servers")).is_some())
+            .is_ok_and(|root| root.get("mcp").is_some())
 }
 
 /// The user-level config files of each client, for one operating system.

@@ -206,7 +206,9 @@ pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>
         return skip("disabled in the config");
     }
     match entry.transport {
-        None => skip("the entry is not understood (see unknown-server-entry)"),
+        None => {
+            skip("the entry is not understood (see invalid-server-entry and unknown-server-entry)")
+        }
         Some(Transport::Stdio) => {
             let Some((program, args)) = super::launcher::command_line(entry) else {
                 return skip("no command");

@@ -90,7 +90,7 @@ pub struct ListRequest {
 }
 
 /// The codes the static config scan can produce: its rules and the lock comparison.
-fn static_codes() -> Vec<Code> {
+pub fn static_codes() -> Vec<Code> {
     let mut codes: Vec<Code> = super::rules::registry()
         .iter()
         .flat_map(|r| std::iter::once(r.code()).chain(r.also_reports().iter().copied()))

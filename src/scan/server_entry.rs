@@ -52,9 +52,19 @@ pub struct Flag {
     pub span: Span,
 }
 
+/// Whether a client could load an entry with this problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// No client loads it: a known field of the wrong type, no command and no url.
+    Invalid,
+    /// A shape the scanner does not know, which some client might load.
+    Unknown,
+}
+
 /// Something about an entry the scanner could not make sense of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntryProblem {
+    pub kind: ProblemKind,
     pub pointer: String,
     pub span: Span,
     pub message: String,
@@ -118,6 +128,7 @@ pub(super) fn read_entry(
     collect_leaves(value, &pointer, None, &mut e, 0);
     if value.members().is_none() {
         e.problems.push(EntryProblem {
+            kind: ProblemKind::Invalid,
             pointer,
             span: value.span,
             message: format!("the entry is {}, not an object", value.kind()),
@@ -126,6 +137,7 @@ pub(super) fn read_entry(
     }
     let mut problem = |e: &mut ServerEntry, key: &str, v: &Spanned, what: &str| {
         e.problems.push(EntryProblem {
+            kind: ProblemKind::Invalid,
             pointer: format!("{pointer}/{}", pointer_token(key)),
             span: v.span,
             message: format!("{key} is {}, expected {what}", v.kind()),
@@ -167,6 +179,7 @@ pub(super) fn read_entry(
                             span: item.span,
                         }),
                         None => e.problems.push(EntryProblem {
+                            kind: ProblemKind::Invalid,
                             pointer: p,
                             span: item.span,
                             message: format!("args[{i}] is {}, expected a string", item.kind()),
@@ -201,6 +214,7 @@ pub(super) fn read_entry(
             let p = format!("{base}/{}", pointer_token(&m.key));
             let Some(s) = scalar_text(&m.value) else {
                 e.problems.push(EntryProblem {
+                    kind: ProblemKind::Invalid,
                     pointer: p,
                     span: m.value.span,
                     message: format!("{key}.{} is {}, expected a string", m.key, m.value.kind()),
@@ -263,6 +277,7 @@ fn transport(e: &mut ServerEntry, declared: Option<&Str>) -> Option<Transport> {
         Some(_) => {
             let t = declared?;
             e.problems.push(EntryProblem {
+                kind: ProblemKind::Unknown,
                 pointer: t.pointer.clone(),
                 span: t.span,
                 message: format!(
@@ -274,8 +289,18 @@ fn transport(e: &mut ServerEntry, declared: Option<&Str>) -> Option<Transport> {
         }
     };
     let sse = declared.is_some_and(|t| t.value.eq_ignore_ascii_case("sse"));
+    // A command or url of the wrong type is reported at its value already: one finding a fault.
+    let mistyped = e.problems.iter().any(|p| {
+        ["command", "url", "serverUrl"]
+            .iter()
+            .any(|k| p.pointer == format!("{}/{k}", e.pointer))
+    });
     let missing = |e: &mut ServerEntry, what: &str| {
+        if mistyped {
+            return None;
+        }
         e.problems.push(EntryProblem {
+            kind: ProblemKind::Invalid,
             pointer: e.pointer.clone(),
             span: e.span,
             message: what.to_string(),

@@ -225,7 +225,8 @@ impl FindingCap {
             .iter()
             .map(|(code, n)| {
                 format!(
-                    "{n} more {code} findings (only {} per code are listed)",
+                    "{n} more {code} {} (only {} per code are listed)",
+                    if *n == 1 { "finding" } else { "findings" },
                     self.kept.get(code).copied().unwrap_or(0)
                 )
             })

@@ -100,7 +100,10 @@ impl Check for Capabilities {
                     ),
                     PagingProblem::PageCap { pages } => (
                         "page-cap",
-                        format!("paging did not end within {pages} pages"),
+                        format!(
+                            "paging did not end within {}",
+                            crate::finding::plural(*pages, "page")
+                        ),
                     ),
                     PagingProblem::CursorNotString => {
                         ("cursor-not-string", "nextCursor is not a string".to_string())

@@ -51,8 +51,10 @@ impl Check for Runtime {
             out.push(Finding::new(
                 Code::StderrFlood,
                 format!(
-                    "The server wrote {} bytes ({} lines) to stderr in one short session, past the flood threshold (--stderr-flood-bytes {}); a client must drain all of it.",
-                    stderr.total_bytes, stderr.lines, t.limits.stderr_flood_bytes
+                    "The server wrote {} bytes ({}) to stderr in one short session, past the flood threshold (--stderr-flood-bytes {}); a client must drain all of it.",
+                    stderr.total_bytes,
+                    crate::finding::plural(stderr.lines as usize, "line"),
+                    t.limits.stderr_flood_bytes
                 ),
             ));
         }
@@ -60,9 +62,9 @@ impl Check for Runtime {
             out.push(Finding::new(
                 Code::StderrOutputLimitExceeded,
                 format!(
-                    "The server wrote {} bytes ({} lines) to stderr, past --max-stderr-bytes; all of it was drained and counted, and the report keeps only the last {} bytes.",
+                    "The server wrote {} bytes ({}) to stderr, past --max-stderr-bytes; all of it was drained and counted, and the report keeps only the last {} bytes.",
                     stderr.total_bytes,
-                    stderr.lines,
+                    crate::finding::plural(stderr.lines as usize, "line"),
                     stderr.tail.len()
                 ),
             ));

@@ -128,12 +128,12 @@ pub fn human_line(t: &Transcript) -> Option<String> {
     let http = t.http.as_ref()?;
     if let Some(l) = &http.legacy {
         return Some(format!(
-            "  http+sse (legacy 2024-11-05): {} POST{} to {} · {} events · {} messages · {} ms",
+            "  http+sse (legacy 2024-11-05): {} POST{} to {} · {} · {} · {} ms",
             http.posts,
             if http.posts == 1 { "" } else { "s" },
             l.endpoint.as_deref().unwrap_or("no endpoint"),
-            l.events,
-            t.frames.len(),
+            crate::finding::plural(l.events as usize, "event"),
+            crate::finding::plural(t.frames.len(), "message"),
             t.duration_ms
         ));
     }
@@ -143,7 +143,7 @@ pub fn human_line(t: &Transcript) -> Option<String> {
         None => String::new(),
     };
     Some(format!(
-        "  http: {} POST{} · session id {} · {} messages{get} · {} ms",
+        "  http: {} POST{} · session id {} · {}{get} · {} ms",
         http.posts,
         if http.posts == 1 { "" } else { "s" },
         if http.session_id_issued {
@@ -151,7 +151,7 @@ pub fn human_line(t: &Transcript) -> Option<String> {
         } else {
             "none"
         },
-        t.frames.len(),
+        crate::finding::plural(t.frames.len(), "message"),
         t.duration_ms
     ))
 }

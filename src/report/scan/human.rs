@@ -4,6 +4,7 @@
 use crate::finding::{excerpt, Risk};
 use crate::report::human::{finding_body, finding_head, Style};
 use crate::scan::{lock, risk_of, ScanReport};
+use crate::verdict::Status;
 use std::fmt::Write;
 
 fn risk_style(style: Style, risk: Risk) -> String {
@@ -17,12 +18,10 @@ fn risk_style(style: Style, risk: Risk) -> String {
 
 pub fn render(r: &ScanReport, style: Style) -> String {
     let mut out = String::new();
-    let headline = if !r.ok() {
-        style.paint("1;31", "FAIL")
-    } else if r.findings.iter().any(|f| risk_of(f) > Risk::Info) {
-        style.paint("1;33", "WARN")
-    } else {
-        style.paint("1;32", "PASS")
+    let headline = match super::json::status(r) {
+        Status::Fail => style.paint("1;31", "FAIL"),
+        Status::Warning => style.paint("1;33", "WARN"),
+        _ => style.paint("1;32", "PASS"),
     };
     let _ = writeln!(
         out,

@@ -113,13 +113,7 @@ fn scan_issue(f: &Finding) -> ScanIssue<'_> {
 
 pub fn report(r: &ScanReport) -> ScanJson<'_> {
     let count = |risk: Risk| r.findings.iter().filter(|f| risk_of(f) == risk).count();
-    let status = if r.failing() > 0 {
-        Status::Fail
-    } else if r.findings.iter().any(|f| risk_of(f) > Risk::Info) {
-        Status::Warning
-    } else {
-        Status::Pass
-    };
+    let status = status(r);
     let live_count = |label: &str| r.live.iter().filter(|l| l.state.label() == label).count();
     let index = LiveIndex::new(&r.live);
     let mut servers = Vec::new();
@@ -183,18 +177,29 @@ pub fn render(r: &ScanReport) -> Value {
     serde_json::to_value(report(r)).unwrap_or(Value::Null)
 }
 
-/// One line for job summaries: `FAIL: hardcoded-secret (2 at or above high, 5 findings)`.
+/// Fail with a finding at or above `--fail-on`, warning with one above info, else pass.
+pub fn status(r: &ScanReport) -> Status {
+    if r.failing() > 0 {
+        Status::Fail
+    } else if r.findings.iter().any(|f| risk_of(f) > Risk::Info) {
+        Status::Warning
+    } else {
+        Status::Pass
+    }
+}
+
+/// One line for job summaries, headed by the status: `FAIL: hardcoded-secret (2 at or
+/// above high, 5 findings)`.
 pub fn display(r: &ScanReport) -> String {
     match r.findings.first() {
         None => "PASS: no findings".into(),
         Some(p) => format!(
-            "{}: {} ({} at or above {}, {} finding{})",
-            if r.ok() { "WARN" } else { "FAIL" },
+            "{}: {} ({} at or above {}, {})",
+            status(r).headline(),
             p.code,
             r.failing(),
             r.fail_on.as_str(),
-            r.findings.len(),
-            if r.findings.len() == 1 { "" } else { "s" }
+            crate::finding::plural(r.findings.len(), "finding"),
         ),
     }
 }

@@ -51,7 +51,7 @@ pub fn render(scan: &SourceScan, style: Style) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "  skipped: {}{} · {}{} · {} other files · {} suppressed",
+        "  skipped: {}{} · {}{} · {} · {} suppressed",
         plural(stats.files_skipped(), "file"),
         if files.is_empty() {
             String::new()
@@ -64,7 +64,7 @@ pub fn render(scan: &SourceScan, style: Style) -> String {
         } else {
             format!(" ({})", dirs.join(", "))
         },
-        stats.other_files,
+        plural(stats.other_files, "other file"),
         stats.suppressed
     );
     for f in &scan.findings {

@@ -1,7 +1,7 @@
 //! The sweep report as plain text for a terminal. Every untrusted string was excerpted
 //! (bounded, control characters escaped) when the summary was built.
 
-use crate::finding::excerpt;
+use crate::finding::{excerpt, plural};
 use crate::sweep::merge::Merged;
 use crate::sweep::summary::{Judged, Summary};
 use std::fmt::Write;
@@ -10,31 +10,44 @@ pub fn render(summary: &Summary) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "mcpcheck sweep-report: {} server(s) from {} file(s){}",
-        summary.servers.len(),
-        summary.files.len(),
+        "mcpcheck sweep-report: {} from {}{}",
+        plural(summary.servers.len(), "server"),
+        plural(summary.files.len(), "file"),
         if summary.duplicates > 0 {
-            format!(" ({} older duplicate line(s) replaced)", summary.duplicates)
+            format!(
+                " ({} replaced)",
+                plural(summary.duplicates, "older duplicate line")
+            )
         } else {
             String::new()
         }
     );
     statuses_and_codes(&mut out, summary, usize::MAX);
     for class in &summary.classes {
-        let _ = writeln!(out, "\n{} — {} server(s)", class.class, class.servers);
+        let _ = writeln!(
+            out,
+            "\n{} — {}",
+            class.class,
+            plural(class.servers, "server")
+        );
         for row in &class.codes {
             let _ = writeln!(
                 out,
-                "  {:<40} {:<8} {:>5} server(s)  e.g. {}",
+                "  {:<40} {:<8} {:>5} {:<7}  e.g. {}",
                 row.code,
                 row.severity,
                 row.servers,
+                if row.servers == 1 {
+                    "server"
+                } else {
+                    "servers"
+                },
                 row.examples.join(", ")
             );
         }
     }
     let t = &summary.timing;
-    let _ = writeln!(out, "\ntiming ({} servers started)", t.count);
+    let _ = writeln!(out, "\ntiming ({} started)", plural(t.count, "server"));
     if t.count > 0 {
         let _ = writeln!(
             out,
@@ -58,8 +71,8 @@ pub fn render(summary: &Summary) -> String {
         let conc = f.concurrency.map_or("-".into(), |c| format!("{c:.1}"));
         let _ = writeln!(
             out,
-            "  {}: {} line(s), {} unreadable · {span} first start to last finish · {} of server time · {conc} at once",
-            f.file, f.lines, f.unreadable_lines, secs(f.busy_ms)
+            "  {}: {}, {} unreadable · {span} first start to last finish · {} of server time · {conc} at once",
+            f.file, plural(f.lines, "line"), f.unreadable_lines, secs(f.busy_ms)
         );
     }
     let _ = writeln!(out, "\nservers");
@@ -115,12 +128,15 @@ pub fn closing(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "sweep: {} server(s) in {} ({:.1} s this run{}) · {} line(s) unreadable",
-        summary.servers.len(),
+        "sweep: {} in {} ({:.1} s this run{}) · {} unreadable",
+        plural(summary.servers.len(), "server"),
         out_file,
         elapsed.as_secs_f64(),
         shard.map(|s| format!(", shard {s}")).unwrap_or_default(),
-        merged.inputs.iter().map(|i| i.unreadable).sum::<usize>()
+        plural(
+            merged.inputs.iter().map(|i| i.unreadable).sum::<usize>(),
+            "line"
+        )
     );
     statuses_and_codes(&mut out, summary, 5);
     let remote_off = summary
@@ -136,7 +152,9 @@ pub fn closing(
     if remote_off > 0 {
         let _ = writeln!(
             out,
-            "  {remote_off} remote server(s) not asked: add --remote to guard them over HTTP"
+            "  {} not asked: add --remote to guard {} over HTTP",
+            plural(remote_off, "remote server"),
+            if remote_off == 1 { "it" } else { "them" }
         );
     }
     if !summary.slowest.is_empty() {

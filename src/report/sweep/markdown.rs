@@ -4,7 +4,7 @@
 //! table cells. The whole document stays under GitHub's 1 MiB job-summary limit.
 
 use super::human::secs;
-use crate::finding::excerpt;
+use crate::finding::{excerpt, plural};
 use crate::sweep::summary::{ServerRow, Summary};
 use std::fmt::Write;
 
@@ -52,15 +52,15 @@ pub fn render(summary: &Summary) -> String {
     let _ = writeln!(out, "# mcpcheck sweep report\n");
     let _ = write!(
         out,
-        "**{} servers** from {} results file(s)",
-        summary.servers.len(),
-        summary.files.len()
+        "**{}** from {}",
+        plural(summary.servers.len(), "server"),
+        plural(summary.files.len(), "results file")
     );
     if summary.duplicates > 0 {
         let _ = write!(
             out,
-            " · {} older duplicate line(s) replaced by newer ones",
-            summary.duplicates
+            " · {} replaced by newer ones",
+            plural(summary.duplicates, "older duplicate line")
         );
     }
     let _ = write!(
@@ -87,9 +87,9 @@ pub fn render(summary: &Summary) -> String {
     for class in &summary.classes {
         let _ = writeln!(
             out,
-            "\n### {} ({} server(s))\n\n| Code | Severity | Servers | Title | Examples |\n|---|---|---:|---|---|",
+            "\n### {} ({})\n\n| Code | Severity | Servers | Title | Examples |\n|---|---|---:|---|---|",
             code(&class.class, 40),
-            class.servers
+            plural(class.servers, "server")
         );
         for row in &class.codes {
             let examples: Vec<String> = row.examples.iter().map(|e| cell(e, 60)).collect();
@@ -112,7 +112,7 @@ pub fn render(summary: &Summary) -> String {
 
 fn timing(out: &mut String, summary: &Summary) {
     let t = &summary.timing;
-    let _ = writeln!(out, "\n## Timing\n\n{} server(s) started.", t.count);
+    let _ = writeln!(out, "\n## Timing\n\n{} started.", plural(t.count, "server"));
     if t.count > 0 {
         let _ = writeln!(
             out,
@@ -194,8 +194,8 @@ fn servers(out: &mut String, summary: &Summary) {
     if shown < summary.servers.len() {
         let _ = writeln!(
             out,
-            "\n{} more server(s) not listed here; `mcpcheck sweep-report --format json` has every one.",
-            summary.servers.len() - shown
+            "\n{} more not listed here; `mcpcheck sweep-report --format json` has every one.",
+            plural(summary.servers.len() - shown, "server")
         );
     }
     if detailed.is_empty() {
@@ -215,7 +215,8 @@ fn servers(out: &mut String, summary: &Summary) {
     {
         let _ = writeln!(
             out,
-            "\nDetails are shown for the first {written} server(s) only; each server's full guard result is in its results file, at the line given."
+            "\nDetails are shown for the first {} only; each server's full guard result is in its results file, at the line given.",
+            plural(written, "server")
         );
     }
 }

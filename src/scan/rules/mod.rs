@@ -7,6 +7,7 @@ mod filesystem_root_access;
 mod hardcoded_secret;
 mod high_entropy_secret;
 mod insecure_transport;
+mod invalid_server_entry;
 mod listens_on_all_interfaces;
 mod remote_script_execution;
 mod shell_command_wrapper;
@@ -70,6 +71,7 @@ pub fn registry() -> Vec<&'static dyn ConfigRule> {
         &tls_verification_disabled::TlsVerificationDisabled,
         &unauthenticated_remote_endpoint::UnauthenticatedRemoteEndpoint,
         &listens_on_all_interfaces::ListensOnAllInterfaces,
+        &invalid_server_entry::InvalidServerEntry,
         &unknown_server_entry::UnknownServerEntry,
         &config_file_exposure::ConfigFileExposure,
     ]

@@ -1,15 +1,18 @@
-//! `unknown-server-entry` (info): an entry or field the scanner could not make sense of.
-//! The rest of the file is still scanned.
+//! `unknown-server-entry` (info): an entry of a shape the scanner does not know, which some
+//! client might load. The rest of the file is still scanned.
 
 use super::{ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
-use crate::scan::config_file::{EntryProblem, ServerEntry};
+use crate::scan::config_file::{EntryProblem, ProblemKind, ServerEntry};
 
 pub struct UnknownServerEntry;
 
 impl UnknownServerEntry {
     fn report(cx: &RuleContext<'_>, subject: &str, p: &EntryProblem, out: &mut Vec<Finding>) {
+        if p.kind != ProblemKind::Unknown {
+            return;
+        }
         out.push(
             Finding::new(
                 Code::UnknownServerEntry,
