@@ -5,7 +5,7 @@ use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, IssueClass, Severity};
 use crate::guard::{GuardRun, SessionResult};
 use crate::report::named::NamedMap;
-use crate::session::transcript::ListKind;
+use crate::session::transcript::{ListKind, Outcome, Purpose, Transcript};
 use crate::verdict::Status;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -257,7 +257,7 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
     let static_scan = pick(&|f| member(&check_codes(session, "static"), f));
     let settings = &run.settings;
     Checks {
-        initialize: entry(&initialize, false),
+        initialize: initialize_check(t, &initialize, findings),
         stdout: entry(&stdout, false),
         json_rpc: entry(&json_rpc, false),
         operation: entry(&operation, settings.plan.requests.is_empty()),
@@ -269,6 +269,32 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
         static_scan: entry(&static_scan, settings.scan.is_empty()),
         repeat: repeat_check(run, findings),
         own: own_checks(session),
+    }
+}
+
+/// `initialize`: skipped when no handshake was sent (the server never started), failed when
+/// one was sent but the session never opened, whatever else explains it.
+fn initialize_check(t: &Transcript, own: &[&Finding], findings: &[Finding]) -> Check {
+    let Some(handshake) = t.handshake() else {
+        return entry(own, true);
+    };
+    let opened = matches!(
+        handshake.outcome,
+        Outcome::Result(serde_json::Value::Object(_))
+    ) && !handshake.id_type_mismatch
+        && (handshake.purpose == Purpose::Discover || t.initialized());
+    if opened {
+        return entry(own, false);
+    }
+    // Nothing named initialize's fault: the errors that stopped the session did.
+    let errors: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    let codes = if own.is_empty() { &errors[..] } else { own };
+    Check {
+        status: CheckStatus::Fail,
+        issue_codes: codes_of(codes.iter().copied()),
     }
 }
 
