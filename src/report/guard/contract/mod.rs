@@ -234,11 +234,19 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
     let stdout = pick(&|f| member(&check_codes(session, "stdioTransport"), f));
     let json_rpc = pick(&|f| member(&check_codes(session, "jsonRpc"), f));
     let tool_call_codes = check_codes(session, "toolCalls");
+    let explicit = || {
+        t.exchanges
+            .iter()
+            .filter(|e| e.purpose == Purpose::Explicit)
+    };
+    // An answer whose id has another JSON type answers nothing a strict client sent.
+    let operation_id_mismatch = explicit().any(|e| e.id_type_mismatch);
     let operation = pick(&|f| {
         matches!(
             f.code,
             Code::OperationTimeout | Code::OperationMissingResponse | Code::OperationError
         ) || member(&tool_call_codes, f)
+            || (operation_id_mismatch && f.code == Code::ResponseIdTypeMismatch)
     });
     let tool_schema = pick(&|f| member(&check_codes(session, "toolSchemas"), f));
     let adversarial = pick(&|f| f.code.as_str().starts_with("adversarial-"));
@@ -260,7 +268,8 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
         initialize: initialize_check(t, &initialize, findings),
         stdout: entry(&stdout, false),
         json_rpc: entry(&json_rpc, false),
-        operation: entry(&operation, settings.plan.requests.is_empty()),
+        // Skipped when no explicit request was sent (none planned, or the session ended first).
+        operation: entry(&operation, explicit().next().is_none()),
         capabilities: capabilities_check(run, session, findings),
         tool_schema: entry(&tool_schema, t.list(ListKind::Tools).is_none()),
         adversarial: entry(&adversarial, !adversarial_enabled(run)),
