@@ -4,7 +4,7 @@
 
 use super::{session_with_checks, GuardSettings, SessionResult};
 use crate::catalog::Code;
-use crate::finding::{Finding, Location};
+use crate::finding::{Finding, Location, ProcessFacts, ProcessPhase};
 use crate::process::ServerCommand;
 use crate::session::transcript::Outcome;
 use std::path::{Path, PathBuf};
@@ -53,6 +53,10 @@ pub async fn diagnose_buffering(
         ),
     )
     .at(Location::request("initialize"))
+    .process(ProcessFacts::timeout(
+        ProcessPhase::Initialize,
+        result.transcript.timeout_ms,
+    ))
     .fix("Flush after every message (print(..., flush=True) or sys.stdout.flush()), or run Python unbuffered: `python -u` or PYTHONUNBUFFERED=1 in the server's launch environment.");
     Some(BufferingCause {
         rerun,

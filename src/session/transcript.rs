@@ -432,6 +432,28 @@ impl Transcript {
             .any(|m| m == "notifications/initialized")
     }
 
+    /// Where the session was when the process exited on its own, in the contract's names: in
+    /// an operation when a request after the handshake was sent (and the exit left one
+    /// unanswered, or it was an explicit one), after initialize when none was pending.
+    pub fn exit_phase(&self) -> Option<crate::finding::ProcessPhase> {
+        use crate::finding::ProcessPhase;
+        let in_request = || {
+            self.exchanges.iter().any(|e| match e.purpose {
+                Purpose::Initialize | Purpose::Discover => false,
+                Purpose::Explicit => true,
+                Purpose::ListProbe { .. } => {
+                    matches!(e.outcome, Outcome::NoResponse | Outcome::SendFailed(_))
+                }
+            })
+        };
+        Some(match self.process.exited_in? {
+            Phase::Spawn => ProcessPhase::Startup,
+            Phase::Initialize => ProcessPhase::Initialize,
+            Phase::Operations if in_request() => ProcessPhase::Operation,
+            Phase::Operations | Phase::Settle | Phase::Shutdown => ProcessPhase::PostInitialize,
+        })
+    }
+
     pub fn list(&self, kind: ListKind) -> Option<&ListProbe> {
         self.lists.iter().find(|l| l.list == kind)
     }
