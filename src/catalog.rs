@@ -232,7 +232,7 @@ catalog! {
         "The prompts, resources or templates a server lists should not change between identical starts. Check for start-up races or state leaking between runs.";
     PythonBufferedStdio => "python-buffered-stdio", StdioTransport, Error,
         "Python block-buffered stdout: answers are never flushed",
-        "When stdout is a pipe, Python buffers it in blocks, so the answer to initialize sits in the buffer and the client times out. Flush after every message (print(..., flush=True)), or run with python -u or PYTHONUNBUFFERED=1.";
+        "When stdout is a pipe, Python buffers it in blocks, so answers sit in the buffer and the client times out. An error when the guard proved it: initialize timed out, a rerun with PYTHONUNBUFFERED=1 answered and a control run with buffering on hung again. A note when it is only suspected: the command runs a Python interpreter without -u and without PYTHONUNBUFFERED, a request after initialize timed out and none after initialize was answered (a server that answered one flushed, and gets nothing). Flush after every message (print(..., flush=True)), or run with python -u or PYTHONUNBUFFERED=1.";
     ToolCallError => "tool-call-error", McpProtocol, Warning,
         "A declared-safe tool call returned isError",
         "A tool call from safeToolCalls returned a result with isError: true. That is a tool-level failure, not a crash; check the recipe's arguments or the tool.";

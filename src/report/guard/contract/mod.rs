@@ -274,7 +274,7 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
         tool_schema: entry(&tool_schema, t.list(ListKind::Tools).is_none()),
         adversarial: entry(&adversarial, !adversarial_enabled(run)),
         process: entry(&process, false),
-        python_buffering: entry(&python, false),
+        python_buffering: python_buffering_check(&python),
         static_scan: entry(&static_scan, settings.scan.is_empty()),
         repeat: repeat_check(run, findings),
         own: own_checks(session),
@@ -305,6 +305,16 @@ fn initialize_check(t: &Transcript, own: &[&Finding], findings: &[Finding]) -> C
         status: CheckStatus::Fail,
         issue_codes: codes_of(codes.iter().copied()),
     }
+}
+
+/// `pythonBuffering`: the heuristic's note (no `-u`, and a request went unanswered) is a
+/// suspicion the check cannot pass, so it warns; the diagnosed hang fails it.
+fn python_buffering_check(found: &[&Finding]) -> Check {
+    let mut check = entry(found, false);
+    if check.status == CheckStatus::Pass && !found.is_empty() {
+        check.status = CheckStatus::Warning;
+    }
+    check
 }
 
 pub(super) fn adversarial_enabled(run: &GuardRun) -> bool {
