@@ -134,6 +134,9 @@ catalog! {
     ResponseIdTypeMismatch => "response-id-type-mismatch", McpProtocol, Error,
         "A response id has another type than the request id",
         "The id must come back with its JSON type: 1 is not \"1\". Strict clients never match such a response and time out. Echo the id unchanged.";
+    RequestInsteadOfResponse => "request-instead-of-response", McpProtocol, Error,
+        "The server sent a request with the id of the client's request instead of answering it",
+        "While the client waited for the answer to its request, the server sent a request of its own with that id and a method only servers serve (its own initialize, tools/list…): it took the client's request for its own, or mirrored it back, and never answers it. The guard stops waiting there, as the answer cannot come. Answer each request with a response carrying its id (result or error); send your own requests only with methods a client serves (ping, sampling/createMessage, roots/list, elicitation/create).";
     NotificationResponse => "notification-response", McpProtocol, Error,
         "The server replied to a notification",
         "Notifications (such as notifications/initialized) have no id and must never be answered, not even with an error. Handle them without replying.";

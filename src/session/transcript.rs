@@ -111,6 +111,12 @@ pub enum Outcome {
     Timeout,
     /// The server's stdout ended (exit, closed pipe or a limit) before the answer came.
     NoResponse,
+    /// Instead of answering, the server sent a request of its own carrying this request's
+    /// id, with a method no client serves (`method`): it took the request for its own, so
+    /// no answer will come.
+    RequestInstead {
+        method: String,
+    },
     SendFailed(String),
 }
 
@@ -123,6 +129,7 @@ impl Outcome {
             Outcome::Malformed(_) => "malformed",
             Outcome::Timeout => "timeout",
             Outcome::NoResponse => "no-response",
+            Outcome::RequestInstead { .. } => "request-instead",
             Outcome::SendFailed(_) => "send-failed",
         }
     }
@@ -163,6 +170,11 @@ pub enum Disposition {
     },
     /// An answer to an id the guard never sent.
     UnknownId,
+    /// A request of the server's carrying the id of a request still waiting, with a method
+    /// no client serves: the server's stand-in for that request's answer.
+    RequestInsteadOfAnswer {
+        exchange: usize,
+    },
     /// A null- or missing-id response after the guard sent only notifications to match it.
     NotificationReply {
         notification: String,

@@ -87,7 +87,10 @@ impl Check for Capabilities {
                         .detail("items-not-array"),
                         None => continue,
                     },
-                    Outcome::Malformed(_) | Outcome::Pending => continue,
+                    // Reported where the request came (jsonRpc's request-instead-of-response).
+                    Outcome::Malformed(_) | Outcome::Pending | Outcome::RequestInstead { .. } => {
+                        continue
+                    }
                 };
                 out.push(finding.at(location));
             }

@@ -295,15 +295,11 @@ fn initialize_check(t: &Transcript, own: &[&Finding], findings: &[Finding]) -> C
     if opened {
         return entry(own, false);
     }
-    // Nothing named initialize's fault: the errors that stopped the session did.
-    let errors: Vec<&Finding> = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .collect();
-    let codes = if own.is_empty() { &errors[..] } else { own };
+    // Whatever initialize's own findings say, the errors that stopped the session count too.
+    let errors = findings.iter().filter(|f| f.severity == Severity::Error);
     Check {
         status: CheckStatus::Fail,
-        issue_codes: codes_of(codes.iter().copied()),
+        issue_codes: codes_of(own.iter().copied().chain(errors)),
     }
 }
 
