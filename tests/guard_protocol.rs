@@ -494,3 +494,34 @@ fn a_server_that_sends_requests_instead_of_answers_is_reported_without_waiting()
         2
     );
 }
+
+#[test]
+fn a_request_whose_list_probe_timed_out_is_not_sent_again() {
+    // Issue 27 item 8: `--request tools/list` after the tools/list probe had timed out was
+    // sent again and waited on a second whole timeout.
+    let started = std::time::Instant::now();
+    let r = expect_fixture(
+        "tools_list_never_answers",
+        &["--timeout", "3000", "--request", "tools/list"],
+        "fail",
+        &[
+            ("capability-list-timeout", "error"),
+            ("operation-timeout", "error"),
+        ],
+    );
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_millis(5500), "{took:?}");
+    assert_eq!(r.json["operation"]["outcome"], "not-sent");
+    assert!(r.issue("operation-timeout")["message"]
+        .as_str()
+        .expect("message")
+        .contains("was not sent: the same request (id 2) had already gone unanswered"));
+    let sent: Vec<&str> = r.json["exchanges"]
+        .as_array()
+        .expect("exchanges")
+        .iter()
+        .filter(|e| e["method"] == "tools/list")
+        .map(|e| e["outcome"].as_str().expect("outcome"))
+        .collect();
+    assert_eq!(sent, ["timeout", "not-sent"]);
+}

@@ -117,6 +117,11 @@ pub enum Outcome {
     RequestInstead {
         method: String,
     },
+    /// Not sent: the same request (exchange `timed_out`, same method and params) had already
+    /// gone unanswered until its deadline, and a second wait would learn nothing new.
+    NotSent {
+        timed_out: usize,
+    },
     SendFailed(String),
 }
 
@@ -130,6 +135,7 @@ impl Outcome {
             Outcome::Timeout => "timeout",
             Outcome::NoResponse => "no-response",
             Outcome::RequestInstead { .. } => "request-instead",
+            Outcome::NotSent { .. } => "not-sent",
             Outcome::SendFailed(_) => "send-failed",
         }
     }

@@ -88,9 +88,10 @@ impl Check for Capabilities {
                         None => continue,
                     },
                     // Reported where the request came (jsonRpc's request-instead-of-response).
-                    Outcome::Malformed(_) | Outcome::Pending | Outcome::RequestInstead { .. } => {
-                        continue
-                    }
+                    Outcome::Malformed(_)
+                    | Outcome::Pending
+                    | Outcome::RequestInstead { .. }
+                    | Outcome::NotSent { .. } => continue,
                 };
                 out.push(finding.at(location));
             }

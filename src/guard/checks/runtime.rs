@@ -167,6 +167,18 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
                 .at(location)
                 .process(ProcessFacts::exit(ProcessPhase::Operation, t.process.exit)),
             ),
+            Outcome::NotSent { timed_out } => out.push(
+                Finding::new(
+                    Code::OperationTimeout,
+                    format!(
+                        "`{}` was not sent: the same request (id {}) had already gone unanswered for {} ms, so the guard did not wait for it twice.",
+                        e.method, t.exchanges[*timed_out].id, t.timeout_ms
+                    ),
+                )
+                .detail("request-timeout")
+                .at(location)
+                .process(ProcessFacts::timeout(ProcessPhase::Operation, t.timeout_ms)),
+            ),
             Outcome::Error(err) => out.push(
                 Finding::new(
                     Code::OperationError,
