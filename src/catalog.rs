@@ -139,6 +139,9 @@ catalog! {
     ResponseIdTypeMismatch => "response-id-type-mismatch", McpProtocol, Error,
         "A response id has another type than the request id",
         "The id must come back with its JSON type: 1 is not \"1\". Strict clients never match such a response and time out. Echo the id unchanged.";
+    RequestInsteadOfResponse => "request-instead-of-response", McpProtocol, Error,
+        "The server sent a request with the id of the client's request instead of answering it",
+        "While the client waited for the answer to its request, the server sent a request of its own with that id and a method only servers serve (its own initialize, tools/list…): it took the client's request for its own, or mirrored it back, and never answers it. The guard stops waiting there, as the answer cannot come. Answer each request with a response carrying its id (result or error); send your own requests only with methods a client serves (ping, sampling/createMessage, roots/list, elicitation/create).";
     NotificationResponse => "notification-response", McpProtocol, Error,
         "The server replied to a notification",
         "Notifications (such as notifications/initialized) have no id and must never be answered, not even with an error. Handle them without replying.";
@@ -237,7 +240,7 @@ catalog! {
         "The prompts, resources or templates a server lists should not change between identical starts. Check for start-up races or state leaking between runs.";
     PythonBufferedStdio => "python-buffered-stdio", StdioTransport, Error,
         "Python block-buffered stdout: answers are never flushed",
-        "When stdout is a pipe, Python buffers it in blocks, so the answer to initialize sits in the buffer and the client times out. Flush after every message (print(..., flush=True)), or run with python -u or PYTHONUNBUFFERED=1.";
+        "When stdout is a pipe, Python buffers it in blocks, so answers sit in the buffer and the client times out. An error when the guard proved it: initialize timed out, a rerun with PYTHONUNBUFFERED=1 answered and a control run with buffering on hung again. A note when it is only suspected: the command runs a Python interpreter without -u and without PYTHONUNBUFFERED, a request after initialize timed out and none after initialize was answered (a server that answered one flushed, and gets nothing). Flush after every message (print(..., flush=True)), or run with python -u or PYTHONUNBUFFERED=1.";
     ToolCallError => "tool-call-error", McpProtocol, Warning,
         "A declared-safe tool call returned isError",
         "A tool call from safeToolCalls returned a result with isError: true. That is a tool-level failure, not a crash; check the recipe's arguments or the tool.";

@@ -189,6 +189,70 @@ impl Location {
     }
 }
 
+/// Where a server's session was when something happened to its process, in the
+/// mcp-stdio-guard contract's names (`process.phase`, and an issue's own `phase`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProcessPhase {
+    Startup,
+    Initialize,
+    Operation,
+    Adversarial,
+    PostInitialize,
+}
+
+/// What the server's process did, on a finding about an exit, a crash or a timeout:
+/// the issue's own facts, where `process.*` describes only the primary session's end.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessFacts {
+    /// Where the session was when it happened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<ProcessPhase>,
+    /// The code the process exited with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended the process (`SIGSEGV`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<&'static str>,
+    /// How long the guard waited for the answer that never came.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl ProcessFacts {
+    pub fn phase(phase: ProcessPhase) -> Self {
+        Self {
+            phase: Some(phase),
+            ..Self::default()
+        }
+    }
+
+    /// A wait of `timeout_ms` that ran out in `phase`.
+    pub fn timeout(phase: ProcessPhase, timeout_ms: u64) -> Self {
+        Self {
+            timeout_ms: Some(timeout_ms),
+            ..Self::phase(phase)
+        }
+    }
+
+    /// An exit in `phase`, with its code or signal when the process's status was seen.
+    pub fn exit(phase: ProcessPhase, exit: Option<crate::process::ExitKind>) -> Self {
+        use crate::process::ExitKind;
+        Self {
+            exit_code: match exit {
+                Some(ExitKind::Code(c)) => Some(c),
+                _ => None,
+            },
+            signal: match exit {
+                Some(ExitKind::Signal(s)) => Some(crate::process::signal_name(s)),
+                _ => None,
+            },
+            ..Self::phase(phase)
+        }
+    }
+}
+
 /// One thing wrong, as an engine saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -234,6 +298,9 @@ pub struct Finding {
     /// credentials masked; `…` marks lines left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr_excerpt: Option<Vec<String>>,
+    /// A finding about the server's process: its phase, exit code, signal and timeout.
+    #[serde(flatten)]
+    pub process: ProcessFacts,
 }
 
 /// One stray stdout line and the writes that could have printed it, best first.
@@ -304,6 +371,7 @@ impl Finding {
             language: None,
             class_override: None,
             stderr_excerpt: None,
+            process: ProcessFacts::default(),
         }
     }
 
@@ -330,6 +398,12 @@ impl Finding {
 
     pub fn detail(mut self, detail: &'static str) -> Self {
         self.detail_code = Some(detail);
+        self
+    }
+
+    /// The process's facts: where the session was, how the process ended, the wait.
+    pub fn process(mut self, facts: ProcessFacts) -> Self {
+        self.process = facts;
         self
     }
 

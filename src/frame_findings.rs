@@ -41,6 +41,13 @@ pub enum FrameFault {
     /// A null- or missing-id response that answers nothing the client sent.
     ResponseWithoutId,
     UnknownId,
+    /// A request of the server's with the id of a request still waiting (and a method no
+    /// client serves) instead of its answer.
+    RequestInsteadOfResponse {
+        method: String,
+        id: RequestId,
+        request_method: String,
+    },
     DuplicateResponse {
         method: String,
         id: RequestId,
@@ -137,6 +144,7 @@ impl FrameFault {
                 Code::ResponseIdMismatch
             }
             FrameFault::NotificationReply { .. } => Code::NotificationResponse,
+            FrameFault::RequestInsteadOfResponse { .. } => Code::RequestInsteadOfResponse,
         }
     }
 
@@ -172,6 +180,7 @@ impl FrameFault {
         !matches!(
             self,
             FrameFault::UnknownId
+                | FrameFault::RequestInsteadOfResponse { .. }
                 | FrameFault::DuplicateResponse { .. }
                 | FrameFault::NotificationReply { .. }
         )
@@ -245,6 +254,16 @@ impl FrameFault {
             FrameFault::UnknownId => {
                 format!("Stdout line {first} is a response to an id the client never sent.")
             }
+            FrameFault::RequestInsteadOfResponse {
+                method,
+                id,
+                request_method,
+            } => format!(
+                "Stdout line {first} is a request from the server, `{}`, carrying the id of the client's `{}` request (id {}) instead of its answer: the server sent requests instead of answers, so the guard stopped waiting for one.",
+                excerpt(request_method, 80),
+                excerpt(method, 80),
+                excerpt(&id.to_string(), 40),
+            ),
             FrameFault::DuplicateResponse { method, id } => format!(
                 "Stdout line {first} answers `{}` (id {}) a second time.",
                 excerpt(method, 80),

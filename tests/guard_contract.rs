@@ -241,3 +241,46 @@ fn the_published_schema_rejects_what_the_contract_forbids() {
         "{found:?}"
     );
 }
+
+#[test]
+fn content_length_framed_initialize_fails_the_initialize_check() {
+    // Issue 27 item 1: the answer to initialize came LSP-framed, so no session opened.
+    let r = guard_fixture("content_length_framing", &[]);
+    assert_eq!(r.json["initialized"], false);
+    assert_eq!(
+        r.json["checks"]["initialize"],
+        serde_json::json!({"status": "fail", "issueCodes": ["stdout-content-length-framing"]})
+    );
+}
+
+#[test]
+fn a_server_that_never_spawned_skips_the_initialize_check() {
+    // Issue 27 item 1: no initialize was ever sent, so there is nothing it could pass.
+    let missing = repo().join("tests/fixtures/servers/no_such_server");
+    let r = guard(&[], &[missing.to_str().expect("utf-8 path")]);
+    assert_eq!(r.issues(), pairs(&[("spawn-failed", "error")]));
+    assert_eq!(r.json["checks"]["initialize"]["status"], "skipped");
+    assert_eq!(r.json["checks"]["process"]["status"], "fail");
+}
+
+#[test]
+fn an_operation_never_sent_skips_the_operation_check() {
+    // Issue 27 item 2: the session never opened, so the request was never sent.
+    let r = guard_fixture("content_length_framing", &["--request", "tools/list"]);
+    assert_eq!(r.json["operation"]["outcome"], "not-sent");
+    assert_eq!(
+        r.json["checks"]["operation"],
+        serde_json::json!({"status": "skipped", "issueCodes": []})
+    );
+}
+
+#[test]
+fn an_operation_answered_with_a_string_id_fails_the_operation_check() {
+    // Issue 27 item 2: "2" does not answer request 2; a strict client still waits.
+    let r = guard_fixture("string_id", &["--request", "tools/list"]);
+    assert_eq!(r.issues(), pairs(&[("response-id-type-mismatch", "error")]));
+    assert_eq!(
+        r.json["checks"]["operation"],
+        serde_json::json!({"status": "fail", "issueCodes": ["response-id-type-mismatch"]})
+    );
+}

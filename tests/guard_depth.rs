@@ -253,23 +253,85 @@ fn an_inherited_pythonunbuffered_does_not_hide_block_buffering() {
     assert_eq!(r.json["fingerprint"]["unsetEnv"], serde_json::json!([]));
 }
 
+/// `mcpcheck guard --format FORMAT OPTIONS -- SERVER...`: (exit code, stdout, stderr).
+fn guard_as(format: &str, options: &[&str], server: &[&str]) -> (i32, String, String) {
+    let out = mcpcheck()
+        .args(["guard", "--format", format])
+        .args(options)
+        .arg("--")
+        .args(server)
+        .output()
+        .expect("run mcpcheck");
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    (
+        out.status.code().expect("exit"),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
 #[test]
-fn a_python_interpreter_without_unbuffered_output_gets_a_note_up_front() {
-    let note = "mcpcheck: note: ";
-    let r = guard_fixture("clean", &[]);
-    assert_eq!(r.issues(), pairs(&[]));
+fn a_python_server_that_buffers_answers_after_initialize_gets_the_note_in_its_report() {
+    // Issue 27 item 5: the heuristic was a stderr note before the run, absent from issues,
+    // with checks.pythonBuffering pass and "0 notes" in the closing line.
+    let server = [
+        python_command(),
+        &fixture("buffers_answers_after_initialize"),
+    ];
+    let r = guard(&["--timeout", "800"], &server);
+    assert_eq!(
+        r.issues(),
+        pairs(&[
+            ("capability-list-timeout", "error"),
+            ("python-buffered-stdio", "note")
+        ])
+    );
+    assert_eq!(
+        r.json["checks"]["pythonBuffering"],
+        serde_json::json!({"status": "warning", "issueCodes": ["python-buffered-stdio"]})
+    );
+    assert!(!r.stderr.contains("PYTHONUNBUFFERED"), "{}", r.stderr);
+    let (exit, human, stderr) = guard_as("human", &["--timeout", "800"], &server);
+    assert_eq!(exit, 1);
+    assert!(stderr.is_empty(), "{stderr}");
     assert!(
-        r.stderr.contains(note) && r.stderr.contains("without -u and without PYTHONUNBUFFERED"),
-        "{}",
-        r.stderr
+        human.contains("note[python-buffered-stdio] tools/list"),
+        "{human}"
     );
-    let r = guard(&[], &[python_command(), "-u", &fixture("clean")]);
-    assert!(!r.stderr.contains(note), "{}", r.stderr);
-    let r = guard(
-        &["--env", "PYTHONUNBUFFERED=1"],
-        &[python_command(), &fixture("clean")],
+    assert!(human.contains("1 error, 0 warnings, 1 note"), "{human}");
+    for format in ["sarif", "markdown"] {
+        let (_, out, _) = guard_as(format, &["--timeout", "800"], &server);
+        assert!(out.contains("python-buffered-stdio"), "{format}: {out}");
+    }
+    // Unbuffered by -u or by a PYTHONUNBUFFERED given, the same server answers everything.
+    let unbuffered = [python_command(), "-u", server[1]];
+    assert_eq!(
+        guard(&["--timeout", "800"], &unbuffered).issues(),
+        pairs(&[])
     );
-    assert!(!r.stderr.contains(note), "{}", r.stderr);
+    let given = ["--timeout", "800", "--env", "PYTHONUNBUFFERED=1"];
+    assert_eq!(guard(&given, &server).issues(), pairs(&[]));
+}
+
+#[test]
+fn a_python_server_that_flushes_every_answer_gets_no_buffering_note() {
+    // Issue 27 item 5, deliberately changed: a server run without -u that answered everything
+    // flushed, so neither the report nor stderr suspects buffering any more.
+    for server in [
+        fixture("clean"),
+        repo()
+            .join("examples/servers/hello.py")
+            .display()
+            .to_string(),
+    ] {
+        let r = guard(&[], &[python_command(), &server]);
+        assert_eq!(r.issues(), pairs(&[]), "{server}");
+        assert_eq!(r.json["checks"]["pythonBuffering"]["status"], "pass");
+        assert!(!r.stderr.contains("PYTHONUNBUFFERED"), "{}", r.stderr);
+        let (_, human, stderr) = guard_as("human", &[], &[python_command(), &server]);
+        assert!(stderr.is_empty(), "{stderr}");
+        assert!(!human.contains("python-buffered-stdio"), "{human}");
+    }
 }
 
 #[test]

@@ -450,3 +450,78 @@ fn auto_falls_back_to_initialize_for_a_legacy_server() {
     assert_eq!(r.json["era"], "legacy");
     assert_eq!(r.json["negotiatedProtocol"], "2025-11-25");
 }
+
+/// Runs `sends_requests_instead_of_answers` under a 10 s timeout: (report, wall time).
+fn mirrored(args: &[&str]) -> (GuardResult, std::time::Duration) {
+    let server = support::fixture("sends_requests_instead_of_answers");
+    let mut command = vec![support::python_command(), server.as_str()];
+    command.extend_from_slice(args);
+    let started = std::time::Instant::now();
+    let r = guard(&["--timeout", "10000"], &command);
+    (r, started.elapsed())
+}
+
+#[test]
+fn a_server_that_sends_requests_instead_of_answers_is_reported_without_waiting() {
+    // Issue 27 item 7: a request of the server's with the id of ours (here the mirrored
+    // initialize) replaced the answer; the guard waited the whole timeout, then reran
+    // unbuffered and waited again, and reported only initialize-timeout.
+    let (r, took) = mirrored(&[]);
+    assert_eq!(
+        r.issues(),
+        support::pairs(&[
+            ("request-instead-of-response", "error"),
+            ("server-request-before-initialized", "warning"),
+        ])
+    );
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    assert_eq!(r.json["exchanges"][0]["outcome"], "request-instead");
+    assert!(r
+        .issue("request-instead-of-response")["message"]
+        .as_str()
+        .expect("message")
+        .contains("a request from the server, `initialize`, carrying the id of the client's `initialize` request (id 1)"));
+    assert_eq!(r.json["checks"]["initialize"]["status"], "fail");
+    // The same after initialize: the list probe's answer is replaced, and not waited for.
+    let (r, took) = mirrored(&["--answer-initialize"]);
+    assert_eq!(
+        r.issues(),
+        support::pairs(&[("request-instead-of-response", "error")])
+    );
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    assert_eq!(
+        r.issue("request-instead-of-response")["location"]["stdoutLine"],
+        2
+    );
+}
+
+#[test]
+fn a_request_whose_list_probe_timed_out_is_not_sent_again() {
+    // Issue 27 item 8: `--request tools/list` after the tools/list probe had timed out was
+    // sent again and waited on a second whole timeout.
+    let started = std::time::Instant::now();
+    let r = expect_fixture(
+        "tools_list_never_answers",
+        &["--timeout", "3000", "--request", "tools/list"],
+        "fail",
+        &[
+            ("capability-list-timeout", "error"),
+            ("operation-timeout", "error"),
+        ],
+    );
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_millis(5500), "{took:?}");
+    assert_eq!(r.json["operation"]["outcome"], "not-sent");
+    assert!(r.issue("operation-timeout")["message"]
+        .as_str()
+        .expect("message")
+        .contains("was not sent: the same request (id 2) had already gone unanswered"));
+    let sent: Vec<&str> = r.json["exchanges"]
+        .as_array()
+        .expect("exchanges")
+        .iter()
+        .filter(|e| e["method"] == "tools/list")
+        .map(|e| e["outcome"].as_str().expect("outcome"))
+        .collect();
+    assert_eq!(sent, ["timeout", "not-sent"]);
+}

@@ -552,3 +552,59 @@ fn a_python_import_error_is_named_with_its_frames() {
         "{excerpt:?}"
     );
 }
+
+/// An issue's own process facts (issue 27 item 3): phase, exitCode, signal, timeoutMs.
+fn process_facts(r: &GuardResult, code: &str) -> serde_json::Value {
+    let issue = r.issue(code);
+    let keys = ["phase", "exitCode", "signal", "timeoutMs"];
+    keys.iter()
+        .filter_map(|k| issue.get(*k).map(|v| (k.to_string(), v.clone())))
+        .collect()
+}
+
+#[test]
+fn clean_exit_during_a_list_probe_is_in_the_operation_phase() {
+    // Issue 27 item 3: an exit 0 while tools/list was pending was labelled post-initialize,
+    // and neither issue said when or how the process ended.
+    let r = expect_fixture(
+        "exits_cleanly_on_tools_list",
+        &[],
+        "needs_inspection",
+        &[
+            ("capability-list-missing-response", "error"),
+            ("server-ended-session", "warning"),
+        ],
+    );
+    assert_eq!(r.json["process"]["phase"], "operation");
+    let exit_0 = serde_json::json!({"phase": "operation", "exitCode": 0});
+    assert_eq!(
+        process_facts(&r, "capability-list-missing-response"),
+        exit_0
+    );
+    assert_eq!(process_facts(&r, "server-ended-session"), exit_0);
+}
+
+#[test]
+fn issues_carry_their_own_exit_code_signal_and_timeout() {
+    // Issue 27 item 3: only process.* had them; a crash, an exit and a timeout say so.
+    let crashed = guard_fixture("crash_after_initialized", &[]);
+    assert_eq!(
+        process_facts(&crashed, "server-crashed"),
+        serde_json::json!({"phase": "post-initialize", "exitCode": 1})
+    );
+    let segfault = guard_fixture("segfault_before_initialize", &[]);
+    assert_eq!(
+        process_facts(&segfault, "server-exited"),
+        serde_json::json!({"phase": "initialize", "signal": "SIGSEGV"})
+    );
+    let silent = guard_fixture("never_answers_initialize", &["--timeout", "500"]);
+    assert_eq!(
+        process_facts(&silent, "initialize-timeout"),
+        serde_json::json!({"phase": "initialize", "timeoutMs": 500})
+    );
+    let missing = guard(&[], &["/nonexistent/mcp-server-binary"]);
+    assert_eq!(
+        process_facts(&missing, "spawn-failed"),
+        serde_json::json!({"phase": "startup"})
+    );
+}

@@ -129,9 +129,6 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         args.category.clone(),
         output.color(),
     )?;
-    for note in &settings.launch_notes {
-        crate::app::io::note(note);
-    }
     let bar = progress_bar(&settings);
     if let Some(bar) = &bar {
         let bar = bar.clone();

@@ -99,6 +99,14 @@ pub async fn run(mut settings: GuardSettings) -> GuardRun {
             result = cause.rerun;
             extra.extend(cause.finding);
         }
+        // Without the hang at initialize, a later request left unanswered is only a suspicion.
+        let named = |f: &Finding| f.code == Code::PythonBufferedStdio;
+        if !extra.iter().any(named) {
+            extra.extend(python::suspected_buffering(
+                &settings.command,
+                &result.transcript,
+            ));
+        }
         runs.push(result);
     }
     let drift = drift::compare(&runs);

@@ -136,8 +136,6 @@ pub struct GuardSettings {
     pub config_contribution: ConfigContribution,
     /// Where each of `plan.requests` came from, in the same order.
     pub request_sources: Vec<RequestSource>,
-    /// Said before the run (the command layer prints them): hints the run itself cannot prove.
-    pub launch_notes: Vec<String>,
     /// Told of every finished session; the command layer draws it on a terminal.
     pub progress: super::progress::ProgressSink,
 }
@@ -251,11 +249,7 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         });
         request_sources.push(RequestSource::SafeToolCall);
     }
-    let launch_notes = super::python::unbuffered_note(&command)
-        .into_iter()
-        .collect();
     Ok(GuardSettings {
-        launch_notes,
         progress: Default::default(),
         command,
         plan: SessionPlan {

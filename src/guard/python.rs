@@ -4,10 +4,12 @@
 
 use super::{session_with_checks, GuardSettings, SessionResult};
 use crate::catalog::Code;
-use crate::finding::{Finding, Location};
+use crate::finding::{excerpt, Finding, Location, ProcessFacts, ProcessPhase, Severity};
 use crate::process::ServerCommand;
-use crate::session::transcript::Outcome;
+use crate::session::transcript::{Outcome, Purpose, Transcript};
 use std::path::{Path, PathBuf};
+
+const FIX: &str = "Flush after every message (print(..., flush=True) or sys.stdout.flush()), or run Python unbuffered: `python -u` or PYTHONUNBUFFERED=1 in the server's launch environment.";
 
 /// What the reruns showed about a Python server that timed out at initialize.
 pub struct BufferingCause {
@@ -53,7 +55,11 @@ pub async fn diagnose_buffering(
         ),
     )
     .at(Location::request("initialize"))
-    .fix("Flush after every message (print(..., flush=True) or sys.stdout.flush()), or run Python unbuffered: `python -u` or PYTHONUNBUFFERED=1 in the server's launch environment.");
+    .process(ProcessFacts::timeout(
+        ProcessPhase::Initialize,
+        result.transcript.timeout_ms,
+    ))
+    .fix(FIX);
     Some(BufferingCause {
         rerun,
         finding: Some(finding),
@@ -100,11 +106,43 @@ fn env_target(args: &[String]) -> Option<&String> {
     None
 }
 
-/// `python`, `python3`, `python3.12`, `pythonw`…
-/// A note when the command is a Python interpreter run without `-u` and without
-/// PYTHONUNBUFFERED given: its stdout is block-buffered unless the server flushes. Only a
-/// note, since the session (and the rerun unbuffered) is the real evidence.
-pub fn unbuffered_note(cmd: &ServerCommand) -> Option<String> {
+/// The heuristic, judged from the run: a Python interpreter run without `-u` and without
+/// PYTHONUNBUFFERED given (its stdout is block-buffered unless the server flushes), a
+/// request after the handshake that went unanswered within the timeout, and no answer after
+/// the handshake at all. A server that answered one demonstrably flushed; a handshake that
+/// timed out was already rerun unbuffered (`diagnose_buffering`), so only this leaves a
+/// suspicion: a note.
+pub fn suspected_buffering(cmd: &ServerCommand, t: &Transcript) -> Option<Finding> {
+    let program = runs_buffered(cmd)?;
+    let after_handshake = || {
+        t.exchanges
+            .iter()
+            .filter(|e| !matches!(e.purpose, Purpose::Initialize | Purpose::Discover))
+    };
+    // One answer after the handshake arrived in time: the server flushes, whatever else hung.
+    if after_handshake().any(|e| e.answered_ms.is_some()) {
+        return None;
+    }
+    let waited = after_handshake().find(|e| e.outcome == Outcome::Timeout)?;
+    let finding = Finding::new(
+        Code::PythonBufferedStdio,
+        format!(
+            "`{}` (id {}) was not answered within {} ms, and {program} runs without -u and without PYTHONUNBUFFERED (an inherited one is not passed, as clients do not set it): unless the server flushes after every message, its answers sit in a buffer.",
+            excerpt(&waited.method, 128),
+            waited.id,
+            t.timeout_ms
+        ),
+    )
+    .severity(Severity::Note)
+    .at(Location::request(&waited.method))
+    .process(ProcessFacts::timeout(ProcessPhase::Operation, t.timeout_ms))
+    .fix(FIX);
+    Some(finding)
+}
+
+/// The interpreter's name when the command runs Python's interpreter directly without `-u`
+/// and without PYTHONUNBUFFERED given.
+fn runs_buffered(cmd: &ServerCommand) -> Option<&str> {
     let program = Path::new(&cmd.program).file_name()?.to_str()?;
     if !is_python_name(program) || cmd.env.iter().any(|(k, _)| k == "PYTHONUNBUFFERED") {
         return None;
@@ -115,13 +153,10 @@ pub fn unbuffered_note(cmd: &ServerCommand) -> Option<String> {
         .iter()
         .take_while(|a| a.starts_with('-') && !a.starts_with("--") && *a != "-m" && *a != "-c")
         .any(|a| a[1..].chars().all(|c| c.is_ascii_alphabetic()) && a.contains('u'));
-    (!unbuffered).then(|| {
-        format!(
-            "{program} runs without -u and without PYTHONUNBUFFERED (an inherited one is not passed, as clients do not set it): unless the server flushes after every message, its answers sit in a buffer."
-        )
-    })
+    (!unbuffered).then_some(program)
 }
 
+/// `python`, `python3`, `python3.12`, `pythonw`…
 fn is_python_name(name: &str) -> bool {
     name.strip_prefix("python").is_some_and(|rest| {
         rest.chars()
@@ -151,17 +186,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_python_interpreter_without_unbuffered_output_gets_a_note() {
-        assert!(unbuffered_note(&cmd("python3", &["server.py"])).is_some());
-        assert!(unbuffered_note(&cmd("/usr/bin/python3.12", &["-B", "server.py"])).is_some());
-        assert!(unbuffered_note(&cmd("python3", &["-u", "server.py"])).is_none());
-        assert!(unbuffered_note(&cmd("python3", &["-Bu", "-m", "pkg"])).is_none());
+    fn a_python_interpreter_without_unbuffered_output_runs_buffered() {
+        assert!(runs_buffered(&cmd("python3", &["server.py"])).is_some());
+        assert!(runs_buffered(&cmd("/usr/bin/python3.12", &["-B", "server.py"])).is_some());
+        assert!(runs_buffered(&cmd("python3", &["-u", "server.py"])).is_none());
+        assert!(runs_buffered(&cmd("python3", &["-Bu", "-m", "pkg"])).is_none());
         // `-u` after the script is the script's own argument.
-        assert!(unbuffered_note(&cmd("python3", &["server.py", "-u"])).is_some());
-        assert!(unbuffered_note(&cmd("node", &["server.js"])).is_none());
+        assert!(runs_buffered(&cmd("python3", &["server.py", "-u"])).is_some());
+        assert!(runs_buffered(&cmd("node", &["server.js"])).is_none());
         let mut given = cmd("python3", &["server.py"]);
         given.env.push(("PYTHONUNBUFFERED".into(), "1".into()));
-        assert!(unbuffered_note(&given).is_none());
+        assert!(runs_buffered(&given).is_none());
     }
 
     fn cmd(program: &str, args: &[&str]) -> ServerCommand {

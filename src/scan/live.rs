@@ -375,6 +375,10 @@ fn from_transcript(mut listing: LiveListing, t: &Transcript) -> LiveListing {
         Outcome::Malformed(_) | Outcome::Pending => {
             Some("the answer to initialize was not valid JSON-RPC".into())
         }
+        Outcome::NotSent { .. } => Some("initialize was not sent".into()),
+        Outcome::RequestInstead { method } => Some(format!(
+            "the server sent its own `{method}` request with initialize's id instead of answering"
+        )),
     };
     if let Some(reason) = reason {
         listing.state = LiveState::CouldNotConnect { reason };

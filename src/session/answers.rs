@@ -130,6 +130,7 @@ impl Session {
     }
 
     fn on_server_request(&mut self, line: u64, id: RequestId, method: String) -> Disposition {
+        let instead = self.request_instead_of_answer(line, &id, &method);
         // Answer as a client with no capabilities does: ping succeeds, the rest is unknown.
         let reply = if method == "ping" {
             jsonrpc::encode_result(&id, json!({}))
@@ -146,9 +147,44 @@ impl Session {
         if !self.replies_stalled {
             self.pending_replies.push(reply);
         }
-        Disposition::ServerRequest {
-            answered_with_error,
+        match instead {
+            Some(exchange) => Disposition::RequestInsteadOfAnswer { exchange },
+            None => Disposition::ServerRequest {
+                answered_with_error,
+            },
         }
+    }
+
+    /// A server request with the id of one of ours still waiting and a method only servers
+    /// serve (its own `initialize`, `tools/list`…) is our request turned around: that request
+    /// ends there, since the server will not answer what it took for its own.
+    fn request_instead_of_answer(
+        &mut self,
+        line: u64,
+        id: &RequestId,
+        method: &str,
+    ) -> Option<usize> {
+        // What a client may be asked; a server may reuse our id for these legitimately.
+        let client_serves = method == "ping"
+            || ["sampling/", "roots/", "elicitation/", "tasks/"]
+                .iter()
+                .any(|p| method.starts_with(p));
+        if client_serves {
+            return None;
+        }
+        let now = self.now_ms();
+        let index = self
+            .t
+            .exchanges
+            .iter()
+            .position(|e| &e.id == id && e.outcome == Outcome::Pending)?;
+        let exchange = &mut self.t.exchanges[index];
+        exchange.outcome = Outcome::RequestInstead {
+            method: crate::finding::excerpt(method, 128),
+        };
+        exchange.answered_ms = Some(now);
+        exchange.answer_line = Some(line);
+        Some(index)
     }
 
     pub(super) async fn flush_replies(&mut self) {

@@ -167,9 +167,36 @@ impl Session {
             if self.stream_end.is_some() {
                 break;
             }
-            self.request(&planned.method, planned.params, Purpose::Explicit)
-                .await;
+            if !self.skip_if_timed_out(&planned) {
+                self.request(&planned.method, planned.params, Purpose::Explicit)
+                    .await;
+            }
         }
+    }
+
+    /// Records an explicit request as not sent when the same one (method and params) already
+    /// timed out, a list probe's included: its outcome is known, and waiting twice costs a
+    /// whole timeout more.
+    fn skip_if_timed_out(&mut self, planned: &PlannedRequest) -> bool {
+        let params = self.with_meta(planned.params.clone());
+        let Some(timed_out) = self.t.exchanges.iter().position(|e| {
+            e.outcome == Outcome::Timeout && e.method == planned.method && e.params == params
+        }) else {
+            return false;
+        };
+        let id = self.t.exchanges[timed_out].id.clone();
+        self.t.exchanges.push(Exchange {
+            id,
+            method: planned.method.clone(),
+            params,
+            purpose: Purpose::Explicit,
+            sent_ms: self.now_ms(),
+            outcome: Outcome::NotSent { timed_out },
+            answered_ms: None,
+            answer_line: None,
+            id_type_mismatch: false,
+        });
+        true
     }
 
     /// Sends a request and waits for its answer, its deadline, or the end of stdout.

@@ -111,6 +111,17 @@ pub enum Outcome {
     Timeout,
     /// The server's stdout ended (exit, closed pipe or a limit) before the answer came.
     NoResponse,
+    /// Instead of answering, the server sent a request of its own carrying this request's
+    /// id, with a method no client serves (`method`): it took the request for its own, so
+    /// no answer will come.
+    RequestInstead {
+        method: String,
+    },
+    /// Not sent: the same request (exchange `timed_out`, same method and params) had already
+    /// gone unanswered until its deadline, and a second wait would learn nothing new.
+    NotSent {
+        timed_out: usize,
+    },
     SendFailed(String),
 }
 
@@ -123,6 +134,8 @@ impl Outcome {
             Outcome::Malformed(_) => "malformed",
             Outcome::Timeout => "timeout",
             Outcome::NoResponse => "no-response",
+            Outcome::RequestInstead { .. } => "request-instead",
+            Outcome::NotSent { .. } => "not-sent",
             Outcome::SendFailed(_) => "send-failed",
         }
     }
@@ -163,6 +176,11 @@ pub enum Disposition {
     },
     /// An answer to an id the guard never sent.
     UnknownId,
+    /// A request of the server's carrying the id of a request still waiting, with a method
+    /// no client serves: the server's stand-in for that request's answer.
+    RequestInsteadOfAnswer {
+        exchange: usize,
+    },
     /// A null- or missing-id response after the guard sent only notifications to match it.
     NotificationReply {
         notification: String,
@@ -430,6 +448,28 @@ impl Transcript {
         self.notifications_sent
             .iter()
             .any(|m| m == "notifications/initialized")
+    }
+
+    /// Where the session was when the process exited on its own, in the contract's names: in
+    /// an operation when a request after the handshake was sent (and the exit left one
+    /// unanswered, or it was an explicit one), after initialize when none was pending.
+    pub fn exit_phase(&self) -> Option<crate::finding::ProcessPhase> {
+        use crate::finding::ProcessPhase;
+        let in_request = || {
+            self.exchanges.iter().any(|e| match e.purpose {
+                Purpose::Initialize | Purpose::Discover => false,
+                Purpose::Explicit => true,
+                Purpose::ListProbe { .. } => {
+                    matches!(e.outcome, Outcome::NoResponse | Outcome::SendFailed(_))
+                }
+            })
+        };
+        Some(match self.process.exited_in? {
+            Phase::Spawn => ProcessPhase::Startup,
+            Phase::Initialize => ProcessPhase::Initialize,
+            Phase::Operations if in_request() => ProcessPhase::Operation,
+            Phase::Operations | Phase::Settle | Phase::Shutdown => ProcessPhase::PostInitialize,
+        })
     }
 
     pub fn list(&self, kind: ListKind) -> Option<&ListProbe> {

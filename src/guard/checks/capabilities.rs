@@ -3,7 +3,7 @@
 use super::initialize::json_kind;
 use super::{Check, CheckContext};
 use crate::catalog::Code;
-use crate::finding::{excerpt, Finding, Location};
+use crate::finding::{excerpt, Finding, Location, ProcessFacts, ProcessPhase};
 use crate::protocol::jsonrpc::METHOD_NOT_FOUND;
 use crate::session::transcript::{ListKind, Outcome, PagingProblem};
 use serde_json::Value;
@@ -67,7 +67,8 @@ impl Check for Capabilities {
                             t.timeout_ms,
                             list.capability()
                         ),
-                    ),
+                    )
+                    .process(ProcessFacts::timeout(ProcessPhase::Operation, t.timeout_ms)),
                     Outcome::NoResponse | Outcome::SendFailed(_) => {
                         if t.stream_cut() {
                             continue;
@@ -76,6 +77,7 @@ impl Check for Capabilities {
                             Code::CapabilityListMissingResponse,
                             format!("The server's stdout closed before `{method}`{page} was answered."),
                         )
+                        .process(ProcessFacts::exit(ProcessPhase::Operation, t.process.exit))
                     }
                     Outcome::Result(result) => match result_problem(list, result) {
                         Some(problem) => Finding::new(
@@ -85,7 +87,11 @@ impl Check for Capabilities {
                         .detail("items-not-array"),
                         None => continue,
                     },
-                    Outcome::Malformed(_) | Outcome::Pending => continue,
+                    // Reported where the request came (jsonRpc's request-instead-of-response).
+                    Outcome::Malformed(_)
+                    | Outcome::Pending
+                    | Outcome::RequestInstead { .. }
+                    | Outcome::NotSent { .. } => continue,
                 };
                 out.push(finding.at(location));
             }

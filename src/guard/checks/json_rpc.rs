@@ -5,7 +5,7 @@ use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::frame_findings::{self, line_faults, FrameFault, LineContext, SeenFault};
 use crate::protocol::jsonrpc::RequestId;
-use crate::session::transcript::{Disposition, Transcript};
+use crate::session::transcript::{Disposition, Outcome, Transcript};
 
 pub struct JsonRpc;
 
@@ -20,6 +20,7 @@ impl Check for JsonRpc {
             Code::ResponseIdMismatch,
             Code::ResponseIdTypeMismatch,
             Code::NotificationResponse,
+            Code::RequestInsteadOfResponse,
         ]
     }
 
@@ -60,6 +61,17 @@ fn answer_fault(t: &Transcript, d: &Disposition) -> Option<FrameFault> {
             Some(FrameFault::DuplicateResponse {
                 method: e.method.clone(),
                 id: e.id.clone(),
+            })
+        }
+        Disposition::RequestInsteadOfAnswer { exchange } => {
+            let e = &t.exchanges[*exchange];
+            let Outcome::RequestInstead { method } = &e.outcome else {
+                return None;
+            };
+            Some(FrameFault::RequestInsteadOfResponse {
+                method: e.method.clone(),
+                id: e.id.clone(),
+                request_method: method.clone(),
             })
         }
         _ => FrameFault::of_disposition(d),

@@ -2,7 +2,7 @@
 
 use super::{Check, CheckContext};
 use crate::catalog::Code;
-use crate::finding::{excerpt, Finding, Location};
+use crate::finding::{excerpt, Finding, Location, ProcessFacts, ProcessPhase};
 use crate::process::{ExitKind, ShutdownPath};
 use crate::session::transcript::{Outcome, Phase, Purpose, Transcript};
 use crate::session::PlannedRequest;
@@ -37,7 +37,8 @@ impl Check for Runtime {
             out.push(
                 Finding::new(Code::SpawnFailed, e.to_string())
                     .detail("spawn-failed-before-startup")
-                    .fix(e.hint),
+                    .fix(e.hint)
+                    .process(ProcessFacts::phase(ProcessPhase::Startup)),
             );
             return;
         }
@@ -85,7 +86,11 @@ fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
                 ),
             )
             .detail("startup-timeout")
-            .at(location);
+            .at(location)
+            .process(ProcessFacts::timeout(
+                ProcessPhase::Initialize,
+                t.timeout_ms,
+            ));
             f = with_stderr_cause(f, t);
             out.push(f);
         }
@@ -119,7 +124,11 @@ fn exited_before_initialize(t: &Transcript, method: &str) -> Finding {
         Code::ServerExited,
         format!("The server {what} before answering {method}."),
     )
-    .detail(detail);
+    .detail(detail)
+    .process(ProcessFacts::exit(
+        t.exit_phase().unwrap_or(ProcessPhase::Initialize),
+        t.process.exit,
+    ));
     with_stderr_cause(f, t)
 }
 
@@ -140,7 +149,8 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
                     ),
                 )
                 .detail("request-timeout")
-                .at(location),
+                .at(location)
+                .process(ProcessFacts::timeout(ProcessPhase::Operation, t.timeout_ms)),
             ),
             Outcome::NoResponse | Outcome::SendFailed(_) if !t.stream_cut() => out.push(
                 Finding::new(
@@ -151,7 +161,20 @@ fn explicit_requests(t: &Transcript, out: &mut Vec<Finding>) {
                     ),
                 )
                 .detail(exit_during_operation(t))
-                .at(location),
+                .at(location)
+                .process(ProcessFacts::exit(ProcessPhase::Operation, t.process.exit)),
+            ),
+            Outcome::NotSent { timed_out } => out.push(
+                Finding::new(
+                    Code::OperationTimeout,
+                    format!(
+                        "`{}` was not sent: the same request (id {}) had already gone unanswered for {} ms, so the guard did not wait for it twice.",
+                        e.method, t.exchanges[*timed_out].id, t.timeout_ms
+                    ),
+                )
+                .detail("request-timeout")
+                .at(location)
+                .process(ProcessFacts::timeout(ProcessPhase::Operation, t.timeout_ms)),
             ),
             Outcome::Error(err) => out.push(
                 Finding::new(
@@ -193,7 +216,8 @@ fn unsent_requests(t: &Transcript, planned: &[PlannedRequest], out: &mut Vec<Fin
                 ),
             )
             .detail(exit_during_operation(t))
-            .at(Location::request(&request.method)),
+            .at(Location::request(&request.method))
+            .process(exit_facts(t)),
         );
     }
 }
@@ -224,7 +248,7 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
                 phase.describe(),
                 t.process.exited_ms.unwrap_or(0)
             ),
-        ));
+        ).process(exit_facts(t)));
         return;
     }
     let how = match t.process.exit {
@@ -242,8 +266,17 @@ fn crash(t: &Transcript, out: &mut Vec<Finding>) {
     .detail(match t.process.exit {
         Some(ExitKind::Signal(_)) => "signal-exit-after-initialize",
         _ => "nonzero-exit-after-initialize",
-    });
+    })
+    .process(exit_facts(t));
     out.push(with_stderr_cause(f, t));
+}
+
+/// An exit after initialize: where the session was, and how the process ended.
+fn exit_facts(t: &Transcript) -> ProcessFacts {
+    ProcessFacts::exit(
+        t.exit_phase().unwrap_or(ProcessPhase::PostInitialize),
+        t.process.exit,
+    )
 }
 
 fn shutdown(t: &Transcript, out: &mut Vec<Finding>) {

@@ -1,6 +1,7 @@
 //! Adversarial probes (opt-in): what a server does with input a careless or hostile client
 //! sends. Each probe gets a fresh process, so a crash is attributed to the probe that caused it.
 
+mod conclude;
 mod http;
 
 use super::options::{Probe, ToolCall};
@@ -113,84 +114,7 @@ async fn run_probe(settings: &GuardSettings, probe: Probe) -> ProbeOutcome {
         Probe::BogusVersion => bogus_version(&mut session, settings).await,
         Probe::DuplicateId => duplicate_id(&mut session).await,
     };
-    conclude(session, name, frames_before, verdict).await
-}
-
-/// Adds what every probe watches for (garbage on stdout, a crash) and ends the session.
-async fn conclude(
-    session: Session,
-    name: &str,
-    frames_before: usize,
-    mut verdict: Verdict,
-) -> ProbeOutcome {
-    let alive = session.alive();
-    let last_sent = session.last_sent();
-    let t = session.finish().await;
-    let garbage: Vec<u64> = t.frames[frames_before.min(t.frames.len())..]
-        .iter()
-        .filter(|f| {
-            !matches!(
-                f.content,
-                LineContent::Single { .. } | LineContent::Batch { .. }
-            )
-        })
-        .map(|f| f.line)
-        .collect();
-    if let Some(line) = garbage.first() {
-        verdict.status = "finding";
-        verdict.findings.push(finding(
-            Code::AdversarialProbeInvalidStdout,
-            name,
-            format!("After the {name} probe the server wrote something that is not JSON-RPC on stdout (line {line})."),
-        ));
-    }
-    if let Some(f) = http::not_json_rpc(&t, name, frames_before > 0) {
-        verdict.status = "finding";
-        verdict.findings.push(f);
-    }
-    let crashed = !alive
-        && t.process
-            .shutdown
-            .as_ref()
-            .is_some_and(|s| s.path == crate::process::ShutdownPath::AlreadyExited);
-    if crashed
-        && !verdict
-            .findings
-            .iter()
-            .any(|f| f.code == Code::AdversarialProbeCrash)
-    {
-        let how = t
-            .process
-            .exit
-            .map(|e| e.describe())
-            .unwrap_or_else(|| "closed stdout".into());
-        verdict.status = "finding";
-        verdict.findings.push(finding(
-            Code::AdversarialProbeCrash,
-            name,
-            format!("The server exited ({how}) during the {name} probe; bad input must get an error, not a crash."),
-        ));
-    }
-    // A crash shows what it answered to and what the server said as it went.
-    let sent = format!("sent: {}", excerpt(&last_sent, 120));
-    for f in verdict
-        .findings
-        .iter_mut()
-        .filter(|f| f.code == Code::AdversarialProbeCrash && f.evidence.is_none())
-    {
-        let with_cause = super::checks::with_stderr_cause(f.clone(), &t);
-        let evidence = match &with_cause.evidence {
-            Some(cause) => format!("{sent} | {cause}"),
-            None => sent.clone(),
-        };
-        *f = with_cause.evidence(&evidence);
-    }
-    ProbeOutcome {
-        probe: name.into(),
-        status: verdict.status,
-        observed: verdict.observed,
-        findings: verdict.findings,
-    }
+    conclude::conclude(session, name, frames_before, verdict).await
 }
 
 /// Timeout and crash are the same failure for every request a probe sends; over HTTP a
@@ -593,5 +517,5 @@ async fn tool_call_probe(settings: &GuardSettings, call: &ToolCall) -> ProbeOutc
             ),
         },
     };
-    conclude(s, &name, from, verdict).await
+    conclude::conclude(s, &name, from, verdict).await
 }

@@ -45,7 +45,7 @@ pub struct GuardReport<'a> {
     /// The first explicit request, or null.
     pub operation: Option<contract::Operation>,
     pub operations: Vec<contract::Operation>,
-    /// Every request the guard sent.
+    /// Every request the guard sent, and any it did not repeat after a timeout (`not-sent`).
     pub exchanges: Vec<facts::Exchange>,
     /// Whether the lists were probed.
     pub capability_probes: bool,

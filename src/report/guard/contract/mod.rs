@@ -5,7 +5,7 @@ use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, IssueClass, Severity};
 use crate::guard::{GuardRun, SessionResult};
 use crate::report::named::NamedMap;
-use crate::session::transcript::ListKind;
+use crate::session::transcript::{ListKind, Outcome, Purpose, Transcript};
 use crate::verdict::Status;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -234,11 +234,19 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
     let stdout = pick(&|f| member(&check_codes(session, "stdioTransport"), f));
     let json_rpc = pick(&|f| member(&check_codes(session, "jsonRpc"), f));
     let tool_call_codes = check_codes(session, "toolCalls");
+    let explicit = || {
+        t.exchanges
+            .iter()
+            .filter(|e| e.purpose == Purpose::Explicit)
+    };
+    // An answer whose id has another JSON type answers nothing a strict client sent.
+    let operation_id_mismatch = explicit().any(|e| e.id_type_mismatch);
     let operation = pick(&|f| {
         matches!(
             f.code,
             Code::OperationTimeout | Code::OperationMissingResponse | Code::OperationError
         ) || member(&tool_call_codes, f)
+            || (operation_id_mismatch && f.code == Code::ResponseIdTypeMismatch)
     });
     let tool_schema = pick(&|f| member(&check_codes(session, "toolSchemas"), f));
     let adversarial = pick(&|f| f.code.as_str().starts_with("adversarial-"));
@@ -257,19 +265,52 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
     let static_scan = pick(&|f| member(&check_codes(session, "static"), f));
     let settings = &run.settings;
     Checks {
-        initialize: entry(&initialize, false),
+        initialize: initialize_check(t, &initialize, findings),
         stdout: entry(&stdout, false),
         json_rpc: entry(&json_rpc, false),
-        operation: entry(&operation, settings.plan.requests.is_empty()),
+        // Skipped when no explicit request was sent (none planned, or the session ended first).
+        operation: entry(&operation, explicit().next().is_none()),
         capabilities: capabilities_check(run, session, findings),
         tool_schema: entry(&tool_schema, t.list(ListKind::Tools).is_none()),
         adversarial: entry(&adversarial, !adversarial_enabled(run)),
         process: entry(&process, false),
-        python_buffering: entry(&python, false),
+        python_buffering: python_buffering_check(&python),
         static_scan: entry(&static_scan, settings.scan.is_empty()),
         repeat: repeat_check(run, findings),
         own: own_checks(session),
     }
+}
+
+/// `initialize`: skipped when no handshake was sent (the server never started), failed when
+/// one was sent but the session never opened, whatever else explains it.
+fn initialize_check(t: &Transcript, own: &[&Finding], findings: &[Finding]) -> Check {
+    let Some(handshake) = t.handshake() else {
+        return entry(own, true);
+    };
+    let opened = matches!(
+        handshake.outcome,
+        Outcome::Result(serde_json::Value::Object(_))
+    ) && !handshake.id_type_mismatch
+        && (handshake.purpose == Purpose::Discover || t.initialized());
+    if opened {
+        return entry(own, false);
+    }
+    // Whatever initialize's own findings say, the errors that stopped the session count too.
+    let errors = findings.iter().filter(|f| f.severity == Severity::Error);
+    Check {
+        status: CheckStatus::Fail,
+        issue_codes: codes_of(own.iter().copied().chain(errors)),
+    }
+}
+
+/// `pythonBuffering`: the heuristic's note (no `-u`, and a request went unanswered) is a
+/// suspicion the check cannot pass, so it warns; the diagnosed hang fails it.
+fn python_buffering_check(found: &[&Finding]) -> Check {
+    let mut check = entry(found, false);
+    if check.status == CheckStatus::Pass && !found.is_empty() {
+        check.status = CheckStatus::Warning;
+    }
+    check
 }
 
 pub(super) fn adversarial_enabled(run: &GuardRun) -> bool {

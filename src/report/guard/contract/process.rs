@@ -33,15 +33,7 @@ pub enum ProcessOutcome {
 }
 
 /// Where the session was when the process stopped, as the contract names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProcessPhase {
-    Startup,
-    Initialize,
-    Operation,
-    Adversarial,
-    PostInitialize,
-}
+pub use crate::finding::ProcessPhase;
 
 /// The signal the guard sent; empty when it sent none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -163,17 +155,11 @@ fn outcome(t: &Transcript) -> ProcessOutcome {
 
 /// The contract's `process.phase`: where the session was when the process stopped.
 fn phase(t: &Transcript) -> ProcessPhase {
-    let p = &t.process;
-    let explicit = t.exchanges.iter().any(|e| e.purpose == Purpose::Explicit);
-    if p.spawn_error.is_some() {
+    if t.process.spawn_error.is_some() {
         return ProcessPhase::Startup;
     }
-    match p.exited_in {
-        Some(Phase::Spawn) => return ProcessPhase::Startup,
-        Some(Phase::Initialize) => return ProcessPhase::Initialize,
-        Some(Phase::Operations) if explicit => return ProcessPhase::Operation,
-        Some(_) => return ProcessPhase::PostInitialize,
-        None => {}
+    if let Some(phase) = t.exit_phase() {
+        return phase;
     }
     match timeout_code(t) {
         TimeoutCode::InitializeTimeout => ProcessPhase::Initialize,
