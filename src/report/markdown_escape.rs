@@ -64,7 +64,14 @@ pub fn prose(raw: &str, max_chars: usize) -> String {
             .and_then(|i| i.strip_suffix(' '))
             .filter(|i| !i.trim().is_empty())
             .unwrap_or(inner);
-        out.push_str(&code(inner, usize::MAX));
+        // Written as we wrote it when nothing in it could close or pad the span.
+        if inner.contains('`') || inner.starts_with(' ') || inner.ends_with(' ') {
+            out.push_str(&code(inner, usize::MAX));
+        } else {
+            out.push('`');
+            out.push_str(inner);
+            out.push('`');
+        }
         rest = &after[close + run..];
     }
     out.push_str(&text(rest, usize::MAX));
@@ -185,17 +192,17 @@ mod tests {
     fn prose_keeps_our_code_spans_and_escapes_the_rest() {
         assert_eq!(
             prose("Use `self.stdout.write` not print.", 200),
-            "Use ` self.stdout.write ` not print\\."
+            "Use `self.stdout.write` not print\\."
         );
         assert_eq!(
             prose("set `github_token: ${{ github.token }}` as an input", 200),
-            "set ` github_token: ${{ github.token }} ` as an input"
+            "set `github_token: ${{ github.token }}` as an input"
         );
         // A quoted value cannot open HTML or a link, inside a span or outside one.
         let hostile = prose("tool `a` <img src=x>` [l](http://e.x) ` end", 200);
         assert_eq!(
             hostile,
-            "tool ` a ` \\<img src\\=x\\>` [l](http://e.x) ` end"
+            "tool `a` \\<img src\\=x\\>`[l](http://e.x)` end"
         );
         // An unclosed backtick is text.
         assert_eq!(prose("a ` b", 200), "a \\` b");
