@@ -110,8 +110,8 @@ fn run_text(options: &[&str], server: &[&str]) -> String {
 fn human_and_markdown_say_which_line_printed_it() {
     let human = run_text(&["--scan", "node"], &node());
     for line in [
-        "  stdout line 1: printed by node/index.js:16 (`console.log(`Server started on port ${port}`)`)",
-        "  stdout line 2: printed by node/logger.js:3 (`console.log(\"[info] \" + m)`)",
+        "  stdout line 1: printed by node/index.js:16:1 (`console.log(`Server started on port ${port}`)`)",
+        "  stdout line 2: printed by node/logger.js:3:3 (`console.log(\"[info] \" + m)`)",
     ] {
         assert!(human.lines().any(|l| l == line), "{line:?} in\n{human}");
     }
@@ -121,7 +121,7 @@ fn human_and_markdown_say_which_line_printed_it() {
     ));
     let single = run_text(&["--scan", "python"], &python());
     assert!(single.contains(
-        "  printed by python/server.py:22 (`print(f\"Listening on port {PORT} (pid {os.getpid()})\")`)\n"
+        "  printed by python/server.py:22:1 (`print(f\"Listening on port {PORT} (pid {os.getpid()})\")`)\n"
     ));
     let markdown = run_text(&["--scan", "node", "--format", "markdown"], &node());
     assert!(

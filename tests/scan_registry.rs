@@ -207,10 +207,12 @@ fn an_unreachable_registry_is_skipped_with_a_notice() {
         .stdout,
     )
     .expect("utf-8");
-    assert!(
-        human.contains("  note: registry: http://127.0.0.1:1/ is unreachable"),
-        "{human}"
-    );
+    // The note follows the verdict's closing counts (issue 28 item 2).
+    let counts = human.find(" at or above ").expect("the closing counts");
+    let note = human
+        .find("\nnote: registry: http://127.0.0.1:1/ is unreachable")
+        .expect("the note");
+    assert!(note > counts, "{human}");
 }
 
 fn messages(r: &ScanResult, code: &str) -> Vec<(String, String)> {

@@ -235,9 +235,10 @@ fn guard_fail_on_static_fails_the_run() {
         result.issues()
     );
     assert_eq!(result.json["checks"]["static"]["status"], "fail");
+    // The path as given to --scan, joined: one spelling in every output (issue 28 item 3).
     assert_eq!(
         result.issue("static-stdout-write")["location"]["file"],
-        "server.py"
+        format!("{src}/server.py")
     );
 }
 
@@ -318,4 +319,31 @@ fn guard_reports_source_findings_in_line_order() {
         .filter_map(|i| i["location"]["line"].as_u64())
         .collect();
     assert_eq!(lines, vec![9, 10], "line 9 before line 10, not as text");
+}
+
+/// Human paths open from where the command ran: the scanned root joined, never `./` (issue
+/// 28 item 3), in `source` and in `guard --scan` alike, each as `file:line:col`.
+#[test]
+fn human_paths_are_relative_to_the_working_directory() {
+    let out = support::mcpcheck()
+        .args(["source", "tests/fixtures/source/python"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "warning[static-stdout-write] tests/fixtures/source/python/print_writes_stdout.py:6:"
+        ),
+        "{text}"
+    );
+    let dir = support::repo().join("tests/fixtures/trace");
+    let out = support::mcpcheck_in(&dir)
+        .args(["guard", "--scan", ".", "--"])
+        .args(["node", "node/index.js"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("printed by node/index.js:16:1 ("), "{text}");
+    assert!(text.contains("] node/index.js:16:1"), "{text}");
+    assert!(!text.contains("./node/"), "{text}");
 }

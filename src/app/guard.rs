@@ -10,23 +10,41 @@ use crate::guard::progress::ProgressSink;
 use crate::guard::GuardRequest;
 use crate::guard::GuardSettings;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-/// A bar for runs of many sessions, only on a terminal and never under CI (logs, pipes).
+/// How long a run may be silent on a terminal before its progress is drawn.
+const QUIET_FOR: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Progress on a terminal, never under CI (logs, pipes): drawn once the run has waited more
+/// than a second (a server that never answers holds the run for the whole timeout).
 fn progress_bar(settings: &GuardSettings) -> Option<ProgressBar> {
-    let long = settings.repeat > 1 || settings.protocol_matrix || !settings.probes.is_empty();
     let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
-    if !long || ci || !std::io::stderr().is_terminal() {
+    if ci || !std::io::stderr().is_terminal() {
         return None;
     }
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "mcpcheck guard {spinner} [{elapsed_precise}] {bar:30} {pos}/{len} sessions · {msg}",
-    ) {
+    let sessions = settings.repeat > 1 || settings.protocol_matrix || !settings.probes.is_empty();
+    let template = if sessions {
+        "mcpcheck guard {spinner} [{elapsed_precise}] {bar:30} {pos}/{len} sessions · {msg}"
+    } else {
+        "mcpcheck guard {spinner} [{elapsed_precise}] waiting for the server · {msg}"
+    };
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
+    if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar.set_message(format!(
+        "each request may take up to {} ms",
+        settings.plan.timeout.as_millis()
+    ));
+    let shown = bar.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(QUIET_FOR);
+        if !shown.is_finished() {
+            shown.set_draw_target(ProgressDrawTarget::stderr());
+            shown.enable_steady_tick(std::time::Duration::from_millis(200));
+        }
+    });
     Some(bar)
 }
 
@@ -145,9 +163,25 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     if let Some(options) = &scan_options {
         let scan = crate::source::scan(options).map_err(|e| Error::Input(format!("--scan {e}")))?;
         run.trace_stdout(&crate::source::rooted_writes(scan.writes, &options.roots));
-        run.add_check("static", crate::source::CODES, scan.findings);
+        let findings = crate::source::rooted(scan.findings, &options.roots);
+        run.add_check("static", crate::source::CODES, findings);
     }
     let exit_code = Gate::default().exit_code(&run.findings);
     output.write(&plan.render_guard(&run, i32::from(exit_code))?)?;
+    // A report written to a file still leaves its verdict on the terminal.
+    if let Some(file) = args
+        .output
+        .as_deref()
+        .filter(|_| std::io::stderr().is_terminal())
+    {
+        let verdict = crate::verdict::Verdict::of(&run.findings);
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}  mcpcheck guard: {} (report written to {})",
+            verdict.status.headline(),
+            verdict.display(),
+            file.display()
+        );
+    }
     Ok(ExitCode::from(exit_code))
 }

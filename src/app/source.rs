@@ -63,26 +63,18 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let format = args.format.chosen()?;
     let output = Output::new("--output", args.output.as_deref(), color)?;
     let scan = crate::source::scan(&options).map_err(|e| Error::Input(e.to_string()))?;
-    if scan.stats.files_scanned == 0 {
-        // As ruff warns: a pass over nothing is more likely a wrong path than a clean tree.
-        super::io::note(&format!(
-            "no source file found under {} (JavaScript, TypeScript, Python, Go, Rust, Java, Kotlin, C#); check the path",
-            options
-                .roots
-                .iter()
-                .map(|r| r.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
     if args.fix || args.diff {
         return fix(args, &scan, &options.roots, &output, format);
     }
     let ok = Gate::default().passes(&scan.findings);
     let text = match format {
         Format::Json => json_text(&crate::report::source::json::render(&scan))?,
+        // Paths a terminal can open: from the working directory, not from the scanned root.
         Format::Human => crate::report::source::human::render(
-            &scan,
+            &crate::source::SourceScan {
+                findings: crate::source::rooted(scan.findings.clone(), &options.roots),
+                ..scan.clone()
+            },
             Style {
                 color: output.color(),
             },
@@ -95,5 +87,17 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         )?,
     };
     output.write(&text)?;
+    if scan.stats.files_scanned == 0 {
+        // As ruff warns: a pass over nothing is more likely a wrong path than a clean tree.
+        super::io::note(&format!(
+            "no source file found under {} (JavaScript, TypeScript, Python, Go, Rust, Java, Kotlin, C#); check the path",
+            options
+                .roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     Ok(super::verdict_exit(ok))
 }

@@ -102,9 +102,10 @@ fn printed_by(out: &mut String, f: &Finding) {
 fn printed_line(out: &mut String, label: &str, writes: &[crate::finding::SourceWrite]) {
     let shown = |w: &crate::finding::SourceWrite| {
         format!(
-            "{}:{} (`{}`)",
+            "{}:{}:{} (`{}`)",
             excerpt(&w.file, 200),
             w.line,
+            w.column,
             excerpt(&w.code, 100)
         )
     };

@@ -200,10 +200,7 @@ mod tests {
         );
         // A quoted value cannot open HTML or a link, inside a span or outside one.
         let hostile = prose("tool `a` <img src=x>` [l](http://e.x) ` end", 200);
-        assert_eq!(
-            hostile,
-            "tool `a` \\<img src\\=x\\>`[l](http://e.x)` end"
-        );
+        assert_eq!(hostile, "tool `a` \\<img src\\=x\\>`[l](http://e.x)` end");
         // An unclosed backtick is text.
         assert_eq!(prose("a ` b", 200), "a \\` b");
     }

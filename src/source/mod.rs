@@ -17,7 +17,7 @@ use lang::Lang;
 use parse::Worker;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use walk::{DirSkip, FileSkip, Globs, Rules};
 
@@ -282,6 +282,11 @@ fn joined(file: &str, roots: &[PathBuf]) -> Option<String> {
         } else {
             root.join(file)
         };
+        // `./index.js` and `index.js` are one file: one spelling, as a shell completes it.
+        let candidate = candidate
+            .strip_prefix(".")
+            .map(Path::to_path_buf)
+            .unwrap_or(candidate);
         candidate.is_file().then(|| walk::slashed(&candidate))
     })
 }

@@ -76,9 +76,6 @@ pub fn render(r: &ScanReport, style: Style) -> String {
             }
         }
     }
-    for n in &r.notices {
-        let _ = writeln!(out, "  note: {}", excerpt(n, 300));
-    }
     if !r.findings.is_empty() {
         out.push('\n');
     }
@@ -102,5 +99,9 @@ pub fn render(r: &ScanReport, style: Style) -> String {
         let _ = write!(out, " · {} accepted by the baseline", r.suppressed);
     }
     out.push('\n');
+    // Notes come after the verdict and its counts, as every human report ends.
+    for n in &r.notices {
+        let _ = writeln!(out, "note: {}", excerpt(n, 300));
+    }
     out
 }
