@@ -110,8 +110,17 @@ pub fn load(path: &Path) -> Result<LoadedConfig, Error> {
         let what = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(m, _)| m);
+        let hint = match e.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                "fix the JSON".to_string()
+            }
+            _ => match nearest_key(what) {
+                Some(key) => format!("did you mean `{key}`? (keys are listed in docs/config.md)"),
+                None => "keys and their types are listed in docs/config.md".to_string(),
+            },
+        };
         Error::Input(format!(
-            "{shown}:{}:{}: {}; fix it (keys are camelCase, see the README's config section)",
+            "{shown}:{}:{}: {}; {hint}",
             e.line(),
             e.column(),
             crate::finding::excerpt(what, 300)
@@ -166,6 +175,22 @@ pub fn expand_env(
     Ok(out)
 }
 
+/// For serde's "unknown field `x`, expected one of `a`, `b`": the expected key nearest to
+/// the one written, when one is near (a typo or snake_case for camelCase).
+fn nearest_key(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (written, expected) = rest.split_once('`')?;
+    let folded = |k: &str| k.replace('_', "").to_ascii_lowercase();
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|k| (strsim::jaro_winkler(&folded(written), &folded(k)), k))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +227,19 @@ mod tests {
         let e = parse("{\n  \"command\": [\"x\"],\n  \"timeout\": 5\n}").expect_err("unknown key");
         assert!(e.contains("mcpcheck.json:3:"), "{e}");
         assert!(e.contains("unknown field `timeout`"), "{e}");
+        assert!(e.ends_with("did you mean `timeoutMs`? (keys are listed in docs/config.md)"), "{e}");
+        let e = parse("{\"max_stdout_bytes\": 5}").expect_err("snake_case");
+        assert!(e.contains("did you mean `maxStdoutBytes`?"), "{e}");
+    }
+
+    #[test]
+    fn a_syntax_error_is_not_blamed_on_key_names() {
+        let e = parse("{\n  \"command\": [\"x\"],\n}").expect_err("trailing comma");
+        assert!(e.contains("mcpcheck.json:3:"), "{e}");
+        assert!(e.ends_with("; fix the JSON"), "{e}");
+        assert!(!e.contains("camelCase") && !e.contains("did you mean"), "{e}");
+        let e = parse("{\"frobnicate\": 1}").expect_err("far from any key");
+        assert!(e.ends_with("keys and their types are listed in docs/config.md"), "{e}");
     }
 
     #[test]
