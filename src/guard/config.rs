@@ -227,7 +227,10 @@ mod tests {
         let e = parse("{\n  \"command\": [\"x\"],\n  \"timeout\": 5\n}").expect_err("unknown key");
         assert!(e.contains("mcpcheck.json:3:"), "{e}");
         assert!(e.contains("unknown field `timeout`"), "{e}");
-        assert!(e.ends_with("did you mean `timeoutMs`? (keys are listed in docs/config.md)"), "{e}");
+        assert!(
+            e.ends_with("did you mean `timeoutMs`? (keys are listed in docs/config.md)"),
+            "{e}"
+        );
         let e = parse("{\"max_stdout_bytes\": 5}").expect_err("snake_case");
         assert!(e.contains("did you mean `maxStdoutBytes`?"), "{e}");
     }
@@ -237,9 +240,15 @@ mod tests {
         let e = parse("{\n  \"command\": [\"x\"],\n}").expect_err("trailing comma");
         assert!(e.contains("mcpcheck.json:3:"), "{e}");
         assert!(e.ends_with("; fix the JSON"), "{e}");
-        assert!(!e.contains("camelCase") && !e.contains("did you mean"), "{e}");
+        assert!(
+            !e.contains("camelCase") && !e.contains("did you mean"),
+            "{e}"
+        );
         let e = parse("{\"frobnicate\": 1}").expect_err("far from any key");
-        assert!(e.ends_with("keys and their types are listed in docs/config.md"), "{e}");
+        assert!(
+            e.ends_with("keys and their types are listed in docs/config.md"),
+            "{e}"
+        );
     }
 
     #[test]
