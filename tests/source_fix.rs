@@ -92,15 +92,15 @@ fn fix_rewrites_every_language_byte_exact_and_a_second_fix_changes_nothing() {
         "{summary}"
     );
     for line in [
-        "  ./js/server.js: 5 writes",
-        "  ./python/server.py: 3 writes",
-        "  ./python/handlers.py: 4 writes",
-        "  ./go/main.go: 3 writes",
-        "  ./rust/main.rs: 2 writes",
-        "  ./java/Server.java: 1 write",
-        "  ./csharp/Server.cs: 1 write",
+        "  js/server.js: 5 writes",
+        "  python/server.py: 3 writes",
+        "  python/handlers.py: 4 writes",
+        "  go/main.go: 3 writes",
+        "  rust/main.rs: 2 writes",
+        "  java/Server.java: 1 write",
+        "  csharp/Server.cs: 1 write",
         "not fixable: 1 write",
-        "  ./js/server.js:23:1 static-stdout-write: Write logs to process.stderr instead (process.stderr.write or console.error).",
+        "  js/server.js:23:1 static-stdout-write: Write logs to process.stderr instead (process.stderr.write or console.error).",
     ] {
         assert!(summary.lines().any(|l| l == line), "{line:?} in\n{summary}");
     }
