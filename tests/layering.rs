@@ -135,30 +135,44 @@ fn no_source_file_is_over_600_lines() {
     assert!(long.is_empty(), "split these by responsibility: {long:?}");
 }
 
-/// Lines of `text` (outside comments) that start a shell directly.
-fn raw_shells(text: &str) -> Vec<usize> {
+/// Lines of `text` whose code (outside comments) holds any of `needles`, 1-based.
+fn lines_holding(text: &str, needles: &[&str]) -> Vec<usize> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| {
             let code = line.split("//").next().unwrap_or("");
-            RAW_SHELLS.iter().any(|s| code.contains(s))
+            needles.iter().any(|s| code.contains(s))
         })
         .map(|(i, _)| i + 1)
         .collect()
 }
 
-#[test]
-fn only_the_process_layer_starts_a_shell() {
+/// Every `src/` file but those `exempt` says, with the lines `find` reports, as `file:line`.
+fn offending_lines(
+    exempt: impl Fn(&Path) -> bool,
+    find: impl Fn(&str) -> Vec<usize>,
+) -> Vec<String> {
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
-    let process = src().join("process");
     let mut bad = Vec::new();
-    for file in files.iter().filter(|f| !f.starts_with(&process)) {
+    for file in files.iter().filter(|f| !exempt(f)) {
         let text = std::fs::read_to_string(file).expect("read source");
-        for line in raw_shells(&text) {
+        for line in find(&text) {
             bad.push(format!("{}:{line}", file.display()));
         }
     }
+    bad
+}
+
+/// Lines of `text` (outside comments) that start a shell directly.
+fn raw_shells(text: &str) -> Vec<usize> {
+    lines_holding(text, RAW_SHELLS)
+}
+
+#[test]
+fn only_the_process_layer_starts_a_shell() {
+    let process = src().join("process");
+    let bad = offending_lines(|f| f.starts_with(&process), raw_shells);
     assert!(
         bad.is_empty(),
         "a shell started outside src/process (run it as a ServerCommand through the process layer, e.g. process::setup): {bad:?}"
@@ -172,34 +186,20 @@ fn only_the_process_layer_starts_a_shell() {
 
 /// Lines of `text` (outside comments) that build a tokio runtime.
 fn runtime_builds(text: &str) -> Vec<usize> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| {
-            let code = line.split("//").next().unwrap_or("");
-            [
-                "Builder::new_current_thread",
-                "Builder::new_multi_thread",
-                "Runtime::new(",
-            ]
-            .iter()
-            .any(|b| code.contains(b))
-        })
-        .map(|(i, _)| i + 1)
-        .collect()
+    lines_holding(
+        text,
+        &[
+            "Builder::new_current_thread",
+            "Builder::new_multi_thread",
+            "Runtime::new(",
+        ],
+    )
 }
 
 #[test]
 fn only_the_command_layer_builds_a_runtime() {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
     let home = src().join("app").join("io.rs");
-    let mut bad = Vec::new();
-    for file in files.iter().filter(|f| **f != home) {
-        let text = std::fs::read_to_string(file).expect("read source");
-        for line in runtime_builds(&text) {
-            bad.push(format!("{}:{line}", file.display()));
-        }
-    }
+    let bad = offending_lines(|f| f == home, runtime_builds);
     assert!(
         bad.is_empty(),
         "a tokio runtime built outside src/app/io.rs (make the engine async and run it on app::io::runtime): {bad:?}"
@@ -230,15 +230,7 @@ fn string_errors(text: &str) -> Vec<usize> {
 
 #[test]
 fn no_function_returns_a_bare_string_as_its_error() {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    let mut bad = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).expect("read source");
-        for line in string_errors(&text) {
-            bad.push(format!("{}:{line}", file.display()));
-        }
-    }
+    let bad = offending_lines(|_| false, string_errors);
     assert!(
         bad.is_empty(),
         "give these errors a type (crate::error::Error, or one of the module's own): {bad:?}"

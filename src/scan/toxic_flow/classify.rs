@@ -190,11 +190,12 @@ const ALL: Roles = Roles {
 };
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn roles(tool: Value) -> (bool, bool, bool) {
+    /// A tool's roles: (private source, untrusted source, sink).
+    pub(in crate::scan::toxic_flow) fn roles(tool: Value) -> (bool, bool, bool) {
         let r = classify(&tool);
         (r.private_source, r.untrusted_source, r.sink)
     }

@@ -297,10 +297,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn roles(tool: Value) -> (bool, bool, bool) {
-        let r = classify(&tool);
-        (r.private_source, r.untrusted_source, r.sink)
-    }
+    use super::classify::tests::roles;
 
     #[test]
     fn pinned_tools_keep_names_parameters_and_boolean_annotations() {
