@@ -608,3 +608,18 @@ fn issues_carry_their_own_exit_code_signal_and_timeout() {
         serde_json::json!({"phase": "startup"})
     );
 }
+
+/// `process.pid` (issue 27 item 4): the spawned server's pid, null when nothing was spawned.
+#[test]
+fn the_report_names_the_servers_pid() {
+    let r = guard_fixture("clean", &[]);
+    let pid = r.json["process"]["pid"].as_u64().expect("a pid");
+    assert!(pid > 1, "{pid}");
+    assert_ne!(pid, u64::from(std::process::id()));
+    let missing = guard(&[], &["/nonexistent/mcp-server-binary"]);
+    assert!(
+        missing.json["process"]["pid"].is_null(),
+        "{}",
+        missing.json["process"]
+    );
+}

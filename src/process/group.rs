@@ -20,6 +20,11 @@ pub struct GroupLeader {
 }
 
 impl GroupLeader {
+    /// The leader's pid (the group's id too).
+    pub fn pid(&self) -> u32 {
+        self.pgid.as_raw().unsigned_abs()
+    }
+
     /// Starts the command in a new process group with all three streams piped.
     pub fn spawn(
         cmd: &ServerCommand,

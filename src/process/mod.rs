@@ -308,6 +308,11 @@ impl ServerProcess {
         })
     }
 
+    /// The server's pid.
+    pub fn pid(&self) -> u32 {
+        self.leader.pid()
+    }
+
     /// Writes one framed message to the server's stdin. An error means the server stopped reading.
     pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), StdinError> {
         let Some(stdin) = self.stdin.as_mut() else {

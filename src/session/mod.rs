@@ -97,9 +97,15 @@ impl Session {
         };
         match Transport::open(cmd, plan.http.as_ref(), plan.limits, plan.timeout) {
             Ok(proc) => Ok(Self {
+                t: Transcript {
+                    process: crate::session::transcript::ProcessRecord {
+                        pid: proc.pid(),
+                        ..t.process
+                    },
+                    ..t
+                },
                 proc,
                 plan: plan.clone(),
-                t,
                 started,
                 next_id: 1,
                 phase: Phase::Spawn,

@@ -347,6 +347,8 @@ pub enum StreamEnd {
 /// Everything about the process, for the report.
 #[derive(Debug, Clone, Default)]
 pub struct ProcessRecord {
+    /// The server's pid, once spawned (none over HTTP).
+    pub pid: Option<u32>,
     pub spawn_error: Option<crate::process::SpawnError>,
     pub exit: Option<ExitKind>,
     /// When the exit was noticed, if it was not caused by the guard's shutdown.

@@ -43,6 +43,14 @@ impl Transport {
         }
     }
 
+    /// The local server's pid; a remote server has none.
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            Transport::Stdio(p) => Some(p.pid()),
+            Transport::Http(_) | Transport::Legacy(_) => None,
+        }
+    }
+
     /// Cancel-safe. A remote server never exits.
     pub async fn next_event(&mut self) -> ProcessEvent {
         match self {

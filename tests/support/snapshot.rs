@@ -61,6 +61,8 @@ pub fn exact_settings(dirs: &[&Path]) -> insta::Settings {
     s.add_filter(r#""platform":( ?)"[^"]*""#, r#""platform":$1"[platform]""#);
     // The fingerprint's system facts differ per machine.
     s.add_filter(r#""(arch|osRelease)":( ?)"[^"]*""#, r#""$1":$2"[system]""#);
+    // The server's pid differs per run.
+    s.add_filter(r#""pid":( ?)\d+"#, r#""pid":$1"[pid]""#);
     s
 }
 

@@ -72,6 +72,8 @@ pub enum ExceededCode {
 #[serde(rename_all = "camelCase")]
 pub struct Process {
     pub started: bool,
+    /// The server's pid; null when it was not spawned (or is remote).
+    pub pid: Option<u32>,
     pub outcome: ProcessOutcome,
     pub phase: ProcessPhase,
     pub exit_code: Option<i32>,
@@ -225,6 +227,7 @@ pub fn process(run: &GuardRun, t: &Transcript) -> Process {
     };
     Process {
         started: p.spawn_error.is_none(),
+        pid: p.pid,
         outcome: outcome(t),
         phase: phase(t),
         exit_code: match p.exit {
