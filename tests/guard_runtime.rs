@@ -623,3 +623,36 @@ fn the_report_names_the_servers_pid() {
         missing.json["process"]
     );
 }
+
+/// `frames` (issue 27 item 4): the JSON-RPC messages the server wrote, in order; a banner
+/// line that is not JSON is not a frame.
+#[test]
+fn the_report_lists_the_servers_messages_as_frames() {
+    let r = guard_fixture("banner_before_initialize", &[]);
+    let frames = r.json["frames"].as_array().expect("frames");
+    assert_eq!(
+        frames.len() as u64,
+        r.json["stdout"]["frames"].as_u64().expect("count") - 1
+    );
+    assert_eq!(frames[0]["id"], 1);
+    assert!(
+        frames[0]["result"]["protocolVersion"].is_string(),
+        "{}",
+        frames[0]
+    );
+    assert_eq!(r.json["framesOmitted"], 0);
+}
+
+/// A credential in a message the server wrote is masked in `frames` too.
+#[test]
+fn a_token_in_a_message_is_masked_in_the_frames() {
+    let token = ["ghp_", "R7mKq2XvB9tLw4ZpN8cYd3HsJ6fGa1QeU5oT"].concat();
+    let params = serde_json::json!({"name": "echo", "arguments": {"text": token}}).to_string();
+    let r = guard_fixture("clean", &["--request", "tools/call", "--params", &params]);
+    let frames = r.json["frames"].to_string();
+    assert!(
+        frames.contains("[REDACTED github-token]") && !frames.contains(&token),
+        "{frames}"
+    );
+    assert!(!r.json.to_string().contains(&token));
+}

@@ -4,6 +4,7 @@
 use super::contract::{self, ContractClass, Display};
 use crate::finding::{excerpt, Finding};
 use crate::guard::GuardRun;
+use crate::protocol::jsonrpc::LineContent;
 use crate::report::issue::{IssueCounts, Summary};
 use crate::session::advertises;
 use crate::session::transcript::{ListKind, Outcome, Purpose, Transcript};
@@ -364,6 +365,33 @@ pub fn stderr_text(t: &Transcript) -> String {
     let text = crate::secrets::redact(&t.process.stderr.tail_text());
     let skip = text.chars().count().saturating_sub(STDERR_REPORT_CHARS);
     text.chars().skip(skip).collect()
+}
+
+/// Frames kept in the report, and their serialised bytes at most: a list result can be large.
+const MAX_REPORT_FRAMES: usize = 200;
+const MAX_REPORT_FRAME_BYTES: usize = 256 * 1024;
+
+/// The contract's `frames`: every JSON-RPC message the server wrote on stdout, in order (a
+/// batch's elements one by one), credentials masked, bounded; and how many were left out.
+pub fn frames(t: &Transcript) -> (Vec<serde_json::Value>, u64) {
+    let messages = t.frames.iter().flat_map(|f| match &f.content {
+        LineContent::Single { value, .. } => vec![value],
+        LineContent::Batch { messages } => messages.iter().map(|(_, v)| v).collect(),
+        _ => Vec::new(),
+    });
+    let (mut kept, mut omitted, mut bytes) = (Vec::new(), 0u64, 0usize);
+    for value in messages {
+        let text = crate::secrets::redact(&value.to_string());
+        if kept.len() < MAX_REPORT_FRAMES && bytes + text.len() <= MAX_REPORT_FRAME_BYTES {
+            if let Ok(masked) = serde_json::from_str(&text) {
+                bytes += text.len();
+                kept.push(masked);
+                continue;
+            }
+        }
+        omitted += 1;
+    }
+    (kept, omitted)
 }
 
 /// One revision of `--protocol-matrix`: what was asked, how the server answered.

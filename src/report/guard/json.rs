@@ -58,6 +58,11 @@ pub struct GuardReport<'a> {
     pub checks: contract::Checks,
     pub issue_classes: contract::IssueClasses,
     pub stdout: StdoutFacts,
+    /// The JSON-RPC messages the server wrote on stdout, in order, credentials masked; at
+    /// most 200 of them and 256 KiB in all.
+    pub frames: Vec<Value>,
+    /// Messages left out of `frames` by its bounds.
+    pub frames_omitted: u64,
     /// The masked tail of the server's stderr.
     pub stderr: String,
     pub stderr_facts: StderrFacts,
@@ -194,6 +199,7 @@ fn session_document<'a>(
     // A strict client never matches an answer whose id has another JSON type.
     let initialized = t.initialized() && !t.handshake().is_some_and(|h| h.id_type_mismatch);
     let operations = contract::operations(run, t);
+    let (frames, frames_omitted) = facts::frames(t);
     let issues = findings
         .iter()
         .map(|f| contract::guard_issue(f, repeat.then_some(run), t))
@@ -221,6 +227,8 @@ fn session_document<'a>(
         checks: contract::checks(run, session, findings),
         issue_classes: contract::issue_classes(findings),
         stdout: facts::stdout_facts(t),
+        frames,
+        frames_omitted,
         stderr: facts::stderr_text(t),
         stderr_facts: facts::stderr_facts(t),
         process: contract::process(run, t),
