@@ -208,3 +208,45 @@ fn malformed_json_answered_with_a_result() {
         &[("adversarial-malformed-json-result", "warning")],
     );
 }
+
+/// Issue 27 item 13: a banner the server writes at every start is its own fault, reported
+/// once (stdout-non-json); no probe is blamed for it, since each probe's fresh process
+/// prints it before anything was sent.
+#[test]
+fn a_start_up_banner_is_blamed_on_no_probe() {
+    let r = guard_fixture(
+        "banner_before_initialize",
+        &["--timeout", "3000", "--adversarial-probes", "all"],
+    );
+    assert_eq!(
+        r.count("adversarial-probe-invalid-stdout"),
+        0,
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.count("stdout-non-json"), 1, "{:#}", r.json["issues"]);
+    let probes = r.json["adversarialProbes"].as_array().expect("probes");
+    assert!(
+        probes.iter().all(|p| p["status"] != "finding"),
+        "{probes:#?}"
+    );
+}
+
+/// Output that follows a probe is still the probe's, banner or not.
+#[test]
+fn text_after_a_probe_is_blamed_on_it_even_after_a_banner() {
+    let r = guard_fixture(
+        "banner_then_text_on_unknown_version",
+        &["--timeout", "3000", "--adversarial-probes", "bogus-version"],
+    );
+    let issue = r.issue("adversarial-probe-invalid-stdout");
+    assert_eq!(issue["location"]["logical"], "probes/bogus-version");
+    assert!(
+        issue["message"]
+            .as_str()
+            .expect("message")
+            .contains("line 2"),
+        "the complaint is line 2, the banner line 1: {issue:#}"
+    );
+    assert_eq!(r.count("adversarial-probe-invalid-stdout"), 1);
+}

@@ -117,7 +117,10 @@ pub async fn run(mut settings: GuardSettings) -> GuardRun {
         matrix_entries = m.entries;
         extra.extend(m.findings);
     }
-    let probes = probes::run_all(&settings).await;
+    let noise = runs
+        .first()
+        .map_or(0, |r| probes::startup_noise(&r.transcript.frames));
+    let probes = probes::run_all(&settings, noise).await;
     extra.extend(probes.iter().flat_map(|p| p.findings.iter().cloned()));
     let mut findings = distinct(runs.iter().flat_map(|r| r.findings.iter().cloned()));
     findings.extend(extra);

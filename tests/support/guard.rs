@@ -26,6 +26,16 @@ impl GuardResult {
             .unwrap_or_else(|| panic!("no {code} finding in {:#}", self.json["issues"]))
     }
 
+    /// How many findings carry `code`.
+    pub fn count(&self, code: &str) -> usize {
+        self.json["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .filter(|i| i["code"] == code)
+            .count()
+    }
+
     pub fn status(&self) -> &str {
         self.json["summary"]["status"].as_str().expect("status")
     }

@@ -5,26 +5,41 @@ use super::{finding, http, ProbeOutcome, Verdict};
 use crate::catalog::Code;
 use crate::finding::{excerpt, ProcessFacts, ProcessPhase};
 use crate::protocol::jsonrpc::LineContent;
+use crate::session::transcript::Frame;
 use crate::session::Session;
 
+fn is_json_rpc(f: &Frame) -> bool {
+    matches!(
+        f.content,
+        LineContent::Single { .. } | LineContent::Batch { .. }
+    )
+}
+
+/// How many lines a server writes on stdout at start-up, before its first JSON-RPC message
+/// (a banner): the main session's count, which no probe is blamed for.
+pub(crate) fn startup_noise(frames: &[Frame]) -> usize {
+    frames.iter().take_while(|f| !is_json_rpc(f)).count()
+}
+
 /// Adds what every probe watches for (garbage on stdout, a crash) and ends the session.
+/// The first `startup_noise` lines before the server's first message are its start-up
+/// output, seen without any probe: they are not blamed on this one.
 pub(super) async fn conclude(
     session: Session,
     name: &str,
     frames_before: usize,
+    startup_noise: usize,
     mut verdict: Verdict,
 ) -> ProbeOutcome {
     let alive = session.alive();
     let last_sent = session.last_sent();
     let t = session.finish().await;
-    let garbage: Vec<u64> = t.frames[frames_before.min(t.frames.len())..]
+    let excused = self::startup_noise(&t.frames).min(startup_noise);
+    let garbage: Vec<u64> = t
+        .frames
         .iter()
-        .filter(|f| {
-            !matches!(
-                f.content,
-                LineContent::Single { .. } | LineContent::Batch { .. }
-            )
-        })
+        .skip(frames_before.max(excused))
+        .filter(|f| !is_json_rpc(f))
         .map(|f| f.line)
         .collect();
     if let Some(line) = garbage.first() {

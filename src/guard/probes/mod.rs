@@ -4,6 +4,8 @@
 mod conclude;
 mod http;
 
+pub(crate) use conclude::startup_noise;
+
 use super::options::{Probe, ToolCall};
 use super::GuardSettings;
 use crate::catalog::Code;
@@ -31,14 +33,16 @@ pub struct ProbeOutcome {
 /// How long to watch for a reply that must not come.
 const QUIET_WINDOW: Duration = Duration::from_millis(500);
 
-pub async fn run_all(settings: &GuardSettings) -> Vec<ProbeOutcome> {
+/// `startup_noise`: how many lines the main session saw on stdout before the server's first
+/// message ([`startup_noise`]); a probe's session is not blamed for the same lines.
+pub async fn run_all(settings: &GuardSettings, startup_noise: usize) -> Vec<ProbeOutcome> {
     let mut out = Vec::new();
     for probe in &settings.probes {
-        out.push(run_probe(settings, *probe).await);
+        out.push(run_probe(settings, *probe, startup_noise).await);
         settings.progress.step("probe");
     }
     for call in &settings.adversarial_tool_calls {
-        out.push(tool_call_probe(settings, call).await);
+        out.push(tool_call_probe(settings, call, startup_noise).await);
         settings.progress.step("probe");
     }
     out
@@ -92,7 +96,7 @@ impl Verdict {
     }
 }
 
-async fn run_probe(settings: &GuardSettings, probe: Probe) -> ProbeOutcome {
+async fn run_probe(settings: &GuardSettings, probe: Probe, startup_noise: usize) -> ProbeOutcome {
     let name = probe.name();
     let before_handshake = matches!(probe, Probe::PingBeforeInitialize | Probe::BogusVersion);
     let Some((mut session, caps)) = open(settings, !before_handshake).await else {
@@ -114,7 +118,7 @@ async fn run_probe(settings: &GuardSettings, probe: Probe) -> ProbeOutcome {
         Probe::BogusVersion => bogus_version(&mut session, settings).await,
         Probe::DuplicateId => duplicate_id(&mut session).await,
     };
-    conclude::conclude(session, name, frames_before, verdict).await
+    conclude::conclude(session, name, frames_before, startup_noise, verdict).await
 }
 
 /// Timeout and crash are the same failure for every request a probe sends; over HTTP a
@@ -482,7 +486,11 @@ async fn duplicate_id(s: &mut Session) -> Verdict {
     v
 }
 
-async fn tool_call_probe(settings: &GuardSettings, call: &ToolCall) -> ProbeOutcome {
+async fn tool_call_probe(
+    settings: &GuardSettings,
+    call: &ToolCall,
+    startup_noise: usize,
+) -> ProbeOutcome {
     let name = format!("tool-call:{}", excerpt(&call.name, 64));
     let Some((mut s, _)) = open(settings, true).await else {
         return ProbeOutcome {
@@ -517,5 +525,5 @@ async fn tool_call_probe(settings: &GuardSettings, call: &ToolCall) -> ProbeOutc
             ),
         },
     };
-    conclude::conclude(s, &name, from, verdict).await
+    conclude::conclude(s, &name, from, startup_noise, verdict).await
 }
