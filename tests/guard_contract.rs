@@ -284,3 +284,44 @@ fn an_operation_answered_with_a_string_id_fails_the_operation_check() {
         serde_json::json!({"status": "fail", "issueCodes": ["response-id-type-mismatch"]})
     );
 }
+
+/// Issue 27 item 4: the runtime the command runs on, as the reference records it.
+#[test]
+fn the_fingerprint_records_the_server_runtime_and_its_version() {
+    let r = guard_fixture("clean", &[]);
+    let python = &r.json["fingerprint"]["runtimes"]["python"];
+    assert_eq!(python["role"], "target", "{python:#}");
+    assert_eq!(python["available"], true, "{python:#}");
+    assert_eq!(python["status"], 0, "{python:#}");
+    assert!(
+        python["version"]
+            .as_str()
+            .expect("version")
+            .starts_with("Python 3."),
+        "{python:#}"
+    );
+    assert_eq!(python["command"], python_command());
+}
+
+/// A runtime whose `--version` fails is recorded as unavailable with its exit status, as
+/// the reference's "runtime probes mark non-zero probes unavailable".
+#[test]
+fn a_runtime_whose_version_probe_fails_is_unavailable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fake = dir.path().join("python");
+    std::fs::write(&fake, "#!/bin/sh\nexit 7\n").expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let r = guard(&["--timeout", "1000"], &[fake.to_str().expect("path")]);
+    let python = &r.json["fingerprint"]["runtimes"]["python"];
+    assert_eq!(python["available"], false, "{python:#}");
+    assert_eq!(python["status"], 7, "{python:#}");
+    assert_eq!(python["version"], "", "{python:#}");
+}
+
+/// A program that is no known runtime, and a remote server, record none.
+#[test]
+fn a_program_of_no_known_runtime_records_none() {
+    let r = guard(&["--timeout", "1000"], &["/bin/true"]);
+    assert_eq!(r.json["fingerprint"]["runtimes"], serde_json::json!({}));
+}

@@ -861,3 +861,29 @@ fn an_answer_to_a_probe_that_is_not_json_rpc_is_reported_over_http() {
     );
     assert!(!message.contains("stdout"), "{message}");
 }
+
+/// Issue 27 item 10: a server that accepts the connection and never answers initialize was
+/// reached; it did not answer. The verdict is the one a stdio server that never answers
+/// gets: initialize-timeout, with the same severity, checks and status.
+#[test]
+fn a_server_that_never_answers_initialize_over_http_times_out_as_over_stdio() {
+    let server = HttpServer::fixture("http_never_answers_initialize");
+    let r = guard_url(&server.url("/mcp"), &["--timeout", "1500"]);
+    let stdio = support::guard::guard_fixture("never_answers_initialize", &["--timeout", "1500"]);
+    assert_eq!(
+        r.issues(),
+        pairs(&[("initialize-timeout", "error")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.issues(), stdio.issues());
+    assert_eq!(r.status(), stdio.status());
+    assert_eq!(r.class(), stdio.class());
+    assert_eq!(
+        r.json["checks"]["initialize"],
+        stdio.json["checks"]["initialize"]
+    );
+    assert_eq!(r.json["checks"]["initialize"]["status"], "fail");
+    assert_eq!(r.exit, stdio.exit);
+    assert_eq!(r.json["initialized"], false);
+}

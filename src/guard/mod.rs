@@ -12,6 +12,7 @@ pub mod profile;
 pub mod progress;
 mod python;
 pub mod remote;
+pub mod runtimes;
 mod surface;
 mod trace;
 
@@ -22,6 +23,7 @@ use crate::session::{self, transcript::Transcript, SessionPlan};
 use checks::{CheckContext, ToolSchemaSummary};
 pub use drift::RunDrift;
 pub use options::{GuardRequest, GuardSettings};
+use std::time::Instant;
 
 /// The outcome of one check, for the report's `checks` object.
 #[derive(Debug, Clone)]
@@ -56,6 +58,26 @@ pub struct GuardRun {
     pub probes: Vec<probes::ProbeOutcome>,
     /// Every distinct finding of every run, plus drift.
     pub findings: Vec<Finding>,
+    /// How long the whole run and each of its steps took.
+    pub timings: RunTimings,
+    /// The runtime the command runs on and its version (none over HTTP).
+    pub runtimes: Vec<runtimes::Runtime>,
+}
+
+/// Wall time of a whole guard run, and of each step besides the session the report
+/// describes (whose own phases are in its transcript).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunTimings {
+    /// From the start of the run to its report: every session, rerun and probe.
+    pub wall_ms: u64,
+    /// The sessions of `--repeat` (all of them) and a fallback to the legacy transport.
+    pub sessions_ms: u64,
+    /// Reruns that looked for block-buffered Python stdio (`python-buffered-stdio`).
+    pub buffering_check_ms: u64,
+    /// `--protocol-matrix`.
+    pub matrix_ms: u64,
+    /// `--adversarial-probes` and `--adversarial-tool-call`.
+    pub probes_ms: u64,
 }
 
 impl GuardRun {
@@ -70,7 +92,14 @@ impl GuardRun {
 
 /// Runs every session the settings ask for, and every check.
 pub async fn run(mut settings: GuardSettings) -> GuardRun {
+    let started = Instant::now();
+    let mut timings = RunTimings::default();
     process::become_subreaper();
+    // Asked while the sessions run, so it adds no wait.
+    let runtimes = (settings.plan.http.is_none()).then(|| {
+        let command = settings.command.clone();
+        tokio::spawn(async move { runtimes::probe(&command).await })
+    });
     let matrix_sessions = if settings.protocol_matrix {
         matrix::SESSIONS
     } else {
@@ -85,6 +114,7 @@ pub async fn run(mut settings: GuardSettings) -> GuardRun {
     let mut runs = Vec::new();
     let mut extra = Vec::new();
     for _ in 0..settings.repeat {
+        let step = Instant::now();
         let mut result = session_with_checks(&settings.command, &settings).await;
         if remote::falls_back_to_legacy(&result.transcript) {
             // Every later session (repeat, matrix, probes) speaks the legacy transport too.
@@ -94,7 +124,11 @@ pub async fn run(mut settings: GuardSettings) -> GuardRun {
             result = session_with_checks(&settings.command, &settings).await;
         }
         settings.progress.step("run");
-        if let Some(cause) = python::diagnose_buffering(&settings, &result).await {
+        timings.sessions_ms += ms_since(step);
+        let step = Instant::now();
+        let diagnosis = python::diagnose_buffering(&settings, &result).await;
+        timings.buffering_check_ms += ms_since(step);
+        if let Some(cause) = diagnosis {
             // A rerun answered: judge that run, and name the cause if it was buffering.
             result = cause.rerun;
             extra.extend(cause.finding);
@@ -113,14 +147,18 @@ pub async fn run(mut settings: GuardSettings) -> GuardRun {
     extra.extend(drift.iter().flat_map(|d| d.findings.iter().cloned()));
     let mut matrix_entries = Vec::new();
     if settings.protocol_matrix {
+        let step = Instant::now();
         let m = matrix::run(&settings).await;
+        timings.matrix_ms = ms_since(step);
         matrix_entries = m.entries;
         extra.extend(m.findings);
     }
     let noise = runs
         .first()
         .map_or(0, |r| probes::startup_noise(&r.transcript.frames));
+    let step = Instant::now();
     let probes = probes::run_all(&settings, noise).await;
+    timings.probes_ms = ms_since(step);
     extra.extend(probes.iter().flat_map(|p| p.findings.iter().cloned()));
     let mut findings = distinct(runs.iter().flat_map(|r| r.findings.iter().cloned()));
     findings.extend(extra);
@@ -134,9 +172,22 @@ pub async fn run(mut settings: GuardSettings) -> GuardRun {
         matrix: matrix_entries,
         probes,
         findings,
+        timings: RunTimings::default(),
+        runtimes: match runtimes {
+            Some(task) => task.await.unwrap_or_default(),
+            None => Vec::new(),
+        },
+    };
+    run.timings = RunTimings {
+        wall_ms: ms_since(started),
+        ..timings
     };
     mask_secrets(&mut run);
     run
+}
+
+fn ms_since(since: Instant) -> u64 {
+    since.elapsed().as_millis() as u64
 }
 
 /// A credential the server printed never reaches a report: every finding's text and every

@@ -157,7 +157,7 @@ fn runs_buffered(cmd: &ServerCommand) -> Option<&str> {
 }
 
 /// `python`, `python3`, `python3.12`, `pythonw`…
-fn is_python_name(name: &str) -> bool {
+pub(super) fn is_python_name(name: &str) -> bool {
     name.strip_prefix("python").is_some_and(|rest| {
         rest.chars()
             .all(|c| c.is_ascii_digit() || c == '.' || c == 'w')

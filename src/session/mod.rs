@@ -15,7 +15,7 @@ use crate::protocol::jsonrpc::{self, RequestId};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 use transcript::*;
-use transport::Transport;
+use transport::{SendError, Transport};
 
 /// What the session should do.
 #[derive(Debug, Clone)]
@@ -95,7 +95,9 @@ impl Session {
             limits: plan.limits,
             ..Transcript::default()
         };
-        match Transport::open(cmd, plan.http.as_ref(), plan.limits, plan.timeout) {
+        let opened = Transport::open(cmd, plan.http.as_ref(), plan.limits, plan.timeout);
+        t.phases.spawn_ms = started.elapsed().as_millis() as u64;
+        match opened {
             Ok(proc) => Ok(Self {
                 t: Transcript {
                     process: crate::session::transcript::ProcessRecord {
@@ -159,9 +161,13 @@ impl Session {
 
     /// The standard session: handshake, list probes, explicit requests.
     async fn drive(&mut self) {
-        let Some(capabilities) = self.handshake().await else {
+        let step = Instant::now();
+        let handshake = self.handshake().await;
+        self.t.phases.initialize_ms = elapsed_ms(step);
+        let Some(capabilities) = handshake else {
             return;
         };
+        let step = Instant::now();
         if self.plan.probe_lists {
             for list in ListKind::ALL {
                 if advertises(&capabilities, list.capability()) && self.stream_end.is_none() {
@@ -169,6 +175,14 @@ impl Session {
                 }
             }
         }
+        self.t.phases.lists_ms = elapsed_ms(step);
+        let step = Instant::now();
+        self.requests().await;
+        self.t.phases.requests_ms = elapsed_ms(step);
+    }
+
+    /// The plan's explicit requests, in order.
+    async fn requests(&mut self) {
         for planned in self.plan.requests.clone() {
             if self.stream_end.is_some() {
                 break;
@@ -249,10 +263,14 @@ impl Session {
         let deadline = Instant::now() + self.plan.timeout;
         let bytes = jsonrpc::encode_request(&id, method, params.as_ref());
         self.last_sent.clone_from(&bytes);
-        if let Err(e) = self.proc.send(&bytes, deadline).await {
-            // The server may have answered or exited already; let the pump find out which.
-            self.pump_until_ended(Instant::now() + EXIT_DRAIN).await;
-            self.t.exchanges[index].outcome = Outcome::SendFailed(e.to_string());
+        match self.proc.send(&bytes, deadline).await {
+            Ok(()) => {}
+            Err(SendError::TimedOut(_)) => self.t.exchanges[index].outcome = Outcome::Timeout,
+            Err(e) => {
+                // The server may have answered or exited already; let the pump find out which.
+                self.pump_until_ended(Instant::now() + EXIT_DRAIN).await;
+                self.t.exchanges[index].outcome = Outcome::SendFailed(e.to_string());
+            }
         }
         index
     }
@@ -351,6 +369,7 @@ impl Session {
 
     /// After the last answer: listen for late output, then shut down.
     pub async fn finish(mut self) -> Transcript {
+        let step = Instant::now();
         self.flush_replies().await;
         if self.stream_end.is_none() && self.t.process.spawn_error.is_none() {
             self.phase = Phase::Settle;
@@ -363,6 +382,8 @@ impl Session {
                 }
             }
         }
+        self.t.phases.settle_ms = elapsed_ms(step);
+        let step = Instant::now();
         self.phase = Phase::Shutdown;
         let limit_hit = matches!(
             self.stream_end,
@@ -386,6 +407,7 @@ impl Session {
         self.t.process.stderr = self.proc.stderr();
         self.t.process.stdout_bytes = self.proc.stdout_bytes();
         self.t.stream_end = self.stream_end;
+        self.t.phases.shutdown_ms = elapsed_ms(step);
         self.t.duration_ms = self.now_ms();
         self.t
     }
@@ -406,6 +428,10 @@ pub fn advertises(capabilities: &Value, key: &str) -> bool {
         capabilities.get(key),
         None | Some(Value::Null) | Some(Value::Bool(false))
     )
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    since.elapsed().as_millis() as u64
 }
 
 async fn sleep_until_opt(deadline: Option<Instant>) {

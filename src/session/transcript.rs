@@ -382,6 +382,26 @@ pub struct Transcript {
     /// What HTTP did, when the session ran over Streamable HTTP.
     pub http: Option<super::http::HttpRecord>,
     pub duration_ms: u64,
+    /// How long each step took.
+    pub phases: PhaseTimes,
+}
+
+/// How long each step of a session took, in milliseconds; with the gaps between them
+/// (none but the checks' bookkeeping) they add up to `duration_ms`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PhaseTimes {
+    /// Starting the process (or opening the HTTP client).
+    pub spawn_ms: u64,
+    /// The handshake: initialize sent to initialized sent, or given up.
+    pub initialize_ms: u64,
+    /// tools/list, prompts/list, resources/list… with their pages.
+    pub lists_ms: u64,
+    /// The explicit requests (`--request`).
+    pub requests_ms: u64,
+    /// Listening for late output after the last answer.
+    pub settle_ms: u64,
+    /// Closing stdin (or the HTTP session) until the process was gone.
+    pub shutdown_ms: u64,
 }
 
 #[derive(Debug, Clone)]

@@ -127,4 +127,7 @@ pub enum SendError {
     /// Over HTTP: the request was not answered (unreachable, refused, the stream ended).
     #[error("{0}")]
     Http(String),
+    /// Over HTTP: the server was reached and the request's time ran out before its answer.
+    #[error("{0}")]
+    TimedOut(String),
 }

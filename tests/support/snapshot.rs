@@ -63,6 +63,11 @@ pub fn exact_settings(dirs: &[&Path]) -> insta::Settings {
     s.add_filter(r#""(arch|osRelease)":( ?)"[^"]*""#, r#""$1":$2"[system]""#);
     // The server's pid differs per run.
     s.add_filter(r#""pid":( ?)\d+"#, r#""pid":$1"[pid]""#);
+    // The runtime's version, as the machine's interpreter prints it.
+    s.add_filter(
+        r#""version":( ?)"Python \d[^"]*""#,
+        r#""version":$1"[python version]""#,
+    );
     s
 }
 
@@ -72,7 +77,7 @@ pub fn settings(dirs: &[&Path]) -> insta::Settings {
     // Times measured by the run: JSON fields, and human `123 ms`, `1.2 s`, `201.1ms` with
     // the padding that aligns them.
     s.add_filter(
-        r#""(latencyMs|durationMs|wallMs|startupMs|totalMs|p50|p90|p99|max)":( ?)\d+(\.\d+)?"#,
+        r#""(latencyMs|durationMs|wallMs|startupMs|totalMs|spawnMs|initializeMs|listsMs|requestsMs|settlingMs|shutdownMs|sessionsMs|bufferingCheckMs|matrixMs|probesMs|p50|p90|p99|max)":( ?)\d+(\.\d+)?"#,
         r#""$1":$2"[ms]""#,
     );
     s.add_filter(r" +\d+(\.\d+)? ?ms\b", " [ms]");

@@ -72,8 +72,12 @@ pub struct GuardReport<'a> {
     pub fingerprint: contract::Fingerprint,
     /// Every distinct finding.
     pub issues: Vec<GuardIssue<'a>>,
-    /// Wall time of the session.
+    /// Wall time: of the whole run (every session, rerun and probe) at the top level; of the
+    /// one session in an entry of `runs`.
     pub duration_ms: u64,
+    /// How long each step took, in milliseconds: the phases of the session this document
+    /// describes, and at the top level the other steps of the run.
+    pub phases: Phases,
     /// How the guard talked to the server: "stdio" (a command it ran), "http" (--url,
     /// Streamable HTTP) or "sse" (--url, the legacy HTTP+SSE transport of 2024-11-05, which
     /// the guard falls back to when the server speaks it). Added in v1 without breaking it.
@@ -112,6 +116,56 @@ pub struct GuardReport<'a> {
     pub run_drift: Option<Vec<facts::RunDrift>>,
 }
 
+/// Where the time went. The six phases are those of the session the document describes
+/// (after a rerun that found block-buffered Python stdio, the rerun) and add up to its
+/// time. At the top level the run's steps follow, 0 when they did not run:
+/// `sessionsMs + bufferingCheckMs + matrixMs + probesMs` is `durationMs`, the run's wall
+/// time, within the milliseconds the checks take.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Phases {
+    pub spawn_ms: u64,
+    pub initialize_ms: u64,
+    /// tools/list, prompts/list, resources/list… with their pages.
+    pub lists_ms: u64,
+    /// The explicit requests (`--request`).
+    pub requests_ms: u64,
+    /// Listening for late output after the last answer.
+    pub settling_ms: u64,
+    pub shutdown_ms: u64,
+    /// Top level only: every session of `--repeat` and a fallback to the legacy transport,
+    /// this one's included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sessions_ms: Option<u64>,
+    /// Top level only: the reruns that looked for block-buffered Python stdio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffering_check_ms: Option<u64>,
+    /// Top level only: `--protocol-matrix`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matrix_ms: Option<u64>,
+    /// Top level only: the adversarial probes and tool calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probes_ms: Option<u64>,
+}
+
+impl Phases {
+    fn of(t: &crate::session::transcript::Transcript) -> Self {
+        let p = t.phases;
+        Self {
+            spawn_ms: p.spawn_ms,
+            initialize_ms: p.initialize_ms,
+            lists_ms: p.lists_ms,
+            requests_ms: p.requests_ms,
+            settling_ms: p.settle_ms,
+            shutdown_ms: p.shutdown_ms,
+            sessions_ms: None,
+            buffering_check_ms: None,
+            matrix_ms: None,
+            probes_ms: None,
+        }
+    }
+}
+
 /// The generation of MCP the session spoke.
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -134,6 +188,12 @@ impl From<crate::session::transcript::Era> for Era {
 pub fn report(run: &GuardRun) -> GuardReport<'_> {
     let repeat = run.runs.len() > 1;
     let mut doc = session_document(run, run.primary(), &run.findings, repeat);
+    let timings = run.timings;
+    doc.duration_ms = timings.wall_ms;
+    doc.phases.sessions_ms = Some(timings.sessions_ms);
+    doc.phases.buffering_check_ms = Some(timings.buffering_check_ms);
+    doc.phases.matrix_ms = Some(timings.matrix_ms);
+    doc.phases.probes_ms = Some(timings.probes_ms);
     if !run.matrix.is_empty() {
         doc.protocol_matrix = Some(facts::protocol_matrix(run));
     }
@@ -237,6 +297,7 @@ fn session_document<'a>(
         fingerprint: contract::fingerprint(run, t),
         issues,
         duration_ms: t.duration_ms,
+        phases: Phases::of(t),
         transport: http::transport(t),
         http: http::http(t),
         run: None,

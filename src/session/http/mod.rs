@@ -286,6 +286,7 @@ impl HttpTransport {
                 Err(Unreachable {
                     tls: false,
                     message: format!("the HTTP client stopped: {e}"),
+                    reached: false,
                 })
             })
     }
@@ -311,6 +312,10 @@ impl HttpTransport {
         self.last_unawaited = None;
         let reply = match self.run(out).await {
             Ok(r) => r,
+            // Reached and not answered in time: a timeout, as over stdio.
+            Err(cause) if cause.reached && awaited.is_some() => {
+                return Err(SendError::TimedOut(cause.message))
+            }
             Err(cause) => {
                 let message = cause.message.clone();
                 self.record

@@ -26,7 +26,15 @@ pub struct Outgoing {
 pub struct Unreachable {
     pub tls: bool,
     pub message: String,
+    /// The server was reached (connected, TLS done, the request sent) and the time ran out
+    /// waiting for its answer: a server that does not answer, not one that cannot be reached.
+    pub reached: bool,
 }
+
+/// How much longer than a request's timeout the whole exchange may take, so that a server
+/// that was reached and did not answer runs out the answer's own deadline (which names
+/// that phase) before the exchange's.
+const GLOBAL_MARGIN: Duration = Duration::from_millis(200);
 
 /// What was wrong with an answer's body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,29 +100,22 @@ pub fn send(agent: &ureq::Agent, out: &Outgoing) -> Result<Reply, Unreachable> {
     let result = match &out.body {
         Some(b) => req
             .body(b.clone())
-            .map_err(|e| e.to_string())
-            .map(|r| {
+            .map_err(|e| unreachable(e.to_string(), false))
+            .and_then(|r| {
                 agent
-                    .configure_request(r)
-                    .timeout_global(Some(out.timeout))
-                    .build()
-            })
-            .and_then(|r| agent.run(r).map_err(|e| describe(&e))),
+                    .run(configure(agent, r, out.timeout))
+                    .map_err(|e| failed(&e))
+            }),
         None => req
             .body(())
-            .map_err(|e| e.to_string())
-            .map(|r| {
+            .map_err(|e| unreachable(e.to_string(), false))
+            .and_then(|r| {
                 agent
-                    .configure_request(r)
-                    .timeout_global(Some(out.timeout))
-                    .build()
-            })
-            .and_then(|r| agent.run(r).map_err(|e| describe(&e))),
+                    .run(configure(agent, r, out.timeout))
+                    .map_err(|e| failed(&e))
+            }),
     };
-    let response = result.map_err(|message| Unreachable {
-        tls: message.starts_with("TLS"),
-        message,
-    })?;
+    let response = result?;
     let mut reply = Reply {
         status: response.status().as_u16(),
         content_type: header(&response, "content-type"),
@@ -136,6 +137,38 @@ pub fn send(agent: &ureq::Agent, out: &Outgoing) -> Result<Reply, Unreachable> {
         _ => read_json(reader, out, &mut reply, media),
     }
     Ok(reply)
+}
+
+/// The exchange's deadlines: the answer's own, and the whole exchange's a little later.
+fn configure<B: ureq::AsSendBody>(
+    agent: &ureq::Agent,
+    r: ureq::http::Request<B>,
+    timeout: Duration,
+) -> ureq::http::Request<B> {
+    agent
+        .configure_request(r)
+        .timeout_global(Some(timeout + GLOBAL_MARGIN))
+        .timeout_recv_response(Some(timeout))
+        .build()
+}
+
+fn unreachable(message: String, reached: bool) -> Unreachable {
+    Unreachable {
+        tls: message.starts_with("TLS"),
+        message,
+        reached,
+    }
+}
+
+/// Why an exchange got no answer: a timeout once the request was on its way means the
+/// server was reached.
+fn failed(e: &ureq::Error) -> Unreachable {
+    use ureq::Timeout;
+    let reached = matches!(
+        e,
+        ureq::Error::Timeout(Timeout::SendBody | Timeout::RecvResponse | Timeout::RecvBody)
+    );
+    unreachable(describe(e), reached)
 }
 
 /// How rustls words a handshake that failed (a certificate, an alert, a broken peer).

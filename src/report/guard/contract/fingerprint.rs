@@ -29,8 +29,10 @@ pub struct Fingerprint {
     pub operation: Option<OperationFact>,
     pub operations: Vec<OperationFact>,
     pub system: System,
-    /// mcpcheck does not probe the server's runtimes; the contract allows none.
-    pub runtimes: Map<String, Value>,
+    /// The runtime the command runs on (`node`, `python`; or its launcher: `npm` for npx,
+    /// `uv` for uvx, `docker`), as its `--version` answered; empty for other programs and
+    /// over HTTP.
+    pub runtimes: std::collections::BTreeMap<String, RuntimeFacts>,
     /// mcpcheck does not probe the server's package; the contract allows none.
     pub package: Option<Map<String, Value>>,
     pub env: EnvFacts,
@@ -131,6 +133,37 @@ pub struct Timings {
     pub shutdown_grace_ms: u64,
 }
 
+/// One runtime: what `--version` printed and how it ended.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeFacts {
+    /// The program asked, as the command names it (or, for npx and uvx, npm and uv beside it).
+    pub command: String,
+    /// The first line it printed (masked, at most 120 characters); empty when none.
+    pub version: String,
+    /// `target` (it runs the server) or `launcher` (it fetches and starts it).
+    pub role: &'static str,
+    /// It exited 0 within a second.
+    pub available: bool,
+    /// Its exit code; null when a signal ended it, it timed out or could not start.
+    pub status: Option<i32>,
+    /// The signal that ended it.
+    pub signal: Option<&'static str>,
+}
+
+impl RuntimeFacts {
+    fn of(r: &crate::guard::runtimes::Runtime) -> Self {
+        Self {
+            command: r.command.clone(),
+            version: r.version.clone(),
+            role: r.role,
+            available: r.available,
+            status: r.status,
+            signal: r.signal,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
@@ -208,7 +241,11 @@ pub fn fingerprint(run: &GuardRun, t: &Transcript) -> Fingerprint {
             arch: std::env::consts::ARCH,
             os_release: os_release(),
         },
-        runtimes: Map::new(),
+        runtimes: run
+            .runtimes
+            .iter()
+            .map(|r| (r.name.to_string(), RuntimeFacts::of(r)))
+            .collect(),
         package: None,
         env: EnvFacts {
             inherited: !command.clear_env,

@@ -430,6 +430,7 @@ impl LegacyTransport {
                 Err(Unreachable {
                     tls: false,
                     message: format!("the HTTP client stopped: {e}"),
+                    reached: false,
                 })
             })
     }

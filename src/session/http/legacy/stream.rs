@@ -52,7 +52,11 @@ pub(super) fn read_stream(
         Ok(r) => r,
         Err(message) => {
             let tls = message.starts_with("TLS");
-            let _ = tx.send(StreamItem::Failed(Unreachable { tls, message }));
+            let _ = tx.send(StreamItem::Failed(Unreachable {
+                tls,
+                message,
+                reached: false,
+            }));
             return;
         }
     };
