@@ -7,6 +7,7 @@ mod environment;
 pub mod layers;
 pub mod matrix;
 pub mod options;
+pub mod package;
 pub mod probes;
 pub mod profile;
 pub mod progress;

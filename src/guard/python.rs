@@ -144,7 +144,12 @@ pub fn suspected_buffering(cmd: &ServerCommand, t: &Transcript) -> Option<Findin
 /// and without PYTHONUNBUFFERED given.
 fn runs_buffered(cmd: &ServerCommand) -> Option<&str> {
     let program = Path::new(&cmd.program).file_name()?.to_str()?;
-    if !is_python_name(program) || cmd.env.iter().any(|(k, _)| k == "PYTHONUNBUFFERED") {
+    // Python reads the variable as set only when it is not empty.
+    let given = cmd
+        .env
+        .iter()
+        .any(|(k, v)| k == "PYTHONUNBUFFERED" && !v.is_empty());
+    if !is_python_name(program) || given {
         return None;
     }
     // Interpreter options come before the script or `-m`; `-u` may be grouped (`-Bu`).
@@ -197,6 +202,14 @@ mod tests {
         let mut given = cmd("python3", &["server.py"]);
         given.env.push(("PYTHONUNBUFFERED".into(), "1".into()));
         assert!(runs_buffered(&given).is_none());
+        // Any non-empty value turns buffering off, "0" included, as Python reads it; an
+        // empty one does not (mcp-stdio-guard's "detects Python unbuffered settings").
+        let mut zero = cmd("python3", &["server.py"]);
+        zero.env.push(("PYTHONUNBUFFERED".into(), "0".into()));
+        assert!(runs_buffered(&zero).is_none());
+        let mut empty = cmd("python3", &["server.py"]);
+        empty.env.push(("PYTHONUNBUFFERED".into(), String::new()));
+        assert!(runs_buffered(&empty).is_some());
     }
 
     fn cmd(program: &str, args: &[&str]) -> ServerCommand {

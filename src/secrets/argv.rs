@@ -19,6 +19,12 @@ pub struct ArgSecret {
 /// Masks `--token X`, `--token=X`, `API_KEY=X`, bare provider tokens, and tokens and URL
 /// passwords inside any other argument.
 pub fn redact_argv(argv: &[String]) -> Vec<String> {
+    redact_argv_as(argv, MASK)
+}
+
+/// [`redact_argv`] with another marker in place of each credential (a report contract's own,
+/// such as mcp-stdio-guard's `<redacted>`).
+pub fn redact_argv_as(argv: &[String], mask: &str) -> Vec<String> {
     let secrets = argv_secrets(argv);
     argv.iter()
         .enumerate()
@@ -28,7 +34,7 @@ pub fn redact_argv(argv: &[String]) -> Vec<String> {
                 .filter(|s| s.arg == i)
                 .map(|s| s.span.clone())
                 .collect();
-            mask_spans(arg, &spans, MASK)
+            mask_spans(arg, &spans, mask)
         })
         .collect()
 }

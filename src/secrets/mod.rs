@@ -15,7 +15,7 @@ mod shapes;
 mod userinfo;
 mod values;
 
-pub use argv::{argv_secrets, redact_argv, ArgSecret};
+pub use argv::{argv_secrets, redact_argv, redact_argv_as, ArgSecret};
 pub use names::{is_credential_param, might_name_credential, names_credential};
 pub use plausible::is_placeholder;
 pub use prose::{find, mask, redact, SecretMatch};

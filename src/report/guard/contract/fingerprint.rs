@@ -5,11 +5,10 @@ use super::process::{operation_facts, OperationFact};
 use super::{Config, StaticScan};
 use crate::guard::GuardRun;
 use crate::report::named::NamedMap;
-use crate::secrets::redact_argv;
+use crate::secrets::{redact_argv, redact_argv_as};
 use crate::session::transcript::Transcript;
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
-use serde_json::{Map, Value};
 
 /// What produced the report, redacted: enough to rerun it, never a secret.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -33,8 +32,9 @@ pub struct Fingerprint {
     /// `uv` for uvx, `docker`), as its `--version` answered; empty for other programs and
     /// over HTTP.
     pub runtimes: std::collections::BTreeMap<String, RuntimeFacts>,
-    /// mcpcheck does not probe the server's package; the contract allows none.
-    pub package: Option<Map<String, Value>>,
+    /// The package the command runs, read from its words: what npx, `npm exec`, uvx or
+    /// `docker run` fetches, or the package.json nearest a `node` script; null otherwise.
+    pub package: Option<PackageFacts>,
     pub env: EnvFacts,
     pub static_scan: StaticScan,
     pub timings: Timings,
@@ -97,13 +97,16 @@ pub struct EnvFacts {
     pub values: NamedMap<Redacted>,
 }
 
+/// How the contract marks what it never shows.
+const REDACTED: &str = "<redacted>";
+
 /// A value that is never shown: `<redacted>`.
 #[derive(Debug, Clone, Copy)]
 pub struct Redacted;
 
 impl Serialize for Redacted {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str("<redacted>")
+        s.serialize_str(REDACTED)
     }
 }
 
@@ -131,6 +134,18 @@ pub struct Timings {
     pub timeout_ms: u64,
     pub settle_ms: u64,
     pub shutdown_grace_ms: u64,
+}
+
+/// The package the command runs.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageFacts {
+    /// `npm`, `uv`, `docker` or `local`.
+    pub manager: &'static str,
+    /// The package (for uv and docker the whole spec or image), credentials masked.
+    pub name: String,
+    /// The version or tag asked for after `@` (a local package's `version`); else empty.
+    pub version_spec: String,
 }
 
 /// One runtime: what `--version` printed and how it ended.
@@ -196,6 +211,8 @@ pub fn fingerprint(run: &GuardRun, t: &Transcript) -> Fingerprint {
     let argv: Vec<String> = std::iter::once(command.program.clone())
         .chain(command.args.iter().cloned())
         .collect();
+    // The contract's command, with the contract's marker; mcpcheck's own `argv` keeps its own.
+    let contract_argv = redact_argv_as(&argv, REDACTED);
     let argv = redact_argv(&argv);
     let here = std::env::current_dir().ok();
     let requested = command.cwd.clone().or_else(|| here.clone());
@@ -213,9 +230,9 @@ pub fn fingerprint(run: &GuardRun, t: &Transcript) -> Fingerprint {
             version: env!("CARGO_PKG_VERSION"),
         },
         command: CommandFacts {
-            executable: argv.first().cloned(),
-            args: argv.get(1..).unwrap_or_default().to_vec(),
-            argv: argv.clone(),
+            executable: contract_argv.first().cloned(),
+            args: contract_argv.get(1..).unwrap_or_default().to_vec(),
+            argv: contract_argv,
         },
         cwd: CwdFacts {
             requested: show(&requested).unwrap_or_default(),
@@ -246,7 +263,11 @@ pub fn fingerprint(run: &GuardRun, t: &Transcript) -> Fingerprint {
             .iter()
             .map(|r| (r.name.to_string(), RuntimeFacts::of(r)))
             .collect(),
-        package: None,
+        package: crate::guard::package::detect(command).map(|p| PackageFacts {
+            manager: p.manager,
+            name: redact_argv_as(&[p.name], REDACTED).concat(),
+            version_spec: p.version_spec,
+        }),
         env: EnvFacts {
             inherited: !command.clear_env,
             names,

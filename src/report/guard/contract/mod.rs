@@ -241,12 +241,16 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
     };
     // An answer whose id has another JSON type answers nothing a strict client sent.
     let operation_id_mismatch = explicit().any(|e| e.id_type_mismatch);
+    let in_place_of_answers = operation_lines(t);
     let operation = pick(&|f| {
         matches!(
             f.code,
             Code::OperationTimeout | Code::OperationMissingResponse | Code::OperationError
         ) || member(&tool_call_codes, f)
             || (operation_id_mismatch && f.code == Code::ResponseIdTypeMismatch)
+            || f.location
+                .stdout_line
+                .is_some_and(|line| in_place_of_answers.contains(&line))
     });
     let tool_schema = pick(&|f| member(&check_codes(session, "toolSchemas"), f));
     let adversarial = pick(&|f| f.code.as_str().starts_with("adversarial-"));
@@ -279,6 +283,31 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
         repeat: repeat_check(run, findings),
         own: own_checks(session),
     }
+}
+
+/// The stdout lines that stand where an explicit request's answer should be: the line that
+/// ended it (a request reusing its id), and, for one never answered, every line after it was
+/// sent that is no valid message (Content-Length framing, text). A finding on such a line is
+/// the operation's failure too, as mcp-stdio-guard counts it.
+fn operation_lines(t: &Transcript) -> Vec<u64> {
+    let mut lines = Vec::new();
+    for e in t
+        .exchanges
+        .iter()
+        .filter(|e| e.purpose == Purpose::Explicit)
+    {
+        let answered = matches!(e.outcome, Outcome::Result(_) | Outcome::Error(_));
+        if !answered {
+            lines.extend(e.answer_line);
+            lines.extend(
+                t.frames
+                    .iter()
+                    .filter(|f| f.at_ms >= e.sent_ms && !f.is_valid_message())
+                    .map(|f| f.line),
+            );
+        }
+    }
+    lines
 }
 
 /// `initialize`: skipped when no handshake was sent (the server never started), failed when
