@@ -24,7 +24,9 @@ fn print_calls_that_reach_stdout_are_found_with_a_file_edit() {
     expect_end(&scan, 7, (10, 2));
     // `print(x)` → `print(x, file=sys.stderr)`: the closing parenthesis is rewritten.
     expect_replacement(&scan, 6, ", file=sys.stderr)", (6, 24), (6, 25));
-    expect_replacement(&scan, 7, " file=sys.stderr)", (10, 1), (10, 2));
+    // Where `)` has a line of its own, file= gets one too, as black writes it (issue 28 item
+    // 13; it was glued to the parenthesis before: ` file=sys.stderr)`).
+    expect_replacement(&scan, 7, "    file=sys.stderr,\n", (10, 1), (10, 1));
     expect_replacement(&scan, 13, "file=sys.stderr)", (13, 7), (13, 8));
     // `file=sys.stdout` → `file=sys.stderr`.
     expect_replacement(&scan, 11, "stderr", (11, 35), (11, 41));
@@ -102,6 +104,13 @@ fn rich_and_click_output_on_stdout_is_found() {
             ("static-stdout-write", "warning", 14, 1),
         ],
     );
+    // click's and typer's echo get err=True after their other arguments (issue 28 item 13).
+    let scan = scan_fixture("python", "rich_click_to_stdout.py");
+    expect_replacement(&scan, 12, ", err=True)", (12, 19), (12, 20));
+    expect_replacement(&scan, 13, ", err=True)", (13, 35), (13, 36));
+    expect_replacement(&scan, 14, ", err=True)", (14, 24), (14, 25));
+    // rich's print has no such keyword: left for a person.
+    no_replacement(&scan, 8);
 }
 
 #[test]
