@@ -214,3 +214,57 @@ fn large_files_parsed_in_part_give_the_same_findings() {
         "most of windowed.py and of aliased.py was left out"
     );
 }
+
+/// [project.scripts] names the stdio entry; the module it imports only in the HTTP branch,
+/// and one it never imports, serve HTTP only: their prints are notes (issue 28 item 12). An
+/// HTTP module the stdio module imports stays a warning.
+#[test]
+fn prints_in_http_only_modules_are_notes() {
+    let dir = source_fixtures().join("python-transports");
+    let scan = expect_project(
+        &dir,
+        &[],
+        &[
+            (
+                "static-stdout-write",
+                "note",
+                "fixture_server/http_app.py",
+                8,
+                5,
+            ),
+            (
+                "static-stdout-write",
+                "warning",
+                "fixture_server/metrics.py",
+                6,
+                5,
+            ),
+            (
+                "static-stdout-write",
+                "note",
+                "fixture_server/sse_app.py",
+                6,
+                5,
+            ),
+            (
+                "static-stdout-write",
+                "warning",
+                "fixture_server/stdio_app.py",
+                9,
+                5,
+            ),
+        ],
+    );
+    let http = scan.in_file("fixture_server/http_app.py", 8);
+    assert_eq!(http["detailCode"], "http-only-module");
+    assert!(http["message"]
+        .as_str()
+        .expect("message")
+        .contains("fixture_server.main (pyproject.toml script fixture-server) does not load it"));
+    assert_eq!(
+        scan.in_file("fixture_server/sse_app.py", 6)["detailCode"],
+        "http-only-module"
+    );
+    let all = scan_in(&dir, &["--all-transports", "."]);
+    assert!(all.issues().iter().all(|i| i["severity"] == "warning"));
+}
