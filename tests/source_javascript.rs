@@ -399,3 +399,29 @@ fn notes_are_left_alone_by_fix_and_carried_as_notes_in_sarif() {
         "{stdio}"
     );
 }
+
+#[test]
+fn several_roots_are_classified_each_from_its_own_manifest() {
+    let scan = scan_in(
+        &source_fixtures(),
+        &["node-transports", "python-transports"],
+    );
+    let notes: Vec<(String, u64)> = scan
+        .found()
+        .into_iter()
+        .filter(|f| f.1 == "note")
+        .map(|f| (f.2, f.3))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            ("node-transports/index.js", 13),
+            ("node-transports/index.js", 14),
+            ("node-transports/transports/http.js", 7),
+            ("node-transports/transports/http.js", 12),
+            ("python-transports/fixture_server/http_app.py", 8),
+            ("python-transports/fixture_server/sse_app.py", 6),
+        ]
+        .map(|(f, l)| (f.to_string(), l))
+    );
+}

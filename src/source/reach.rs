@@ -37,7 +37,11 @@ pub(super) fn classify(findings: &mut [Finding], roots: &[PathBuf], max_file_byt
         if files.contains_key(file) {
             continue;
         }
-        if let Some(path) = super::joined(file, roots).map(PathBuf::from) {
+        // With several roots a finding's file already starts with its root.
+        let path = super::joined(file, roots)
+            .map(PathBuf::from)
+            .or_else(|| Some(PathBuf::from(file)).filter(|p| p.is_file()));
+        if let Some(path) = path {
             let path = path.canonicalize().unwrap_or(path);
             if modules.get(&path).is_some() {
                 files.insert(file.clone(), path);
