@@ -420,6 +420,7 @@ fn several_roots_are_classified_each_from_its_own_manifest() {
             ("node-transports/transports/http.js", 7),
             ("node-transports/transports/http.js", 12),
             ("python-transports/fixture_server/http_app.py", 8),
+            ("python-transports/fixture_server/main.py", 6),
             ("python-transports/fixture_server/sse_app.py", 6),
         ]
         .map(|(f, l)| (f.to_string(), l))

@@ -234,6 +234,13 @@ fn prints_in_http_only_modules_are_notes() {
             ),
             (
                 "static-stdout-write",
+                "note",
+                "fixture_server/main.py",
+                6,
+                9,
+            ),
+            (
+                "static-stdout-write",
                 "warning",
                 "fixture_server/metrics.py",
                 6,
@@ -264,6 +271,11 @@ fn prints_in_http_only_modules_are_notes() {
     assert_eq!(
         scan.in_file("fixture_server/sse_app.py", 6)["detailCode"],
         "http-only-module"
+    );
+    // The usage text printed before sys.exit(2), outside any stdio session.
+    assert_eq!(
+        scan.in_file("fixture_server/main.py", 6)["detailCode"],
+        "exits-before-session"
     );
     let all = scan_in(&dir, &["--all-transports", "."]);
     assert!(all.issues().iter().all(|i| i["severity"] == "warning"));

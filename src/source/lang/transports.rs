@@ -186,6 +186,8 @@ fn js_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Range>)
 }
 
 const PY_VISIT: &[&str] = &[
+    "module",
+    "block",
     "import_statement",
     "import_from_statement",
     "call",
@@ -255,6 +257,7 @@ fn python(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
                 });
             }
             "call" => python_call(node, src, in_branch, &mut facts),
+            "module" | "block" => python_exit_writes(&args(node), src, &mut facts.exit_writes),
             // A server that reads stdin itself speaks stdio, whatever else it serves.
             "identifier" | "attribute" => {
                 if matches!(text(node, src), "stdio_server" | "sys.stdin") {
@@ -265,6 +268,52 @@ fn python(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
         }
     });
     facts
+}
+
+/// In one block: the writes just before `sys.exit(N)`, `exit(N)` or `raise SystemExit(N)`
+/// with N a non-zero number or a message (which exits with 1).
+fn python_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Range>) {
+    let call_in = |statement: Node<'t>| {
+        let expression = statement.named_child(0)?;
+        let call = match (statement.kind(), expression.kind()) {
+            ("expression_statement" | "raise_statement", "call") => expression,
+            _ => return None,
+        };
+        let callee = text(call.child_by_field_name("function")?, src);
+        let first = call
+            .child_by_field_name("arguments")
+            .and_then(|a| args(a).first().copied());
+        Some((statement.kind(), callee, first))
+    };
+    let is_write = |statement: Node<'t>| {
+        call_in(statement).is_some_and(|(kind, callee, _)| {
+            kind == "expression_statement"
+                && matches!(
+                    callee,
+                    "print" | "sys.stdout.write" | "sys.stderr.write" | "click.echo" | "typer.echo"
+                )
+        })
+    };
+    for (i, statement) in statements.iter().enumerate() {
+        let failing = call_in(*statement).is_some_and(|(kind, callee, first)| {
+            let exits = match kind {
+                "raise_statement" => callee == "SystemExit",
+                _ => matches!(callee, "sys.exit" | "exit"),
+            };
+            let code = first.map(|f| (f.kind(), text(f, src)));
+            exits
+                && match code {
+                    Some(("integer", n)) => n.parse::<i64>().is_ok_and(|n| n != 0),
+                    Some((kind, _)) => kind == "string",
+                    None => false,
+                }
+        });
+        if failing {
+            for write in statements[..i].iter().rev().take_while(|s| is_write(**s)) {
+                out.push(write.range());
+            }
+        }
+    }
 }
 
 fn python_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFacts) {
@@ -371,6 +420,16 @@ mod tests {
         assert!(py.serves_http && py.serves_stdio);
         assert_eq!(py.loads[0].specifier, ".tools");
         assert!(of(Lang::Python, "uvicorn.run(app)\n").http_only());
+        let exits = of(
+            Lang::Python,
+            "if bad:\n    print('usage')\n    sys.exit(2)\nif ok:\n    print('bye')\n    sys.exit(0)\nif err:\n    print('e')\n    raise SystemExit('failed')\n",
+        );
+        let rows: Vec<usize> = exits
+            .exit_writes
+            .iter()
+            .map(|r| r.start_point.row)
+            .collect();
+        assert_eq!(rows, vec![1, 7]);
         assert!(!of(Lang::Python, "mcp.run()\nuvicorn.run(app)\n").http_only());
     }
 }
