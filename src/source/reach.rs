@@ -7,10 +7,11 @@
 //! path is what the package's entry loads (package.json `bin` and `main`, pyproject.toml
 //! `[project.scripts]`, from the nearest manifest at or above the scanned path): static
 //! imports, `require`, and literal `import()`/`import_module` calls, followed through every
-//! module, except a load inside a branch (`if`, a `switch` case, a conditional) of a module
-//! that serves HTTP only: that branch is a launcher choosing its transport, and the stdio
-//! choice is another branch. Where no entry is known, or the entry loads no stdio transport,
-//! every HTTP-only module is off the stdio path.
+//! module, except a load of a module that serves HTTP only inside a branch (`if`, a `switch`
+//! case, a conditional) of a module that does not serve stdio itself: that branch is a
+//! launcher choosing its transport, and the stdio choice is another branch. Where no entry
+//! is known, or the entry loads no stdio transport, every HTTP-only module is off the stdio
+//! path.
 
 use super::lang::transports::{self, ModuleFacts};
 use super::lang::Lang;
@@ -189,8 +190,12 @@ fn stdio_path(roots: &[PathBuf], modules: &mut Modules) -> StdioPath {
         for load in &facts.loads {
             for target in resolve(&module, &load.specifier, &python_bases) {
                 let target = target.canonicalize().unwrap_or(target);
-                // A launcher's branch that loads an HTTP-only module is not the stdio choice.
-                if load.in_branch && modules.get(&target).is_some_and(|f| f.http_only()) {
+                // A launcher's branch that loads an HTTP-only module is not the stdio choice;
+                // in a module that serves stdio itself, every branch runs under stdio.
+                if load.in_branch
+                    && !facts.serves_stdio
+                    && modules.get(&target).is_some_and(|f| f.http_only())
+                {
                     continue;
                 }
                 queue.push(target);
