@@ -286,7 +286,7 @@ fn fix_rewrites_stream_writes_echo_and_multi_line_prints() {
     assert_eq!(out.status.code(), Some(0), "{summary}{}", text(&out.stderr));
     assert_eq!(
         summary,
-        "fixed 16 writes in 3 files\n  go/main.go: 5 writes\n  python/cli.py: 7 writes\n  rust/main.rs: 4 writes\n"
+        "fixed 17 writes in 3 files\n  go/main.go: 5 writes\n  python/cli.py: 7 writes\n  rust/main.rs: 5 writes\n"
     );
     assert_same_files(dir.path(), &streams.join("after"));
     // Nothing is left to report, so a second run passes and changes nothing.
@@ -309,7 +309,7 @@ fn fix_rewrites_stream_writes_echo_and_multi_line_prints() {
     assert!(run.stdout.is_empty(), "{}", text(&run.stdout));
     assert_eq!(
         text(&run.stderr),
-        "full path\nmodule path\nlocked\nthrough a macro\nalready on stderr\n"
+        "full path\nmodule path\nlocked\nthrough a macro\nbare\nalready on stderr\n"
     );
     let py = std::process::Command::new(support::python_executable())
         .args(["-m", "py_compile"])
@@ -334,6 +334,7 @@ fn diff_shows_the_stream_rewrites_as_fix_makes_them() {
         "\n+\tio.WriteString(os.Stderr, \"through io\\n\")\n",
         "\n+    std::io::stderr().lock().write_all(b\"locked\\n\").unwrap();\n",
         "\n+    writeln!(io::stderr(), \"through a macro\").unwrap();\n",
+        "\n+    write!(std::io::stderr(), \"bare\\n\").unwrap();\n",
         "\n+    click.echo(f\"{count} items\", nl=False, err=True)\n",
         "\n         name,\n-        count\n+        count,\n+        file=sys.stderr,\n     )\n",
         "\n         name,  # the name\n+        file=sys.stderr,\n     )\n",
