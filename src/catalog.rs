@@ -524,11 +524,11 @@ catalog! {
     // Source scan (src/source/).
     StaticStdoutWrite => "static-stdout-write", StaticSource, Warning,
         "Source code writes to stdout",
-        "On the stdio transport stdout carries only the server's JSON-RPC messages, one per line. A print, console.log, fmt.Println or println! there corrupts the channel and the client fails or drops the session. Write logs and diagnostics to stderr (print(..., file=sys.stderr), console.error, fmt.Fprintln(os.Stderr, ...), eprintln!), which clients keep as the server's log.",
+        "On the stdio transport stdout carries only the server's JSON-RPC messages, one per line. A print, console.log, fmt.Println or println! there corrupts the channel and the client fails or drops the session. Write logs and diagnostics to stderr (print(..., file=sys.stderr), console.error, fmt.Fprintln(os.Stderr, ...), eprintln!), which clients keep as the server's log. A write that never reaches a stdio client is a note, with a detail code that says why: http-only-module (in a JavaScript, TypeScript or Python module that creates an HTTP or SSE server transport or listens on a port, creates no stdio transport, and is not loaded by the package's stdio entry, package.json bin or main or pyproject.toml [project.scripts], except in a branch that picks another transport) or exits-before-session (printed just before a failing exit, process.exit or sys.exit with a non-zero code, in a module that creates no stdio transport and connects no server, such as a launcher's usage text). --all-transports reports them as warnings.",
         precision = High;
     StaticStdoutLogger => "static-stdout-logger", StaticSource, Warning,
         "A logger or console is configured to write to stdout",
-        "This logger writes to stdout, by default or by its configuration, so every log record lands on the stdio transport's JSON-RPC channel. Point it at stderr (pino.destination(2), StreamHandler(sys.stderr), log.SetOutput(os.Stderr), .with_writer(std::io::stderr), System.err).",
+        "This logger writes to stdout, by default or by its configuration, so every log record lands on the stdio transport's JSON-RPC channel. Point it at stderr (pino.destination(2), StreamHandler(sys.stderr), log.SetOutput(os.Stderr), .with_writer(std::io::stderr), System.err). In a module that only serves HTTP (detail http-only-module, as for static-stdout-write) it is a note.",
         precision = High;
     StaticStdoutLoggingConfig => "static-stdout-logging-config", StaticSource, Warning,
         "A logging or Spring Boot configuration file sends output to stdout",

@@ -38,8 +38,13 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// A copy of the `before` fixtures in a fresh directory.
 fn workspace() -> tempfile::TempDir {
+    copy_of(&before())
+}
+
+/// A copy of `fixtures` in a fresh directory.
+fn copy_of(fixtures: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    for (rel, bytes) in files(&before()) {
+    for (rel, bytes) in files(fixtures) {
         let path = dir.path().join(rel);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(path, bytes).expect("write");
@@ -268,4 +273,85 @@ fn sarif_carries_the_rewrites_with_the_imports_they_need() {
     let js = fix_at("js/server.js", 8);
     assert_eq!(js.as_array().map(Vec::len), Some(1));
     assert_eq!(js[0]["insertedContent"]["text"], "error");
+}
+
+/// Writes through a stream (Go's os.Stdout, Rust's stdout()), click.echo, and prints whose
+/// closing parenthesis has a line of its own (issue 28 item 13).
+#[test]
+fn fix_rewrites_stream_writes_echo_and_multi_line_prints() {
+    let streams = repo().join("tests/fixtures/fix/streams");
+    let dir = copy_of(&streams.join("before"));
+    let out = source(dir.path(), &["--fix", "."]);
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{summary}{}", text(&out.stderr));
+    assert_eq!(
+        summary,
+        "fixed 17 writes in 3 files\n  go/main.go: 5 writes\n  python/cli.py: 7 writes\n  rust/main.rs: 5 writes\n"
+    );
+    assert_same_files(dir.path(), &streams.join("after"));
+    // Nothing is left to report, so a second run passes and changes nothing.
+    let again = source(dir.path(), &["."]);
+    let report = text(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{report}");
+    assert!(report.contains("0 errors, 0 warnings, 0 notes"), "{report}");
+    assert_same_files(dir.path(), &streams.join("after"));
+    // The results still compile: rustc builds the Rust file, Python compiles its file.
+    let rustc = std::process::Command::new("rustc")
+        .args(["--edition", "2021", "--crate-type", "bin", "-o"])
+        .arg(dir.path().join("main-bin"))
+        .arg(dir.path().join("rust/main.rs"))
+        .output()
+        .expect("rustc is installed");
+    assert!(rustc.status.success(), "{}", text(&rustc.stderr));
+    let run = std::process::Command::new(dir.path().join("main-bin"))
+        .output()
+        .expect("run");
+    assert!(run.stdout.is_empty(), "{}", text(&run.stdout));
+    assert_eq!(
+        text(&run.stderr),
+        "full path\nmodule path\nlocked\nthrough a macro\nbare\nalready on stderr\n"
+    );
+    let py = std::process::Command::new(support::python_executable())
+        .args(["-m", "py_compile"])
+        .arg(dir.path().join("python/cli.py"))
+        .output()
+        .expect("python is installed");
+    assert!(py.status.success(), "{}", text(&py.stderr));
+}
+
+#[test]
+fn diff_shows_the_stream_rewrites_as_fix_makes_them() {
+    let streams = repo().join("tests/fixtures/fix/streams");
+    let dir = copy_of(&streams.join("before"));
+    let out = source(dir.path(), &["--diff", "."]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_same_files(dir.path(), &streams.join("before"));
+    let diff = text(&out.stdout);
+    for expected in [
+        "\n-\tos.Stdout.WriteString(\"a string\\n\")\n",
+        "\n+\tos.Stderr.WriteString(\"a string\\n\")\n",
+        "\n-\tio.WriteString(os.Stdout, \"through io\\n\")\n",
+        "\n+\tio.WriteString(os.Stderr, \"through io\\n\")\n",
+        "\n+    std::io::stderr().lock().write_all(b\"locked\\n\").unwrap();\n",
+        "\n+    writeln!(io::stderr(), \"through a macro\").unwrap();\n",
+        "\n+    write!(std::io::stderr(), \"bare\\n\").unwrap();\n",
+        "\n+    click.echo(f\"{count} items\", nl=False, err=True)\n",
+        "\n         name,\n-        count\n+        count,\n+        file=sys.stderr,\n     )\n",
+        "\n         name,  # the name\n+        file=sys.stderr,\n     )\n",
+        "\n-          name)\n+          name, file=sys.stderr)\n",
+    ] {
+        assert!(diff.contains(expected), "{expected:?} in\n{diff}");
+    }
+    // Applying the diff gives what --fix writes.
+    let patch = dir.path().join("fix.patch");
+    std::fs::write(&patch, &out.stdout).expect("write patch");
+    let applied = std::process::Command::new("git")
+        .args(["apply", "--unsafe-paths", "-p1"])
+        .arg(&patch)
+        .current_dir(dir.path())
+        .output()
+        .expect("git is installed");
+    assert!(applied.status.success(), "{}", text(&applied.stderr));
+    std::fs::remove_file(&patch).expect("remove patch");
+    assert_same_files(dir.path(), &streams.join("after"));
 }

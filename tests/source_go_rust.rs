@@ -27,6 +27,10 @@ fn go_fmt_and_os_stdout_writes_are_found_with_a_stderr_edit() {
     expect_replacement(&scan, 12, "fmt.Fprintf(os.Stderr, ", (12, 2), (12, 13));
     expect_replacement(&scan, 14, "fmt.Fprint(os.Stderr", (14, 2), (14, 12));
     expect_replacement(&scan, 15, "os.Stderr", (15, 15), (15, 24));
+    // `os.Stdout.Write*` and `io.WriteString(os.Stdout, ...)`: the stream becomes os.Stderr.
+    expect_replacement(&scan, 19, "os.Stderr", (19, 2), (19, 11));
+    expect_replacement(&scan, 20, "os.Stderr", (20, 2), (20, 11));
+    expect_replacement(&scan, 21, "os.Stderr", (21, 17), (21, 26));
     // A variable holding os.Stdout is reported, but only the literal is rewritten.
     no_replacement(&scan, 18);
     assert_eq!(scan.at(11)["language"], "go");
@@ -96,7 +100,14 @@ fn rust_println_and_stdout_writes_are_found_with_an_eprintln_edit() {
     expect_replacement(&scan, 4, "eprintln", (4, 5), (4, 12));
     expect_replacement(&scan, 5, "eprint", (5, 5), (5, 10));
     expect_replacement(&scan, 10, "eprintln", (10, 10), (10, 17));
-    no_replacement(&scan, 13);
+    // `io::stdout()` → `io::stderr()`, at the write, `.lock()`ed or in `write!` (issue 28
+    // item 13; these had no edit before).
+    expect_replacement(&scan, 13, "stderr", (13, 9), (13, 15));
+    expect_replacement(&scan, 14, "stderr", (14, 14), (14, 20));
+    expect_replacement(&scan, 18, "stderr", (18, 16), (18, 22));
+    // A stream bound to a variable is reported, but only a call at the write is rewritten.
+    no_replacement(&scan, 16);
+    no_replacement(&scan, 17);
     assert_eq!(scan.at(4)["language"], "rust");
 }
 

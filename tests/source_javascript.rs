@@ -256,3 +256,181 @@ fn fs_writes_to_descriptor_1_are_found_in_a_file_that_names_nothing_else() {
         ],
     );
 }
+
+/// A launcher that loads each transport's module only when chosen, as
+/// @modelcontextprotocol/server-everything's index.js (issue 28 item 12): the HTTP module's
+/// writes and the usage text printed before a failing exit are notes; the stdio path's
+/// writes, including those of an HTTP module the stdio module loads, stay warnings.
+#[test]
+fn writes_off_the_stdio_path_are_notes_with_a_detail_code() {
+    let dir = source_fixtures().join("node-transports");
+    let scan = expect_project(
+        &dir,
+        &[],
+        &[
+            ("static-stdout-write", "note", "index.js", 13, 5),
+            ("static-stdout-write", "note", "index.js", 14, 5),
+            ("static-stdout-write", "warning", "index.js", 18, 3),
+            ("static-stdout-write", "warning", "server.js", 4, 3),
+            (
+                "static-stdout-write",
+                "warning",
+                "transports/health.js",
+                6,
+                3,
+            ),
+            ("static-stdout-write", "note", "transports/http.js", 7, 3),
+            ("static-stdout-write", "note", "transports/http.js", 12, 24),
+            // The stdio module loads it in a branch: under stdio when taken.
+            (
+                "static-stdout-write",
+                "warning",
+                "transports/metrics.js",
+                4,
+                24,
+            ),
+            (
+                "static-stdout-write",
+                "warning",
+                "transports/stdio.js",
+                5,
+                1,
+            ),
+            (
+                "static-stdout-write",
+                "warning",
+                "transports/stdio.js",
+                11,
+                3,
+            ),
+        ],
+    );
+    assert_eq!(scan.exit, 0);
+    let usage = scan.in_file("index.js", 13);
+    assert_eq!(usage["detailCode"], "exits-before-session");
+    let message = usage["message"].as_str().expect("message");
+    assert!(
+        message.contains("Reported as a note (exits-before-session)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("--all-transports reports it as a warning"),
+        "{message}"
+    );
+    let http = scan.in_file("transports/http.js", 7);
+    assert_eq!(http["detailCode"], "http-only-module");
+    let message = http["message"].as_str().expect("message");
+    assert!(
+        message.contains("index.js (package.json bin) does not load it on the stdio path"),
+        "{message}"
+    );
+    // The warnings carry no detail code.
+    assert!(scan
+        .in_file("transports/health.js", 6)
+        .get("detailCode")
+        .is_none());
+    assert_eq!(scan.json["summary"]["issueCounts"]["note"], 4);
+
+    // --all-transports: every write a warning, as before.
+    let all = scan_in(&dir, &["--all-transports", "."]);
+    assert!(all.issues().iter().all(|i| i["severity"] == "warning"));
+    assert_eq!(all.issues().len(), 10);
+}
+
+#[test]
+fn an_http_module_the_entry_loads_unconditionally_stays_a_warning() {
+    let dir = copy_project("node-transports");
+    let index = dir.path().join("index.js");
+    let text = std::fs::read_to_string(&index).expect("read");
+    std::fs::write(&index, format!("import \"./transports/http.js\";\n{text}")).expect("write");
+    let scan = scan_in(dir.path(), &["."]);
+    for line in [7, 12] {
+        let f = scan.in_file("transports/http.js", line);
+        assert_eq!(f["severity"], "warning", "{f:#}");
+    }
+}
+
+#[test]
+fn without_an_entry_every_http_only_module_is_off_the_stdio_path() {
+    let dir = copy_project("node-transports");
+    std::fs::remove_file(dir.path().join("package.json")).expect("remove");
+    let scan = scan_in(dir.path(), &["."]);
+    // health.js serves HTTP only; with no entry, nothing says the stdio module loads it.
+    let health = scan.in_file("transports/health.js", 6);
+    assert_eq!(health["severity"], "note");
+    assert_eq!(health["detailCode"], "http-only-module");
+    assert!(health["message"]
+        .as_str()
+        .expect("message")
+        .contains("no stdio entry is known"));
+    assert_eq!(
+        scan.in_file("transports/stdio.js", 5)["severity"],
+        "warning"
+    );
+}
+
+#[test]
+fn notes_are_left_alone_by_fix_and_carried_as_notes_in_sarif() {
+    let dir = copy_project("node-transports");
+    let sarif = support::mcpcheck()
+        .current_dir(dir.path())
+        .args(["source", "--format", "sarif", "."])
+        .output()
+        .expect("run");
+    let doc = support::sarif::validate_sarif(&String::from_utf8_lossy(&sarif.stdout));
+    let results = doc["runs"][0]["results"].as_array().expect("results");
+    let at = |uri: &str, line: u64| {
+        results
+            .iter()
+            .find(|r| {
+                let p = &r["locations"][0]["physicalLocation"];
+                p["artifactLocation"]["uri"].as_str() == Some(uri)
+                    && p["region"]["startLine"] == line
+            })
+            .unwrap_or_else(|| panic!("no result at {uri}:{line}"))
+    };
+    assert_eq!(at("transports/http.js", 7)["level"], "note");
+    assert_eq!(at("transports/stdio.js", 5)["level"], "warning");
+    let before = std::fs::read(dir.path().join("transports/http.js")).expect("read");
+    support::mcpcheck()
+        .current_dir(dir.path())
+        .args(["source", "--fix", "."])
+        .output()
+        .expect("run");
+    assert_eq!(
+        std::fs::read(dir.path().join("transports/http.js")).expect("read"),
+        before
+    );
+    let stdio = std::fs::read_to_string(dir.path().join("transports/stdio.js")).expect("read");
+    assert!(
+        stdio.contains("console.error(\"starting the stdio server\")"),
+        "{stdio}"
+    );
+}
+
+#[test]
+fn several_roots_are_classified_each_from_its_own_manifest() {
+    let scan = scan_in(
+        &source_fixtures(),
+        &["node-transports", "python-transports"],
+    );
+    let notes: Vec<(String, u64)> = scan
+        .found()
+        .into_iter()
+        .filter(|f| f.1 == "note")
+        .map(|f| (f.2, f.3))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            ("node-transports/index.js", 13),
+            ("node-transports/index.js", 14),
+            ("node-transports/transports/http.js", 7),
+            ("node-transports/transports/http.js", 12),
+            ("python-transports/fixture_server/http_app.py", 8),
+            ("python-transports/fixture_server/main.py", 6),
+            ("python-transports/fixture_server/sse_app.py", 6),
+        ]
+        .map(|(f, l)| (f.to_string(), l))
+    );
+}

@@ -24,7 +24,9 @@ fn print_calls_that_reach_stdout_are_found_with_a_file_edit() {
     expect_end(&scan, 7, (10, 2));
     // `print(x)` → `print(x, file=sys.stderr)`: the closing parenthesis is rewritten.
     expect_replacement(&scan, 6, ", file=sys.stderr)", (6, 24), (6, 25));
-    expect_replacement(&scan, 7, " file=sys.stderr)", (10, 1), (10, 2));
+    // Where `)` has a line of its own, file= gets one too, as black writes it (issue 28 item
+    // 13; it was glued to the parenthesis before: ` file=sys.stderr)`).
+    expect_replacement(&scan, 7, "    file=sys.stderr,\n", (10, 1), (10, 1));
     expect_replacement(&scan, 13, "file=sys.stderr)", (13, 7), (13, 8));
     // `file=sys.stdout` → `file=sys.stderr`.
     expect_replacement(&scan, 11, "stderr", (11, 35), (11, 41));
@@ -102,6 +104,13 @@ fn rich_and_click_output_on_stdout_is_found() {
             ("static-stdout-write", "warning", 14, 1),
         ],
     );
+    // click's and typer's echo get err=True after their other arguments (issue 28 item 13).
+    let scan = scan_fixture("python", "rich_click_to_stdout.py");
+    expect_replacement(&scan, 12, ", err=True)", (12, 19), (12, 20));
+    expect_replacement(&scan, 13, ", err=True)", (13, 35), (13, 36));
+    expect_replacement(&scan, 14, ", err=True)", (14, 24), (14, 25));
+    // rich's print has no such keyword: left for a person.
+    no_replacement(&scan, 8);
 }
 
 #[test]
@@ -204,4 +213,70 @@ fn large_files_parsed_in_part_give_the_same_findings() {
         scan.stat("bytesParsed") < (windowed.len() / 4 + aliased.len() / 4) as u64,
         "most of windowed.py and of aliased.py was left out"
     );
+}
+
+/// [project.scripts] names the stdio entry; the module it imports only in the HTTP branch,
+/// and one it never imports, serve HTTP only: their prints are notes (issue 28 item 12). An
+/// HTTP module the stdio module imports stays a warning.
+#[test]
+fn prints_in_http_only_modules_are_notes() {
+    let dir = source_fixtures().join("python-transports");
+    let scan = expect_project(
+        &dir,
+        &[],
+        &[
+            (
+                "static-stdout-write",
+                "note",
+                "fixture_server/http_app.py",
+                8,
+                5,
+            ),
+            (
+                "static-stdout-write",
+                "note",
+                "fixture_server/main.py",
+                6,
+                9,
+            ),
+            (
+                "static-stdout-write",
+                "warning",
+                "fixture_server/metrics.py",
+                6,
+                5,
+            ),
+            (
+                "static-stdout-write",
+                "note",
+                "fixture_server/sse_app.py",
+                6,
+                5,
+            ),
+            (
+                "static-stdout-write",
+                "warning",
+                "fixture_server/stdio_app.py",
+                9,
+                5,
+            ),
+        ],
+    );
+    let http = scan.in_file("fixture_server/http_app.py", 8);
+    assert_eq!(http["detailCode"], "http-only-module");
+    assert!(http["message"]
+        .as_str()
+        .expect("message")
+        .contains("fixture_server.main (pyproject.toml script fixture-server) does not load it"));
+    assert_eq!(
+        scan.in_file("fixture_server/sse_app.py", 6)["detailCode"],
+        "http-only-module"
+    );
+    // The usage text printed before sys.exit(2), outside any stdio session.
+    assert_eq!(
+        scan.in_file("fixture_server/main.py", 6)["detailCode"],
+        "exits-before-session"
+    );
+    let all = scan_in(&dir, &["--all-transports", "."]);
+    assert!(all.issues().iter().all(|i| i["severity"] == "warning"));
 }

@@ -410,6 +410,9 @@ pub struct SourceArgs {
     /// Worker threads (0: one per CPU).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+    /// Report writes that never reach a stdio client (in a module that only serves HTTP, or printed just before a failing exit) as warnings, not notes.
+    #[arg(long)]
+    pub all_transports: bool,
     /// Rewrite the stdout writes that have a mechanical fix to stderr, in place, and print a summary of what was fixed and what was not.
     #[arg(long, conflicts_with = "diff")]
     pub fix: bool,

@@ -21,6 +21,7 @@ impl SourceArgs {
             fail_on_static: self.fail_on_static,
             threads: self.threads,
             prefilter: true,
+            all_transports: self.all_transports,
         }
     }
 }

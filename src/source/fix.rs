@@ -46,11 +46,16 @@ impl FixPlan {
 }
 
 /// The rewrites of every finding of `scan` that carries one (suppressed findings are not in
-/// the scan, so they are never rewritten).
+/// the scan, so they are never rewritten; notes, writes that never reach a stdio client, are
+/// left as they are).
 pub fn plan(scan: &SourceScan, roots: &[PathBuf]) -> FixPlan {
     let mut plan = FixPlan::default();
     let mut by_file: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
-    for finding in super::rooted(scan.findings.clone(), roots) {
+    let findings = super::rooted(scan.findings.clone(), roots);
+    for finding in findings
+        .into_iter()
+        .filter(|f| f.severity != crate::finding::Severity::Note)
+    {
         match (&finding.replacement, &finding.location.file) {
             (Some(_), Some(file)) => by_file.entry(file.clone()).or_default().push(finding),
             _ => {

@@ -8,6 +8,7 @@ pub(crate) mod config;
 pub mod fix;
 pub mod lang;
 mod parse;
+mod reach;
 mod suppress;
 pub mod walk;
 
@@ -49,6 +50,9 @@ pub struct ScanOptions {
     /// Rule out files by a text test for the words each language's rules need before
     /// parsing (see `Lang::may_hold_finding`). Off parses every file: the same findings, slower.
     pub prefilter: bool,
+    /// Report writes that never reach a stdio client (in modules that only serve HTTP, just
+    /// before a failing exit) as warnings like any other, not as notes (see `reach`).
+    pub all_transports: bool,
 }
 
 impl ScanOptions {
@@ -63,6 +67,7 @@ impl ScanOptions {
             fail_on_static: false,
             threads: 0,
             prefilter: true,
+            all_transports: false,
         }
     }
 }
@@ -232,6 +237,9 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         };
         key(a).cmp(&key(b))
     });
+    if !options.all_transports {
+        reach::classify(&mut findings, &options.roots, options.max_file_bytes);
+    }
     writes.sort_by(|a, b| {
         (&a.write.file, a.write.line, a.write.column).cmp(&(
             &b.write.file,

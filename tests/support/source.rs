@@ -133,3 +133,48 @@ pub fn no_replacement(scan: &Scan, line: u64) {
         "no replacement on line {line}"
     );
 }
+
+/// A copy of the fixture project `tests/fixtures/source/NAME` in a fresh directory.
+pub fn copy_project(name: &str) -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            let target = to.join(path.file_name().expect("name"));
+            if path.is_dir() {
+                copy(&path, &target);
+            } else {
+                std::fs::copy(&path, &target).expect("copy");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy(&source_fixtures().join(name), dir.path());
+    dir
+}
+
+/// Scans the project in `dir` (`.`) and asserts its findings exactly: (code, severity, file,
+/// line, column), in order.
+pub fn expect_project(
+    dir: &Path,
+    args: &[&str],
+    expected: &[(&str, &str, &str, u64, u64)],
+) -> Scan {
+    let scan = scan_in(dir, &[args, &["."]].concat());
+    let expected: Vec<Found> = expected
+        .iter()
+        .map(|(c, s, f, l, col)| (c.to_string(), s.to_string(), f.to_string(), *l, *col))
+        .collect();
+    assert_eq!(scan.found(), expected, "findings under {}", dir.display());
+    scan
+}
+
+impl Scan {
+    /// The finding at `file`:`line`.
+    pub fn in_file(&self, file: &str, line: u64) -> &Value {
+        self.issues()
+            .iter()
+            .find(|i| i["location"]["file"] == file && i["location"]["line"] == line)
+            .unwrap_or_else(|| panic!("no finding at {file}:{line}: {:#}", self.json["issues"]))
+    }
+}

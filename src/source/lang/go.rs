@@ -375,7 +375,7 @@ impl<'t> Go<'t> {
                 if self.is_json_message(&values[1..], name == "Fprintf") {
                     return;
                 }
-                let mut hit = Hit::write(
+                let hit = Hit::write(
                     call,
                     format!(
                         "{} writes to os.Stdout, {JSON_RPC_CHANNEL}.",
@@ -383,33 +383,33 @@ impl<'t> Go<'t> {
                     ),
                     "Write to os.Stderr instead.",
                 );
-                if os_imported && text(values[0], self.src) == "os.Stdout" {
-                    hit = hit.edit(values[0], "os.Stderr", "Replace os.Stdout with os.Stderr");
-                }
-                out.push(hit);
+                out.push(self.to_stderr(values.first().copied(), os_imported, hit));
             }
             Some(Sym::StdoutWrite) => {
                 if values.first().is_some_and(|v| self.is_json(*v, 0)) {
                     return;
                 }
-                out.push(Hit::write(
+                let hit = Hit::write(
                     call,
                     format!("{} writes to {CHANNEL}.", quoted(callee, self.src)),
                     "Write to os.Stderr instead.",
-                ));
+                );
+                let stream = callee.child_by_field_name("operand");
+                out.push(self.to_stderr(stream, os_imported, hit));
             }
             Some(Sym::IoWrite) if first_is_stdout => {
                 if values.get(1).is_some_and(|v| self.is_json(*v, 0)) {
                     return;
                 }
-                out.push(Hit::write(
+                let hit = Hit::write(
                     call,
                     format!(
                         "{} writes to os.Stdout, {JSON_RPC_CHANNEL}.",
                         quoted(callee, self.src)
                     ),
                     "Write to os.Stderr instead.",
-                ));
+                );
+                out.push(self.to_stderr(values.first().copied(), os_imported, hit));
             }
             Some(Sym::SetOutput | Sym::LoggerNew | Sym::SlogHandler) if first_is_stdout => {
                 out.push(Hit::logger(
@@ -422,6 +422,14 @@ impl<'t> Go<'t> {
                 ));
             }
             _ => {}
+        }
+    }
+
+    /// `os.Stdout` written as such becomes `os.Stderr` when `os` is the os package here.
+    fn to_stderr(&self, stream: Option<Node<'t>>, os_imported: bool, hit: Hit) -> Hit {
+        match stream.filter(|s| os_imported && text(*s, self.src) == "os.Stdout") {
+            Some(s) => hit.edit(s, "os.Stderr", "Replace os.Stdout with os.Stderr"),
+            None => hit,
         }
     }
 

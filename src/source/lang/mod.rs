@@ -26,6 +26,7 @@ mod rust;
 mod rust_paths;
 mod scope;
 mod syntax;
+pub mod transports;
 
 use crate::catalog::Code;
 use std::path::Path;

@@ -63,18 +63,30 @@ pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
             ));
         }
         Sym::Echo => {
-            let to_stderr = keyword(arguments, "err", src).is_some_and(|v| text(v, src) != "False")
-                || keyword(arguments, "file", src)
-                    .is_some_and(|f| py.resolve(f) != Some(Sym::Stdout));
+            let err = keyword(arguments, "err", src);
+            let file = keyword(arguments, "file", src);
+            let to_stderr = err.is_some_and(|v| text(v, src) != "False")
+                || file.is_some_and(|f| py.resolve(f) != Some(Sym::Stdout));
             if !to_stderr && !has_kwargs_splat(arguments) {
-                out.push(Hit::write(
+                let mut hit = Hit::write(
                     call,
                     format!(
                         "{} writes to {CHANNEL} unless err=True.",
                         quoted(callee, src)
                     ),
                     "Pass err=True to write to stderr.",
-                ));
+                );
+                // A file= given wins over err=, so only a call without one is rewritten.
+                match (err, file) {
+                    (Some(value), None) => hit = hit.edit(value, "True", "Pass err=True"),
+                    (None, None) => {
+                        if let Some((range, insert)) = add_keyword(arguments, "err=True", src) {
+                            hit = hit.edit_range(range, insert, "Pass err=True");
+                        }
+                    }
+                    _ => {}
+                }
+                out.push(hit);
             }
         }
         Sym::StdoutWrite(method) => {
@@ -247,30 +259,109 @@ fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out
     // names nothing, so that an `import sys` added at the top makes it so).
     let sys_unbound = py.is_unbound("sys", call);
     if !file_given && (sys_imported || sys_unbound) {
-        let mut cursor = arguments.walk();
-        let children: Vec<Node<'_>> = arguments.children(&mut cursor).collect();
-        if let [.., before, close] = children.as_slice() {
-            if close.kind() == ")" {
-                let insert = match before.kind() {
-                    "(" => "file=sys.stderr)",
-                    "," => " file=sys.stderr)",
-                    _ => ", file=sys.stderr)",
+        if let Some((range, insert)) = add_keyword(arguments, "file=sys.stderr", src) {
+            hit = hit.edit_range(range, insert, "Add file=sys.stderr");
+            if !sys_imported {
+                let (point, byte) = import_point(super::root_of(call), src);
+                let eol = super::line_ending(src);
+                let text = if byte == src.len() && !src.is_empty() && !src.ends_with(b"\n") {
+                    format!("{eol}import sys{eol}")
+                } else {
+                    format!("import sys{eol}")
                 };
-                hit = hit.edit(*close, insert, "Add file=sys.stderr");
-                if !sys_imported {
-                    let (point, byte) = import_point(super::root_of(call), src);
-                    let eol = super::line_ending(src);
-                    let text = if byte == src.len() && !src.is_empty() && !src.ends_with(b"\n") {
-                        format!("{eol}import sys{eol}")
-                    } else {
-                        format!("import sys{eol}")
-                    };
-                    hit = hit.import_at(point, byte, text);
-                }
+                hit = hit.import_at(point, byte, text);
             }
         }
     }
     out.push(hit);
+}
+
+/// The edit that adds keyword argument `keyword` (`file=sys.stderr`) last in a call's
+/// arguments. On one line: `, keyword)` for the closing parenthesis. Where the parenthesis
+/// has a line of its own, the keyword gets one too, as black writes it: indented as the
+/// arguments, with a trailing comma, and a comma added after the last argument if needed.
+fn add_keyword(
+    arguments: Node<'_>,
+    keyword: &str,
+    src: &[u8],
+) -> Option<(tree_sitter::Range, String)> {
+    let mut cursor = arguments.walk();
+    let children: Vec<Node<'_>> = arguments.children(&mut cursor).collect();
+    let [.., close] = children.as_slice() else {
+        return None;
+    };
+    if close.kind() != ")" {
+        return None;
+    }
+    // Comments are children too; the token that matters is the last one that is not.
+    let before = children[..children.len() - 1]
+        .iter()
+        .rev()
+        .find(|c| c.kind() != "comment")?;
+    let line_start = close.start_byte() - close.start_position().column;
+    let own_line = close.start_position().row > before.end_position().row
+        && src[line_start..close.start_byte()]
+            .iter()
+            .all(|b| *b == b' ' || *b == b'\t');
+    if !own_line {
+        let insert = match before.kind() {
+            "(" => format!("{keyword})"),
+            "," => format!(" {keyword})"),
+            _ => format!(", {keyword})"),
+        };
+        return Some((close.range(), insert));
+    }
+    let eol = super::line_ending(src);
+    let indent = argument_indent(arguments, *close, src);
+    let line = format!("{indent}{keyword},{eol}");
+    let line_point = tree_sitter::Point {
+        row: close.start_position().row,
+        column: 0,
+    };
+    let (start, text) = match before.kind() {
+        "(" | "," => ((line_start, line_point), line),
+        _ => {
+            // Keeps what follows the last argument (a comment, the line end) as it was.
+            let rest = String::from_utf8_lossy(&src[before.end_byte()..line_start]);
+            (
+                (before.end_byte(), before.end_position()),
+                format!(",{rest}{line}"),
+            )
+        }
+    };
+    let range = tree_sitter::Range {
+        start_byte: start.0,
+        end_byte: line_start,
+        start_point: start.1,
+        end_point: line_point,
+    };
+    Some((range, text))
+}
+
+/// The indentation of the arguments that start a line, or one level (four spaces, or a tab
+/// where the parenthesis is tab-indented) deeper than the closing parenthesis.
+fn argument_indent(arguments: Node<'_>, close: Node<'_>, src: &[u8]) -> String {
+    let leading = |node: Node<'_>| {
+        let start = node.start_byte() - node.start_position().column;
+        let before = &src[start..node.start_byte()];
+        before
+            .iter()
+            .all(|b| *b == b' ' || *b == b'\t')
+            .then(|| String::from_utf8_lossy(before).into_owned())
+    };
+    let starts_line = super::syntax::args(arguments)
+        .into_iter()
+        .rev()
+        .find_map(leading);
+    starts_line.unwrap_or_else(|| {
+        let close_indent = leading(close).unwrap_or_default();
+        let unit = if close_indent.contains('\t') {
+            "\t"
+        } else {
+            "    "
+        };
+        format!("{close_indent}{unit}")
+    })
 }
 
 fn rich_console(py: &Py<'_>, call: Node<'_>, arguments: Node<'_>, out: &mut Vec<Hit>) {

@@ -288,13 +288,81 @@ impl<'t> Rs<'t> {
             "write" | "writeln"
                 if self.macro_target_is_stdout(tokens) && !self.tokens_hold_json(tokens) =>
             {
-                out.push(Hit::write(
+                let hit = Hit::write(
                     node,
                     format!("{name}! to std::io::stdout() writes to {CHANNEL}."),
                     "Write to std::io::stderr() instead.",
-                ));
+                );
+                out.push(self.macro_target_to_stderr(tokens, hit));
             }
             _ => {}
+        }
+    }
+
+    /// `std::io::stdout()`, `io::stdout()` or `stdout()` (maybe `.lock()`ed) written where
+    /// the write is becomes the same call of `stderr`; a stream bound elsewhere is left alone.
+    fn stdout_call_to_stderr(&self, value: Node<'t>, hit: Hit) -> Hit {
+        let locked = value
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "field_expression")
+            .filter(|f| {
+                f.child_by_field_name("field")
+                    .is_some_and(|n| text(n, self.src) == "lock")
+            })
+            .and_then(|f| f.child_by_field_name("value"));
+        let call = locked.unwrap_or(value);
+        let Some(function) = call
+            .child_by_field_name("function")
+            .filter(|_| call.kind() == "call_expression")
+            .filter(|f| self.full_path(*f).as_deref() == Some("std::io::stdout"))
+        else {
+            return hit;
+        };
+        match function.child_by_field_name("name") {
+            // `io::stdout` and `std::io::stdout` name a module that also has `stderr`.
+            Some(name) if text(name, self.src) == "stdout" => {
+                hit.edit(name, "stderr", "Replace stdout() with stderr()")
+            }
+            _ => hit.edit(
+                function,
+                "std::io::stderr",
+                "Replace stdout() with std::io::stderr()",
+            ),
+        }
+    }
+
+    /// `write!(io::stdout(), ...)`: the same rewrite on the macro's first token trees.
+    fn macro_target_to_stderr(&self, tokens: Node<'t>, hit: Hit) -> Hit {
+        let mut cursor = tokens.walk();
+        let target: Vec<Node<'t>> = tokens
+            .children(&mut cursor)
+            .skip(1)
+            .take_while(|c| c.kind() != ",")
+            .collect();
+        // The called path: the identifiers and `::` before the first `()`.
+        let Some(call_at) = target.iter().position(|t| t.kind() == "token_tree") else {
+            return hit;
+        };
+        let path_start = target[..call_at]
+            .iter()
+            .rposition(|t| !matches!(t.kind(), "identifier" | "::"))
+            .map_or(0, |i| i + 1);
+        let path = &target[path_start..call_at];
+        let written: String = path.iter().map(|t| text(*t, self.src)).collect();
+        let (Some(last), true) = (
+            path.last().filter(|l| l.kind() == "identifier"),
+            self.resolve_path(&written).as_deref() == Some("std::io::stdout"),
+        ) else {
+            return hit;
+        };
+        if written.contains("::") && text(*last, self.src) == "stdout" {
+            hit.edit(*last, "stderr", "Replace stdout() with stderr()")
+        } else {
+            hit.edit_range(
+                super::span(path[0], *last),
+                "std::io::stderr",
+                "Replace stdout() with std::io::stderr()",
+            )
         }
     }
 
@@ -347,11 +415,12 @@ impl<'t> Rs<'t> {
                 if arguments.first().is_some_and(|a| self.mentions_json(*a, 0)) {
                     return;
                 }
-                out.push(Hit::write(
+                let hit = Hit::write(
                     call,
                     format!("{} writes to {CHANNEL}.", quoted(function, self.src)),
                     "Write to std::io::stderr() instead.",
-                ));
+                );
+                out.push(self.stdout_call_to_stderr(value, hit));
             }
             if field == "chain"
                 && arguments

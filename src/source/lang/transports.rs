@@ -1,0 +1,435 @@
+//! What a JavaScript/TypeScript or Python module says about its transport, for telling the
+//! stdio path from modules that only serve HTTP (`source::reach` uses it): the server
+//! transports it creates, the local modules it loads (and whether a branch chooses them),
+//! and the writes that only run on the way to a failing exit.
+
+use super::syntax::{self, args, string_content, text};
+use super::Lang;
+use tree_sitter::{Node, Range};
+
+/// One module's transport facts.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleFacts {
+    /// Creates an HTTP or SSE server transport, or listens on a port.
+    pub serves_http: bool,
+    /// Creates a stdio transport or reads stdin itself.
+    pub serves_stdio: bool,
+    /// Connects a server to a transport (`server.connect(transport)`).
+    pub connects: bool,
+    pub loads: Vec<Load>,
+    /// Writes followed, in the same block and with only writes between, by a failing exit
+    /// (`process.exit(1)`): a usage or error text printed just before the process ends.
+    pub exit_writes: Vec<Range>,
+}
+
+/// A module loaded by another, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Load {
+    /// `./transports/http.js`; for Python a dotted name, leading dots for a relative one.
+    pub specifier: String,
+    /// Inside an `if`, a `switch` case or a conditional expression: a choice, such as a
+    /// launcher's choice of transport.
+    pub in_branch: bool,
+}
+
+impl ModuleFacts {
+    /// A module that serves HTTP and no stdio: what the stdio path must not load.
+    pub fn http_only(&self) -> bool {
+        self.serves_http && !self.serves_stdio
+    }
+}
+
+/// The facts of a parsed module, for the languages that have them.
+pub fn facts(lang: Lang, root: Node<'_>, src: &[u8]) -> Option<ModuleFacts> {
+    match lang {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => Some(javascript(lang, root, src)),
+        Lang::Python => Some(python(lang, root, src)),
+        _ => None,
+    }
+}
+
+const JS_HTTP_TRANSPORTS: &[&str] = &["StreamableHTTPServerTransport", "SSEServerTransport"];
+const JS_VISIT: &[&str] = &[
+    "import_statement",
+    "export_statement",
+    "call_expression",
+    "new_expression",
+    "member_expression",
+    "statement_block",
+    "switch_case",
+    "switch_default",
+    "program",
+];
+const JS_BRANCHES: &[&str] = &[
+    "if_statement",
+    "else_clause",
+    "switch_case",
+    "switch_default",
+    "ternary_expression",
+];
+
+fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
+    let mut facts = ModuleFacts::default();
+    let branches = syntax::kinds(lang, JS_BRANCHES);
+    syntax::walk(root, syntax::kinds(lang, JS_VISIT), |node, ancestors| {
+        let in_branch = ancestors.iter().any(|a| branches.has(*a));
+        match node.kind() {
+            "import_statement" | "export_statement" => {
+                if let Some(source) = node
+                    .child_by_field_name("source")
+                    .and_then(|s| string_content(s, src))
+                {
+                    facts.loads.push(Load {
+                        specifier: source,
+                        in_branch: false,
+                    });
+                }
+            }
+            "call_expression" => {
+                let Some(callee) = node.child_by_field_name("function") else {
+                    return;
+                };
+                match callee.kind() {
+                    "import" => load_call(node, src, in_branch, &mut facts),
+                    "identifier" if text(callee, src) == "require" => {
+                        load_call(node, src, in_branch, &mut facts)
+                    }
+                    "member_expression" => match property(callee, src) {
+                        "listen" => facts.serves_http = true,
+                        "connect" => facts.connects = true,
+                        _ => {}
+                    },
+                    _ => {}
+                }
+            }
+            "new_expression" => {
+                let name = node
+                    .child_by_field_name("constructor")
+                    .map(|c| match c.kind() {
+                        "member_expression" => property(c, src),
+                        _ => text(c, src),
+                    })
+                    .unwrap_or("");
+                if JS_HTTP_TRANSPORTS.contains(&name) {
+                    facts.serves_http = true;
+                } else if name == "StdioServerTransport" {
+                    facts.serves_stdio = true;
+                }
+            }
+            // A server that reads stdin itself speaks stdio, whatever else it serves.
+            "member_expression" => {
+                if text(node, src) == "process.stdin" {
+                    facts.serves_stdio = true;
+                }
+            }
+            _ => {
+                let statements = args(node);
+                js_exit_writes(&statements, src, &mut facts.exit_writes);
+            }
+        }
+    });
+    facts
+}
+
+fn property<'a>(member: Node<'_>, src: &'a [u8]) -> &'a str {
+    member
+        .child_by_field_name("property")
+        .map_or("", |p| text(p, src))
+}
+
+/// `import("./x.js")`, `require("./x")`: a load when the specifier is a literal.
+fn load_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFacts) {
+    let specifier = call
+        .child_by_field_name("arguments")
+        .and_then(|a| args(a).first().copied())
+        .and_then(|s| string_content(s, src));
+    if let Some(specifier) = specifier {
+        facts.loads.push(Load {
+            specifier,
+            in_branch,
+        });
+    }
+}
+
+/// In one block: the writes just before `process.exit(N)` with N a non-zero number.
+fn js_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Range>) {
+    fn call_of(statement: Node<'_>) -> Option<Node<'_>> {
+        Some(statement)
+            .filter(|s| s.kind() == "expression_statement")
+            .and_then(|s| s.named_child(0))
+            .filter(|c| c.kind() == "call_expression")
+    }
+    let callee = |statement: Node<'t>| {
+        call_of(statement)
+            .and_then(|c| c.child_by_field_name("function"))
+            .map_or("", |f| text(f, src))
+    };
+    let is_write = |statement: Node<'t>| {
+        let callee = callee(statement);
+        callee.starts_with("console.")
+            || matches!(callee, "process.stdout.write" | "process.stderr.write")
+    };
+    for (i, statement) in statements.iter().enumerate() {
+        let code = call_of(*statement)
+            .filter(|_| callee(*statement) == "process.exit")
+            .and_then(|c| c.child_by_field_name("arguments"))
+            .map(args)
+            .and_then(|a| a.first().map(|n| text(*n, src).to_string()));
+        let failing = code.is_some_and(|c| c.parse::<i64>().is_ok_and(|n| n != 0));
+        if !failing {
+            continue;
+        }
+        for write in statements[..i].iter().rev().take_while(|s| is_write(**s)) {
+            out.push(write.range());
+        }
+    }
+}
+
+const PY_VISIT: &[&str] = &[
+    "module",
+    "block",
+    "import_statement",
+    "import_from_statement",
+    "call",
+    "identifier",
+    "attribute",
+];
+const PY_BRANCHES: &[&str] = &[
+    "if_statement",
+    "elif_clause",
+    "else_clause",
+    "conditional_expression",
+    "case_clause",
+];
+/// Methods that build or run an HTTP or SSE server (FastMCP, the low-level SDK, uvicorn).
+const PY_HTTP_METHODS: &[&str] = &[
+    "streamable_http_app",
+    "sse_app",
+    "http_app",
+    "run_sse_async",
+    "run_streamable_http_async",
+    "run_http_async",
+];
+const PY_HTTP_CLASSES: &[&str] = &["SseServerTransport", "StreamableHTTPSessionManager"];
+const PY_HTTP_TRANSPORTS: &[&str] = &["sse", "streamable-http", "streamable_http", "http"];
+
+fn python(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
+    let mut facts = ModuleFacts::default();
+    let branches = syntax::kinds(lang, PY_BRANCHES);
+    syntax::walk(root, syntax::kinds(lang, PY_VISIT), |node, ancestors| {
+        let in_branch = ancestors.iter().any(|a| branches.has(*a));
+        match node.kind() {
+            "import_statement" => {
+                let mut cursor = node.walk();
+                for name in node.children_by_field_name("name", &mut cursor) {
+                    let name = name.child_by_field_name("name").unwrap_or(name);
+                    facts.loads.push(Load {
+                        specifier: text(name, src).to_string(),
+                        in_branch,
+                    });
+                }
+            }
+            "import_from_statement" => {
+                let Some(module) = node.child_by_field_name("module_name") else {
+                    return;
+                };
+                let module = text(module, src).to_string();
+                // `from pkg import http`: `http` may be a module of the package.
+                let mut cursor = node.walk();
+                let names: Vec<String> = node
+                    .children_by_field_name("name", &mut cursor)
+                    .map(|n| text(n.child_by_field_name("name").unwrap_or(n), src).to_string())
+                    .collect();
+                for name in names {
+                    let joined = if module.ends_with('.') {
+                        format!("{module}{name}")
+                    } else {
+                        format!("{module}.{name}")
+                    };
+                    facts.loads.push(Load {
+                        specifier: joined,
+                        in_branch,
+                    });
+                }
+                facts.loads.push(Load {
+                    specifier: module,
+                    in_branch,
+                });
+            }
+            "call" => python_call(node, src, in_branch, &mut facts),
+            "module" | "block" => python_exit_writes(&args(node), src, &mut facts.exit_writes),
+            // A server that reads stdin itself speaks stdio, whatever else it serves.
+            "identifier" | "attribute" => {
+                if matches!(text(node, src), "stdio_server" | "sys.stdin") {
+                    facts.serves_stdio = true;
+                }
+            }
+            _ => {}
+        }
+    });
+    facts
+}
+
+/// In one block: the writes just before `sys.exit(N)`, `exit(N)` or `raise SystemExit(N)`
+/// with N a non-zero number or a message (which exits with 1).
+fn python_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Range>) {
+    let call_in = |statement: Node<'t>| {
+        let expression = statement.named_child(0)?;
+        let call = match (statement.kind(), expression.kind()) {
+            ("expression_statement" | "raise_statement", "call") => expression,
+            _ => return None,
+        };
+        let callee = text(call.child_by_field_name("function")?, src);
+        let first = call
+            .child_by_field_name("arguments")
+            .and_then(|a| args(a).first().copied());
+        Some((statement.kind(), callee, first))
+    };
+    let is_write = |statement: Node<'t>| {
+        call_in(statement).is_some_and(|(kind, callee, _)| {
+            kind == "expression_statement"
+                && matches!(
+                    callee,
+                    "print" | "sys.stdout.write" | "sys.stderr.write" | "click.echo" | "typer.echo"
+                )
+        })
+    };
+    for (i, statement) in statements.iter().enumerate() {
+        let failing = call_in(*statement).is_some_and(|(kind, callee, first)| {
+            let exits = match kind {
+                "raise_statement" => callee == "SystemExit",
+                _ => matches!(callee, "sys.exit" | "exit"),
+            };
+            let code = first.map(|f| (f.kind(), text(f, src)));
+            exits
+                && match code {
+                    Some(("integer", n)) => n.parse::<i64>().is_ok_and(|n| n != 0),
+                    Some((kind, _)) => kind == "string",
+                    None => false,
+                }
+        });
+        if failing {
+            for write in statements[..i].iter().rev().take_while(|s| is_write(**s)) {
+                out.push(write.range());
+            }
+        }
+    }
+}
+
+fn python_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFacts) {
+    let (Some(callee), Some(arguments)) = (
+        call.child_by_field_name("function"),
+        call.child_by_field_name("arguments"),
+    ) else {
+        return;
+    };
+    let name = match callee.kind() {
+        "attribute" => callee
+            .child_by_field_name("attribute")
+            .map_or("", |a| text(a, src)),
+        _ => text(callee, src),
+    };
+    let written = text(callee, src);
+    let values = args(arguments);
+    let transport = values.iter().find_map(|a| {
+        (a.kind() == "keyword_argument"
+            && a.child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == "transport"))
+        .then(|| a.child_by_field_name("value"))
+        .flatten()
+    });
+    if matches!(written, "importlib.import_module" | "import_module") {
+        if let Some(specifier) = values.first().and_then(|s| string_content(*s, src)) {
+            facts.loads.push(Load {
+                specifier,
+                in_branch,
+            });
+        }
+    } else if written == "uvicorn.run"
+        || PY_HTTP_METHODS.contains(&name)
+        || PY_HTTP_CLASSES.contains(&name)
+    {
+        facts.serves_http = true;
+    } else if name == "run_stdio_async" {
+        facts.serves_stdio = true;
+    } else if name == "run" && callee.kind() == "attribute" {
+        // FastMCP's run(): stdio unless its transport is a literal HTTP one. A transport
+        // chosen at run time may be stdio, so it counts as stdio.
+        match transport.map(|t| string_content(t, src)) {
+            Some(Some(t)) if PY_HTTP_TRANSPORTS.contains(&t.as_str()) => facts.serves_http = true,
+            Some(_) => facts.serves_stdio = true,
+            None if values.is_empty() => facts.serves_stdio = true,
+            None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(lang: Lang, src: &str) -> ModuleFacts {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).expect("grammar");
+        let tree = parser.parse(src, None).expect("parse");
+        facts(lang, tree.root_node(), src.as_bytes()).expect("facts")
+    }
+
+    #[test]
+    fn only_writes_right_before_a_failing_exit_are_exit_writes() {
+        let src = "if (bad) {\n  console.log('a');\n  console.error('b');\n  process.exit(2);\n}\n\
+                   if (v) {\n  console.log('v');\n  process.exit(0);\n}\n\
+                   if (w) {\n  console.log('w');\n  cleanup();\n  process.exit(1);\n}\n";
+        let rows: Vec<usize> = of(Lang::JavaScript, src)
+            .exit_writes
+            .iter()
+            .map(|r| r.start_point.row)
+            .collect();
+        assert_eq!(rows, vec![2, 1]);
+    }
+
+    #[test]
+    fn transports_and_loads_are_read_from_code_not_comments() {
+        let js = of(
+            Lang::TypeScript,
+            "// new StdioServerTransport()\nimport './a.js';\nif (x) { await import('./http.js'); }\nconst t = new StreamableHTTPServerTransport({});\n",
+        );
+        assert!(js.http_only());
+        assert_eq!(
+            js.loads,
+            vec![
+                Load {
+                    specifier: "./a.js".into(),
+                    in_branch: false
+                },
+                Load {
+                    specifier: "./http.js".into(),
+                    in_branch: true
+                },
+            ]
+        );
+        let stdin = of(
+            Lang::JavaScript,
+            "app.listen(3000);\nprocess.stdin.on('data', f);\n",
+        );
+        assert!(stdin.serves_http && stdin.serves_stdio && !stdin.http_only());
+        let py = of(
+            Lang::Python,
+            "from . import tools\nif http:\n    mcp.run(transport='sse')\nelse:\n    mcp.run(transport=args.transport)\n",
+        );
+        assert!(py.serves_http && py.serves_stdio);
+        assert_eq!(py.loads[0].specifier, ".tools");
+        assert!(of(Lang::Python, "uvicorn.run(app)\n").http_only());
+        let exits = of(
+            Lang::Python,
+            "if bad:\n    print('usage')\n    sys.exit(2)\nif ok:\n    print('bye')\n    sys.exit(0)\nif err:\n    print('e')\n    raise SystemExit('failed')\n",
+        );
+        let rows: Vec<usize> = exits
+            .exit_writes
+            .iter()
+            .map(|r| r.start_point.row)
+            .collect();
+        assert_eq!(rows, vec![1, 7]);
+        assert!(!of(Lang::Python, "mcp.run()\nuvicorn.run(app)\n").http_only());
+    }
+}
