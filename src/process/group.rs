@@ -141,13 +141,16 @@ impl GroupLeader {
         grace: Duration,
         term_grace: Duration,
     ) -> ShutdownReport {
+        // A server seen idle (every thread in a wait only an outside event or a known, later
+        // deadline ends) cannot exit within the grace by itself: escalate at once, with the
+        // outcome the full wait would have had.
         let path = if already_exited {
             ShutdownPath::AlreadyExited
-        } else if self.wait_exit_within(grace).await {
+        } else if self.wait_exit_unless_idle(grace).await {
             ShutdownPath::StdinClosed
         } else {
             let _ = killpg(self.pgid, Signal::SIGTERM);
-            if self.wait_exit_within(term_grace).await {
+            if self.wait_exit_unless_idle(term_grace).await {
                 ShutdownPath::Terminated
             } else {
                 let _ = killpg(self.pgid, Signal::SIGKILL);
@@ -186,6 +189,30 @@ impl GroupLeader {
 
     async fn wait_exit_within(&mut self, limit: Duration) -> bool {
         tokio::time::timeout(limit, self.wait_exit()).await.is_ok()
+    }
+
+    /// Waits up to `limit` for the leader to exit; false at once when the group is seen idle
+    /// until then (it would not have exited in time).
+    async fn wait_exit_unless_idle(&mut self, limit: Duration) -> bool {
+        let end = Instant::now() + limit;
+        let mut watch = super::idle::Watch::new(self.group_pids());
+        loop {
+            let slice = (Instant::now() + super::idle::CONFIRM).min(end);
+            if tokio::time::timeout_at(slice.into(), self.wait_exit())
+                .await
+                .is_ok()
+            {
+                return true;
+            }
+            if Instant::now() >= end || watch.idle_until(end) {
+                return false;
+            }
+        }
+    }
+
+    /// The pids of the group's live processes (the leader's included), for watching them.
+    pub fn group_pids(&self) -> Vec<i32> {
+        tree::group_pids(self.pgid.as_raw())
     }
 
     /// Kills what is left of the group, and the descendants that left it (`escaped`, taken

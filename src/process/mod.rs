@@ -3,6 +3,7 @@
 //! Nothing above this module touches a raw pid.
 
 mod group;
+pub mod idle;
 pub mod setup;
 mod tree;
 pub use tree::EscapedProcess;
@@ -311,6 +312,11 @@ impl ServerProcess {
     /// The server's pid.
     pub fn pid(&self) -> u32 {
         self.leader.pid()
+    }
+
+    /// A watch over the server's process group, to see it idle (see [`idle`]).
+    pub fn idle_watch(&self) -> idle::Watch {
+        idle::Watch::new(self.leader.group_pids())
     }
 
     /// Writes one framed message to the server's stdin. An error means the server stopped reading.

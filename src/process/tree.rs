@@ -142,6 +142,16 @@ pub fn escaped_holding(
     out
 }
 
+/// The pids of the live processes of group `pgid`.
+pub fn group_pids(pgid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| live_group(pid) == Some(pgid))
+        .collect()
+}
+
 /// The live processes of group `pgid`, described (`holds` stays empty).
 pub fn group_members(pgid: i32) -> Vec<EscapedProcess> {
     let Ok(dir) = std::fs::read_dir("/proc") else {

@@ -374,11 +374,20 @@ impl Session {
         if self.stream_end.is_none() && self.t.process.spawn_error.is_none() {
             self.phase = Phase::Settle;
             let settle_deadline = Instant::now() + self.plan.settle;
+            // Ends early once the server is seen idle until the window's end: it can write
+            // nothing late before then unless something reaches it from outside.
+            let mut watch = self.proc.idle_watch();
             loop {
                 self.flush_replies().await;
-                match self.pump(settle_deadline).await {
-                    Pumped::Progress => {}
-                    Pumped::Deadline | Pumped::Ended => break,
+                let slice = (Instant::now() + crate::process::idle::CONFIRM).min(settle_deadline);
+                match self.pump(slice).await {
+                    Pumped::Progress => watch.reset(),
+                    Pumped::Ended => break,
+                    Pumped::Deadline => {
+                        if Instant::now() >= settle_deadline || watch.idle_until(settle_deadline) {
+                            break;
+                        }
+                    }
                 }
             }
         }

@@ -51,6 +51,14 @@ impl Transport {
         }
     }
 
+    /// A watch that sees the local server idle; a remote server is never seen idle.
+    pub fn idle_watch(&self) -> crate::process::idle::Watch {
+        match self {
+            Transport::Stdio(p) => p.idle_watch(),
+            Transport::Http(_) | Transport::Legacy(_) => crate::process::idle::Watch::default(),
+        }
+    }
+
     /// Cancel-safe. A remote server never exits.
     pub async fn next_event(&mut self) -> ProcessEvent {
         match self {
