@@ -379,6 +379,9 @@ impl Session {
             let mut watch = self.proc.idle_watch();
             loop {
                 self.flush_replies().await;
+                if !self.proc.late_output_possible() {
+                    break;
+                }
                 let slice = (Instant::now() + crate::process::idle::CONFIRM).min(settle_deadline);
                 match self.pump(slice).await {
                     Pumped::Progress => watch.reset(),

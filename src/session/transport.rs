@@ -51,6 +51,15 @@ impl Transport {
         }
     }
 
+    /// Whether anything can still come from the server without a request: over stdio
+    /// always; over Streamable HTTP only while a message is queued or the GET stream is open.
+    pub fn late_output_possible(&self) -> bool {
+        match self {
+            Transport::Stdio(_) | Transport::Legacy(_) => true,
+            Transport::Http(h) => h.may_deliver_unasked(),
+        }
+    }
+
     /// A watch that sees the local server idle; a remote server is never seen idle.
     pub fn idle_watch(&self) -> crate::process::idle::Watch {
         match self {

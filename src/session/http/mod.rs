@@ -482,6 +482,12 @@ impl HttpTransport {
         self.bytes
     }
 
+    /// Whether a message can still arrive without a request: one queued, or the standalone
+    /// GET stream open. Without either, nothing comes late over Streamable HTTP.
+    pub fn may_deliver_unasked(&self) -> bool {
+        !self.queue.is_empty() || self.get.is_some()
+    }
+
     /// Runs the transport probes (when asked), ends the session (DELETE) and hands back the
     /// record.
     pub async fn finish(&mut self) -> HttpRecord {
