@@ -66,7 +66,7 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
             } => (
                 PLACEHOLDER_COMMAND.to_string(),
                 setup,
-                Origin::Placeholder(why),
+                Origin::Placeholder(why.0),
             ),
         },
     };

@@ -11,10 +11,15 @@ pub struct Plan {
     /// Shell command run before the server, through `sh -c`.
     pub setup: Option<String>,
     /// The command that starts the server, or why the files do not say.
-    pub command: Result<String, String>,
+    pub command: Result<String, Unsure>,
     /// The files the plan was read from, for the message (empty: nothing was found).
     pub basis: Vec<&'static str>,
 }
+
+/// Why the repository's files do not say how its server starts: the workflow's TODO
+/// comment and init's message give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsure(pub String);
 
 /// Node first (a package.json is the stronger sign), then Python; a project that names its
 /// entry wins over one that does not.
@@ -33,10 +38,10 @@ pub fn detect(root: &Path) -> Plan {
         (None, Some(p)) => p,
         (None, None) => Plan {
             setup: None,
-            command: Err(
+            command: Err(Unsure(
                 "no package.json, pyproject.toml, requirements.txt, server.py or main.py here"
                     .into(),
-            ),
+            )),
             basis: Vec::new(),
         },
     }

@@ -1,7 +1,7 @@
 //! A Node project: the package manager from its lockfile, the build step from its scripts,
 //! the entry from `bin`, `main` or `exports` of package.json.
 
-use super::detect::{is_plain_path, Plan};
+use super::detect::{is_plain_path, Plan, Unsure};
 use serde_json::Value;
 use std::path::Path;
 
@@ -87,7 +87,7 @@ pub fn plan(root: &Path) -> Plan {
     let Ok(pkg) = serde_json::from_str::<Value>(&text) else {
         return Plan {
             setup: Some(manager.install().to_string()),
-            command: Err("package.json is not valid JSON".into()),
+            command: Err(Unsure("package.json is not valid JSON".into())),
             basis,
         };
     };
@@ -102,15 +102,15 @@ pub fn plan(root: &Path) -> Plan {
             .iter()
             .any(|ext| path.ends_with(ext));
         if typescript && manager != Manager::Bun {
-            return Err(format!(
+            return Err(Unsure(format!(
                 "package.json's {field} is {path}, TypeScript, which node does not run: point it at the built JavaScript"
-            ));
+            )));
         }
         // npm, pnpm and yarn 1 run `prepare` on install.
         if !root.join(&path).is_file() && !build && !script("prepare") {
-            return Err(format!(
+            return Err(Unsure(format!(
                 "package.json's {field} is {path}, which is not in the repository, and no build script makes it"
-            ));
+            )));
         }
         Ok(format!("{} {path}", manager.runtime()))
     });
@@ -123,7 +123,7 @@ pub fn plan(root: &Path) -> Plan {
 
 /// The file the package runs, and the field it came from: `bin` (one command, or the one
 /// named after the package), else `main`, else `exports`, else npm's default `index.js`.
-fn entry(pkg: &Value, root: &Path) -> Result<(String, &'static str), String> {
+fn entry(pkg: &Value, root: &Path) -> Result<(String, &'static str), Unsure> {
     let name = pkg["name"].as_str().unwrap_or_default();
     let short = name.rsplit('/').next().unwrap_or(name);
     let bin = match &pkg["bin"] {
@@ -144,16 +144,16 @@ fn entry(pkg: &Value, root: &Path) -> Result<(String, &'static str), String> {
         (None, None, Some(e)) => (e, "exports"),
         (None, None, None) if root.join("index.js").is_file() => ("index.js", "default main"),
         (None, None, None) => {
-            return Err(
+            return Err(Unsure(
                 "package.json names no bin, main or exports, and there is no index.js".into(),
-            )
+            ))
         }
     };
     let path = path.strip_prefix("./").unwrap_or(path);
     if !is_plain_path(path) {
-        return Err(format!(
+        return Err(Unsure(format!(
             "package.json's {field} is not a plain relative path"
-        ));
+        )));
     }
     Ok((path.to_string(), field))
 }
@@ -186,7 +186,7 @@ mod tests {
         dir
     }
 
-    fn setup_and_command(files: &[(&str, &str)]) -> (String, Result<String, String>) {
+    fn setup_and_command(files: &[(&str, &str)]) -> (String, Result<String, Unsure>) {
         let dir = repo(files);
         let plan = plan(dir.path());
         (plan.setup.expect("node always has a setup"), plan.command)
@@ -311,7 +311,7 @@ mod tests {
             (vec![("package.json", "{")], "not valid JSON"),
         ] {
             let (_, command) = setup_and_command(&files);
-            let err = command.expect_err(why);
+            let err = command.expect_err(why).0;
             assert!(err.contains(why), "{err}");
         }
     }

@@ -1,7 +1,7 @@
 //! A Python project: the installer from its lockfile or requirements, the entry from
 //! `[project.scripts]` (or poetry's) or a `server.py`/`main.py` at the root.
 
-use super::detect::{is_plain_path, Plan};
+use super::detect::{is_plain_path, Plan, Unsure};
 use std::path::Path;
 
 /// How the project's dependencies are installed. The Action's image has pip (into the
@@ -59,7 +59,9 @@ pub fn plan(root: &Path) -> Option<Plan> {
     let script = if project {
         script(&pyproject, installer == Installer::Poetry)
     } else {
-        Err("no pyproject.toml declares [project.scripts]".into())
+        Err(Unsure(
+            "no pyproject.toml declares [project.scripts]".into(),
+        ))
     };
     let command = match (script, server_file) {
         (Ok(script), _) => Ok(match installer {
@@ -75,7 +77,10 @@ pub fn plan(root: &Path) -> Option<Plan> {
                 Installer::Pip => format!("python3 {file}"),
             })
         }
-        (Err(why), None) => Err(format!("{why}, and there is no server.py or main.py")),
+        (Err(why), None) => Err(Unsure(format!(
+            "{}, and there is no server.py or main.py",
+            why.0
+        ))),
     };
     Some(Plan {
         setup,
@@ -86,7 +91,7 @@ pub fn plan(root: &Path) -> Option<Plan> {
 
 /// The console script that starts the server: the only one, or the one named after the
 /// project.
-fn script(pyproject: &str, poetry: bool) -> Result<String, String> {
+fn script(pyproject: &str, poetry: bool) -> Result<String, Unsure> {
     let mut scripts = table(pyproject, "project.scripts");
     let mut name = value(pyproject, "project", "name");
     if poetry {
@@ -96,7 +101,9 @@ fn script(pyproject: &str, poetry: bool) -> Result<String, String> {
     scripts.retain(|(k, _)| is_plain_path(k) && !k.contains('/'));
     let normal = |s: &str| s.to_ascii_lowercase().replace(['_', '.'], "-");
     match scripts.as_slice() {
-        [] => Err("pyproject.toml declares no [project.scripts]".into()),
+        [] => Err(Unsure(
+            "pyproject.toml declares no [project.scripts]".into(),
+        )),
         [(only, _)] => Ok(only.clone()),
         several => {
             let name = name.map(|n| normal(&n)).unwrap_or_default();
@@ -105,10 +112,10 @@ fn script(pyproject: &str, poetry: bool) -> Result<String, String> {
                 .find(|(k, _)| normal(k) == name)
                 .map(|(k, _)| k.clone())
                 .ok_or_else(|| {
-                    format!(
+                    Unsure(format!(
                         "pyproject.toml declares {} scripts, none named after the project",
                         several.len()
-                    )
+                    ))
                 })
         }
     }
@@ -194,7 +201,7 @@ mod tests {
         dir
     }
 
-    fn setup_and_command(files: &[(&str, &str)]) -> (Option<String>, Result<String, String>) {
+    fn setup_and_command(files: &[(&str, &str)]) -> (Option<String>, Result<String, Unsure>) {
         let dir = repo(files);
         let plan = plan(dir.path()).expect("python");
         (plan.setup, plan.command)
@@ -257,7 +264,8 @@ mod tests {
         let unnamed = "[project]\nname = \"x\"\n[project.scripts]\na = \"a:b\"\nb = \"b:c\"\n";
         let err = setup_and_command(&[("pyproject.toml", unnamed)])
             .1
-            .expect_err("unsure");
+            .expect_err("unsure")
+            .0;
         assert!(
             err.contains("2 scripts, none named after the project"),
             "{err}"
@@ -273,7 +281,7 @@ mod tests {
         let (setup, command) =
             setup_and_command(&[("pyproject.toml", "[project]\nname = \"x\"\n")]);
         assert_eq!(setup.as_deref(), Some("python3 -m pip install ."));
-        let err = command.expect_err("unsure");
+        let err = command.expect_err("unsure").0;
         assert!(err.contains("no server.py or main.py"), "{err}");
         for odd in [
             "[project.scripts]\n\"a b\" = \"x:y\"\n",
