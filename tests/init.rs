@@ -14,11 +14,23 @@ fn init(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
 #[test]
 fn init_writes_the_workflow_and_never_overwrites_unasked() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        dir.path().join("package.json"),
-        r#"{"name": "s", "bin": {"s": "dist/index.js"}}"#,
-    )
-    .expect("write package.json");
+    // A repository where `npm ci` and `node dist/index.js` work: a lockfile, and the entry
+    // committed (no build script).
+    for (name, content) in [
+        (
+            "package.json",
+            r#"{"name": "s", "bin": {"s": "dist/index.js"}}"#,
+        ),
+        (
+            "package-lock.json",
+            r#"{"name": "s", "lockfileVersion": 3}"#,
+        ),
+        ("dist/index.js", ""),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, content).expect("write");
+    }
     let out = init(dir.path(), &[]);
     assert_eq!(
         out.status.code(),
@@ -105,4 +117,92 @@ fn init_refuses_a_command_the_action_could_not_split() {
         assert!(stderr.contains(expected), "{stderr}");
         assert!(!dir.path().join(".github").exists(), "nothing written");
     }
+}
+
+/// The repository (name, content pairs) in a fresh temporary directory.
+fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, content) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, content).expect("write");
+    }
+    dir
+}
+
+fn written(dir: &std::path::Path) -> String {
+    std::fs::read_to_string(dir.join(".github/workflows/mcpcheck.yml")).expect("workflow written")
+}
+
+#[test]
+fn init_reads_setup_and_command_from_the_project_instead_of_guessing() {
+    // The cases of issue 28 item 11, each once through the binary (the rules are unit-tested
+    // in src/app/init/).
+    for (files, setup, command) in [
+        (
+            vec![(
+                "pyproject.toml",
+                "[project]\nname = \"my-server\"\n\n[project.scripts]\nmy-server = \"my_server:main\"\n",
+            )],
+            Some("python3 -m pip install ."),
+            "my-server",
+        ),
+        (
+            vec![
+                (
+                    "package.json",
+                    r#"{"name": "s", "main": "dist/index.js", "scripts": {"build": "tsc"}}"#,
+                ),
+                ("package-lock.json", "{}"),
+            ],
+            Some("npm ci && npm run build"),
+            "node dist/index.js",
+        ),
+        (
+            vec![("package.json", r#"{"name": "s", "bin": "cli.js"}"#), ("cli.js", "")],
+            Some("npm install"),
+            "node cli.js",
+        ),
+    ] {
+        let dir = repository(&files);
+        let out = init(dir.path(), &[]);
+        assert_eq!(out.status.code(), Some(0), "{files:?}");
+        let text = written(dir.path());
+        assert!(text.contains(&format!("command: '{command}'")), "{text}");
+        match setup {
+            Some(s) => assert!(text.contains(&format!("setup: '{s}'")), "{text}"),
+            None => assert!(!text.contains("setup:"), "{text}"),
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.starts_with("wrote .github/workflows/mcpcheck.yml (setup and command read from"),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn init_writes_the_placeholder_when_the_entry_is_unknown_and_says_what_to_replace() {
+    // A package.json without bin, main or exports: no `node index.js` guess, but the
+    // install step is still known.
+    let dir = repository(&[("package.json", r#"{"name": "s"}"#)]);
+    let out = init(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = written(dir.path());
+    assert!(!text.contains("command: 'node"), "{text}");
+    assert!(
+        text.contains("command: 'REPLACE-ME-with-the-command-that-starts-your-server'"),
+        "{text}"
+    );
+    assert!(text.contains("setup: 'npm install'"), "{text}");
+    assert!(
+        text.contains("Why: package.json names no bin, main or exports"),
+        "{text}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first = stdout.lines().next().expect("a line");
+    assert_eq!(
+        first,
+        "wrote .github/workflows/mcpcheck.yml with a placeholder command (package.json names no bin, main or exports, and there is no index.js): replace REPLACE-ME-with-the-command-that-starts-your-server with the command that starts your server over stdio, or run again with --command:"
+    );
 }

@@ -95,7 +95,7 @@ pub struct InitArgs {
     /// Overwrite an existing workflow file.
     #[arg(long)]
     pub force: bool,
-    /// How the server is started, as one shell-style string (default: guessed from the repository).
+    /// How the server is started, as one shell-style string (default: read from the lockfile and manifest, else a placeholder to replace).
     #[arg(long, value_name = "COMMAND")]
     pub command: Option<String>,
     /// Repository root to write into [default: the current directory].

@@ -1,12 +1,16 @@
 //! `mcpcheck init`: writes `.github/workflows/mcpcheck.yml` for the user's repository, with
 //! the permissions the Action needs and the SARIF upload step. Never overwrites unasked.
 
+mod detect;
+mod node;
+mod python;
+
 use super::cli::InitArgs;
 use crate::error::Error;
 use crate::finding::excerpt;
 use crate::report::document::{REPOSITORY_URL, TOOL_VERSION};
+use detect::Plan;
 use std::io::Write;
-use std::path::Path;
 
 pub const WORKFLOW_PATH: &str = ".github/workflows/mcpcheck.yml";
 /// actions/checkout v6.0.2 and github/codeql-action v4.38.1, pinned by commit.
@@ -18,14 +22,14 @@ const UPLOAD_SARIF: &str =
 pub const PLACEHOLDER_COMMAND: &str = "REPLACE-ME-with-the-command-that-starts-your-server";
 
 /// Where the workflow's command came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Origin {
     /// `--command`.
     Given,
-    /// Read from the project's files (package.json, server.py…): worth a check.
-    Guessed,
-    /// Nothing to go on: a marked placeholder the user must replace.
-    Placeholder,
+    /// Read from these files of the project (lockfile, package.json…): worth a check.
+    Detected(Vec<&'static str>),
+    /// The files do not say how the server starts (why): a marked placeholder to replace.
+    Placeholder(String),
 }
 
 pub fn run(args: &InitArgs) -> Result<(), Error> {
@@ -49,7 +53,22 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
     }
     let (command, setup, origin) = match &args.command {
         Some(c) => (c.clone(), None, Origin::Given),
-        None => guess(&root),
+        None => match detect::detect(&root) {
+            Plan {
+                setup,
+                command: Ok(command),
+                basis,
+            } => (command, setup, Origin::Detected(basis)),
+            Plan {
+                setup,
+                command: Err(why),
+                ..
+            } => (
+                PLACEHOLDER_COMMAND.to_string(),
+                setup,
+                Origin::Placeholder(why.0),
+            ),
+        },
     };
     if command.contains(['\n', '\r']) {
         return Err(Error::Usage(
@@ -72,7 +91,7 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
             )))
         }
     }
-    let text = workflow(&command, setup.as_deref(), origin);
+    let text = workflow(&command, setup.as_deref(), &origin);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
@@ -80,63 +99,20 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
     std::fs::write(&path, &text)
         .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
     let mut out = std::io::stdout().lock();
-    let _ = write!(
-        out,
-        "wrote {WORKFLOW_PATH}{}:\n\n{text}",
-        match origin {
-            Origin::Given => "",
-            Origin::Guessed => " (check the guessed command)",
-            Origin::Placeholder =>
-                " with a placeholder command: no server was found here, so replace it (or run again with --command)",
-        }
-    );
+    let note = match &origin {
+        Origin::Given => String::new(),
+        Origin::Detected(basis) => format!(
+            " (setup and command read from {}: check them)",
+            basis.join(", ")
+        ),
+        Origin::Placeholder(why) => format!(
+            " with a placeholder command ({}): replace {PLACEHOLDER_COMMAND} with the command that starts your server over stdio, or run again with --command",
+            one_line(why)
+        ),
+    };
+    let _ = write!(out, "wrote {WORKFLOW_PATH}{note}:\n\n{text}");
     let _ = out.flush();
     Ok(())
-}
-
-/// A best guess at how the server starts: (command, setup, where it came from).
-fn guess(root: &Path) -> (String, Option<String>, Origin) {
-    if let Ok(text) = std::fs::read_to_string(root.join("package.json")) {
-        let pkg: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-        let bin = match &pkg["bin"] {
-            serde_json::Value::String(s) => Some(s.clone()),
-            serde_json::Value::Object(o) => o.values().find_map(|v| v.as_str().map(String::from)),
-            _ => None,
-        };
-        let entry = bin.or_else(|| pkg["main"].as_str().map(String::from));
-        if let Some(entry) = entry.filter(|e| is_plain_path(e)) {
-            return (
-                format!("node {entry}"),
-                Some("npm ci".into()),
-                Origin::Guessed,
-            );
-        }
-        return (
-            "node index.js".into(),
-            Some("npm ci".into()),
-            Origin::Guessed,
-        );
-    }
-    for script in ["server.py", "main.py", "src/server.py"] {
-        if root.join(script).is_file() {
-            let setup = root
-                .join("requirements.txt")
-                .is_file()
-                .then(|| "pip install -r requirements.txt".to_string());
-            return (format!("python3 {script}"), setup, Origin::Guessed);
-        }
-    }
-    if root.join("pyproject.toml").is_file() {
-        return ("uv run server.py".into(), None, Origin::Guessed);
-    }
-    (PLACEHOLDER_COMMAND.into(), None, Origin::Placeholder)
-}
-
-fn is_plain_path(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() < 200
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./@".contains(c))
 }
 
 /// A YAML single-quoted scalar: nothing in it is interpreted but `''`.
@@ -144,18 +120,24 @@ fn yaml_quote(s: &str) -> String {
     format!("'{}'", excerpt(s, 1_000).replace('\'', "''"))
 }
 
-fn workflow(command: &str, setup: Option<&str>, origin: Origin) -> String {
+/// A reason fit for one line of text or a YAML comment: no control characters.
+fn one_line(s: &str) -> String {
+    excerpt(s, 200).replace(|c: char| c.is_control(), " ")
+}
+
+fn workflow(command: &str, setup: Option<&str>, origin: &Origin) -> String {
     let action = REPOSITORY_URL
         .strip_prefix("https://github.com/")
         .unwrap_or("mcpcheck/mcpcheck");
     let guess_note = match origin {
-        Origin::Given => "",
-        Origin::Guessed => {
-            "          # Guessed by mcpcheck init: the command that starts your MCP server over stdio.\n"
+        Origin::Given => String::new(),
+        Origin::Detected(_) => {
+            "          # Read by mcpcheck init from the project's files: how it installs, and the\n          # command that starts your MCP server over stdio.\n".into()
         }
-        Origin::Placeholder => {
-            "          # TODO: mcpcheck init found no server here. Replace the placeholder below with\n          # the command that starts your MCP server over stdio (e.g. 'node dist/index.js').\n"
-        }
+        Origin::Placeholder(why) => format!(
+            "          # TODO: mcpcheck init found no server here.\n          # Why: {}.\n          # Replace the placeholder below with the command that starts your MCP server\n          # over stdio (e.g. 'node dist/index.js').\n",
+            one_line(why)
+        ),
     };
     let setup_line = setup
         .map(|s| format!("          setup: {}\n", yaml_quote(s)))
@@ -211,7 +193,7 @@ mod tests {
 
     #[test]
     fn workflow_has_the_permissions_and_the_upload_step() {
-        let text = workflow("node dist/index.js", Some("npm ci"), Origin::Given);
+        let text = workflow("node dist/index.js", Some("npm ci"), &Origin::Given);
         for needle in [
             "security-events: write",
             "pull-requests: write",

@@ -73,11 +73,22 @@ fn explain_and_rules() {
 #[test]
 fn init_workflow_and_message() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        dir.path().join("package.json"),
-        r#"{"name": "s", "bin": {"s": "dist/index.js"}}"#,
-    )
-    .expect("package.json");
+    // A repository `npm ci` + `node dist/index.js` are right for: a lockfile, the entry built.
+    for (name, content) in [
+        (
+            "package.json",
+            r#"{"name": "s", "bin": {"s": "dist/index.js"}}"#,
+        ),
+        (
+            "package-lock.json",
+            r#"{"name": "s", "lockfileVersion": 3}"#,
+        ),
+        ("dist/index.js", ""),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, content).expect("write");
+    }
     let r = run(mcpcheck().current_dir(dir.path()).arg("init"));
     assert_eq!((r.exit, r.stderr.as_str()), (0, ""));
     let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/mcpcheck.yml"))

@@ -16,6 +16,7 @@ pub mod snapshot;
 pub mod source;
 pub mod sweep;
 pub mod workspace;
+pub mod yaml;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
