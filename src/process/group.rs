@@ -195,7 +195,7 @@ impl GroupLeader {
     /// until then (it would not have exited in time).
     async fn wait_exit_unless_idle(&mut self, limit: Duration) -> bool {
         let end = Instant::now() + limit;
-        let mut watch = super::idle::Watch::new(self.group_pids());
+        let mut watch = super::idle::Watch::group(self.pgid.as_raw());
         loop {
             let slice = (Instant::now() + super::idle::CONFIRM).min(end);
             if tokio::time::timeout_at(slice.into(), self.wait_exit())
@@ -210,9 +210,9 @@ impl GroupLeader {
         }
     }
 
-    /// The pids of the group's live processes (the leader's included), for watching them.
-    pub fn group_pids(&self) -> Vec<i32> {
-        tree::group_pids(self.pgid.as_raw())
+    /// A watch over the group, to see it idle.
+    pub fn idle_watch(&self) -> super::idle::Watch {
+        super::idle::Watch::group(self.pgid.as_raw())
     }
 
     /// Kills what is left of the group, and the descendants that left it (`escaped`, taken

@@ -36,6 +36,11 @@ impl Snapshot {
             for entry in dir {
                 let tid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
                 let base = format!("/proc/{pid}/task/{tid}");
+                // Asleep and interruptible: not running, not in disk I/O (a read of a file
+                // blocked on the disk is in state D, and ends by itself).
+                if !sleeping(&base)? {
+                    return None;
+                }
                 let line = std::fs::read_to_string(format!("{base}/syscall")).ok()?;
                 let line = line.trim().to_string();
                 match blocked(pid, &line, || last_ran(&base))? {
@@ -60,13 +65,18 @@ impl Snapshot {
 /// same waits and none ends before the moment asked about.
 #[derive(Debug, Default)]
 pub struct Watch {
-    pids: Vec<i32>,
+    /// The process group watched: its members are read again at every look, so a process
+    /// started since (a shell's subshell, a launcher's child) is watched too.
+    pgid: Option<i32>,
     last: Option<(Instant, Snapshot)>,
 }
 
 impl Watch {
-    pub fn new(pids: Vec<i32>) -> Self {
-        Self { pids, last: None }
+    pub fn group(pgid: i32) -> Self {
+        Self {
+            pgid: Some(pgid),
+            last: None,
+        }
     }
 
     /// Something happened (output came): what was seen before no longer counts.
@@ -76,10 +86,14 @@ impl Watch {
 
     /// Whether the processes are idle until `until`, judged from this look and the last.
     pub fn idle_until(&mut self, until: Instant) -> bool {
-        if self.pids.is_empty() {
+        let Some(pgid) = self.pgid else {
+            return false;
+        };
+        let pids = super::tree::group_pids(pgid);
+        if pids.is_empty() {
             return false;
         }
-        let Some(now) = Snapshot::take(&self.pids) else {
+        let Some(now) = Snapshot::take(&pids) else {
             self.last = None;
             return false;
         };
@@ -93,6 +107,13 @@ impl Watch {
             }
         }
     }
+}
+
+/// Whether a thread is in interruptible sleep (`S` in its stat).
+fn sleeping(task: &str) -> Option<bool> {
+    let stat = std::fs::read_to_string(format!("{task}/stat")).ok()?;
+    let state = stat.rsplit_once(')')?.1.split_whitespace().next()?;
+    Some(state == "S")
 }
 
 /// Voluntary and involuntary context switches of one thread.
@@ -320,8 +341,20 @@ mod tests {
         false
     }
 
+    /// The interpreter itself, not a version manager's shim (a shell that waits for it).
+    fn interpreter() -> String {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3");
+        String::from_utf8(out.stdout)
+            .expect("utf8")
+            .trim()
+            .to_string()
+    }
+
     fn python(code: &str) -> std::process::Child {
-        Command::new("python3")
+        Command::new(interpreter())
             .args(["-c", code])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())

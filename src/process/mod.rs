@@ -316,7 +316,7 @@ impl ServerProcess {
 
     /// A watch over the server's process group, to see it idle (see [`idle`]).
     pub fn idle_watch(&self) -> idle::Watch {
-        idle::Watch::new(self.leader.group_pids())
+        self.leader.idle_watch()
     }
 
     /// Writes one framed message to the server's stdin. An error means the server stopped reading.

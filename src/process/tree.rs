@@ -142,14 +142,42 @@ pub fn escaped_holding(
     out
 }
 
-/// The pids of the live processes of group `pgid`.
+/// The pids of the live processes of group `pgid` and of every descendant of its leader
+/// (one that left the group still works for it), from one walk of /proc.
 pub fn group_pids(pgid: i32) -> Vec<i32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    dir.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-        .filter(|&pid| live_group(pid) == Some(pgid))
-        .collect()
+    // (pid, parent, group) of every live process.
+    let table: Vec<(i32, i32, i32)> = dir
+        .filter_map(|entry| {
+            let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+            let state = fields.next()?;
+            let parent = fields.next()?.parse().ok()?;
+            let group = fields.next()?.parse().ok()?;
+            (state != "Z" && state != "X").then_some((pid, parent, group))
+        })
+        .collect();
+    let mut found: Vec<i32> = table
+        .iter()
+        .filter(|(_, _, group)| *group == pgid)
+        .map(|(pid, _, _)| *pid)
+        .collect();
+    let mut stack = found.clone();
+    stack.push(pgid);
+    while let Some(parent) = stack.pop() {
+        for &(pid, ppid, _) in &table {
+            if ppid == parent && !found.contains(&pid) {
+                found.push(pid);
+                stack.push(pid);
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
 }
 
 /// The live processes of group `pgid`, described (`holds` stays empty).
