@@ -353,43 +353,50 @@ mod tests {
             .to_string()
     }
 
-    fn python(code: &str) -> std::process::Child {
-        Command::new(interpreter())
-            .args(["-c", code])
+    /// A Python child, registered as a leader so that other tests' leftover checks, which
+    /// look at this process's children, do not count it.
+    fn python(code: &str) -> tokio::process::Child {
+        let mut cmd = tokio::process::Command::new(interpreter());
+        cmd.args(["-c", code])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
-            .spawn()
-            .expect("python3")
+            .kill_on_drop(true);
+        crate::process::tree::spawn_leader(|| cmd.spawn()).expect("python3")
     }
 
-    #[test]
-    fn a_process_blocked_reading_stdin_is_idle() {
-        let mut child = python("import sys; sys.stdin.read()");
-        assert!(settled(child.id() as i32, Duration::from_secs(3600)));
-        let _ = child.kill();
-        let _ = child.wait();
+    fn pid(child: &tokio::process::Child) -> i32 {
+        child.id().expect("pid") as i32
     }
 
-    #[test]
-    fn a_sleep_is_idle_until_its_deadline_only() {
-        let mut child = python("import time; time.sleep(30)");
-        let pid = child.id() as i32;
-        assert!(settled(pid, Duration::from_secs(5)));
-        assert!(!settled(pid, Duration::from_secs(60)));
-        let _ = child.kill();
-        let _ = child.wait();
+    async fn end(mut child: tokio::process::Child) {
+        let pid = pid(&child);
+        let _ = child.kill().await;
+        crate::process::tree::unregister_leader(pid);
     }
 
-    #[test]
-    fn a_busy_process_is_not_idle() {
-        let mut child = python("while True: pass");
-        let pid = child.id() as i32;
+    #[tokio::test]
+    async fn a_process_blocked_reading_stdin_is_idle() {
+        let child = python("import sys; sys.stdin.read()");
+        assert!(settled(pid(&child), Duration::from_secs(3600)));
+        end(child).await;
+    }
+
+    #[tokio::test]
+    async fn a_sleep_is_idle_until_its_deadline_only() {
+        let child = python("import time; time.sleep(30)");
+        assert!(settled(pid(&child), Duration::from_secs(5)));
+        assert!(!settled(pid(&child), Duration::from_secs(60)));
+        end(child).await;
+    }
+
+    #[tokio::test]
+    async fn a_busy_process_is_not_idle() {
+        let child = python("while True: pass");
         std::thread::sleep(Duration::from_millis(100));
-        let first = Snapshot::take(&[pid]);
+        let first = Snapshot::take(&[pid(&child)]);
         std::thread::sleep(CONFIRM);
-        let second = Snapshot::take(&[pid]);
+        let second = Snapshot::take(&[pid(&child)]);
         assert!(first.is_none() || second.is_none());
-        let _ = child.kill();
-        let _ = child.wait();
+        end(child).await;
     }
 }
