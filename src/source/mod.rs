@@ -148,6 +148,7 @@ struct Collected {
     stats: ScanStats,
     spring_files: Vec<config::spring::SpringFile>,
     logging_configs: Vec<String>,
+    module_facts: Vec<(PathBuf, Option<lang::transports::ModuleFacts>)>,
 }
 
 /// Checks the options without scanning: roots exist and globs compile.
@@ -203,6 +204,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
             rules: &rules,
             severity,
             prefilter: options.prefilter,
+            transport_facts: !options.all_transports,
             collected: &collected,
         };
         walker.build_parallel().visit(&mut builder);
@@ -213,6 +215,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         mut stats,
         mut spring_files,
         mut logging_configs,
+        module_facts,
     } = collected.into_inner().unwrap_or_else(|e| e.into_inner());
     // Workers finish in any order: everything merged is put in one order before it is used.
     spring_files.sort_by(|a, b| a.file.cmp(&b.file));
@@ -238,7 +241,12 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         key(a).cmp(&key(b))
     });
     if !options.all_transports {
-        reach::classify(&mut findings, &options.roots, options.max_file_bytes);
+        reach::classify(
+            &mut findings,
+            &options.roots,
+            options.max_file_bytes,
+            module_facts,
+        );
     }
     writes.sort_by(|a, b| {
         (&a.write.file, a.write.line, a.write.column).cmp(&(
@@ -263,6 +271,7 @@ impl Collected {
         self.stats.merge(std::mem::take(&mut worker.stats));
         self.spring_files.append(&mut worker.spring_files);
         self.logging_configs.append(&mut worker.logging_configs);
+        self.module_facts.append(&mut worker.module_facts);
     }
 }
 

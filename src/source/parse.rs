@@ -2,6 +2,7 @@
 //! thread's own parser for its language, and turns hits into findings with 1-based locations.
 
 use super::config::{self, spring, ConfigKind};
+use super::lang::transports::{self, ModuleFacts};
 use super::lang::{Hit, Lang};
 use super::suppress::Suppressions;
 use super::walk::{slashed, DirSkip, FileSkip, Rules};
@@ -25,6 +26,8 @@ pub(super) struct WorkerBuilder<'s> {
     pub rules: &'s Rules,
     pub severity: Severity,
     pub prefilter: bool,
+    /// Keep the transport facts of files with findings for `reach` (off with --all-transports).
+    pub transport_facts: bool,
     pub collected: &'s Mutex<Collected>,
 }
 
@@ -36,8 +39,10 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             rules: self.rules,
             severity: self.severity,
             prefilter: self.prefilter,
+            transport_facts: self.transport_facts,
             collected: self.collected,
             parsers: HashMap::new(),
+            module_facts: Vec::new(),
             findings: Vec::new(),
             writes: Vec::new(),
             stats: ScanStats::default(),
@@ -54,8 +59,13 @@ pub(super) struct Worker<'s> {
     rules: &'s Rules,
     severity: Severity,
     prefilter: bool,
+    transport_facts: bool,
     collected: &'s Mutex<Collected>,
     parsers: HashMap<Lang, Parser>,
+    /// Transport facts of the files with findings, by canonical path, from the tree the scan
+    /// parsed (so `reach` need not parse those files again); None where a text test shows
+    /// that no fact can make their writes notes.
+    pub module_facts: Vec<(std::path::PathBuf, Option<ModuleFacts>)>,
     pub findings: Vec<Finding>,
     /// Writes with what they print (suppressed ones too: they still print).
     pub writes: Vec<crate::prints::PrintingWrite>,
@@ -163,7 +173,7 @@ impl Worker<'_> {
         if self.prefilter && !lang.may_hold_finding(bytes) {
             return;
         }
-        let Some(tree) = self.parse_windowed_or_whole(lang, bytes) else {
+        let Some((tree, whole)) = self.parse_windowed_or_whole(lang, bytes) else {
             self.stats.files_scanned -= 1;
             return self.skip_file(FileSkip::ParseTimeout);
         };
@@ -177,7 +187,39 @@ impl Worker<'_> {
         }
         let suppressions = Suppressions::of(&tree, bytes);
         let file = self.display(path, relative);
+        let reported = self.findings.len();
         self.add_hits(hits, &suppressions, bytes, &file, lang.name());
+        if self.transport_facts && self.findings.len() > reported {
+            self.keep_facts(path, lang, bytes, whole.then_some(tree));
+        }
+    }
+
+    /// The transport facts of a file with findings, from its whole tree (parsed again here,
+    /// on this thread, if the scan parsed it in part), or None if a text test shows they
+    /// cannot matter. A parse that times out keeps nothing, and `reach` reads the file itself.
+    /// `tests/source_large.rs` compares the findings with the prefilter (and so this text
+    /// test) on and off over real trees.
+    fn keep_facts(
+        &mut self,
+        path: &Path,
+        lang: Lang,
+        bytes: &[u8],
+        whole: Option<tree_sitter::Tree>,
+    ) {
+        if !transports::has_facts(lang) {
+            return;
+        }
+        // The text test is a prefilter too: without it every such file's facts are kept.
+        let facts = if !self.prefilter || transports::may_demote(lang, bytes) {
+            let Some(tree) = whole.or_else(|| self.parse(lang, bytes, &[])) else {
+                return;
+            };
+            transports::facts(lang, tree.root_node(), bytes)
+        } else {
+            None
+        };
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        self.module_facts.push((path, facts));
     }
 
     /// A file's bytes if the walking rules let it be scanned (its path, its size, its
@@ -291,8 +333,13 @@ impl Worker<'_> {
         }
     }
 
-    /// Parses only the parts of a large file worth parsing when that parses cleanly, else all.
-    fn parse_windowed_or_whole(&mut self, lang: Lang, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+    /// Parses only the parts of a large file worth parsing when that parses cleanly, else all;
+    /// true with the tree when it is the whole file's.
+    fn parse_windowed_or_whole(
+        &mut self,
+        lang: Lang,
+        bytes: &[u8],
+    ) -> Option<(tree_sitter::Tree, bool)> {
         // Leaving blocks out is a text test too: without the prefilter, every file is parsed whole.
         let mut ranges = if self.prefilter {
             lang.parse_ranges(bytes)
@@ -314,7 +361,7 @@ impl Worker<'_> {
                     match lang.widen_ranges(&tree, bytes, &window) {
                         None => {
                             self.stats.files_parsed_in_part += 1;
-                            return Some(tree);
+                            return Some((tree, false));
                         }
                         wider => ranges = wider,
                     }
@@ -323,7 +370,7 @@ impl Worker<'_> {
             }
         }
         self.stats.bytes_parsed += bytes.len() as u64;
-        self.parse(lang, bytes, &[])
+        self.parse(lang, bytes, &[]).map(|tree| (tree, true))
     }
 
     fn parse(

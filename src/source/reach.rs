@@ -23,11 +23,31 @@ use std::path::{Path, PathBuf};
 const MAX_MODULES: usize = 5_000;
 
 /// Turns the findings of `findings` that never reach a stdio client into notes, with a
-/// detail code that says why.
-pub(super) fn classify(findings: &mut [Finding], roots: &[PathBuf], max_file_bytes: u64) {
+/// detail code that says why. `known` holds, by canonical path, the facts the scan already
+/// took from the trees it parsed, or None for a file whose facts cannot make its writes
+/// notes (`transports::may_demote`); other modules are read and parsed here.
+pub(super) fn classify(
+    findings: &mut [Finding],
+    roots: &[PathBuf],
+    max_file_bytes: u64,
+    known: Vec<(PathBuf, Option<ModuleFacts>)>,
+) {
+    let mut unaffected: HashSet<PathBuf> = HashSet::new();
+    let mut facts = HashMap::new();
+    for (path, known) in known {
+        match known {
+            Some(f) => {
+                facts.insert(path, Some(f));
+            }
+            None => {
+                unaffected.insert(path);
+            }
+        }
+    }
     let mut modules = Modules {
         max_file_bytes,
-        facts: HashMap::new(),
+        facts,
+        parsers: HashMap::new(),
     };
     // The files with findings in a language that has transport facts.
     let mut files: HashMap<String, PathBuf> = HashMap::new();
@@ -44,6 +64,10 @@ pub(super) fn classify(findings: &mut [Finding], roots: &[PathBuf], max_file_byt
             .or_else(|| Some(PathBuf::from(file)).filter(|p| p.is_file()));
         if let Some(path) = path {
             let path = path.canonicalize().unwrap_or(path);
+            // Neither HTTP-only nor holding exit writes: its findings stay as they are.
+            if unaffected.contains(&path) {
+                continue;
+            }
             if modules.get(&path).is_some() {
                 files.insert(file.clone(), path);
             }
@@ -111,30 +135,41 @@ fn demote(f: &mut Finding, detail: &'static str, why: &str) {
     );
 }
 
-/// The modules' facts, each file parsed once.
+/// The modules' facts, each file parsed once, with one parser per language.
 struct Modules {
     max_file_bytes: u64,
     facts: HashMap<PathBuf, Option<ModuleFacts>>,
+    parsers: HashMap<Lang, tree_sitter::Parser>,
 }
 
 impl Modules {
     fn get(&mut self, path: &Path) -> Option<&ModuleFacts> {
         if !self.facts.contains_key(path) {
-            let facts = read_facts(path, self.max_file_bytes);
+            let facts = read_facts(path, self.max_file_bytes, &mut self.parsers);
             self.facts.insert(path.to_path_buf(), facts);
         }
         self.facts.get(path).and_then(Option::as_ref)
     }
 }
 
-fn read_facts(path: &Path, max_file_bytes: u64) -> Option<ModuleFacts> {
+fn read_facts(
+    path: &Path,
+    max_file_bytes: u64,
+    parsers: &mut HashMap<Lang, tree_sitter::Parser>,
+) -> Option<ModuleFacts> {
     let lang = Lang::of_path(path)?;
     if std::fs::metadata(path).ok()?.len() > max_file_bytes {
         return None;
     }
     let src = std::fs::read(path).ok()?;
-    let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&lang.grammar()).ok()?;
+    let parser = match parsers.entry(lang) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(v) => {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang.grammar()).ok()?;
+            v.insert(parser)
+        }
+    };
     let tree = parser.parse(&src, None)?;
     transports::facts(lang, tree.root_node(), &src)
 }

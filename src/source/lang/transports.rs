@@ -39,6 +39,53 @@ impl ModuleFacts {
     }
 }
 
+/// Whole words without which a module's facts cannot make a write in it a note: no HTTP
+/// server transport, port or FastMCP HTTP run (so not HTTP-only) and no exit (so no exit
+/// writes). Each name the fact walks below compare with is one of them, or ends in one.
+const JS_DEMOTING_WORDS: &[&str] = &["listen", "exit"];
+const PY_DEMOTING_WORDS: &[&str] = &["exit", "SystemExit", "uvicorn", "transport"];
+
+/// A text test before parsing a module for its facts: false only if no fact of it can turn
+/// a write in it into a note (it may still matter as a module the stdio path loads).
+pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
+    let (words, names, dollar): (&[&str], &[&[&str]], bool) = match lang {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            (JS_DEMOTING_WORDS, &[JS_HTTP_TRANSPORTS], true)
+        }
+        Lang::Python => (
+            PY_DEMOTING_WORDS,
+            &[PY_HTTP_METHODS, PY_HTTP_CLASSES],
+            false,
+        ),
+        _ => return false,
+    };
+    words
+        .iter()
+        .chain(names.iter().flat_map(|n| n.iter()))
+        .any(|w| has_word(src, w.as_bytes(), dollar))
+}
+
+/// `word` where a lexer reads it as a name of its own: no ASCII letter, `_` (or, in
+/// JavaScript, `$`) right before it, nor those or a digit right after. Anything else next
+/// to it (a digit before, a non-ASCII character) is let through, so the test never says no
+/// where a parser could read the word.
+fn has_word(src: &[u8], word: &[u8], dollar: bool) -> bool {
+    let letter = |b: u8| b.is_ascii_alphabetic() || b == b'_' || (dollar && b == b'$');
+    memchr::memmem::find_iter(src, word).any(|at| {
+        let before = at.checked_sub(1).map(|i| src[i]);
+        let after = src.get(at + word.len()).copied();
+        !before.is_some_and(letter) && !after.is_some_and(|b| letter(b) || b.is_ascii_digit())
+    })
+}
+
+/// Languages whose modules have transport facts.
+pub fn has_facts(lang: Lang) -> bool {
+    matches!(
+        lang,
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Python
+    )
+}
+
 /// The facts of a parsed module, for the languages that have them.
 pub fn facts(lang: Lang, root: Node<'_>, src: &[u8]) -> Option<ModuleFacts> {
     match lang {
@@ -431,5 +478,63 @@ mod tests {
             .collect();
         assert_eq!(rows, vec![1, 7]);
         assert!(!of(Lang::Python, "mcp.run()\nuvicorn.run(app)\n").http_only());
+    }
+
+    /// A module whose facts demote a write (HTTP-only, or writes before a failing exit).
+    fn demotes(lang: Lang, src: &str) -> bool {
+        let facts = of(lang, src);
+        facts.http_only() || !facts.exit_writes.is_empty()
+    }
+
+    #[test]
+    fn every_module_whose_facts_demote_passes_the_text_test() {
+        let mut cases: Vec<(Lang, String)> = vec![
+            (Lang::JavaScript, "app.listen(3000);\n".into()),
+            (
+                Lang::JavaScript,
+                "if (e) {\n  console.log('x');\n  process.exit(1);\n}\n".into(),
+            ),
+            (Lang::Python, "uvicorn.run(app)\n".into()),
+            (Lang::Python, "mcp.run(transport='sse')\n".into()),
+            (
+                Lang::Python,
+                "if e:\n    print('x')\n    sys.exit(1)\n".into(),
+            ),
+            (Lang::Python, "if e:\n    print('x')\n    exit(1)\n".into()),
+            (
+                Lang::Python,
+                "if e:\n    print('x')\n    raise SystemExit('no')\n".into(),
+            ),
+        ];
+        for name in JS_HTTP_TRANSPORTS {
+            cases.push((Lang::TypeScript, format!("const t = new {name}({{}});\n")));
+            cases.push((
+                Lang::TypeScript,
+                format!("const t = new sdk.{name}({{}});\n"),
+            ));
+        }
+        for name in PY_HTTP_METHODS.iter().chain(PY_HTTP_CLASSES) {
+            cases.push((Lang::Python, format!("x = mcp.{name}()\n")));
+        }
+        for (lang, src) in &cases {
+            assert!(demotes(*lang, src), "{src}");
+            assert!(may_demote(*lang, src.as_bytes()), "{src}");
+        }
+        // Look-alikes that are other words: no fact, and the text test says so.
+        for src in [
+            "el.addListener('x', f);\nconsole.log(1);\n",
+            "onExit(() => console.log(1));\n",
+        ] {
+            assert!(
+                !demotes(Lang::JavaScript, src) && !may_demote(Lang::JavaScript, src.as_bytes())
+            );
+        }
+        // Neither a transport nor an exit: the scan keeps no facts for such a module.
+        let plain = "import sys\nprint('hi')\nsys.stdout.write('x')\n";
+        assert!(!demotes(Lang::Python, plain) && !may_demote(Lang::Python, plain.as_bytes()));
+        let plain = "import { x } from './x.js';\nconsole.log(x);\n";
+        assert!(
+            !demotes(Lang::JavaScript, plain) && !may_demote(Lang::JavaScript, plain.as_bytes())
+        );
     }
 }
