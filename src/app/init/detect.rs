@@ -58,6 +58,19 @@ pub fn is_plain_path(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "-_./@".contains(c))
 }
 
+/// A repository of `files` (name, content) in a temporary directory, for the detectors'
+/// tests.
+#[cfg(test)]
+pub(super) fn test_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, content) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, content).expect("write");
+    }
+    dir
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

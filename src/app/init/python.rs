@@ -191,15 +191,7 @@ fn string(s: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().expect("tempdir");
-        for (name, content) in files {
-            let path = dir.path().join(name);
-            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-            std::fs::write(path, content).expect("write");
-        }
-        dir
-    }
+    use super::super::detect::test_repo as repo;
 
     fn setup_and_command(files: &[(&str, &str)]) -> (Option<String>, Result<String, Unsure>) {
         let dir = repo(files);
