@@ -2,9 +2,11 @@
 //!
 //! Nothing above this module touches a raw pid.
 
+pub mod backend;
 mod group;
 pub mod idle;
 pub mod setup;
+mod table;
 mod tree;
 pub use tree::EscapedProcess;
 
@@ -252,6 +254,10 @@ pub struct ShutdownReport {
     /// Processes that left the group but held a stream of the session; killed too.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub escaped: Vec<tree::EscapedProcess>,
+    /// Whether processes that left the group were all looked for: false on the portable
+    /// backend, which can miss one re-parented to init (launchd), and cannot see which
+    /// process holds a pipe, so `escaped` is not checked there.
+    pub leftovers_checked: bool,
 }
 
 /// Why a message could not be written to a server's stdin.
@@ -276,10 +282,14 @@ pub struct ServerProcess {
     pub started: Instant,
 }
 
-/// Makes this process the reaper of orphaned descendants, so no zombie outlives a run.
+/// Makes this process the reaper of orphaned descendants, so no zombie outlives a run
+/// (Linux backend; the portable one has no such thing, and init reaps the orphans).
 pub fn become_subreaper() {
     // Best effort: without it orphans go to init, which reaps them too.
-    let _ = nix::sys::prctl::set_child_subreaper(true);
+    #[cfg(subreaper)]
+    if backend::finds_every_leftover() {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    }
 }
 
 impl ServerProcess {
