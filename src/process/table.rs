@@ -1,6 +1,7 @@
 //! The process table: every process's pid, parent, group and whether it still runs, read
 //! from /proc by the Linux backend and through `sysinfo` (and `getpgid`) by the portable one.
 
+#[cfg(subreaper)]
 use super::backend::Backend;
 
 /// One process as the table shows it.
