@@ -26,8 +26,7 @@ pub struct Snapshot {
 pub const CONFIRM: Duration = Duration::from_millis(15);
 
 impl Snapshot {
-    /// Looks at every thread of `pids`; `None` when one is running, in a wait whose end is
-    /// not known, or cannot be read.
+    /// Without /proc (the portable build) nothing is ever seen idle.
     #[cfg(not(subreaper))]
     pub fn take(_pids: &[i32]) -> Option<Snapshot> {
         None

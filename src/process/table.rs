@@ -51,6 +51,8 @@ mod portable {
     use std::os::unix::ffi::OsStrExt;
     use sysinfo::{Pid, ProcessRefreshKind, ProcessStatus, ProcessesToUpdate, System, UpdateKind};
 
+    /// Processes only: with tasks, sysinfo lists each thread of a process (Linux) as a
+    /// process whose parent is that process, and killing one kills the whole process.
     fn table(what: ProcessRefreshKind) -> System {
         // A fresh table each time: sysinfo would otherwise keep a /proc file open per process.
         sysinfo::set_open_files_limit(0);
@@ -64,7 +66,7 @@ mod portable {
     }
 
     pub fn entries() -> Vec<Entry> {
-        table(ProcessRefreshKind::nothing())
+        table(ProcessRefreshKind::nothing().without_tasks())
             .processes()
             .iter()
             .map(|(pid, p)| {
@@ -91,7 +93,9 @@ mod portable {
         sys.refresh_processes_specifics(
             ProcessesToUpdate::Some(&[id]),
             true,
-            ProcessRefreshKind::nothing().with_cmd(UpdateKind::Always),
+            ProcessRefreshKind::nothing()
+                .without_tasks()
+                .with_cmd(UpdateKind::Always),
         );
         sys.process(id).map_or_else(Vec::new, |p| {
             let args = p.cmd().iter().map(|a| a.as_bytes().to_vec());
@@ -100,7 +104,11 @@ mod portable {
     }
 
     pub fn carrying(marker: &str) -> Vec<i32> {
-        let sys = table(ProcessRefreshKind::nothing().with_environ(UpdateKind::Always));
+        let sys = table(
+            ProcessRefreshKind::nothing()
+                .without_tasks()
+                .with_environ(UpdateKind::Always),
+        );
         let mut pids: Vec<i32> = sys
             .processes()
             .iter()
@@ -168,6 +176,7 @@ mod tests {
         let me = std::process::id() as i32;
         let group = nix::unistd::getpgrp().as_raw();
         let parent = std::os::unix::process::parent_id() as i32;
+        #[allow(unused_mut)] // Pushed to only where /proc is compiled in.
         let mut tables = vec![("portable", portable::entries())];
         #[cfg(subreaper)]
         tables.push(("procfs", procfs::entries()));
@@ -186,6 +195,7 @@ mod tests {
         }
         let argv0 = std::env::args().next().expect("argv[0]");
         type Reader = fn(i32, usize, usize) -> Vec<String>;
+        #[allow(unused_mut)] // Pushed to only where /proc is compiled in.
         let mut readers: Vec<(&str, Reader)> = vec![("portable", portable::command_line)];
         #[cfg(subreaper)]
         readers.push(("procfs", procfs::command_line));
