@@ -3,9 +3,10 @@
 //! Data flows one way: command line → command layer (`app`) → engines → findings →
 //! renderers (`report`, `github`) → output. Engines know neither clap nor the renderers.
 //!
-//! Linux only: the process layer is the reaper of a server's escaped descendants
-//! (PR_SET_CHILD_SUBREAPER, /proc). Elsewhere the crate is empty and the binary says so.
-#![cfg(target_os = "linux")]
+//! Any Unix: on Linux the process layer is the reaper of a server's escaped descendants
+//! (PR_SET_CHILD_SUBREAPER, /proc); elsewhere (macOS) it runs its portable backend and says
+//! what it cannot check. Off Unix (Windows) the crate is empty and the binary says so.
+#![cfg(unix)]
 
 pub mod app;
 pub mod catalog;

@@ -236,3 +236,41 @@ fn every_image_reference_names_a_tag_the_release_pushes() {
         bad.join("\n")
     );
 }
+
+/// macOS is built, published and tested: both darwin targets in the packages matrix on
+/// macOS runners (with the hygiene tests run there), scripts/package knowing them, their
+/// npm packages published, a macos-latest CI job running the suite, and the Linux suite's
+/// portable pass and portable-only build.
+#[test]
+fn macos_packages_are_built_published_and_tested() {
+    let packages = read(".github/workflows/packages.yml");
+    let package = read("scripts/package");
+    for (target, runner, npm) in [
+        ("aarch64-apple-darwin", "macos-15", "darwin-arm64"),
+        ("x86_64-apple-darwin", "macos-15-intel", "darwin-x64"),
+    ] {
+        let entry = format!("- {{ target: {target}, runner: {runner} }}");
+        assert!(packages.contains(&entry), "packages.yml lacks {entry}");
+        let case = format!("{target}) npm_platform={npm} ;;");
+        assert!(package.contains(&case), "scripts/package lacks {case}");
+    }
+    assert!(
+        packages.contains("if: runner.os == 'macOS'")
+            && packages.contains("cargo test --locked --test guard_runtime"),
+        "packages.yml runs the hygiene tests on macOS"
+    );
+    assert!(
+        packages.contains(r#"dist/mcpcheck-darwin-*-"$version".tgz"#),
+        "packages.yml publishes the darwin npm packages"
+    );
+    let ci = read(".github/workflows/ci.yml");
+    let macos_job = ci
+        .split("\n  macos:\n")
+        .nth(1)
+        .expect("ci.yml has a macos job");
+    assert!(macos_job.contains("runs-on: macos-latest"), "{macos_job}");
+    assert!(macos_job.contains("cargo test --locked"), "{macos_job}");
+    let test = read("scripts/test");
+    assert!(test.contains("MCPCHECK_TEST_PROCESS_BACKEND=portable cargo test"));
+    assert!(test.contains("--features portable-only"));
+}

@@ -318,6 +318,20 @@ fn a_child_that_escapes_the_group_with_stdout_is_named_and_killed() {
         &[],
         &[python_command(), &fixture("escapes_with_stdout")],
     );
+    if portable_backend() {
+        // Who holds a pipe cannot be seen there: not checked, and still nothing left.
+        assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+        assert_eq!(
+            r.json["checks"]["leftoverProcesses"]["status"],
+            "not-checked"
+        );
+        assert_eq!(
+            survivors(&pid_file, Duration::from_secs(5)),
+            Vec::<u32>::new()
+        );
+        return;
+    }
+    assert_eq!(r.json["checks"].get("leftoverProcesses"), None);
     assert_eq!(
         r.issues(),
         pairs(&[("process-escaped-group", "warning")]),
@@ -655,4 +669,93 @@ fn a_token_in_a_message_is_masked_in_the_frames() {
         "{frames}"
     );
     assert!(!r.json.to_string().contains(&token));
+}
+
+/// The portable backend (macOS's, chosen here by the hidden switch): every server that
+/// leaves processes behind, in its group or out of it, is cleaned up, and the leftover
+/// checks say "not checked on this OS" in every format, never pass.
+#[test]
+fn the_portable_backend_leaves_nothing_and_reports_leftovers_not_checked() {
+    for name in [
+        "forks_child",
+        "daemonizes",
+        "escapes_with_stdout",
+        "ignores_sigterm",
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pid_file = dir.path().join("pids");
+        let mut cmd = mcpcheck();
+        cmd.env("FIXTURE_PID_FILE", &pid_file)
+            .env("MCPCHECK_PROCESS_BACKEND", "portable");
+        let r = guard_with(
+            cmd,
+            &["--shutdown-grace", "500"],
+            &[python_command(), &fixture(name)],
+        );
+        let expected: &[(&str, &str)] = if name == "ignores_sigterm" {
+            &[("shutdown-slow", "warning")]
+        } else {
+            &[]
+        };
+        assert_eq!(
+            r.issues(),
+            pairs(expected),
+            "{name}: {:#}",
+            r.json["issues"]
+        );
+        assert_eq!(
+            r.json["checks"]["leftoverProcesses"]["status"], "not-checked",
+            "{name}"
+        );
+        assert!(r.json["checks"]["leftoverProcesses"]["reason"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("not checked on this OS")));
+        let recorded = std::fs::read_to_string(&pid_file).expect("pid file");
+        assert!(recorded.lines().count() >= 1, "{name}: no pid recorded");
+        assert_eq!(
+            survivors(&pid_file, Duration::from_secs(5)),
+            Vec::<u32>::new(),
+            "{name}: a process outlived the run"
+        );
+    }
+}
+
+#[test]
+fn leftovers_not_checked_reads_as_such_for_people_and_in_sarif() {
+    let script = fixture("forks_child");
+    let server = [python_command(), script.as_str()];
+    let run = |format: &[&str], portable: bool| {
+        let mut cmd = mcpcheck();
+        if portable {
+            cmd.env("MCPCHECK_PROCESS_BACKEND", "portable");
+        }
+        let out = cmd
+            .arg("guard")
+            .args(format)
+            .arg("--")
+            .args(server)
+            .output()
+            .expect("run mcpcheck");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let human = run(&[], true);
+    assert!(
+        human.contains("\n  leftover processes: not checked on this OS: "),
+        "{human}"
+    );
+    let sarif: serde_json::Value =
+        serde_json::from_str(&run(&["--format", "sarif"], true)).expect("sarif");
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert!(
+        notes
+            .as_array()
+            .is_some_and(|n| n.iter().any(|n| n["message"]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("Leftover processes: not checked on this OS")))),
+        "{notes:#}"
+    );
+    if !portable_backend() {
+        // The Linux backend checks them: nothing said.
+        assert!(!run(&[], false).contains("leftover processes"));
+    }
 }

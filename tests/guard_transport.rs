@@ -2,6 +2,7 @@
 
 mod support;
 use support::guard::*;
+use support::portable_backend;
 
 #[test]
 fn clean_server_has_no_finding() {
@@ -24,6 +25,8 @@ fn clean_server_has_no_finding() {
         match check["status"].as_str() {
             Some("pass") => {}
             Some("skipped") => skipped.push(name.as_str()),
+            // The portable backend (macOS) cannot check leftovers, and says so.
+            Some("not-checked") if name == "leftoverProcesses" && portable_backend() => {}
             other => panic!("check {name}: {other:?}"),
         }
     }

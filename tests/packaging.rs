@@ -113,13 +113,23 @@ fn npm_install(tarballs: &[PathBuf]) -> TempDir {
     prefix
 }
 
+/// This machine's platform package: @mcpcheck/linux-* or @mcpcheck/darwin-*.
+fn platform_tarball() -> PathBuf {
+    let os = if cfg!(target_os = "macos") {
+        "darwin"
+    } else {
+        "linux"
+    };
+    artifact(&format!("mcpcheck-{os}-"), &format!("-{VERSION}.tgz"))
+}
+
 fn npm_main_tarball() -> PathBuf {
     artifact(&format!("mcpcheck-{VERSION}"), ".tgz")
 }
 
 #[test]
 fn the_npm_tarballs_install_mcpcheck_into_a_fresh_prefix() {
-    let platform = artifact("mcpcheck-linux-", &format!("-{VERSION}.tgz"));
+    let platform = platform_tarball();
     let prefix = npm_install(&[npm_main_tarball(), platform]);
     assert_installed_command_works(&prefix.path().join("node_modules/.bin/mcpcheck"));
 }
@@ -155,21 +165,39 @@ fn assert_one_line_failure(out: &Output, expected: &str) {
 
 #[test]
 fn the_npm_launcher_refuses_other_systems_and_cpus_in_one_line() {
-    let platform = artifact("mcpcheck-linux-", &format!("-{VERSION}.tgz"));
+    let platform = platform_tarball();
     let prefix = npm_install(&[npm_main_tarball(), platform]);
-    let darwin = launcher_as(prefix.path(), Some("darwin"), Some("arm64"));
-    assert_one_line_failure(&darwin, "runs only on Linux (this is darwin-arm64)");
     let windows = launcher_as(prefix.path(), Some("win32"), Some("x64"));
-    assert_one_line_failure(&windows, "runs only on Linux (this is win32-x64)");
-    let ia32 = launcher_as(prefix.path(), None, Some("ia32"));
+    assert_one_line_failure(&windows, "Windows is not supported (this is win32-x64)");
+    let freebsd = launcher_as(prefix.path(), Some("freebsd"), Some("x64"));
+    assert_one_line_failure(
+        &freebsd,
+        "runs on Linux and macOS only (this is freebsd-x64)",
+    );
+    let ia32 = launcher_as(prefix.path(), Some("linux"), Some("ia32"));
     assert_one_line_failure(&ia32, "no binary is built for Linux on ia32");
+    let mac_ppc = launcher_as(prefix.path(), Some("darwin"), Some("ppc64"));
+    assert_one_line_failure(&mac_ppc, "no binary is built for macOS on ppc64");
+}
+
+#[test]
+fn the_npm_launcher_chooses_the_darwin_package_on_macos() {
+    // Only this machine's platform package is installed: the launcher names the one it chose.
+    let prefix = npm_install(&[npm_main_tarball()]);
+    for arch in ["arm64", "x64"] {
+        let out = launcher_as(prefix.path(), Some("darwin"), Some(arch));
+        assert_one_line_failure(
+            &out,
+            &format!("the platform package @mcpcheck/darwin-{arch} "),
+        );
+    }
 }
 
 #[test]
 fn the_npm_launcher_names_a_missing_platform_package() {
     // npm skips optional dependencies it cannot fetch: offline, the platform package is missing.
     let prefix = npm_install(&[npm_main_tarball()]);
-    let out = launcher_as(prefix.path(), None, None);
+    let out = launcher_as(prefix.path(), Some("linux"), None);
     assert_one_line_failure(&out, "the platform package @mcpcheck/linux-");
     assert_one_line_failure(&out, "without --omit=optional");
 }
@@ -177,9 +205,17 @@ fn the_npm_launcher_names_a_missing_platform_package() {
 #[test]
 fn the_binary_archive_matches_its_sha256_file() {
     let archive = artifact(&format!("mcpcheck-{VERSION}-"), ".tar.gz");
-    let mut check = Command::new("sha256sum");
+    // macOS has shasum, with the same check mode.
+    let mut check = if cfg!(target_os = "macos") {
+        let mut c = Command::new("shasum");
+        c.args(["-a", "256", "--check", "--strict"]);
+        c
+    } else {
+        let mut c = Command::new("sha256sum");
+        c.args(["--check", "--strict"]);
+        c
+    };
     check
-        .args(["--check", "--strict"])
         .arg(format!("{}.sha256", archive.display()))
         .current_dir(packages());
     run(&mut check);
@@ -248,8 +284,8 @@ fn every_manifest_carries_the_cargo_version() {
     let manifests = npm_manifests();
     assert_eq!(
         manifests.len(),
-        5,
-        "mcpcheck + 4 platform packages: {manifests:?}"
+        7,
+        "mcpcheck + 6 platform packages: {manifests:?}"
     );
     for (path, json) in &manifests {
         assert_eq!(json["version"], VERSION, "{path}");
@@ -307,16 +343,21 @@ fn each_platform_package_declares_the_system_it_is_named_for() {
         else {
             continue;
         };
-        let (cpu, libc) = match platform {
-            "linux-x64" => ("x64", "glibc"),
-            "linux-arm64" => ("arm64", "glibc"),
-            "linux-x64-musl" => ("x64", "musl"),
-            "linux-arm64-musl" => ("arm64", "musl"),
+        let (os, cpu, libc) = match platform {
+            "linux-x64" => ("linux", "x64", Some("glibc")),
+            "linux-arm64" => ("linux", "arm64", Some("glibc")),
+            "linux-x64-musl" => ("linux", "x64", Some("musl")),
+            "linux-arm64-musl" => ("linux", "arm64", Some("musl")),
+            "darwin-arm64" => ("darwin", "arm64", None),
+            "darwin-x64" => ("darwin", "x64", None),
             other => panic!("{path}: unexpected platform package {other}"),
         };
-        assert_eq!(json["os"], serde_json::json!(["linux"]), "{path}");
+        assert_eq!(json["os"], serde_json::json!([os]), "{path}");
         assert_eq!(json["cpu"], serde_json::json!([cpu]), "{path}");
-        assert_eq!(json["libc"], serde_json::json!([libc]), "{path}");
+        match libc {
+            Some(libc) => assert_eq!(json["libc"], serde_json::json!([libc]), "{path}"),
+            None => assert_eq!(json.get("libc"), None, "{path}: macOS has no libc field"),
+        }
         assert_eq!(json["files"], serde_json::json!(["bin/mcpcheck"]), "{path}");
         assert!(
             path.ends_with(&format!("npm/platforms/{platform}/package.json")),

@@ -147,6 +147,7 @@ mod tests {
         SetupRun {
             exit,
             leftovers,
+            leftovers_checked: true,
             duration: Duration::ZERO,
         }
     }

@@ -89,6 +89,18 @@ impl GuardRun {
     pub fn transcript(&self) -> &Transcript {
         &self.primary().transcript
     }
+
+    /// Whether a session's leftover processes could not all be looked for (the portable
+    /// process backend): the leftover checks are then "not checked", never "pass".
+    pub fn leftovers_not_checked(&self) -> bool {
+        self.runs.iter().any(|r| {
+            r.transcript
+                .process
+                .shutdown
+                .as_ref()
+                .is_some_and(|s| !s.leftovers_checked)
+        })
+    }
 }
 
 /// Runs every session the settings ask for, and every check.

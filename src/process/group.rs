@@ -17,6 +17,20 @@ pub struct GroupLeader {
     /// Our ends of the server's stdin, stdout and stderr pipes, named as /proc names them,
     /// to find processes that left the group but kept a stream.
     pipes: Vec<(&'static str, String)>,
+    /// `NAME=value` set in the server's environment on the portable backend, to find its
+    /// descendants once they are re-parented away from it (see [`MARKER`]).
+    marker: Option<String>,
+}
+
+/// The variable that marks a server's processes on the portable backend: its descendants
+/// inherit it, so they are found in the process table after they left the group.
+pub const MARKER: &str = "MCPCHECK_SERVER_RUN";
+
+/// A marker no other server of this or another mcpcheck process carries.
+fn new_marker() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
 }
 
 impl GroupLeader {
@@ -46,6 +60,10 @@ impl GroupLeader {
             .kill_on_drop(true);
         if let Some(dir) = &cmd.cwd {
             command.current_dir(dir);
+        }
+        let marker = (!super::backend::finds_every_leftover()).then(new_marker);
+        if let Some(value) = &marker {
+            command.env(MARKER, value);
         }
         let mut child =
             tree::spawn_leader(|| command.spawn()).map_err(|e| spawn_error(&cmd.program, &e))?;
@@ -79,6 +97,7 @@ impl GroupLeader {
             pgid: Pid::from_raw(pid as i32),
             exit: None,
             pipes,
+            marker: marker.map(|value| format!("{MARKER}={value}")),
         };
         Ok((leader, stdin, stdout, stderr))
     }
@@ -129,7 +148,7 @@ impl GroupLeader {
 
     /// Descendants of the leader and orphans re-parented to us, to kill with the group.
     pub fn escaped_candidates(&self) -> Vec<i32> {
-        tree::escaped_candidates(self.pgid.as_raw())
+        tree::escaped_candidates(self.pgid.as_raw(), self.marker.as_deref())
     }
 
     /// After stdin was closed: wait, SIGTERM, wait, SIGKILL; then kill and reap whatever
@@ -165,6 +184,7 @@ impl GroupLeader {
             exit: self.exit,
             killed_leftover_group,
             escaped,
+            leftovers_checked: super::backend::finds_every_leftover(),
         }
     }
 
@@ -184,6 +204,7 @@ impl GroupLeader {
             exit: self.exit,
             killed_leftover_group: false,
             escaped,
+            leftovers_checked: super::backend::finds_every_leftover(),
         }
     }
 
@@ -220,7 +241,7 @@ impl GroupLeader {
     /// whether anything was left, and the processes outside the group that kept a stream.
     async fn kill_group(&mut self, mut escaped: Vec<i32>) -> (bool, Vec<tree::EscapedProcess>) {
         tree::unregister_leader(self.pgid.as_raw());
-        escaped.extend(tree::escaped_candidates(self.pgid.as_raw()));
+        escaped.extend(self.escaped_candidates());
         escaped.sort_unstable();
         escaped.dedup();
         // Described before anything is killed, while /proc still shows them.

@@ -7,8 +7,8 @@
 //! Read from /proc (Linux): each thread's current system call and arguments
 //! (`/proc/PID/task/TID/syscall`), its context switches, and, for a wait on an absolute
 //! deadline (Python's `time.sleep`, a timed lock), the deadline in the process's memory. When
-//! any of it cannot be read (another OS, no permission), nothing is idle: the callers wait
-//! their full time as before.
+//! any of it cannot be read (no permission), or on the portable backend (any other OS, or
+//! `MCPCHECK_PROCESS_BACKEND=portable`), nothing is idle: the callers wait their full time.
 
 use std::time::{Duration, Instant};
 
@@ -26,8 +26,15 @@ pub struct Snapshot {
 pub const CONFIRM: Duration = Duration::from_millis(15);
 
 impl Snapshot {
+    /// Without /proc (the portable build) nothing is ever seen idle.
+    #[cfg(not(subreaper))]
+    pub fn take(_pids: &[i32]) -> Option<Snapshot> {
+        None
+    }
+
     /// Looks at every thread of `pids`; `None` when one is running, in a wait whose end is
     /// not known, or cannot be read.
+    #[cfg(subreaper)]
     pub fn take(pids: &[i32]) -> Option<Snapshot> {
         let mut tasks = Vec::new();
         let mut wake: Option<Instant> = None;
@@ -72,9 +79,10 @@ pub struct Watch {
 }
 
 impl Watch {
+    /// On the portable backend nothing is ever seen idle: the callers wait their full time.
     pub fn group(pgid: i32) -> Self {
         Self {
-            pgid: Some(pgid),
+            pgid: super::backend::finds_every_leftover().then_some(pgid),
             last: None,
         }
     }
@@ -89,7 +97,7 @@ impl Watch {
         let Some(pgid) = self.pgid else {
             return false;
         };
-        let pids = super::tree::group_pids(pgid);
+        let pids = super::tree::group_and_descendants(pgid);
         if pids.is_empty() {
             return false;
         }
@@ -110,6 +118,7 @@ impl Watch {
 }
 
 /// Whether a thread is in interruptible sleep (`S` in its stat).
+#[cfg(subreaper)]
 fn sleeping(task: &str) -> Option<bool> {
     let stat = std::fs::read_to_string(format!("{task}/stat")).ok()?;
     let state = stat.rsplit_once(')')?.1.split_whitespace().next()?;
@@ -117,6 +126,7 @@ fn sleeping(task: &str) -> Option<bool> {
 }
 
 /// Voluntary and involuntary context switches of one thread.
+#[cfg(subreaper)]
 fn switches(task: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("{task}/status")).ok()?;
     let mut total = 0;
@@ -133,6 +143,7 @@ fn switches(task: &str) -> Option<u64> {
     (seen == 2).then_some(total)
 }
 
+#[cfg(subreaper)]
 enum Blocked {
     Indefinitely,
     Until(Instant),
@@ -140,6 +151,7 @@ enum Blocked {
 
 /// The system calls this module understands, by what their arguments say of a timeout.
 #[derive(Clone, Copy)]
+#[cfg(subreaper)]
 enum Call {
     /// Blocks until an outside event (data, a child, a signal).
     Waits,
@@ -156,7 +168,7 @@ enum Call {
     Nanosleep,
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(subreaper, target_arch = "x86_64"))]
 fn call(nr: u64) -> Option<Call> {
     Some(match nr {
         0 | 17 | 19 | 34 | 43 | 45 | 47 | 61 | 130 | 247 | 288 => Call::Waits,
@@ -173,7 +185,7 @@ fn call(nr: u64) -> Option<Call> {
     })
 }
 
-#[cfg(target_arch = "aarch64")]
+#[cfg(all(subreaper, target_arch = "aarch64"))]
 fn call(nr: u64) -> Option<Call> {
     Some(match nr {
         63 | 65 | 67 | 95 | 133 | 202 | 207 | 212 | 242 | 260 => Call::Waits,
@@ -188,23 +200,31 @@ fn call(nr: u64) -> Option<Call> {
     })
 }
 
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[cfg(all(subreaper, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
 fn call(_nr: u64) -> Option<Call> {
     None
 }
 
+#[cfg(subreaper)]
 const FUTEX_WAIT: u64 = 0;
+#[cfg(subreaper)]
 const FUTEX_WAIT_BITSET: u64 = 9;
+#[cfg(subreaper)]
 const FUTEX_CMD_MASK: u64 = 0x7f;
+#[cfg(subreaper)]
 const FUTEX_CLOCK_REALTIME: u64 = 256;
+#[cfg(subreaper)]
 const TIMER_ABSTIME: u64 = 1;
+#[cfg(subreaper)]
 const CLOCK_REALTIME: u64 = 0;
+#[cfg(subreaper)]
 const CLOCK_MONOTONIC: u64 = 1;
 
 /// How the thread whose syscall line is `line` waits; `None` when it runs or its wait may
 /// end at a moment that cannot be known. A relative timeout ends no sooner than its length
 /// after the thread last started running (`ran`, from the scheduler), when it entered the
 /// wait.
+#[cfg(subreaper)]
 fn blocked(pid: i32, line: &str, ran: impl Fn() -> Option<Instant>) -> Option<Blocked> {
     let mut words = line.split_whitespace();
     let nr: u64 = words.next()?.parse().ok()?;
@@ -254,6 +274,7 @@ fn blocked(pid: i32, line: &str, ran: impl Fn() -> Option<Instant>) -> Option<Bl
 }
 
 /// A relative `timespec` (or `timeval`) at `address` in process `pid`.
+#[cfg(subreaper)]
 fn read_time(pid: i32, address: u64, micros: bool) -> Option<Duration> {
     let (secs, frac) = read_pair(pid, address)?;
     let secs = u64::try_from(secs).ok()?;
@@ -269,6 +290,7 @@ fn read_time(pid: i32, address: u64, micros: bool) -> Option<Duration> {
 }
 
 /// Two native 64-bit integers at `address` in process `pid`'s memory.
+#[cfg(subreaper)]
 fn read_pair(pid: i32, address: u64) -> Option<(i64, i64)> {
     use std::os::unix::fs::FileExt;
     let mut raw = [0u8; 16];
@@ -283,6 +305,7 @@ fn read_pair(pid: i32, address: u64) -> Option<(i64, i64)> {
 /// When the scheduler last started running thread `task` (its `se.exec_start`), as an
 /// Instant: measured against this thread's own, which is a moment ago. A few milliseconds
 /// early, never late.
+#[cfg(subreaper)]
 fn last_ran(task: &str) -> Option<Instant> {
     let theirs = exec_start(&format!("{task}/sched"))?;
     let ours = exec_start("/proc/thread-self/sched")?;
@@ -292,9 +315,11 @@ fn last_ran(task: &str) -> Option<Instant> {
 
 /// How much earlier than the scheduler says a thread may have started running, in ms: our
 /// own `exec_start` lags the present by at most our current slice.
+#[cfg(subreaper)]
 const SCHED_MARGIN_MS: f64 = 5.0;
 
 /// `se.exec_start` of a `sched` file, in milliseconds.
+#[cfg(subreaper)]
 fn exec_start(path: &str) -> Option<f64> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines()
@@ -306,6 +331,7 @@ fn exec_start(path: &str) -> Option<f64> {
 }
 
 /// The absolute `timespec` at `address` in process `pid`, on `clock`, as an Instant.
+#[cfg(subreaper)]
 fn deadline(pid: i32, clock: u64, address: u64) -> Option<Instant> {
     use nix::time::{clock_gettime, ClockId};
     let id = match clock {
@@ -321,7 +347,7 @@ fn deadline(pid: i32, clock: u64, address: u64) -> Option<Instant> {
     Instant::now().checked_add(Duration::from_nanos(ahead))
 }
 
-#[cfg(test)]
+#[cfg(all(test, subreaper))]
 mod tests {
     use super::*;
     use std::process::{Command, Stdio};

@@ -2,9 +2,11 @@
 //!
 //! Nothing above this module touches a raw pid.
 
+pub mod backend;
 mod group;
 pub mod idle;
 pub mod setup;
+mod table;
 mod tree;
 pub use tree::EscapedProcess;
 
@@ -105,6 +107,21 @@ pub fn find_program(program: &str, cwd: Option<&std::path::Path>) -> Option<std:
         .find(|p| p.is_file())
 }
 
+/// Whether `pid` names a process that still exists (a zombie included); pid 0 never does.
+/// Read with `kill(pid, 0)`, so it holds on every Unix (there is no /proc on macOS).
+pub fn is_running(pid: u32) -> bool {
+    use nix::errno::Errno;
+    let Ok(raw) = i32::try_from(pid) else {
+        return false;
+    };
+    raw > 0
+        && matches!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(raw), None),
+            Ok(()) | Err(Errno::EPERM)
+        )
+}
+
+/// The platform's name of a signal (numbers differ: 10 is SIGUSR1 on Linux, SIGBUS on macOS).
 pub fn signal_name(sig: i32) -> &'static str {
     Signal::try_from(sig)
         .map(|s| s.as_str())
@@ -252,6 +269,10 @@ pub struct ShutdownReport {
     /// Processes that left the group but held a stream of the session; killed too.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub escaped: Vec<tree::EscapedProcess>,
+    /// Whether processes that left the group were all looked for: false on the portable
+    /// backend, which can miss one re-parented to init (launchd), and cannot see which
+    /// process holds a pipe, so `escaped` is not checked there.
+    pub leftovers_checked: bool,
 }
 
 /// Why a message could not be written to a server's stdin.
@@ -276,10 +297,14 @@ pub struct ServerProcess {
     pub started: Instant,
 }
 
-/// Makes this process the reaper of orphaned descendants, so no zombie outlives a run.
+/// Makes this process the reaper of orphaned descendants, so no zombie outlives a run
+/// (Linux backend; the portable one has no such thing, and init reaps the orphans).
 pub fn become_subreaper() {
     // Best effort: without it orphans go to init, which reaps them too.
-    let _ = nix::sys::prctl::set_child_subreaper(true);
+    #[cfg(subreaper)]
+    if backend::finds_every_leftover() {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    }
 }
 
 impl ServerProcess {
@@ -444,6 +469,30 @@ mod tests {
         assert!(c.limit_exceeded);
         assert_eq!(c.tail.len(), STDERR_TAIL_BYTES);
         assert!(c.tail_text().ends_with("aend\n"));
+    }
+
+    #[test]
+    fn signal_names_are_the_platforms_own() {
+        assert_eq!(signal_name(9), "SIGKILL");
+        #[cfg(target_os = "linux")]
+        assert_eq!(signal_name(10), "SIGUSR1");
+        #[cfg(target_os = "macos")]
+        assert_eq!(signal_name(10), "SIGBUS");
+        assert_eq!(signal_name(1000), "unknown");
+    }
+
+    #[tokio::test]
+    async fn a_pid_is_running_while_its_process_exists() {
+        assert!(is_running(std::process::id()));
+        assert!(is_running(1));
+        assert!(!is_running(0));
+        // Registered as a leader, so the setup tests' orphan hunt leaves it alone.
+        let mut child = tree::spawn_leader(|| tokio::process::Command::new("true").spawn())
+            .expect("spawn true");
+        let pid = child.id().expect("pid");
+        let _ = child.wait().await;
+        tree::unregister_leader(pid as i32);
+        assert!(!is_running(pid));
     }
 
     #[test]

@@ -29,6 +29,9 @@ pub struct SetupRun {
     /// process, such an orphan is named by the first to finish); all were killed. Past the
     /// deadline, those outside the group that held its output.
     pub leftovers: Vec<EscapedProcess>,
+    /// Whether `leftovers` is complete: false on the portable backend, where a daemon that
+    /// left the group and was re-parented to init (launchd) can be missed.
+    pub leftovers_checked: bool,
     pub duration: Duration,
 }
 
@@ -98,6 +101,7 @@ pub async fn run(
     Ok(SetupRun {
         exit,
         leftovers,
+        leftovers_checked: super::backend::finds_every_leftover(),
         duration: started.elapsed(),
     })
 }

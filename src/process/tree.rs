@@ -1,5 +1,5 @@
 //! The processes a server left behind outside its process group (daemons that called
-//! `setsid`), found through /proc so they can be killed and reaped too.
+//! `setsid`), found through the process table so they can be killed and reaped too.
 
 use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
@@ -8,6 +8,8 @@ use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use super::table;
 
 /// Leaders of the server groups this process is running, so orphans re-parented to us
 /// can be told apart from them.
@@ -38,48 +40,41 @@ pub fn unregister_leader(pid: i32) {
     leaders().remove(&pid);
 }
 
-/// (pid, parent pid) of every process, from /proc.
-fn process_table() -> Vec<(i32, i32)> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|entry| {
-        let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The command name may hold spaces and parentheses; fields resume after the last ')'.
-        let rest = stat.rsplit_once(')')?.1;
-        let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
-        Some((pid, ppid))
-    })
-    .collect()
-}
-
-/// Every descendant of `leader`, plus orphans already re-parented to this process
-/// (which is a child subreaper) that are not the leader of another running server.
-pub fn escaped_candidates(leader: i32) -> Vec<i32> {
+/// Every descendant of `leader`, plus orphans already re-parented to this process (a child
+/// subreaper on Linux) that are not the leader of another running server, plus (portable
+/// backend) the processes whose environment carries the server's `marker`, wherever they
+/// were re-parented.
+pub fn escaped_candidates(leader: i32, marker: Option<&str>) -> Vec<i32> {
     let me = std::process::id() as i32;
     // Held across the table read, so no leader can appear in the table unregistered.
     let leaders = leaders();
-    let table = process_table();
+    let table = table::entries();
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
-    for &(pid, ppid) in &table {
-        children.entry(ppid).or_default().push(pid);
+    for e in &table {
+        children.entry(e.ppid).or_default().push(e.pid);
     }
     let mut found = Vec::new();
     let mut stack = vec![leader];
-    stack.extend(
-        children
-            .get(&me)
-            .into_iter()
-            .flatten()
-            .filter(|p| !leaders.contains(p) && **p != leader),
-    );
+    // Only a subreaper gets orphans back; on the portable backend its children are its own.
+    if super::backend::finds_every_leftover() {
+        stack.extend(
+            children
+                .get(&me)
+                .into_iter()
+                .flatten()
+                .filter(|p| !leaders.contains(p) && **p != leader),
+        );
+    }
+    if let Some(marker) = marker {
+        stack.extend(table::carrying(marker).into_iter().filter(|p| *p != leader));
+    }
     while let Some(pid) = stack.pop() {
-        if pid != leader {
+        // Never this process itself (a table that lists threads would name it a child).
+        if pid != leader && pid != me && !found.contains(&pid) {
             found.push(pid);
         }
         if let Some(kids) = children.get(&pid) {
-            stack.extend(kids);
+            stack.extend(kids.iter().filter(|k| !found.contains(k)));
         }
     }
     found.sort_unstable();
@@ -107,11 +102,17 @@ impl EscapedProcess {
     pub const MAX_DESCRIBED: usize = 8;
 }
 
-/// The pipe behind one of our file descriptors, as /proc names it ("pipe:[1234]").
+/// The pipe behind one of our file descriptors, as /proc names it ("pipe:[1234]"); `None`
+/// on the portable backend, which cannot tell who holds a pipe.
 pub fn pipe_name(fd: i32) -> Option<String> {
-    let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
-    let name = link.to_string_lossy().into_owned();
-    name.starts_with("pipe:").then_some(name)
+    #[cfg(subreaper)]
+    if super::backend::finds_every_leftover() {
+        let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+        let name = link.to_string_lossy().into_owned();
+        return name.starts_with("pipe:").then_some(name);
+    }
+    let _ = fd;
+    None
 }
 
 /// Of `pids`, those outside process group `pgid` that hold one of `pipes` (stream name and
@@ -142,36 +143,31 @@ pub fn escaped_holding(
     out
 }
 
-/// The pids of the live processes of group `pgid` and of every descendant of its leader
-/// (one that left the group still works for it), from one walk of /proc.
+/// The pids of the live processes of group `pgid`.
 pub fn group_pids(pgid: i32) -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    // (pid, parent, group) of every live process.
-    let table: Vec<(i32, i32, i32)> = dir
-        .filter_map(|entry| {
-            let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
-            let state = fields.next()?;
-            let parent = fields.next()?.parse().ok()?;
-            let group = fields.next()?.parse().ok()?;
-            (state != "Z" && state != "X").then_some((pid, parent, group))
-        })
-        .collect();
+    table::entries()
+        .into_iter()
+        .filter(|e| e.live && e.pgid == Some(pgid))
+        .map(|e| e.pid)
+        .collect()
+}
+
+/// The pids of the live processes of group `pgid` and of every descendant of them (one
+/// that left the group still works for it), from one read of the process table.
+pub fn group_and_descendants(pgid: i32) -> Vec<i32> {
+    let table: Vec<table::Entry> = table::entries().into_iter().filter(|e| e.live).collect();
     let mut found: Vec<i32> = table
         .iter()
-        .filter(|(_, _, group)| *group == pgid)
-        .map(|(pid, _, _)| *pid)
+        .filter(|e| e.pgid == Some(pgid))
+        .map(|e| e.pid)
         .collect();
     let mut stack = found.clone();
     stack.push(pgid);
     while let Some(parent) = stack.pop() {
-        for &(pid, ppid, _) in &table {
-            if ppid == parent && !found.contains(&pid) {
-                found.push(pid);
-                stack.push(pid);
+        for e in &table {
+            if e.ppid == parent && !found.contains(&e.pid) {
+                found.push(e.pid);
+                stack.push(e.pid);
             }
         }
     }
@@ -182,24 +178,18 @@ pub fn group_pids(pgid: i32) -> Vec<i32> {
 
 /// The live processes of group `pgid`, described (`holds` stays empty).
 pub fn group_members(pgid: i32) -> Vec<EscapedProcess> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let pids: Vec<i32> = dir
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-        .filter(|&pid| live_group(pid) == Some(pgid))
-        .collect();
-    describe_live(&pids)
+    describe_live(&group_pids(pgid))
 }
 
 /// Of `pids`, those still running (not zombies), sorted and described, at most
 /// [`EscapedProcess::MAX_DESCRIBED`]; `holds` stays empty.
 pub fn describe_live(pids: &[i32]) -> Vec<EscapedProcess> {
-    let mut pids: Vec<i32> = pids
-        .iter()
-        .copied()
-        .filter(|&pid| live_group(pid).is_some())
+    let live: BTreeSet<i32> = table::entries()
+        .into_iter()
+        .filter(|e| e.live)
+        .map(|e| e.pid)
         .collect();
+    let mut pids: Vec<i32> = pids.iter().copied().filter(|p| live.contains(p)).collect();
     pids.sort_unstable();
     pids.dedup();
     pids.truncate(EscapedProcess::MAX_DESCRIBED);
@@ -212,28 +202,22 @@ pub fn describe_live(pids: &[i32]) -> Vec<EscapedProcess> {
         .collect()
 }
 
-/// The process group of a process that still runs; `None` for a zombie or a gone pid.
-fn live_group(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // After the command name: state, ppid, pgrp.
-    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
-    let state = fields.next()?;
-    let group = fields.nth(1)?.parse().ok()?;
-    (state != "Z" && state != "X").then_some(group)
-}
-
 fn process_group(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // After the command name: state, ppid, pgrp.
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(2)?
-        .parse()
+    nix::unistd::getpgid(Some(Pid::from_raw(pid)))
         .ok()
+        .map(|g| g.as_raw())
 }
 
+#[cfg(not(subreaper))]
+fn held_pipes(_pid: i32, _pipes: &[(&'static str, String)]) -> Vec<&'static str> {
+    Vec::new()
+}
+
+#[cfg(subreaper)]
 fn held_pipes(pid: i32, pipes: &[(&'static str, String)]) -> Vec<&'static str> {
+    if pipes.is_empty() {
+        return Vec::new();
+    }
     let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
         return Vec::new();
     };
@@ -255,20 +239,7 @@ fn held_pipes(pid: i32, pipes: &[(&'static str, String)]) -> Vec<&'static str> {
 }
 
 fn command_line(pid: i32) -> Vec<String> {
-    use std::io::Read;
-    let mut raw = Vec::new();
-    let limit = (EscapedProcess::MAX_ARGS * EscapedProcess::MAX_ARG_BYTES) as u64;
-    if let Ok(f) = std::fs::File::open(format!("/proc/{pid}/cmdline")) {
-        let _ = f.take(limit).read_to_end(&mut raw);
-    }
-    raw.split(|b| *b == 0)
-        .filter(|a| !a.is_empty())
-        .take(EscapedProcess::MAX_ARGS)
-        .map(|a| {
-            let a = &a[..a.len().min(EscapedProcess::MAX_ARG_BYTES)];
-            String::from_utf8_lossy(a).into_owned()
-        })
-        .collect()
+    table::command_line(pid, EscapedProcess::MAX_ARGS, EscapedProcess::MAX_ARG_BYTES)
 }
 
 /// Kills the given processes and reaps those that are (or become) our children.
@@ -308,20 +279,13 @@ mod tests {
         .expect("spawn sleep");
         let pid = child.id().expect("pid") as i32;
         // Another session's orphan hunt leaves a registered leader alone...
-        assert!(!escaped_candidates(-1).contains(&pid));
-        // ...and would kill the same child were it not registered: the race this closes.
+        assert!(!escaped_candidates(-1, None).contains(&pid));
+        // ...and would kill the same child were it not registered: the race this closes
+        // (a subreaper's; the portable backend takes no orphans of its own).
         unregister_leader(pid);
-        assert!(escaped_candidates(-1).contains(&pid));
-    }
-
-    #[test]
-    fn the_process_table_includes_this_process_and_its_parent() {
-        let me = std::process::id() as i32;
-        let table = process_table();
-        let entry = table.iter().find(|(pid, _)| *pid == me).copied();
         assert_eq!(
-            entry.map(|(_, ppid)| ppid),
-            Some(std::os::unix::process::parent_id() as i32)
+            escaped_candidates(-1, None).contains(&pid),
+            super::super::backend::finds_every_leftover()
         );
     }
 }

@@ -77,6 +77,8 @@ pub enum CheckStatus {
     Pass,
     Warning,
     Fail,
+    /// The run could not check it here (the portable process backend's leftovers).
+    NotChecked,
 }
 
 impl CheckStatus {
@@ -85,6 +87,7 @@ impl CheckStatus {
             CheckStatus::Pass => "pass",
             CheckStatus::Warning => "warning",
             CheckStatus::Fail => "fail",
+            CheckStatus::NotChecked => "not-checked",
         }
     }
 
@@ -188,6 +191,12 @@ impl Report {
         if anchor.is_none() {
             notices.push(NO_ANCHOR_NOTICE.to_string());
         }
+        if run.leftovers_not_checked() {
+            notices.push(format!(
+                "Leftover processes: {}.",
+                crate::process::backend::LEFTOVERS_NOT_CHECKED
+            ));
+        }
         let invocation = redact_argv(&cx.invocation);
         let reproduce = if invocation.is_empty() {
             Vec::new()
@@ -247,6 +256,13 @@ fn guard_checks(run: &GuardRun) -> Vec<CheckRow> {
     for check in &run.primary().checks {
         row(check.name, &check.codes, &mut rows);
         claimed.extend(check.codes.iter().copied());
+    }
+    if run.leftovers_not_checked() {
+        rows.push(CheckRow {
+            name: "leftoverProcesses".to_string(),
+            status: CheckStatus::NotChecked,
+            codes: Vec::new(),
+        });
     }
     if run.runs.len() > 1 {
         let codes: Vec<Code> = run

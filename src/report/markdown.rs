@@ -129,6 +129,7 @@ fn checks(out: &mut String, report: &Report) {
             CheckStatus::Pass => "✅ pass",
             CheckStatus::Warning => "⚠️ warning",
             CheckStatus::Fail => "❌ fail",
+            CheckStatus::NotChecked => "➖ not checked",
         };
         let codes: Vec<String> = row
             .codes

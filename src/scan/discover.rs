@@ -212,9 +212,22 @@ mod tests {
         let xdg = global_configs("linux", &env(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]));
         assert!(xdg.contains(&PathBuf::from("/x/Code/User/settings.json")));
         let mac = global_configs("macos", &env(&[("HOME", "/Users/a")]));
-        assert!(mac.contains(&PathBuf::from(
-            "/Users/a/Library/Application Support/Claude/claude_desktop_config.json"
-        )));
+        for path in [
+            "/Users/a/Library/Application Support/Claude/claude_desktop_config.json",
+            "/Users/a/Library/Application Support/Code/User/mcp.json",
+            "/Users/a/Library/Application Support/Code/User/settings.json",
+            "/Users/a/.cursor/mcp.json",
+            "/Users/a/.codeium/windsurf/mcp_config.json",
+            "/Users/a/.claude.json",
+        ] {
+            assert!(mac.contains(&PathBuf::from(path)), "{path} in {mac:?}");
+        }
+        // XDG is not where macOS clients keep their configs.
+        let mac_xdg = global_configs(
+            "macos",
+            &env(&[("HOME", "/Users/a"), ("XDG_CONFIG_HOME", "/x")]),
+        );
+        assert!(mac_xdg.iter().all(|p| !p.starts_with("/x")), "{mac_xdg:?}");
         let win = global_configs(
             "windows",
             &env(&[

@@ -109,10 +109,7 @@ pub fn remove_stale(parent: &Path) -> usize {
         let Some(pid) = owner.and_then(|o| o.trim().parse::<u32>().ok()) else {
             continue;
         };
-        if pid != me
-            && !Path::new(&format!("/proc/{pid}")).exists()
-            && std::fs::remove_dir_all(&path).is_ok()
-        {
+        if pid != me && !crate::process::is_running(pid) && std::fs::remove_dir_all(&path).is_ok() {
             removed += 1;
         }
     }
@@ -236,7 +233,8 @@ mod tests {
             }
             d
         };
-        // pid 0 never names a /proc entry: its sweep is gone.
+        // pid 0 never names a process: its sweep is gone. Pid 1 always does (on macOS too,
+        // where there is no /proc to look in).
         let dead = make("mcpcheck-sweep-dead", Some("0"));
         let mine = make("mcpcheck-sweep-mine", Some(&std::process::id().to_string()));
         let alive = make("mcpcheck-sweep-alive", Some("1"));

@@ -88,10 +88,25 @@ pub fn scrub(cmd: &mut Command) -> &mut Command {
     cmd
 }
 
+/// Set to `portable` in the test's own environment (scripts/test, CI), every run of the
+/// binary uses the portable process backend: the suite's second pass over the hygiene and
+/// guard corpus tests (docs/development.md).
+pub const TEST_BACKEND: &str = "MCPCHECK_TEST_PROCESS_BACKEND";
+
+/// Whether the binary runs its portable process backend: asked for by [`TEST_BACKEND`], or
+/// the only one this build has (macOS, or the `portable-only` feature).
+pub fn portable_backend() -> bool {
+    cfg!(any(not(target_os = "linux"), feature = "portable-only"))
+        || std::env::var(TEST_BACKEND).as_deref() == Ok("portable")
+}
+
 /// The binary in the scrubbed environment.
 pub fn mcpcheck() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
     scrub(&mut cmd);
+    if std::env::var(TEST_BACKEND).as_deref() == Ok("portable") {
+        cmd.env("MCPCHECK_PROCESS_BACKEND", "portable");
+    }
     cmd
 }
 

@@ -3,16 +3,16 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// True while a pid names a live (non-zombie) process.
+/// True while a pid names a live (non-zombie) process, as the process table (`ps`, on
+/// Linux and macOS alike) shows it.
 pub fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => false,
-        // The state follows the parenthesised command name.
-        Ok(stat) => !stat
-            .rsplit_once(')')
-            .map(|(_, rest)| rest.trim_start().starts_with('Z'))
-            .unwrap_or(false),
-    }
+    let out = std::process::Command::new("ps")
+        .args(["-o", "stat=", "-p", &pid.to_string()])
+        .output()
+        .expect("run ps");
+    let state = String::from_utf8_lossy(&out.stdout);
+    let state = state.trim();
+    !state.is_empty() && !state.starts_with('Z')
 }
 
 /// Waits up to `limit` for every pid in a pid file to be gone; returns those still alive.

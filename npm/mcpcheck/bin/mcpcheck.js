@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Starts the mcpcheck binary that npm installed for this platform, as an optional
-// dependency (@mcpcheck/<os>-<cpu>[-musl]), with the same arguments, stdio and exit code.
+// dependency (@mcpcheck/linux-<cpu>[-musl], @mcpcheck/darwin-<cpu>), with the same
+// arguments, stdio and exit code.
 "use strict";
 
 const { spawn } = require("node:child_process");
@@ -22,10 +23,19 @@ function libc() {
 
 function platformPackage() {
   const { platform, arch } = process;
+  if (platform === "win32") {
+    fail(`Windows is not supported (this is ${platform}-${arch}): use WSL, or the container image`);
+  }
+  if (platform === "darwin") {
+    if (arch !== "x64" && arch !== "arm64") {
+      fail(`no binary is built for macOS on ${arch}; supported: arm64 and x64`);
+    }
+    return `@mcpcheck/darwin-${arch}`;
+  }
   if (platform !== "linux") {
     fail(
-      `runs only on Linux (this is ${platform}-${arch}): its process handling needs Linux's ` +
-        "child subreaper; use a Linux machine or CI runner, or the container image"
+      `runs on Linux and macOS only (this is ${platform}-${arch}): use a Linux or macOS ` +
+        "machine or CI runner, or the container image"
     );
   }
   if (arch !== "x64" && arch !== "arm64") {

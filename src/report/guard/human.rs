@@ -146,6 +146,13 @@ pub fn render(run: &GuardRun, style: Style) -> String {
             );
         }
     }
+    if run.leftovers_not_checked() {
+        let _ = writeln!(
+            out,
+            "  leftover processes: {}",
+            crate::process::backend::LEFTOVERS_NOT_CHECKED
+        );
+    }
     if !run.findings.is_empty() {
         out.push('\n');
     }

@@ -199,9 +199,9 @@ pub struct RunTimings {
     pub total_ms: u64,
 }
 
-/// The kernel release, where the platform exposes it.
+/// The kernel release (`uname -r`: Linux's or Darwin's), where the platform exposes it.
 fn os_release() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+    sysinfo::System::kernel_version()
         .map(|s| s.trim().chars().take(64).collect())
         .unwrap_or_default()
 }

@@ -28,7 +28,8 @@ pub use process::{
 };
 pub use runs::{adversarial, drift, tool_schema, Adversarial, Drift, ToolSchema};
 
-/// The status of a check: `pass`, `fail`, `warning` or `skipped` (nothing to check).
+/// The status of a check: `pass`, `fail`, `warning`, `skipped` (nothing to check) or
+/// `not-checked` (this OS cannot check it: the portable process backend's leftovers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CheckStatus {
@@ -36,6 +37,16 @@ pub enum CheckStatus {
     Fail,
     Warning,
     Skipped,
+    #[serde(rename = "not-checked")]
+    NotChecked,
+}
+
+/// A check this run could not make, and why.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UncheckedCheck {
+    pub status: CheckStatus,
+    pub reason: &'static str,
 }
 
 /// One check: its status and the codes of the findings that decided it.
@@ -162,6 +173,10 @@ pub struct Checks {
     pub python_buffering: Check,
     pub static_scan: Check,
     pub repeat: RepeatCheck,
+    /// Present only when the leftover processes (`process-escaped-group`, orphans of the
+    /// server) could not all be looked for: the portable process backend (macOS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leftover_processes: Option<UncheckedCheck>,
     /// mcpcheck's own checks, by name (where a name is not the contract's).
     #[serde(flatten)]
     pub own: NamedMap<Check>,
@@ -281,6 +296,16 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
         python_buffering: python_buffering_check(&python),
         static_scan: entry(&static_scan, settings.scan.is_empty()),
         repeat: repeat_check(run, findings),
+        leftover_processes: session
+            .transcript
+            .process
+            .shutdown
+            .as_ref()
+            .is_some_and(|s| !s.leftovers_checked)
+            .then_some(UncheckedCheck {
+                status: CheckStatus::NotChecked,
+                reason: crate::process::backend::LEFTOVERS_NOT_CHECKED,
+            }),
         own: own_checks(session),
     }
 }
