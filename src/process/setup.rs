@@ -214,7 +214,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let pidfile = dir.path().join("pid");
         let script = format!(
-            "setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $! > {}",
+            // Python's setsid, not util-linux's `setsid` command (absent on macOS).
+            "python3 -c 'import os, time; os.setsid(); time.sleep(600)' </dev/null >/dev/null 2>&1 & echo $! > {}",
             pidfile.display()
         );
         let (sink, _) = collect();
