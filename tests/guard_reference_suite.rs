@@ -17,15 +17,20 @@ fn case_path() -> String {
         .to_string()
 }
 
+/// The node executable's path, asked once.
 fn node() -> String {
-    let out = std::process::Command::new("node")
-        .args(["-p", "process.execPath"])
-        .output()
-        .expect("node");
-    String::from_utf8(out.stdout)
-        .expect("utf8")
-        .trim()
-        .to_string()
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let out = std::process::Command::new("node")
+            .args(["-p", "process.execPath"])
+            .output()
+            .expect("node");
+        String::from_utf8(out.stdout)
+            .expect("utf8")
+            .trim()
+            .to_string()
+    })
+    .clone()
 }
 
 /// `guard --json OPTIONS -- node cases.mjs CASE ARGS...`.

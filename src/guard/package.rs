@@ -46,10 +46,13 @@ fn whole(manager: &'static str, spec: &str) -> Package {
     }
 }
 
-/// `name@version`, `@scope/name@version`, or a bare name.
+/// `name@version`, `@scope/name@version`, or a bare name. A URL or git spec stays whole:
+/// its `@` may end a user and password, which the report then masks as a whole.
 fn npm_spec(spec: &str) -> Option<Package> {
     let (name, version) = match spec.rfind('@') {
-        Some(at) if at > 0 => (&spec[..at], &spec[at + 1..]),
+        Some(at) if at > 0 && !spec.contains("://") && !spec[at + 1..].contains(['/', ':']) => {
+            (&spec[..at], &spec[at + 1..])
+        }
         _ => (spec, ""),
     };
     (!name.is_empty()).then(|| Package {
