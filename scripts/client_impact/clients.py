@@ -1,0 +1,134 @@
+"""The clients of the run: how each is installed into the scratch directory, which version it is,
+and the command that runs its driver."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+class InstallError(Exception):
+    pass
+
+
+@dataclass
+class Client:
+    id: str
+    name: str
+    package: str
+    language: str
+    version: str = ""
+
+    def record(self):
+        return {"id": self.id, "name": self.name, "package": self.package, "version": self.version,
+                "language": self.language}
+
+
+def _run(cmd, what, cwd=None, env=None, log=None):
+    """Runs an install step; its output goes to the log, and a failure names the step."""
+    with open(log, "ab") if log else open(os.devnull, "wb") as out:
+        done = subprocess.run(cmd, cwd=cwd, env=env, stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise InstallError(f"{what} failed (exit {done.returncode}); see {log}")
+
+
+class TsSdk1(Client):
+    def __init__(self):
+        super().__init__("ts-sdk-1", "TypeScript SDK", "@modelcontextprotocol/sdk", "TypeScript")
+
+    def install(self, scratch, log):
+        home = scratch / "ts-sdk-1"
+        manifest = home / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+        if not manifest.exists():
+            for tool in ("node", "npm"):
+                if not shutil.which(tool):
+                    raise InstallError(f"{tool} not found on PATH")
+            home.mkdir(parents=True, exist_ok=True)
+            (home / "package.json").write_text('{"private": true}\n')
+            _run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "@modelcontextprotocol/sdk@1"],
+                 "npm install @modelcontextprotocol/sdk@1", cwd=home, log=log)
+        self.version = json.loads(manifest.read_text())["version"]
+        self.home = home
+
+    def command(self, target):
+        return ["node", str(HERE / "drivers" / "ts_driver.mjs"), *target]
+
+    def env(self):
+        return {"CLIENT_IMPACT_TS_DIR": str(self.home)}
+
+
+class PySdk(Client):
+    def __init__(self, id, spec):
+        super().__init__(id, "Python SDK", "mcp", "Python")
+        self.spec = spec
+
+    def install(self, scratch, log):
+        venv = scratch / self.id
+        python = venv / "bin" / "python"
+        probe = [str(python), "-c", "import importlib.metadata as m; print(m.version('mcp'))"]
+        if python.exists():
+            found = subprocess.run(probe, capture_output=True, text=True)
+        if not python.exists() or found.returncode != 0:
+            _run([os.environ.get("PYTHON", "python3"), "-m", "venv", "--clear", str(venv)], f"venv {venv}", log=log)
+            _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", self.spec],
+                 f"pip install {self.spec}", log=log)
+            found = subprocess.run(probe, capture_output=True, text=True)
+        if found.returncode != 0:
+            raise InstallError(f"{self.id}: mcp is not importable from {venv}")
+        self.version = found.stdout.strip()
+        self.python = python
+
+    def command(self, target):
+        return [str(self.python), str(HERE / "drivers" / "py_driver.py"), *target]
+
+    def env(self):
+        return {}
+
+
+class RustRmcp(Client):
+    def __init__(self):
+        super().__init__("rust-rmcp", "Rust SDK", "rmcp", "Rust")
+
+    def install(self, scratch, log):
+        if not shutil.which("cargo"):
+            raise InstallError("cargo not found on PATH")
+        project = scratch / "rust-rmcp"
+        (project / "src").mkdir(parents=True, exist_ok=True)
+        for name in ("Cargo.toml", "src/main.rs"):
+            source = (HERE / "rmcp" / name).read_bytes()
+            dest = project / name
+            if not dest.exists() or dest.read_bytes() != source:
+                dest.write_bytes(source)
+        env = dict(os.environ, CARGO_BUILD_JOBS="1", CARGO_TARGET_DIR=str(scratch / "rust-rmcp-target"))
+        _run(["cargo", "build", "--quiet"], "cargo build (rmcp driver)", cwd=project, env=env, log=log)
+        lock = (project / "Cargo.lock").read_text()
+        found = re.search(r'name = "rmcp"\nversion = "([^"]+)"', lock)
+        if not found:
+            raise InstallError(f"no rmcp in {project / 'Cargo.lock'}")
+        self.version = found.group(1)
+        self.binary = scratch / "rust-rmcp-target" / "debug" / "client-impact-rmcp"
+
+    def command(self, target):
+        return [str(self.binary), *target]
+
+    def env(self):
+        return {}
+
+
+def all_clients():
+    return [TsSdk1(), PySdk("py-sdk-1", "mcp>=1,<2"), PySdk("py-sdk-2", "mcp>=2,<3"), RustRmcp()]
+
+
+def install(clients, scratch):
+    """Installs (or reuses) every client; returns the seconds it took."""
+    log = scratch / "install.log"
+    for client in clients:
+        print(f"client-impact: installing {client.id}", file=sys.stderr)
+        client.install(scratch, log)
+        print(f"client-impact: {client.id} {client.package} {client.version}", file=sys.stderr)
