@@ -17,8 +17,14 @@ from pathlib import Path
 # named by its argument, for the toxic-flow tests).
 HELPERS = {"mcpfixture.py", "httpfixture.py", "httplegacy.py", "toolset.py"}
 
-# Arguments a fixture cannot start without.
-HTTP_ARGS = {"http_requires_token.py": ["client-impact-token"]}
+# Arguments a fixture cannot start without (the first variant its tests use).
+HTTP_ARGS = {
+    "http_requires_token.py": ["client-impact-token"],
+    "http_legacy_endpoint.py": ["not-a-uri"],
+    "http_legacy_no_endpoint.py": ["refused"],
+    "http_legacy_no_response.py": ["stall"],
+    "http_legacy_stream_open.py": ["{marker}"],
+}
 
 START_LIMIT = 30.0
 GUARD_LIMIT = 120.0
@@ -35,6 +41,7 @@ class Fixture:
     env: dict = field(default_factory=dict)
 
     def server_command(self, scratch):
+        (scratch / "markers").mkdir(parents=True, exist_ok=True)
         marker = str(scratch / "markers" / uuid.uuid4().hex)
         return [part.replace("{marker}", marker) for part in self.command]
 
