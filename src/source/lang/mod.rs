@@ -27,6 +27,7 @@ mod rust_paths;
 mod scope;
 mod syntax;
 pub mod transports;
+pub mod transports_window;
 
 use crate::catalog::Code;
 use std::path::Path;
