@@ -102,47 +102,8 @@ pub fn facts_in(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> Opt
     }
 }
 
-/// Whole words without which a part of a module holds none of its facts: every name the fact
-/// walks below compare with, or a word of it, and the keywords of the loads.
-pub fn fact_words(lang: Lang) -> Vec<&'static str> {
-    let (words, names): (&[&str], &[&[&str]]) = match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
-            &[
-                "import",
-                "export",
-                "require",
-                "listen",
-                "connect",
-                "exit",
-                "stdin",
-                "StdioServerTransport",
-            ],
-            &[JS_HTTP_TRANSPORTS],
-        ),
-        Lang::Python => (
-            &[
-                "import",
-                "import_module",
-                "uvicorn",
-                "run",
-                "run_stdio_async",
-                "stdio_server",
-                "stdin",
-                "exit",
-                "SystemExit",
-            ],
-            &[PY_HTTP_METHODS, PY_HTTP_CLASSES],
-        ),
-        _ => (&[], &[]),
-    };
-    words
-        .iter()
-        .chain(names.iter().flat_map(|n| n.iter()))
-        .copied()
-        .collect()
-}
-
-const JS_HTTP_TRANSPORTS: &[&str] = &["StreamableHTTPServerTransport", "SSEServerTransport"];
+pub(super) const JS_HTTP_TRANSPORTS: &[&str] =
+    &["StreamableHTTPServerTransport", "SSEServerTransport"];
 const JS_VISIT: &[&str] = &[
     "import_statement",
     "export_statement",
@@ -296,7 +257,7 @@ const PY_BRANCHES: &[&str] = &[
     "case_clause",
 ];
 /// Methods that build or run an HTTP or SSE server (FastMCP, the low-level SDK, uvicorn).
-const PY_HTTP_METHODS: &[&str] = &[
+pub(super) const PY_HTTP_METHODS: &[&str] = &[
     "streamable_http_app",
     "sse_app",
     "http_app",
@@ -304,7 +265,7 @@ const PY_HTTP_METHODS: &[&str] = &[
     "run_streamable_http_async",
     "run_http_async",
 ];
-const PY_HTTP_CLASSES: &[&str] = &["SseServerTransport", "StreamableHTTPSessionManager"];
+pub(super) const PY_HTTP_CLASSES: &[&str] = &["SseServerTransport", "StreamableHTTPSessionManager"];
 const PY_HTTP_TRANSPORTS: &[&str] = &["sse", "streamable-http", "streamable_http", "http"];
 
 fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFacts {

@@ -1,6 +1,6 @@
 //! Parsing less of a large module for its transport facts: the same windows as the scan's
 //! (`js_window`, `python_window`), keeping the parts that mention a fact word
-//! (`transports::fact_words`), so a module with findings is not parsed whole a second time.
+//! (`fact_words`), so a module with findings is not parsed whole a second time.
 //! A part left out mentions no fact word, so it holds no import, transport, listen, stdin
 //! read or exit: the facts of the window are the whole file's (`transports::facts_in` keeps
 //! a Python statement left out between a write and an exit from joining them).
@@ -8,9 +8,49 @@
 use super::js_window;
 use super::python_window;
 use super::syntax::Words;
-use super::transports::fact_words;
+use super::transports::{JS_HTTP_TRANSPORTS, PY_HTTP_CLASSES, PY_HTTP_METHODS};
 use super::{Lang, WINDOW_MIN_BYTES};
 use tree_sitter::Range;
+
+/// Whole words without which a part of a module holds none of its facts: every name the fact
+/// walks in `transports` compare with, or a word of it, and the keywords of the loads.
+fn fact_words(lang: Lang) -> Vec<&'static str> {
+    let (words, names): (&[&str], &[&[&str]]) = match lang {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
+            &[
+                "import",
+                "export",
+                "require",
+                "listen",
+                "connect",
+                "exit",
+                "stdin",
+                "StdioServerTransport",
+            ],
+            &[JS_HTTP_TRANSPORTS],
+        ),
+        Lang::Python => (
+            &[
+                "import",
+                "import_module",
+                "uvicorn",
+                "run",
+                "run_stdio_async",
+                "stdio_server",
+                "stdin",
+                "exit",
+                "SystemExit",
+            ],
+            &[PY_HTTP_METHODS, PY_HTTP_CLASSES],
+        ),
+        _ => (&[], &[]),
+    };
+    words
+        .iter()
+        .chain(names.iter().flat_map(|n| n.iter()))
+        .copied()
+        .collect()
+}
 
 /// The parts of `src` to parse for its facts, or None to parse it whole.
 pub fn ranges(lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
