@@ -174,7 +174,7 @@ impl Worker<'_> {
         if self.prefilter && !lang.may_hold_finding(bytes) {
             return;
         }
-        let Some((tree, window)) = self.parse_windowed_or_whole(lang, bytes) else {
+        let Some((tree, window, hits)) = self.parse_and_scan(lang, bytes) else {
             self.stats.files_scanned -= 1;
             return self.skip_file(FileSkip::ParseTimeout);
         };
@@ -182,7 +182,6 @@ impl Worker<'_> {
         if tree.root_node().has_error() {
             self.stats.files_with_syntax_errors += 1;
         }
-        let hits = lang.scan(&tree, bytes);
         if hits.is_empty() {
             return;
         }
@@ -351,12 +350,13 @@ impl Worker<'_> {
     }
 
     /// Parses only the parts of a large file worth parsing when that parses cleanly, else all;
-    /// with the tree, the ranges it was parsed from (empty when it is the whole file's).
-    fn parse_windowed_or_whole(
+    /// with the tree, the ranges it was parsed from (empty when it is the whole file's) and
+    /// the hits the rules find in it.
+    fn parse_and_scan(
         &mut self,
         lang: Lang,
         bytes: &[u8],
-    ) -> Option<(tree_sitter::Tree, Vec<tree_sitter::Range>)> {
+    ) -> Option<(tree_sitter::Tree, Vec<tree_sitter::Range>, Vec<Hit>)> {
         // Leaving blocks out is a text test too: without the prefilter, every file is parsed whole.
         let mut ranges = if self.prefilter {
             lang.parse_ranges(bytes)
@@ -375,19 +375,21 @@ impl Worker<'_> {
             match self.parse(lang, bytes, &window) {
                 // A syntax error may come from a wrong cut (or the file): parse it whole.
                 Some(tree) if !tree.root_node().has_error() => {
-                    match lang.widen_ranges(&tree, bytes, &window) {
-                        None => {
+                    match lang.widen_or_scan(&tree, bytes, &window) {
+                        Ok(hits) => {
                             self.stats.files_parsed_in_part += 1;
-                            return Some((tree, window));
+                            return Some((tree, window, hits));
                         }
-                        wider => ranges = wider,
+                        Err(wider) => ranges = Some(wider),
                     }
                 }
                 _ => break,
             }
         }
         self.stats.bytes_parsed += bytes.len() as u64;
-        self.parse(lang, bytes, &[]).map(|tree| (tree, Vec::new()))
+        let tree = self.parse(lang, bytes, &[])?;
+        let hits = lang.scan(&tree, bytes);
+        Some((tree, Vec::new(), hits))
     }
 
     fn parse(
