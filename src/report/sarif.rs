@@ -80,11 +80,12 @@ pub(crate) fn gzipped_len(text: &str) -> usize {
 
 /// The document with at most `limit` results; the rest are summarised in a notification.
 pub fn document(report: &Report, metas: &[(&CodeMeta, String)], limit: usize) -> Sarif {
+    let mut paths = RepoPaths::default();
     let results: Vec<SarifResult> = report
         .findings
         .iter()
         .take(limit)
-        .map(|f| result(report, f, metas))
+        .map(|f| result(report, f, metas, &mut paths))
         .collect();
     let omitted = report.findings.len().saturating_sub(limit);
     let mut notifications: Vec<Notification> = report
@@ -180,12 +181,33 @@ fn notification(text: &str, level: &str) -> Notification {
         .build()
 }
 
-fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifResult {
+/// Repository-relative paths by file as findings name it, each file looked up once (many
+/// findings share a file, and each look-up asks the file system).
+#[derive(Default)]
+struct RepoPaths(std::collections::HashMap<String, Option<String>>);
+
+impl RepoPaths {
+    fn relative(&mut self, report: &Report, file: &str) -> Option<String> {
+        if let Some(known) = self.0.get(file) {
+            return known.clone();
+        }
+        let found = report.repo.relative(std::path::Path::new(file));
+        self.0.insert(file.to_string(), found.clone());
+        found
+    }
+}
+
+fn result(
+    report: &Report,
+    f: &Finding,
+    metas: &[(&CodeMeta, String)],
+    paths: &mut RepoPaths,
+) -> SarifResult {
     let own_file = f
         .location
         .file
         .as_deref()
-        .and_then(|p| report.repo.relative(std::path::Path::new(p)));
+        .and_then(|p| paths.relative(report, p));
     // Outside the repository a file keeps its place, as an absolute URI (never a blob link),
     // unless the SARIF is for upload.
     let outside = match (&own_file, &f.location.file) {
@@ -206,7 +228,7 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
             );
         }
     }
-    let related = printed_by(report, f);
+    let related = printed_by(report, f, paths);
     // One write that can have printed the line is where the finding is, in the source.
     let first_line = f.printed_by.as_deref().and_then(|lines| lines.first());
     let unambiguous = match (first_line.map(|l| l.writes.len()), related.first()) {
@@ -280,7 +302,11 @@ fn result(report: &Report, f: &Finding, metas: &[(&CodeMeta, String)]) -> SarifR
 
 /// The writes that could have printed a stray stdout line, ranked, as related locations
 /// (with the bare physical location of each, for the unambiguous case).
-fn printed_by(report: &Report, f: &Finding) -> Vec<(PhysicalLocation, Location)> {
+fn printed_by(
+    report: &Report,
+    f: &Finding,
+    paths: &mut RepoPaths,
+) -> Vec<(PhysicalLocation, Location)> {
     let Some(lines) = &f.printed_by else {
         return Vec::new();
     };
@@ -289,7 +315,7 @@ fn printed_by(report: &Report, f: &Finding) -> Vec<(PhysicalLocation, Location)>
     for traced in lines {
         let total = traced.writes.len();
         for (i, w) in traced.writes.iter().enumerate() {
-            let Some(rel) = report.repo.relative(std::path::Path::new(&w.file)) else {
+            let Some(rel) = paths.relative(report, &w.file) else {
                 continue;
             };
             let mut region = Region::builder()

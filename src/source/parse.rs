@@ -3,6 +3,7 @@
 
 use super::config::{self, spring, ConfigKind};
 use super::lang::transports::{self, ModuleFacts};
+use super::lang::transports_window;
 use super::lang::{Hit, Lang};
 use super::suppress::Suppressions;
 use super::walk::{slashed, DirSkip, FileSkip, Rules};
@@ -173,7 +174,7 @@ impl Worker<'_> {
         if self.prefilter && !lang.may_hold_finding(bytes) {
             return;
         }
-        let Some((tree, whole)) = self.parse_windowed_or_whole(lang, bytes) else {
+        let Some((tree, window, hits)) = self.parse_and_scan(lang, bytes) else {
             self.stats.files_scanned -= 1;
             return self.skip_file(FileSkip::ParseTimeout);
         };
@@ -181,7 +182,6 @@ impl Worker<'_> {
         if tree.root_node().has_error() {
             self.stats.files_with_syntax_errors += 1;
         }
-        let hits = lang.scan(&tree, bytes);
         if hits.is_empty() {
             return;
         }
@@ -190,31 +190,47 @@ impl Worker<'_> {
         let reported = self.findings.len();
         self.add_hits(hits, &suppressions, bytes, &file, lang.name());
         if self.transport_facts && self.findings.len() > reported {
-            self.keep_facts(path, lang, bytes, whole.then_some(tree));
+            self.keep_facts(path, lang, bytes, tree, &window);
         }
     }
 
-    /// The transport facts of a file with findings, from its whole tree (parsed again here,
-    /// on this thread, if the scan parsed it in part), or None if a text test shows they
-    /// cannot matter. A parse that times out keeps nothing, and `reach` reads the file itself.
-    /// `tests/source_large.rs` compares the findings with the prefilter (and so this text
-    /// test) on and off over real trees.
+    /// The transport facts of a file with findings, from the tree the scan parsed if it is
+    /// whole or its left-out parts mention no fact word, else from a window of its own
+    /// (`transports_window`) or the whole file, parsed here on this thread; or None if a text
+    /// test shows they cannot matter. A parse that times out keeps nothing, and `reach` reads
+    /// the file itself. `tests/source_large.rs` compares the findings with the prefilter (and
+    /// so these text tests) on and off over real trees.
     fn keep_facts(
         &mut self,
         path: &Path,
         lang: Lang,
         bytes: &[u8],
-        whole: Option<tree_sitter::Tree>,
+        tree: tree_sitter::Tree,
+        window: &[tree_sitter::Range],
     ) {
         if !transports::has_facts(lang) {
             return;
         }
-        // The text test is a prefilter too: without it every such file's facts are kept.
+        // The text tests are a prefilter too: without it every such file's facts are kept,
+        // from the whole tree (the scan parses whole without the prefilter).
         let facts = if !self.prefilter || transports::may_demote(lang, bytes) {
-            let Some(tree) = whole.or_else(|| self.parse(lang, bytes, &[])) else {
-                return;
-            };
-            transports::facts(lang, tree.root_node(), bytes)
+            if transports_window::holds_facts(lang, bytes, window) {
+                transports::facts_in(lang, tree.root_node(), bytes, window)
+            } else {
+                let ranges = transports_window::ranges(lang, bytes).unwrap_or_default();
+                let windowed = Some(&ranges)
+                    .filter(|r| !r.is_empty())
+                    .and_then(|r| self.parse(lang, bytes, r))
+                    .filter(|t| !t.root_node().has_error());
+                let (tree, ranges) = match windowed {
+                    Some(tree) => (tree, ranges),
+                    None => match self.parse(lang, bytes, &[]) {
+                        Some(tree) => (tree, Vec::new()),
+                        None => return,
+                    },
+                };
+                transports::facts_in(lang, tree.root_node(), bytes, &ranges)
+            }
         } else {
             None
         };
@@ -334,12 +350,13 @@ impl Worker<'_> {
     }
 
     /// Parses only the parts of a large file worth parsing when that parses cleanly, else all;
-    /// true with the tree when it is the whole file's.
-    fn parse_windowed_or_whole(
+    /// with the tree, the ranges it was parsed from (empty when it is the whole file's) and
+    /// the hits the rules find in it.
+    fn parse_and_scan(
         &mut self,
         lang: Lang,
         bytes: &[u8],
-    ) -> Option<(tree_sitter::Tree, bool)> {
+    ) -> Option<(tree_sitter::Tree, Vec<tree_sitter::Range>, Vec<Hit>)> {
         // Leaving blocks out is a text test too: without the prefilter, every file is parsed whole.
         let mut ranges = if self.prefilter {
             lang.parse_ranges(bytes)
@@ -358,19 +375,21 @@ impl Worker<'_> {
             match self.parse(lang, bytes, &window) {
                 // A syntax error may come from a wrong cut (or the file): parse it whole.
                 Some(tree) if !tree.root_node().has_error() => {
-                    match lang.widen_ranges(&tree, bytes, &window) {
-                        None => {
+                    match lang.widen_or_scan(&tree, bytes, &window) {
+                        Ok(hits) => {
                             self.stats.files_parsed_in_part += 1;
-                            return Some((tree, false));
+                            return Some((tree, window, hits));
                         }
-                        wider => ranges = wider,
+                        Err(wider) => ranges = Some(wider),
                     }
                 }
                 _ => break,
             }
         }
         self.stats.bytes_parsed += bytes.len() as u64;
-        self.parse(lang, bytes, &[]).map(|tree| (tree, true))
+        let tree = self.parse(lang, bytes, &[])?;
+        let hits = lang.scan(&tree, bytes);
+        Some((tree, Vec::new(), hits))
     }
 
     fn parse(

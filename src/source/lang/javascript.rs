@@ -160,7 +160,30 @@ pub fn widen_ranges(
     src: &[u8],
     ranges: &[tree_sitter::Range],
 ) -> Option<Vec<tree_sitter::Range>> {
-    let js = collect(lang, root, src).0;
+    wider(&collect(lang, root, src).0, src, ranges)
+}
+
+/// `widen_ranges`, then, if the parse will do, `scan`, from one walk of the tree.
+pub fn widen_or_scan(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[tree_sitter::Range],
+    out: &mut Vec<Hit>,
+) -> Option<Vec<tree_sitter::Range>> {
+    let (js, candidates) = collect(lang, root, src);
+    let wider = wider(&js, src, ranges);
+    if wider.is_none() {
+        check(&js, candidates, out);
+    }
+    wider
+}
+
+fn wider(
+    js: &Js<'_>,
+    src: &[u8],
+    ranges: &[tree_sitter::Range],
+) -> Option<Vec<tree_sitter::Range>> {
     let writer = |sym: Option<Sym>| {
         matches!(
             sym,
@@ -203,6 +226,10 @@ pub fn widen_ranges(
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     let (js, candidates) = collect(lang, root, src);
+    check(&js, candidates, out);
+}
+
+fn check<'t>(js: &Js<'t>, candidates: Vec<Node<'t>>, out: &mut Vec<Hit>) {
     for call in candidates {
         if call.kind() == "new_expression" {
             js.check_new(call, out);

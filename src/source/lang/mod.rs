@@ -27,6 +27,7 @@ mod rust_paths;
 mod scope;
 mod syntax;
 pub mod transports;
+pub mod transports_window;
 
 use crate::catalog::Code;
 use std::path::Path;
@@ -151,6 +152,29 @@ impl Lang {
             }
             Lang::Python => python::widen_ranges(self, tree.root_node(), src, ranges),
             _ => None,
+        }
+    }
+
+    /// After a parse of `ranges`: `Err` with wider ranges as `widen_ranges` says, else `Ok`
+    /// with what `scan` finds, from one walk of the tree.
+    pub fn widen_or_scan(
+        self,
+        tree: &Tree,
+        src: &[u8],
+        ranges: &[Range],
+    ) -> Result<Vec<Hit>, Vec<Range>> {
+        let root = tree.root_node();
+        let mut out = Vec::new();
+        let wider = match self {
+            Lang::JavaScript | Lang::TypeScript => {
+                javascript::widen_or_scan(self, root, src, ranges, &mut out)
+            }
+            Lang::Python => python::widen_or_scan(self, root, src, ranges, &mut out),
+            _ => return Ok(self.scan(tree, src)),
+        };
+        match wider {
+            Some(wider) => Err(wider),
+            None => Ok(out),
         }
     }
 

@@ -139,12 +139,32 @@ pub(super) struct Py<'t> {
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
     let (py, calls, pairs) = collect(lang, root, src);
+    check(&py, calls, pairs, out);
+}
+
+/// `widen_ranges`, then, if the parse will do, `scan`, from one walk of the tree.
+pub fn widen_or_scan(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[tree_sitter::Range],
+    out: &mut Vec<Hit>,
+) -> Option<Vec<tree_sitter::Range>> {
+    let (py, calls, pairs) = collect(lang, root, src);
+    let wider = wider(&py, src, ranges);
+    if wider.is_none() {
+        check(&py, calls, pairs, out);
+    }
+    wider
+}
+
+fn check<'t>(py: &Py<'t>, calls: Vec<Node<'t>>, pairs: Vec<Node<'t>>, out: &mut Vec<Hit>) {
     for call in calls {
-        python_calls::check_call(&py, call, out);
+        python_calls::check_call(py, call, out);
     }
     if py.imports_logging {
         for pair in pairs {
-            python_calls::check_dict_config(&py, pair, out);
+            python_calls::check_dict_config(py, pair, out);
         }
     }
 }
@@ -240,7 +260,14 @@ pub fn widen_ranges(
     src: &[u8],
     ranges: &[tree_sitter::Range],
 ) -> Option<Vec<tree_sitter::Range>> {
-    let py = collect(lang, root, src).0;
+    wider(&collect(lang, root, src).0, src, ranges)
+}
+
+fn wider(
+    py: &Py<'_>,
+    src: &[u8],
+    ranges: &[tree_sitter::Range],
+) -> Option<Vec<tree_sitter::Range>> {
     // `import re` and `from os import environ` lead nowhere; `import sys` is followed only
     // through words that keep a definition anyway (`sys.stdout`); `import rich.console as rc`
     // is followed as `rc`.

@@ -88,14 +88,22 @@ pub fn has_facts(lang: Lang) -> bool {
 
 /// The facts of a parsed module, for the languages that have them.
 pub fn facts(lang: Lang, root: Node<'_>, src: &[u8]) -> Option<ModuleFacts> {
+    facts_in(lang, root, src, &[])
+}
+
+/// As `facts`, from a tree parsed from `ranges` only (empty: the whole file) whose left-out
+/// parts mention none of `fact_words` (`transports_window`): a Python statement left out
+/// between a write and an exit still parts them.
+pub fn facts_in(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> Option<ModuleFacts> {
     match lang {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => Some(javascript(lang, root, src)),
-        Lang::Python => Some(python(lang, root, src)),
+        Lang::Python => Some(python(lang, root, src, ranges)),
         _ => None,
     }
 }
 
-const JS_HTTP_TRANSPORTS: &[&str] = &["StreamableHTTPServerTransport", "SSEServerTransport"];
+pub(super) const JS_HTTP_TRANSPORTS: &[&str] =
+    &["StreamableHTTPServerTransport", "SSEServerTransport"];
 const JS_VISIT: &[&str] = &[
     "import_statement",
     "export_statement",
@@ -249,7 +257,7 @@ const PY_BRANCHES: &[&str] = &[
     "case_clause",
 ];
 /// Methods that build or run an HTTP or SSE server (FastMCP, the low-level SDK, uvicorn).
-const PY_HTTP_METHODS: &[&str] = &[
+pub(super) const PY_HTTP_METHODS: &[&str] = &[
     "streamable_http_app",
     "sse_app",
     "http_app",
@@ -257,10 +265,10 @@ const PY_HTTP_METHODS: &[&str] = &[
     "run_streamable_http_async",
     "run_http_async",
 ];
-const PY_HTTP_CLASSES: &[&str] = &["SseServerTransport", "StreamableHTTPSessionManager"];
+pub(super) const PY_HTTP_CLASSES: &[&str] = &["SseServerTransport", "StreamableHTTPSessionManager"];
 const PY_HTTP_TRANSPORTS: &[&str] = &["sse", "streamable-http", "streamable_http", "http"];
 
-fn python(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
+fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, PY_BRANCHES);
     syntax::walk(root, syntax::kinds(lang, PY_VISIT), |node, ancestors| {
@@ -304,7 +312,9 @@ fn python(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
                 });
             }
             "call" => python_call(node, src, in_branch, &mut facts),
-            "module" | "block" => python_exit_writes(&args(node), src, &mut facts.exit_writes),
+            "module" | "block" => {
+                python_exit_writes(&args(node), src, ranges, &mut facts.exit_writes)
+            }
             // A server that reads stdin itself speaks stdio, whatever else it serves.
             "identifier" | "attribute" => {
                 if matches!(text(node, src), "stdio_server" | "sys.stdin") {
@@ -318,8 +328,19 @@ fn python(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
 }
 
 /// In one block: the writes just before `sys.exit(N)`, `exit(N)` or `raise SystemExit(N)`
-/// with N a non-zero number or a message (which exits with 1).
-fn python_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Range>) {
+/// with N a non-zero number or a message (which exits with 1). Statements with a part of the
+/// file left out of `ranges` between them were not next to each other.
+fn python_exit_writes<'t>(
+    statements: &[Node<'t>],
+    src: &[u8],
+    ranges: &[Range],
+    out: &mut Vec<Range>,
+) {
+    let apart = |before: Node<'t>, after: Node<'t>| {
+        ranges.windows(2).any(|pair| {
+            before.end_byte() <= pair[0].end_byte && pair[1].start_byte <= after.start_byte()
+        })
+    };
     let call_in = |statement: Node<'t>| {
         let expression = statement.named_child(0)?;
         let call = match (statement.kind(), expression.kind()) {
@@ -356,8 +377,13 @@ fn python_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Ran
                 }
         });
         if failing {
-            for write in statements[..i].iter().rev().take_while(|s| is_write(**s)) {
+            let mut next = *statement;
+            for write in statements[..i].iter().rev() {
+                if !is_write(*write) || apart(*write, next) {
+                    break;
+                }
                 out.push(write.range());
+                next = *write;
             }
         }
     }
