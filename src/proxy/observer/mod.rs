@@ -162,6 +162,8 @@ pub struct Observer {
     floods: crate::server_traffic::FloodMeter,
     pub messages: u64,
     pub invalid: u64,
+    /// Whether common lines are read lean (off only in tests, to compare with the full parse).
+    lean: bool,
 }
 
 impl Observer {
@@ -189,6 +191,7 @@ impl Observer {
             floods: crate::server_traffic::FloodMeter::default(),
             messages: 0,
             invalid: 0,
+            lean: true,
         }
     }
 
