@@ -14,7 +14,7 @@ use crate::server_traffic::{
 use crate::session::transcript::{Disposition, Phase};
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 /// Latency samples kept for percentiles.
@@ -39,7 +39,7 @@ pub(super) struct PendingRequest {
 /// as one; the oldest are forgotten first.
 #[derive(Default)]
 pub(super) struct RecentAnswers {
-    methods: HashMap<RequestId, String>,
+    methods: super::IdMap<String>,
     order: VecDeque<RequestId>,
 }
 
