@@ -1,5 +1,9 @@
 //! Thin edge: the command layer does everything and says how to exit.
 
+/// Threads that allocate and free across each other (the proxy's) contend in glibc's arenas.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[cfg(unix)]
 fn main() -> std::process::ExitCode {
     mcpcheck::app::main()

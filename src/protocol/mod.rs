@@ -2,6 +2,7 @@
 
 pub mod framing;
 pub mod jsonrpc;
+pub mod lean;
 mod limits;
 pub mod schema;
 pub mod versions;

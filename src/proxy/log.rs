@@ -26,7 +26,8 @@ pub trait Line: Send + 'static {
     fn lines(&self) -> u64 {
         1
     }
-    fn line(self) -> String;
+    /// Appends its line(s), each ended by a newline.
+    fn write(self, out: &mut Vec<u8>);
 }
 
 /// A batch goes through the queue as one item: one wake-up of the writer, not one a line.
@@ -39,9 +40,10 @@ impl<T: Line> Line for Vec<T> {
         self.len() as u64
     }
 
-    fn line(self) -> String {
-        let lines: Vec<String> = self.into_iter().map(Line::line).collect();
-        lines.join("\n")
+    fn write(self, out: &mut Vec<u8>) {
+        for item in self {
+            item.write(out);
+        }
     }
 }
 
@@ -50,8 +52,9 @@ impl Line for Record {
         160 + self.size
     }
 
-    fn line(self) -> String {
-        line(self)
+    fn write(self, out: &mut Vec<u8>) {
+        write_record(self, out);
+        out.push(b'\n');
     }
 }
 
@@ -60,8 +63,9 @@ impl Line for String {
         self.len()
     }
 
-    fn line(self) -> String {
-        self
+    fn write(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.as_bytes());
+        out.push(b'\n');
     }
 }
 
@@ -254,61 +258,77 @@ fn write_all<T: Line, W: Write>(
         }
         return;
     };
-    let mut out = std::io::BufWriter::new(file);
+    // One buffer, reused: a batch of records costs no allocation of its own.
+    let mut file = file;
+    let mut buf = Vec::with_capacity(64 * 1024);
     while let Ok(first) = receiver.recv() {
         taken(&first);
-        let _ = writeln!(out, "{}", first.line());
+        first.write(&mut buf);
         while let Ok(next) = receiver.try_recv() {
             taken(&next);
-            let _ = writeln!(out, "{}", next.line());
+            next.write(&mut buf);
+            if buf.len() >= 64 * 1024 {
+                let _ = file.write_all(&buf);
+                buf.clear();
+            }
         }
-        let _ = out.flush();
+        let _ = file.write_all(&buf).and_then(|()| file.flush());
+        buf.clear();
     }
-    let _ = out.flush();
+    let _ = file.flush();
 }
 
 /// A record as one JSON line, its message redacted. A line that cannot hold anything to
 /// redact is copied as it came instead of being parsed and written again.
-fn line(record: Record) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(160 + record.size);
-    let _ = write!(
-        out,
-        "{{\"timeMs\":{},\"direction\":\"{}\",\"kind\":\"{}\",\"method\":{},\"id\":{},\"size\":{},\"latencyMs\":{},\"message\":",
-        json(&((record.time_ms * 1000.0).round() / 1000.0)),
-        record.direction.name(),
-        record.kind,
-        json(&record.method),
-        json(&record.id.as_ref().map(RequestId::to_json)),
-        record.size,
-        json(&record.latency_ms),
-    );
+fn write_record(record: Record, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"timeMs\":");
+    json(out, &((record.time_ms * 1000.0).round() / 1000.0));
+    out.extend_from_slice(b",\"direction\":\"");
+    out.extend_from_slice(record.direction.name().as_bytes());
+    out.extend_from_slice(b"\",\"kind\":\"");
+    out.extend_from_slice(record.kind.as_bytes());
+    out.extend_from_slice(b"\",\"method\":");
+    json(out, &record.method);
+    out.extend_from_slice(b",\"id\":");
+    match &record.id {
+        None => out.extend_from_slice(b"null"),
+        Some(RequestId::Number(n)) => json(out, n),
+        Some(RequestId::String(s)) => json(out, s),
+    }
+    out.extend_from_slice(b",\"size\":");
+    json(out, &record.size);
+    out.extend_from_slice(b",\"latencyMs\":");
+    json(out, &record.latency_ms);
+    out.extend_from_slice(b",\"message\":");
     match record.body {
-        Body::None => out.push_str("null"),
+        Body::None => out.extend_from_slice(b"null"),
         Body::Raw(raw) => match std::str::from_utf8(&raw) {
             Ok(text) if !crate::secrets::json_might_hold_credential(text) => {
-                out.push_str(text.trim())
+                out.extend_from_slice(text.trim().as_bytes())
             }
             _ => match serde_json::from_slice::<Value>(&raw) {
                 Ok(mut v) => {
                     redact(&mut v);
-                    let _ = write!(out, "{v}");
+                    json(out, &v);
                 }
-                Err(_) => out.push_str("null"),
+                Err(_) => out.extend_from_slice(b"null"),
             },
         },
         Body::Value(mut v) => {
             redact(&mut v);
-            let _ = write!(out, "{v}");
+            json(out, &v);
         }
     }
-    out.push('}');
-    out
+    out.push(b'}');
 }
 
-/// JSON text of a small value, as serde_json writes it.
-fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
+/// Appends the JSON text of a value, as serde_json writes it.
+fn json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let mark = out.len();
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.truncate(mark);
+        out.extend_from_slice(b"null");
+    }
 }
 
 /// Masks values under credential-named keys and provider tokens anywhere in a record.

@@ -29,24 +29,31 @@ pub use values::{
 /// test that lets clean JSON be copied as it came. It may say yes for nothing, never no
 /// for something.
 pub fn json_might_hold_credential(json: &str) -> bool {
-    use aho_corasick::{AhoCorasick, AhoCorasickKind};
+    use std::cell::RefCell;
     use std::sync::LazyLock;
-    static NAMES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-        AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(names::STEMS.iter().chain(names::WORDS).chain(&["key"]))
-            .ok()
+    // Both search lower-cased text for lower-cased literals, case-sensitively: a SIMD
+    // searcher can then skip most of each line (an automaton reads every byte).
+    static NAMES: LazyLock<Option<Literals>> = LazyLock::new(|| {
+        Literals::new(
+            names::STEMS
+                .iter()
+                .chain(names::WORDS)
+                .chain(&["key"])
+                .map(|l| l.to_string()),
+        )
     });
-    static TOKENS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-        let literals = shapes::SHAPES
-            .iter()
-            .flat_map(|s| s.gate.iter().chain(s.prefixes));
-        AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .ascii_case_insensitive(true)
-            .build(literals)
-            .ok()
+    static TOKENS: LazyLock<Option<Literals>> = LazyLock::new(|| {
+        Literals::new(
+            shapes::SHAPES
+                .iter()
+                .flat_map(|s| s.gate.iter().chain(s.prefixes))
+                .map(|l| l.to_ascii_lowercase()),
+        )
     });
+    thread_local! {
+        // The lower-cased and the squashed text, reused from line to line.
+        static TEXT: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    }
     // An escape makes a parsed string differ from its text, and beyond ASCII a name's
     // squashed form needs Unicode's idea of a letter: only parsing tells.
     if json.contains('\\') || !json.is_ascii() {
@@ -56,15 +63,49 @@ pub fn json_might_hold_credential(json: &str) -> bool {
     if json.contains("://") && json.contains('@') {
         return true;
     }
-    // Without escapes every key and string is a run of the text, so a name's squashed,
-    // lower-cased form is a run of the text's, and a token's literals are in the text.
-    let squashed: Vec<u8> = json
-        .bytes()
-        .filter(u8::is_ascii_alphanumeric)
-        .map(|b| b.to_ascii_lowercase())
-        .collect();
     let (Some(names), Some(tokens)) = (NAMES.as_ref(), TOKENS.as_ref()) else {
         return true;
     };
-    names.is_match(&squashed) || tokens.is_match(json)
+    // Without escapes every key and string is a run of the text, so a name's squashed,
+    // lower-cased form is a run of the text's, and a token's literals are in the text
+    // (in any case: its lower-cased literals are in the lower-cased text).
+    TEXT.with_borrow_mut(|(lower, squashed)| {
+        lower.clear();
+        lower.extend_from_slice(json.as_bytes());
+        lower.make_ascii_lowercase();
+        squashed.clear();
+        squashed.extend(lower.iter().copied().filter(u8::is_ascii_alphanumeric));
+        names.is_match(squashed) || tokens.is_match(lower)
+    })
+}
+
+/// A set of literals searched for: with SIMD where the machine has it, else an automaton.
+enum Literals {
+    Packed(aho_corasick::packed::Searcher),
+    Automaton(aho_corasick::AhoCorasick),
+}
+
+impl Literals {
+    fn new(literals: impl Iterator<Item = String>) -> Option<Self> {
+        let literals: Vec<String> = literals.collect();
+        let packed = aho_corasick::packed::Config::new()
+            .builder()
+            .extend(&literals)
+            .build();
+        match packed {
+            Some(searcher) => Some(Literals::Packed(searcher)),
+            None => aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(&literals)
+                .ok()
+                .map(Literals::Automaton),
+        }
+    }
+
+    fn is_match(&self, haystack: &[u8]) -> bool {
+        match self {
+            Literals::Packed(s) => s.find(haystack).is_some(),
+            Literals::Automaton(a) => a.is_match(haystack),
+        }
+    }
 }

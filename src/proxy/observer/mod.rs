@@ -22,6 +22,9 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use surface::Listings;
 
+/// Request ids to what the observer keeps of them; every message looks one up.
+type IdMap<V> = HashMap<RequestId, V, foldhash::fast::RandomState>;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
     ClientToServer,
@@ -138,7 +141,7 @@ pub struct Observer {
     splitters: HashMap<Direction, Splitter>,
     lines: LineJudge,
     /// Requests waiting for an answer, indexed by the direction they were sent in.
-    pending: [HashMap<RequestId, PendingRequest>; 2],
+    pending: [IdMap<PendingRequest>; 2],
     answered: RecentAnswers,
     /// Per direction: requests not tracked because too many were already pending.
     untracked: [u64; 2],
@@ -162,6 +165,8 @@ pub struct Observer {
     floods: crate::server_traffic::FloodMeter,
     pub messages: u64,
     pub invalid: u64,
+    /// Whether common lines are read lean (off only in tests, to compare with the full parse).
+    lean: bool,
 }
 
 impl Observer {
@@ -172,7 +177,7 @@ impl Observer {
             phase: Phase::Spawn,
             splitters: HashMap::new(),
             lines: LineJudge::default(),
-            pending: [HashMap::new(), HashMap::new()],
+            pending: [IdMap::default(), IdMap::default()],
             answered: RecentAnswers::default(),
             untracked: [0; 2],
             blind: [false; 2],
@@ -189,6 +194,7 @@ impl Observer {
             floods: crate::server_traffic::FloodMeter::default(),
             messages: 0,
             invalid: 0,
+            lean: true,
         }
     }
 

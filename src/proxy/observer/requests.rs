@@ -1,16 +1,20 @@
 //! Messages: requests waiting for their answers, answers matched to them (latency, unknown
 //! ids, second answers, replies to notifications), and requests left unanswered too long.
 
+use super::surface::Listings;
 use super::{Body, Direction, Entry, LineSeen, Observer, Record};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::frame_findings::{self, FrameFault};
 use crate::protocol::jsonrpc::{Message, RequestId, ResponseId};
+use crate::protocol::lean::LeanMessage;
 use crate::server_traffic::{
     undeclared_capability, undeclared_capability_finding, MessageAt, Unasked,
 };
 use crate::session::transcript::{Disposition, Phase};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 /// Latency samples kept for percentiles.
@@ -35,7 +39,7 @@ pub(super) struct PendingRequest {
 /// as one; the oldest are forgotten first.
 #[derive(Default)]
 pub(super) struct RecentAnswers {
-    methods: HashMap<RequestId, String>,
+    methods: super::IdMap<String>,
     order: VecDeque<RequestId>,
 }
 
@@ -96,6 +100,48 @@ fn is_handshake(method: &str) -> bool {
 }
 
 impl Observer {
+    /// The message a lean reading stands for, with the JSON values `observe_message` reads
+    /// parsed and the others left empty: a request's params only for `initialize` or when
+    /// they may hold a cursor, a result only when it answers a handshake or a listing the
+    /// server was asked for. `None` if one of those does not parse.
+    pub(super) fn lean_message(&self, dir: Direction, lean: LeanMessage<'_>) -> Option<Message> {
+        let value = |raw: &RawValue| serde_json::from_str::<Value>(raw.get()).ok();
+        Some(match lean {
+            LeanMessage::Request { id, method, params } => {
+                let read = method == "initialize"
+                    || params.is_some_and(|p| p.get().contains("\"cursor\""));
+                let params = match params {
+                    Some(p) if read => Some(value(p)?),
+                    _ => None,
+                };
+                Message::Request {
+                    id,
+                    method: method.to_string(),
+                    params,
+                }
+            }
+            LeanMessage::Notification { method, .. } => Message::Notification {
+                method: method.to_string(),
+                params: None,
+            },
+            LeanMessage::Result { id, result } => {
+                let pending = &self.pending[dir.other().index()];
+                let read = dir == Direction::ServerToClient
+                    && pending
+                        .get(&id)
+                        .or_else(|| loosely_equal_id(&id).and_then(|l| pending.get(&l)))
+                        .is_some_and(|req| {
+                            is_handshake(&req.method) || Listings::reads_result(&req.method)
+                        });
+                let result = if read { value(result)? } else { Value::Null };
+                Message::Response {
+                    id: ResponseId::Id(id),
+                    outcome: Ok(result),
+                }
+            }
+        })
+    }
+
     pub(super) fn observe_message(
         &mut self,
         seen: &LineSeen,

@@ -39,6 +39,11 @@ impl Listings {
         self.server_name = Some(excerpt(name, 128));
     }
 
+    /// Whether `after_result` reads the result of `method`.
+    pub(super) fn reads_result(method: &str) -> bool {
+        method == "initialize" || ListKind::ALL.iter().any(|l| l.method() == method)
+    }
+
     /// What a successful answer to the client's `method` tells (`next_page`: the request had
     /// a cursor): the negotiated version, and listings to judge and to compare with the first
     /// (a mid-session rug pull).
