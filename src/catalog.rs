@@ -4,6 +4,7 @@
 
 use crate::finding::{IssueClass, Risk, Severity};
 
+pub mod clients;
 mod meta;
 pub use meta::{CodeMeta, Precision};
 

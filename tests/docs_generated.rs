@@ -34,6 +34,7 @@ fn generated_sections_equal_what_the_code_generates() {
     for needed in [
         "README.md:usage",
         "docs/findings.md:codes",
+        "docs/clients.md:clients",
         "docs/guard.md:options:guard",
         // Tables that name a code's risk, OWASP category, precision or severity.
         "docs/surface.md:rules:surface",

@@ -31,10 +31,16 @@ pub fn explain(code: &str) -> Result<ExitCode, Error> {
         code.severity().as_str(),
         "-".repeat(meta.code.len()),
         meta.help,
-        meta.rationale
-            .map(|r| format!("\nWhy the rule is this way: {r}\n"))
-            .unwrap_or_default()
+        match (
+            meta.rationale,
+            catalog::clients::decision(meta.code).as_deref()
+        ) {
+            (Some(r), Some(d)) => format!("\nWhy the rule is this way: {r} {d}\n"),
+            (Some(why), None) | (None, Some(why)) => format!("\nWhy the rule is this way: {why}\n"),
+            (None, None) => String::new(),
+        }
     ))?;
+    write_stdout(&observed(meta.code))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -61,4 +67,24 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Error> {
     }
     write_stdout(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What real clients did on the code's fixture, one client a line, with what each said.
+fn observed(code: &str) -> String {
+    let Some(fixture) = catalog::clients::evidence(code) else {
+        return String::new();
+    };
+    let data = catalog::clients::data();
+    let mut out = format!(
+        "\nWhat real clients did on the fixture server {} ({}), observed by scripts/client-impact on {}:\n",
+        fixture.fixture, fixture.transport, data.generated
+    );
+    for (client, o) in fixture.ran() {
+        out.push_str(&format!("  {}: {}", client.label(), o.phrase()));
+        if let Some(detail) = &o.detail {
+            out.push_str(&format!(" ({})", crate::finding::excerpt(detail, 200)));
+        }
+        out.push('\n');
+    }
+    out
 }

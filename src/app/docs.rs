@@ -13,6 +13,7 @@ pub fn sections() -> Vec<(String, String)> {
     let mut out = vec![
         ("usage".to_string(), usage()),
         ("codes".to_string(), codes()),
+        ("clients".to_string(), crate::report::clients_doc::matrix()),
     ];
     let mut cli = Cli::command();
     cli.build();

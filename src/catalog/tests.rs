@@ -55,3 +55,44 @@ fn a_risk_and_its_declared_severity_never_disagree() {
         assert_eq!(code.severity(), meta.default_severity());
     }
 }
+
+#[test]
+fn the_client_impact_data_names_known_codes_and_clients() {
+    let data = clients::data();
+    assert!(data.clients.len() >= 3, "at least three clients");
+    let languages: HashSet<&str> = data.clients.iter().map(|c| c.language.as_str()).collect();
+    assert!(languages.len() >= 2, "clients in at least two languages");
+    for fixture in &data.fixtures {
+        for code in &fixture.codes {
+            assert!(
+                Code::from_name(code).is_some(),
+                "{}: unknown code {code}",
+                fixture.fixture
+            );
+        }
+        for o in &fixture.observations {
+            assert!(
+                clients::client(&o.client).is_some(),
+                "{}: unknown client {}",
+                fixture.fixture,
+                o.client
+            );
+            assert_eq!(o.flaky, o.outcomes.len() > 1, "{}: flaky", fixture.fixture);
+        }
+    }
+    // The control: a correct server hurts no client, or the drivers are broken.
+    let control = data
+        .fixtures
+        .iter()
+        .find(|f| f.fixture == "clean.py")
+        .expect("the clean fixture is the run's control");
+    assert!(control.codes.is_empty());
+    for (client, o) in control.ran() {
+        assert_eq!(
+            o.outcome,
+            clients::Outcome::Ok,
+            "{} on the clean fixture",
+            client.id
+        );
+    }
+}

@@ -82,6 +82,9 @@ pub(crate) fn finding_body(out: &mut String, f: &Finding, evidence_label: &str) 
         "  fix: {}",
         f.fix.as_deref().unwrap_or(f.code.meta().help)
     );
+    if let Some(seen) = crate::catalog::clients::line(f.code.as_str()) {
+        let _ = writeln!(out, "  clients: {seen}");
+    }
 }
 
 /// Stray stdout traced to the source: the write, or the ranked writes, that could print it.

@@ -192,6 +192,9 @@ fn findings(out: &mut String, report: &Report, shown: usize) {
         }
         let fix = f.fix.as_deref().unwrap_or(f.code.meta().help);
         let _ = write!(what, " — **fix:** {}", md::prose(fix, MESSAGE_CHARS));
+        if let Some(seen) = crate::catalog::clients::line(f.code.as_str()) {
+            let _ = write!(what, " — **clients:** {}", md::prose(&seen, MESSAGE_CHARS));
+        }
         let _ = writeln!(
             out,
             "| {severity} | [`{}`]({}) | {} | {} |",

@@ -1,6 +1,7 @@
 //! Renderers. They read findings and the views engines export; they never know how a
 //! finding was made. One module per output format, and the renderers of one engine together.
 
+pub mod clients_doc;
 pub mod document;
 pub mod guard;
 pub mod human;

@@ -40,9 +40,20 @@ pub fn help_markdown(meta: &CodeMeta) -> String {
         );
     }
     let _ = writeln!(out, "\n## What it means and how to fix it\n\n{}", meta.help);
-    if let Some(rationale) = meta.rationale {
-        let _ = writeln!(out, "\n## Why the rule is this way\n\n{rationale}");
+    let decided = catalog::clients::decision(meta.code);
+    match (meta.rationale, decided.as_deref()) {
+        (Some(rationale), Some(decided)) => {
+            let _ = writeln!(
+                out,
+                "\n## Why the rule is this way\n\n{rationale}\n\n{decided}"
+            );
+        }
+        (Some(why), None) | (None, Some(why)) => {
+            let _ = writeln!(out, "\n## Why the rule is this way\n\n{why}");
+        }
+        (None, None) => {}
     }
+    out.push_str(&super::clients_doc::observed(meta.code));
     let _ = writeln!(
         out,
         "\nExplain it locally with `mcpcheck explain {}`.",

@@ -82,7 +82,13 @@ fn rule(meta: &CodeMeta, help_uri: &str) -> ReportingDescriptor {
         .into_iter()
         .collect();
     let help = MultiformatMessageString::builder()
-        .text(format!("{}\n\nDocumentation: {help_uri}", meta.help))
+        .text(match crate::catalog::clients::line(meta.code) {
+            Some(seen) => format!(
+                "{}\n\nWhat real clients did: {seen}\n\nDocumentation: {help_uri}",
+                meta.help
+            ),
+            None => format!("{}\n\nDocumentation: {help_uri}", meta.help),
+        })
         .markdown(rule_docs::help_markdown(meta))
         .build();
     let base = ReportingDescriptor::builder()
