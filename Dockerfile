@@ -12,7 +12,7 @@ FROM rust:1.95-slim-trixie AS builder
 ENV CARGO_PROFILE_RELEASE_STRIP=symbols
 # Dependencies first, in their own layer: a dummy crate with the real manifests builds
 # them, and the layer is reused until Cargo.toml or Cargo.lock changes.
-COPY Cargo.toml Cargo.lock /build/
+COPY Cargo.toml Cargo.lock build.rs /build/
 # hadolint ignore=DL3003
 RUN mkdir -p /build/src /build/bench \
     && echo 'fn main() {}' > /build/src/main.rs \
@@ -24,6 +24,7 @@ RUN mkdir -p /build/src /build/bench \
     && rm -rf /build/src /build/bench
 COPY src /build/src
 COPY schemas /build/schemas
+COPY data /build/data
 COPY bench /build/bench
 # COPY keeps old mtimes; touch so cargo rebuilds the crate itself over the dummy.
 # hadolint ignore=DL3003
