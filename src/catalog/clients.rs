@@ -117,14 +117,18 @@ impl Observation {
         self.seen().iter().any(|o| o.hurts())
     }
 
+    /// " at STEP" when a step failed or hung, else empty.
+    pub fn at(&self) -> String {
+        self.step
+            .as_deref()
+            .map(|s| format!(" at {s}"))
+            .unwrap_or_default()
+    }
+
     /// What the client did, in a few words: "fails at connect", "hangs at tools/list".
     pub fn phrase(&self) -> String {
         let one = |o: Outcome| {
-            let at = self
-                .step
-                .as_deref()
-                .map(|s| format!(" at {s}"))
-                .unwrap_or_default();
+            let at = self.at();
             match o {
                 Outcome::Ok => "goes on unaffected".to_string(),
                 Outcome::Drops => "reports it and goes on".to_string(),
@@ -257,28 +261,23 @@ pub fn guard_codes() -> impl Iterator<Item = Code> {
 /// less. `None` when the observations leave the severity to the rule's own argument.
 pub fn decision(code: &str) -> Option<String> {
     let fixture = evidence(code)?;
-    let said = |pick: fn(&Observation) -> bool| -> String {
-        fixture
-            .ran()
-            .iter()
-            .filter(|(_, o)| pick(o))
-            .map(|(c, o)| format!("{} {}", c.label(), o.phrase()))
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
+    let said = fixture
+        .ran()
+        .iter()
+        .map(|(c, o)| format!("{} {}", c.label(), o.phrase()))
+        .collect::<Vec<_>>()
+        .join("; ");
     // Only where the catalog already follows it: a severity the evidence argues against is
     // not claimed to be decided by it.
     let error = Code::from_name(code)?.severity() == crate::finding::Severity::Error;
     match impact(code) {
         Impact::AllHurt if error => Some(format!(
             "Every client observed on {} lost its session ({}), so it is an error.",
-            fixture.fixture,
-            said(|_| true)
+            fixture.fixture, said
         )),
         Impact::NoneHurt if !error => Some(format!(
             "No client observed on {} was hurt ({}), so it is not an error.",
-            fixture.fixture,
-            said(|_| true)
+            fixture.fixture, said
         )),
         _ => None,
     }

@@ -9,11 +9,7 @@ use std::fmt::Write;
 const DETAIL_CHARS: usize = 160;
 
 fn cell(o: &Observation) -> String {
-    let at = o
-        .step
-        .as_deref()
-        .map(|s| format!(" at {s}"))
-        .unwrap_or_default();
+    let at = o.at();
     let outcome = if o.flaky {
         let seen: Vec<&str> = o.seen().iter().map(|s| s.as_str()).collect();
         format!("{} (flaky)", seen.join(" / "))
