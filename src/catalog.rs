@@ -101,10 +101,11 @@ catalog! {
     // stdio transport.
     StdoutNonJson => "stdout-non-json", StdioTransport, Error,
         "A line on stdout is not JSON",
-        "On the stdio transport stdout carries only JSON-RPC messages, one per line. Anything else (banners, logs, print/console.log) breaks clients. Send logs to stderr.";
-    StdoutJsonBeyondParserLimits => "stdout-json-beyond-parser-limits", StdioTransport, Error,
+        "On the stdio transport stdout carries only JSON-RPC messages, one per line. Anything else (banners, logs, print/console.log) is not a message: clients report such a line and drop it, and a message written across lines or behind other bytes is lost with it, so the client waits for an answer that never comes. Send logs to stderr.",
+        rationale = "An error although the official clients drop a stray log line and go on: the same fault loses messages (a reply pretty-printed across lines, a byte-order mark before one), and then every client waits at connect until it gives up, and a server that writes to stdout cannot tell which of its writes will land next to a message.";
+    StdoutJsonBeyondParserLimits => "stdout-json-beyond-parser-limits", StdioTransport, Warning,
         "A line on stdout is JSON that parsers refuse",
-        "The line is JSON syntax, but past a limit JSON parsers keep: arrays or objects nested deeper than 127 levels (serde_json, which Rust clients use, reads at most 127, Python's json about 1,000), or a number outside what a 64-bit float holds (1e400), which strict parsers refuse and JavaScript and Python read as Infinity. No client receives the message intact. Keep messages shallow and numbers within range (ids within 64 bits, or strings).";
+        "The line is JSON syntax, but past a limit JSON parsers keep: arrays or objects nested deeper than 127 levels (serde_json, which Rust clients use, reads at most 127, Python's json about 1,000), or a number outside what a 64-bit float holds (1e400), which strict parsers refuse and JavaScript and Python read as Infinity. A client that refuses the line drops the message. Keep messages shallow and numbers within range (ids within 64 bits, or strings).";
     StdoutEmptyLine => "stdout-empty-line", StdioTransport, Warning,
         "An empty line on stdout",
         "Each line on stdout must be one JSON-RPC message. Most clients skip empty lines, some fail on them. Do not write bare newlines.";
@@ -134,7 +135,7 @@ catalog! {
     StdoutInvalidJsonRpc => "stdout-invalid-json-rpc", McpProtocol, Error,
         "A message on stdout is not valid JSON-RPC 2.0",
         "Every message needs \"jsonrpc\": \"2.0\"; a request a string method and a string or integer id; a response exactly one of result and error; an error an integer code and a string message. Batches are not part of current MCP versions.";
-    ResponseIdMismatch => "response-id-mismatch", McpProtocol, Error,
+    ResponseIdMismatch => "response-id-mismatch", McpProtocol, Warning,
         "A response answers an id the client never sent",
         "A response must carry the id of the request it answers, once. Echo the request's id back unchanged.";
     ResponseIdTypeMismatch => "response-id-type-mismatch", McpProtocol, Error,
@@ -143,7 +144,7 @@ catalog! {
     RequestInsteadOfResponse => "request-instead-of-response", McpProtocol, Error,
         "The server sent a request with the id of the client's request instead of answering it",
         "While the client waited for the answer to its request, the server sent a request of its own with that id and a method only servers serve (its own initialize, tools/list…): it took the client's request for its own, or mirrored it back, and never answers it. The guard stops waiting there, as the answer cannot come. Answer each request with a response carrying its id (result or error); send your own requests only with methods a client serves (ping, sampling/createMessage, roots/list, elicitation/create).";
-    NotificationResponse => "notification-response", McpProtocol, Error,
+    NotificationResponse => "notification-response", McpProtocol, Warning,
         "The server replied to a notification",
         "Notifications (such as notifications/initialized) have no id and must never be answered, not even with an error. Handle them without replying.";
 
@@ -166,19 +167,19 @@ catalog! {
     InitializeInvalidCapabilities => "initialize-invalid-capabilities", McpProtocol, Error,
         "The initialize capabilities are malformed",
         "capabilities must be an object whose entries (tools, prompts, resources, logging, completions…) are objects.";
-    InitializeMissingServerInfo => "initialize-missing-server-info", McpProtocol, Warning,
+    InitializeMissingServerInfo => "initialize-missing-server-info", McpProtocol, Error,
         "The initialize result has no serverInfo",
-        "serverInfo (name and version) is required by the schema and shown by clients. Add it.";
-    InitializeInvalidServerInfo => "initialize-invalid-server-info", McpProtocol, Warning,
+        "serverInfo (name and version) is required by the schema; the official SDK clients validate the initialize result and refuse to connect without it. Add it.";
+    InitializeInvalidServerInfo => "initialize-invalid-server-info", McpProtocol, Error,
         "The initialize serverInfo is malformed",
-        "serverInfo must be an object with a string name and a string version.";
+        "serverInfo must be an object with a string name and a string version; the official SDK clients validate the initialize result and refuse to connect otherwise.";
     ServerRequestBeforeInitialized => "server-request-before-initialized", McpProtocol, Warning,
         "The server sent a request before the session was initialized",
         "The lifecycle lets a server send only pings (and log notifications) before the client's notifications/initialized. A request such as sampling/createMessage or roots/list sent earlier reaches a client that has not finished negotiating capabilities, and many refuse it. Wait for notifications/initialized before asking the client anything.";
 
-    ServerRequestUndeclaredCapability => "server-request-undeclared-capability", McpProtocol, Error,
+    ServerRequestUndeclaredCapability => "server-request-undeclared-capability", McpProtocol, Warning,
         "The server asked for a client capability the client never declared",
-        "sampling/createMessage needs the client's sampling capability, roots/list its roots, elicitation/create its elicitation, tasks/* its tasks. The lifecycle lets each side use only what was negotiated (a MUST from 2025-03-26 on, so an error; under 2024-11-05 a SHOULD, so a warning). A client without the capability answers -32601, and the server's feature silently does nothing. Check the client's capabilities from initialize before sending such a request. The guard declares no client capabilities, so it reports every such request; the proxy judges against what the real client declared. The finding names the method and how often it was sent.";
+        "sampling/createMessage needs the client's sampling capability, roots/list its roots, elicitation/create its elicitation, tasks/* its tasks. The lifecycle lets each side use only what was negotiated (a MUST from 2025-03-26 on, a SHOULD under 2024-11-05). A client without the capability answers -32601, and the server's feature silently does nothing. Check the client's capabilities from initialize before sending such a request. The guard declares no client capabilities, so it reports every such request; the proxy judges against what the real client declared. The finding names the method and how often it was sent.";
     ServerMessageFlood => "server-message-flood", McpProtocol, Warning,
         "The server flooded the client with notifications or requests",
         "The server sent more than 1,000 notifications or requests of one method within one second. A client shows or acts on a few progress, log or list_changed messages a second; it must still read, parse and dispatch every one, which delays the answers it waits for, and clients that keep or render them slow down or run out of memory. Real servers stay far below this (busy ones send tens a second). The finding names the method, how many were sent in all and the most within one second. Throttle progress and log notifications, coalesce list_changed, and never send requests in a loop.";

@@ -3,7 +3,7 @@
 //! requests far beyond what a client can act on.
 
 use crate::catalog::Code;
-use crate::finding::{excerpt, Finding, Location, Severity};
+use crate::finding::{excerpt, Finding, Location};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -175,14 +175,12 @@ pub fn undeclared_capability(method: &str, capabilities: &Value) -> Option<&'sta
 }
 
 /// The server sent `count` requests of `method`, first at `first`, that
-/// need `capability`, which the client did not declare. Under 2024-11-05 the lifecycle says
-/// SHOULD (a warning); from 2025-03-26 on it says MUST (an error).
+/// need `capability`, which the client did not declare.
 pub fn undeclared_capability_finding(
     method: &str,
     capability: &str,
     count: u64,
     first: MessageAt,
-    negotiated: Option<&str>,
 ) -> Finding {
     let times = if count == 1 {
         "once".to_string()
@@ -195,17 +193,13 @@ pub fn undeclared_capability_finding(
     );
     let mut location = Location::request(method);
     location.stdout_line = Some(first.line);
-    let f = Finding::new(Code::ServerRequestUndeclaredCapability, message).at(location);
-    if negotiated == Some("2024-11-05") {
-        f.severity(Severity::Warning)
-    } else {
-        f
-    }
+    Finding::new(Code::ServerRequestUndeclaredCapability, message).at(location)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finding::Severity;
     use serde_json::json;
 
     #[test]
@@ -269,23 +263,11 @@ mod tests {
     }
 
     #[test]
-    fn the_2024_revision_only_says_should() {
-        let f = undeclared_capability_finding(
-            "roots/list",
-            "roots",
-            2,
-            MessageAt::stdout(5),
-            Some("2024-11-05"),
-        );
+    fn the_finding_counts_the_requests_and_names_the_first() {
+        // A warning whatever the revision: the official clients answer -32601 and go on
+        // (data/client-impact.json), though 2025-03-26 on says MUST.
+        let f = undeclared_capability_finding("roots/list", "roots", 2, MessageAt::stdout(5));
         assert_eq!(f.severity, Severity::Warning);
-        let f = undeclared_capability_finding(
-            "roots/list",
-            "roots",
-            2,
-            MessageAt::stdout(5),
-            Some("2025-11-25"),
-        );
-        assert_eq!(f.severity, Severity::Error);
         assert!(f
             .message
             .contains("`roots/list` 2 times (first at stdout line 5)"));
@@ -293,7 +275,7 @@ mod tests {
             line: 3,
             over_http: true,
         };
-        let f = undeclared_capability_finding("roots/list", "roots", 1, at, None);
+        let f = undeclared_capability_finding("roots/list", "roots", 1, at);
         assert!(f
             .message
             .contains("`roots/list` once (first at message 3 it sent over HTTP)"));

@@ -358,8 +358,9 @@ fn json_past_the_parsers_depth_limit_is_not_called_not_json() {
     let r = expect_fixture(
         "deeply_nested_json",
         &[],
-        "fail",
-        &[("stdout-json-beyond-parser-limits", "error")],
+        // The clients drop the line and go on (issue 32 item 3).
+        "warning",
+        &[("stdout-json-beyond-parser-limits", "warning")],
     );
     let issue = r.issue("stdout-json-beyond-parser-limits");
     assert_eq!(issue["detailCode"], "nesting-too-deep");
@@ -379,7 +380,7 @@ fn ids_no_client_can_hold_are_named_as_out_of_range() {
         "fail",
         &[
             ("stdout-invalid-json-rpc", "error"),
-            ("stdout-json-beyond-parser-limits", "error"),
+            ("stdout-json-beyond-parser-limits", "warning"),
         ],
     );
     let range = r.issue("stdout-json-beyond-parser-limits");
@@ -407,8 +408,9 @@ fn response_to_an_unknown_id() {
     let r = expect_fixture(
         "unknown_response_id",
         &[],
-        "fail",
-        &[("response-id-mismatch", "error")],
+        // The clients drop the stray response and go on (issue 32 item 3).
+        "warning",
+        &[("response-id-mismatch", "warning")],
     );
     assert_eq!(r.issue("response-id-mismatch")["detailCode"], "unknown-id");
 }
@@ -428,8 +430,9 @@ fn reply_to_a_notification() {
     expect_fixture(
         "replies_to_notification",
         &[],
-        "fail",
-        &[("notification-response", "error")],
+        // The clients drop the stray reply and go on (issue 32 item 3).
+        "warning",
+        &[("notification-response", "warning")],
     );
 }
 
@@ -440,8 +443,8 @@ fn server_requests_are_answered_like_a_real_client() {
     let r = expect_fixture(
         "server_asks_client",
         &["--settle", "1000"],
-        "fail",
-        &[("server-request-undeclared-capability", "error")],
+        "warning",
+        &[("server-request-undeclared-capability", "warning")],
     );
     let asked = r.json["stdout"]["serverRequests"]
         .as_array()
@@ -463,11 +466,12 @@ fn requests_for_capabilities_the_guard_never_declared_are_named_with_their_count
     let r = expect_fixture(
         "asks_undeclared_capabilities",
         &["--settle", "500"],
-        "fail",
+        // The clients answer -32601 and go on (issue 32 item 3).
+        "warning",
         &[
-            ("server-request-undeclared-capability", "error"),
-            ("server-request-undeclared-capability", "error"),
-            ("server-request-undeclared-capability", "error"),
+            ("server-request-undeclared-capability", "warning"),
+            ("server-request-undeclared-capability", "warning"),
+            ("server-request-undeclared-capability", "warning"),
         ],
     );
     let found: Vec<(String, String, u64)> = r.json["issues"]

@@ -586,8 +586,9 @@ fn server_requests_are_judged_against_what_the_real_client_declared() {
     assert_eq!(
         methods,
         [
-            ("sampling/createMessage", "error"),
-            ("elicitation/create", "error")
+            // Warnings: the clients answer -32601 and go on (issue 32 item 3).
+            ("sampling/createMessage", "warning"),
+            ("elicitation/create", "warning")
         ],
         "{found:?}"
     );

@@ -192,10 +192,85 @@ impl Fixture {
     }
 }
 
-/// How the clients fared on a code's fixture.
+/// Codes that say an answer never came: how the guard sees a message lost to another fault (a
+/// reply written across lines, or behind a byte-order mark). A fixture that has one of them
+/// beside its fault still speaks for that fault.
+const CONSEQUENCES: &[&str] = &[
+    "initialize-timeout",
+    "operation-timeout",
+    "operation-missing-response",
+];
+
+/// The correct server of a fixture's family: what the runner's own session does there (the
+/// reference scenarios answer `initialize` only, so every client waits at `tools/list`; the
+/// HTTP fixtures' common server answers `tools/call` with -32601).
+fn control_name(fixture: &Fixture) -> &'static str {
+    if fixture.fixture.starts_with("reference/") {
+        "reference/cases.mjs:clean"
+    } else if fixture.transport == "stdio" {
+        "clean.py"
+    } else {
+        "http_clean.py"
+    }
+}
+
+impl Fixture {
+    /// The correct server of the fixture's family, when the data has it.
+    pub fn control(&self) -> Option<&'static Fixture> {
+        let name = control_name(self);
+        data().fixtures.iter().find(|f| f.fixture == name)
+    }
+
+    /// Whether the fault broke this client's session. Not when its control broke it the same
+    /// way (the same outcome at the same step), and not for an `error` at `tools/call`: the run
+    /// calls the first tool with made-up arguments and most fixtures implement no tool (every
+    /// client reads `error` there on the code-free `mutating_tools_*.py`), so a failed call
+    /// cannot be told from the fixture's own tool. A hang or a lost session there still counts.
+    pub fn hurt(&self, o: &Observation) -> bool {
+        if !o.hurts() {
+            return false;
+        }
+        let as_control = self.control().and_then(|c| {
+            c.observations
+                .iter()
+                .find(|c| c.client == o.client && c.outcome != Outcome::Skipped)
+        });
+        if let Some(c) = as_control {
+            if !o.flaky && c.outcome == o.outcome && c.step == o.step {
+                return false;
+            }
+        }
+        !(o.outcome == Outcome::Error && !o.flaky && o.step.as_deref() == Some("tools/call"))
+    }
+
+    /// How the clients that ran fared on this fixture.
+    pub fn impact(&self) -> Impact {
+        let ran = self.ran();
+        let hurt = ran.iter().filter(|(_, o)| self.hurt(o)).count();
+        let reported = ran.iter().any(|(_, o)| o.seen().contains(&Outcome::Drops));
+        match (ran.len(), hurt) {
+            (0, _) => Impact::Unobserved,
+            (_, 0) if !reported => Impact::NotReached,
+            (_, 0) => Impact::NoneHurt,
+            (n, h) if n == h => Impact::AllHurt,
+            _ => Impact::SomeHurt,
+        }
+    }
+
+    /// The codes of the fault itself: the guard's codes without the consequences of a lost
+    /// answer.
+    fn causes(&self) -> impl Iterator<Item = &str> {
+        self.codes
+            .iter()
+            .map(String::as_str)
+            .filter(|c| !CONSEQUENCES.contains(c))
+    }
+}
+
+/// How the clients fared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Impact {
-    /// No fixture produced the code, or no client ran on it.
+    /// No fixture produced the code alone, or no client ran on one.
     Unobserved,
     /// Every client completed its session and reported nothing, as on a correct server: the
     /// run cannot tell a fault the clients accept from one a host's session never meets (a
@@ -207,23 +282,48 @@ pub enum Impact {
     SomeHurt,
     /// Every client's session broke.
     AllHurt,
+    /// The code's fixtures disagree: on one every client broke, on another none did, say.
+    Mixed,
 }
 
+/// The fixtures that speak for `code` alone: the guard reported it and nothing else but the
+/// consequences of a lost answer, and at least one client ran.
+pub fn witnesses(code: &str) -> Vec<&'static Fixture> {
+    fixtures(code)
+        .into_iter()
+        .filter(|f| f.causes().eq([code]) && !f.ran().is_empty())
+        .collect()
+}
+
+/// How the clients fared on the code's witnesses: the same impact on every one that a client's
+/// session met (a fixture where the session never met the fault decides nothing), else
+/// `Mixed`.
 pub fn impact(code: &str) -> Impact {
-    let Some(fixture) = evidence(code) else {
+    let all = witnesses(code);
+    if all.is_empty() {
         return Impact::Unobserved;
-    };
-    let ran = fixture.ran();
-    let hurt = ran.iter().filter(|(_, o)| o.hurts()).count();
-    let quiet = ran
+    }
+    let met: Vec<Impact> = all
         .iter()
-        .all(|(_, o)| o.seen().iter().all(|s| *s == Outcome::Ok));
-    match (ran.len(), hurt) {
-        (0, _) => Impact::Unobserved,
-        (_, 0) if quiet => Impact::NotReached,
-        (_, 0) => Impact::NoneHurt,
-        (n, h) if n == h => Impact::AllHurt,
-        _ => Impact::SomeHurt,
+        .map(|f| f.impact())
+        .filter(|i| *i != Impact::NotReached)
+        .collect();
+    match met.first() {
+        None => Impact::NotReached,
+        Some(first) if met.iter().all(|i| i == first) => *first,
+        Some(_) => Impact::Mixed,
+    }
+}
+
+/// What the evidence requires of the code's severity: `Some(true)` an error (every client's
+/// session broke on every witness that one met), `Some(false)` not an error (none broke on
+/// any, and at least one client reported the fault), `None` when it leaves the severity to the
+/// rule's own argument.
+pub fn requires_error(code: &str) -> Option<bool> {
+    match impact(code) {
+        Impact::AllHurt => Some(true),
+        Impact::NoneHurt => Some(false),
+        _ => None,
     }
 }
 
@@ -256,29 +356,60 @@ pub fn guard_codes() -> impl Iterator<Item = Code> {
     })
 }
 
-/// The observation that decides the code's severity, in a sentence, when it decides one: every
-/// client hurt makes it an error; clients that met it, reported it and went on make it
-/// less. `None` when the observations leave the severity to the rule's own argument.
+/// The observations behind the code's severity, in a sentence: which decided it, or why they
+/// left it to the rule's own argument. `None` when no client met the fault alone.
 pub fn decision(code: &str) -> Option<String> {
-    let fixture = evidence(code)?;
-    let said = fixture
-        .ran()
-        .iter()
-        .map(|(c, o)| format!("{} {}", c.label(), o.phrase()))
-        .collect::<Vec<_>>()
-        .join("; ");
-    // Only where the catalog already follows it: a severity the evidence argues against is
-    // not claimed to be decided by it.
-    let error = Code::from_name(code)?.severity() == crate::finding::Severity::Error;
-    match impact(code) {
-        Impact::AllHurt if error => Some(format!(
-            "Every client observed on {} lost its session ({}), so it is an error.",
-            fixture.fixture, said
-        )),
-        Impact::NoneHurt if !error => Some(format!(
-            "No client observed on {} was hurt ({}), so it is not an error.",
-            fixture.fixture, said
-        )),
-        _ => None,
+    let said = |f: &Fixture| {
+        f.ran()
+            .iter()
+            .map(|(c, o)| format!("{} {}", c.label(), o.phrase()))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let named = |fs: &[&Fixture]| {
+        fs.iter()
+            .map(|f| f.fixture.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let met: Vec<&Fixture> = witnesses(code)
+        .into_iter()
+        .filter(|f| f.impact() != Impact::NotReached)
+        .collect();
+    let first = met.first()?;
+    // "on a.py (what each client did there)", or "on a.py, b.py (on a.py: ...)".
+    let seen = if met.len() == 1 {
+        format!("on {} ({})", first.fixture, said(first))
+    } else {
+        format!("on {} (on {}: {})", named(&met), first.fixture, said(first))
+    };
+    Some(match impact(code) {
+        Impact::AllHurt => format!(
+            "The observations decided it: every client's session broke {seen}, so it is an error."
+        ),
+        Impact::NoneHurt => format!(
+            "The observations decided it: no client's session broke {seen}, so it is not an error."
+        ),
+        _ => {
+            let each: Vec<String> = met
+                .iter()
+                .map(|f| format!("{}: {}", f.fixture, describe(f.impact())))
+                .collect();
+            format!(
+                "The observations do not decide it ({}), so the severity rests on the argument above.",
+                each.join("; ")
+            )
+        }
+    })
+}
+
+/// An impact in a few words.
+fn describe(impact: Impact) -> &'static str {
+    match impact {
+        Impact::AllHurt => "every client's session broke",
+        Impact::SomeHurt => "some clients' sessions broke",
+        Impact::NoneHurt => "no client's session broke",
+        Impact::NotReached => "no client met it",
+        Impact::Unobserved | Impact::Mixed => "not observed",
     }
 }

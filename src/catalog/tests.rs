@@ -96,3 +96,87 @@ fn the_client_impact_data_names_known_codes_and_clients() {
         );
     }
 }
+
+/// A fixture of the committed data, by name.
+fn fixture(name: &str) -> &'static clients::Fixture {
+    clients::data()
+        .fixtures
+        .iter()
+        .find(|f| f.fixture == name)
+        .unwrap_or_else(|| panic!("{name} is in data/client-impact.json"))
+}
+
+#[test]
+fn a_fault_is_read_against_its_control_and_not_at_the_made_up_tool_call() {
+    use clients::Impact;
+    // Every client broke at connect: the fault's own doing.
+    assert_eq!(fixture("missing_server_info.py").impact(), Impact::AllHurt);
+    // Every client hangs at tools/list here, as on the scenarios' clean server (which answers
+    // initialize only): the banner is not what hung them.
+    let control = fixture("reference/cases.mjs:clean");
+    assert!(control.codes.is_empty());
+    assert!(control
+        .ran()
+        .iter()
+        .all(|(_, o)| o.outcome == clients::Outcome::Hang));
+    assert_eq!(
+        fixture("reference/cases.mjs:stdout-banner").impact(),
+        Impact::NotReached
+    );
+    // The listed tools are not implemented: every client's call fails, as on a code-free
+    // fixture whose tools are not implemented either.
+    for name in [
+        "tools_list_2mb_line.py",
+        "mutating_tools_without_logging.py",
+    ] {
+        assert!(fixture(name)
+            .ran()
+            .iter()
+            .all(|(_, o)| o.outcome == clients::Outcome::Error
+                && o.step.as_deref() == Some("tools/call")));
+    }
+    assert_eq!(
+        fixture("tools_list_2mb_line.py").impact(),
+        Impact::NotReached
+    );
+    // A lost session at tools/call still counts.
+    assert_eq!(
+        fixture("ends_session_after_answering.py").impact(),
+        Impact::AllHurt
+    );
+    // A log line is reported and dropped; a reply written across lines is lost, and every
+    // client waits for it: the same code, two outcomes, so the rule's argument decides.
+    assert_eq!(
+        fixture("log_after_initialize.py").impact(),
+        Impact::NoneHurt
+    );
+    assert_eq!(fixture("pretty_printed_json.py").impact(), Impact::AllHurt);
+    assert_eq!(clients::impact("stdout-non-json"), Impact::Mixed);
+    assert!(clients::witnesses("stdout-non-json")
+        .iter()
+        .any(|f| f.fixture == "pretty_printed_json.py"));
+}
+
+#[test]
+fn severities_follow_what_clients_did() {
+    // Every client's session broke on each fixture that shows the code alone: an error. No
+    // client's broke and one reported it: not an error (issue 32 item 3).
+    let mut decided = 0;
+    for code in clients::guard_codes() {
+        let Some(error) = clients::requires_error(code.as_str()) else {
+            continue;
+        };
+        decided += 1;
+        assert_eq!(
+            code.severity() == crate::finding::Severity::Error,
+            error,
+            "{code} is {} but {}",
+            code.severity().as_str(),
+            clients::decision(code.as_str()).unwrap_or_default()
+        );
+        assert!(clients::decision(code.as_str())
+            .expect("a decided code says why")
+            .starts_with("The observations decided it"));
+    }
+    assert!(decided >= 20, "only {decided} severities decided");
+}

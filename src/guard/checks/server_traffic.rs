@@ -29,7 +29,6 @@ impl Check for ServerTraffic {
         let t = cx.transcript;
         // The guard's initialize declares no client capabilities (`"capabilities": {}`).
         let declared = json!({});
-        let version = t.session_version();
         for (method, seen) in &t.server_requests.by_method {
             if let Some(capability) = undeclared_capability(method, &declared) {
                 out.push(undeclared_capability_finding(
@@ -40,7 +39,6 @@ impl Check for ServerTraffic {
                         line: seen.first_line,
                         over_http: t.http.is_some(),
                     },
-                    version.as_deref(),
                 ));
             }
         }

@@ -158,7 +158,6 @@ pub struct Observer {
     last_notification: Option<String>,
     /// What the client declared in its initialize, once seen.
     client_capabilities: Option<Value>,
-    negotiated: Option<String>,
     /// Server requests for undeclared client capabilities: (capability, count, first line)
     /// per method (only the few methods the spec gates, so bounded).
     undeclared: std::collections::BTreeMap<String, (&'static str, u64, u64)>,
@@ -189,7 +188,6 @@ impl Observer {
             client_sent_malformed: false,
             last_notification: None,
             client_capabilities: None,
-            negotiated: None,
             undeclared: std::collections::BTreeMap::new(),
             floods: crate::server_traffic::FloodMeter::default(),
             messages: 0,

@@ -239,10 +239,6 @@ impl Observer {
                     if let Ok(result) = &outcome {
                         if is_handshake(&req.method) {
                             self.phase = Phase::Operations;
-                            self.negotiated = result
-                                .get("protocolVersion")
-                                .and_then(serde_json::Value::as_str)
-                                .map(|v| excerpt(v, 40));
                         }
                         let found = self
                             .listings
@@ -296,13 +292,7 @@ impl Observer {
             .or_insert((capability, 0, line));
         entry.1 += 1;
         if entry.1 == 1 {
-            let f = undeclared_capability_finding(
-                method,
-                capability,
-                1,
-                MessageAt::stdout(line),
-                self.negotiated.as_deref(),
-            );
+            let f = undeclared_capability_finding(method, capability, 1, MessageAt::stdout(line));
             self.report(findings, f);
         }
     }
@@ -339,13 +329,8 @@ impl Observer {
     /// The findings for undeclared capabilities, with the final count of each method.
     pub(super) fn count_undeclared(&mut self) {
         for (method, (capability, count, line)) in &self.undeclared {
-            let counted = undeclared_capability_finding(
-                method,
-                capability,
-                *count,
-                MessageAt::stdout(*line),
-                self.negotiated.as_deref(),
-            );
+            let counted =
+                undeclared_capability_finding(method, capability, *count, MessageAt::stdout(*line));
             if let Some(f) = self.findings.iter_mut().find(|f| {
                 f.code == Code::ServerRequestUndeclaredCapability
                     && f.location.request.as_deref() == Some(method.as_str())
