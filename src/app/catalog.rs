@@ -77,7 +77,7 @@ fn observed(code: &str) -> String {
     let data = catalog::clients::data();
     let mut out = format!(
         "\nWhat real clients did on the fixture server {} ({}), observed by scripts/client-impact on {}:\n",
-        fixture.fixture, fixture.transport, data.generated
+        fixture.title(), fixture.transport, data.generated
     );
     for (client, o) in fixture.ran() {
         out.push_str(&format!("  {}: {}", client.label(), o.phrase()));

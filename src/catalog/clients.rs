@@ -47,6 +47,10 @@ pub struct Fixture {
     pub transport: String,
     /// What `mcpcheck guard` reported on it.
     pub codes: Vec<String>,
+    /// The guard options under which the fixture shows its fault (a probe, the version
+    /// matrix); empty for the defaults. The clients run their usual session either way.
+    #[serde(default, rename = "guardArgs")]
+    pub guard_args: Vec<String>,
     pub observations: Vec<Observation>,
 }
 
@@ -215,6 +219,16 @@ fn control_name(fixture: &Fixture) -> &'static str {
 }
 
 impl Fixture {
+    /// The fixture's name, with the guard options it needs: "downgrades.py (guard
+    /// --protocol-matrix)".
+    pub fn title(&self) -> String {
+        if self.guard_args.is_empty() {
+            self.fixture.clone()
+        } else {
+            format!("{} (guard {})", self.fixture, self.guard_args.join(" "))
+        }
+    }
+
     /// The correct server of the fixture's family, when the data has it.
     pub fn control(&self) -> Option<&'static Fixture> {
         let name = control_name(self);
@@ -340,7 +354,7 @@ pub fn line(code: &str) -> Option<String> {
         .collect();
     Some(format!(
         "observed on {} ({}): {}",
-        fixture.fixture,
+        fixture.title(),
         data().generated,
         said.join("; ")
     ))
@@ -366,12 +380,7 @@ pub fn decision(code: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join("; ")
     };
-    let named = |fs: &[&Fixture]| {
-        fs.iter()
-            .map(|f| f.fixture.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let named = |fs: &[&Fixture]| fs.iter().map(|f| f.title()).collect::<Vec<_>>().join(", ");
     let met: Vec<&Fixture> = witnesses(code)
         .into_iter()
         .filter(|f| f.impact() != Impact::NotReached)
@@ -379,9 +388,9 @@ pub fn decision(code: &str) -> Option<String> {
     let first = met.first()?;
     // "on a.py (what each client did there)", or "on a.py, b.py (on a.py: ...)".
     let seen = if met.len() == 1 {
-        format!("on {} ({})", first.fixture, said(first))
+        format!("on {} ({})", first.title(), said(first))
     } else {
-        format!("on {} (on {}: {})", named(&met), first.fixture, said(first))
+        format!("on {} (on {}: {})", named(&met), first.title(), said(first))
     };
     Some(match impact(code) {
         Impact::AllHurt => format!(
@@ -393,7 +402,7 @@ pub fn decision(code: &str) -> Option<String> {
         _ => {
             let each: Vec<String> = met
                 .iter()
-                .map(|f| format!("{}: {}", f.fixture, describe(f.impact())))
+                .map(|f| format!("{}: {}", f.title(), describe(f.impact())))
                 .collect();
             format!(
                 "The observations do not decide it ({}), so the severity rests on the argument above.",

@@ -26,11 +26,24 @@ fn detail(o: &Observation) -> String {
         .unwrap_or_default()
 }
 
+/// "`a.py`", or "`a.py` (guard `--protocol-matrix`)" when the fault shows only under options.
+fn named(fixture: &Fixture) -> String {
+    if fixture.guard_args.is_empty() {
+        format!("`{}`", fixture.fixture)
+    } else {
+        format!(
+            "`{}` (guard {})",
+            fixture.fixture,
+            md::code(&fixture.guard_args.join(" "), 200)
+        )
+    }
+}
+
 fn provenance(fixture: &Fixture) -> String {
     let data = clients::data();
     format!(
-        "Observed on the fixture server `{}` ({}) by `scripts/client-impact` on {}; each client had {} ms for the whole session, {} runs.",
-        fixture.fixture, fixture.transport, data.generated, data.bound_ms, data.runs
+        "Observed on the fixture server {} ({}) by `scripts/client-impact` on {}; each client had {} ms for the whole session, {} runs.",
+        named(fixture), fixture.transport, data.generated, data.bound_ms, data.runs
     )
 }
 
@@ -97,8 +110,8 @@ pub fn matrix() -> String {
             .collect();
         let _ = writeln!(
             out,
-            "| {code} | {severity} | `{}` ({}) | {} |",
-            fixture.fixture,
+            "| {code} | {severity} | {} ({}) | {} |",
+            named(fixture),
             fixture.transport,
             cells.join(" | ")
         );
@@ -141,8 +154,8 @@ pub fn matrix() -> String {
         }
         let _ = writeln!(
             out,
-            "- `{code}` on `{}`:\n{}",
-            fixture.fixture,
+            "- `{code}` on {}:\n{}",
+            named(fixture),
             said.join("\n")
         );
     }
