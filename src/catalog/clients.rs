@@ -352,8 +352,28 @@ pub fn line(code: &str) -> Option<String> {
         .iter()
         .map(|(c, o)| format!("{} {}", c.label(), o.phrase()))
         .collect();
+    // Where the fixtures disagree, the line names one that went the other way too, so a
+    // reader of a single finding sees both.
+    let other = match impact(code) {
+        Impact::Mixed => {
+            let differ: Vec<&Fixture> = witnesses(code)
+                .into_iter()
+                .filter(|w| {
+                    !matches!(w.impact(), Impact::NotReached) && w.impact() != fixture.impact()
+                })
+                .collect();
+            // The starkest first: one where every client broke.
+            differ
+                .iter()
+                .find(|w| w.impact() == Impact::AllHurt)
+                .or(differ.first())
+                .map(|w| format!("; on {}: {}", w.title(), describe(w.impact())))
+                .unwrap_or_default()
+        }
+        _ => String::new(),
+    };
     Some(format!(
-        "observed on {} ({}): {}",
+        "observed on {} ({}): {}{other}",
         fixture.title(),
         data().generated,
         said.join("; ")

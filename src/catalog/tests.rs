@@ -155,6 +155,13 @@ fn a_fault_is_read_against_its_control_and_not_at_the_made_up_tool_call() {
     assert!(clients::witnesses("stdout-non-json")
         .iter()
         .any(|f| f.fixture == "pretty_printed_json.py"));
+    // A finding's one line names both sides.
+    let line = clients::line("stdout-non-json").expect("observed");
+    assert!(
+        line.starts_with("observed on banner_before_initialize.py")
+            && line.ends_with("; on pretty_printed_json.py: every client's session broke"),
+        "{line}"
+    );
 }
 
 #[test]
