@@ -47,8 +47,12 @@ def document(generated, bound_ms, runs, clients, fixtures, codes, rows):
     entries = []
     for fixture in sorted(fixtures, key=lambda f: f.name):
         observations = sorted(rows[fixture.name], key=lambda r: r["client"])
-        entries.append({"fixture": fixture.name, "transport": fixture.transport,
-                        "codes": codes.get(fixture.name, []), "observations": observations})
+        entry = {"fixture": fixture.name, "transport": fixture.transport}
+        if fixture.guard_args:  # only where the guard needs flags to see the fault
+            entry["guardArgs"] = list(fixture.guard_args)
+        entry["codes"] = codes.get(fixture.name, [])
+        entry["observations"] = observations
+        entries.append(entry)
     return {
         "generated": generated,
         "boundMs": bound_ms,

@@ -79,7 +79,10 @@ def main(argv=None):
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE")}
     settings = Settings(scratch, args.bound_ms / 1000, env)
-    fixtures = discover(ROOT, scratch)
+    try:
+        fixtures = discover(ROOT, scratch)
+    except ValueError as error:
+        fail(str(error))
     if args.only:
         fixtures = [f for f in fixtures if any(fnmatch.fnmatch(f.name, glob) for glob in args.only)]
         if not fixtures:
@@ -97,7 +100,7 @@ def main(argv=None):
         futures = {}
         for kind, fixture, client, run in tasks:
             if kind == "guard":
-                future = pool.submit(guard_codes, fixture, args.mcpcheck, scratch, env)
+                future = pool.submit(guard_codes, fixture, args.mcpcheck, ROOT, scratch, env)
             else:
                 future = pool.submit(observe, fixture, client, settings, run)
             futures[future] = (kind, fixture, client, run)
