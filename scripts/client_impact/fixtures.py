@@ -106,10 +106,9 @@ def discover(root, scratch, python="python3"):
         text = path.read_text(encoding="utf-8", errors="replace")
         if name.startswith(("http_", "https_")):
             fixture = Fixture(name, "http", [python, str(path), *HTTP_ARGS.get(name, [])])
-            if "import httplegacy" in text:
+            if "import httplegacy" in text:  # legacy HTTP+SSE: the stream is a GET on any path
                 fixture.transport = "sse"
                 fixture.path = "/sse"
-                fixture.skip = "legacy HTTP+SSE only: the clients' Streamable HTTP transport cannot address it"
             if name == "https_self_signed.py":
                 cert = self_signed_certificate(scratch)
                 if cert is None:
