@@ -24,6 +24,14 @@ class Client:
     package: str
     language: str
     version: str = ""
+    # Why the installed client cannot drive a legacy HTTP+SSE server (None: it can); set by install.
+    no_sse: str = None
+
+    def cannot_drive(self, fixture):
+        """Why this client cannot be driven against the fixture at all, or None."""
+        if fixture.transport == "sse":
+            return self.no_sse
+        return None
 
     def record(self):
         return {"id": self.id, "name": self.name, "package": self.package, "version": self.version,
@@ -55,6 +63,9 @@ class TsSdk1(Client):
                  "npm install @modelcontextprotocol/sdk@1", cwd=home, log=log)
         self.version = json.loads(manifest.read_text())["version"]
         self.home = home
+        # SSEClientTransport (deprecated in 1.x, still shipped): the legacy HTTP+SSE client.
+        if not (manifest.parent / "dist" / "cjs" / "client" / "sse.js").exists():
+            self.no_sse = f"@modelcontextprotocol/sdk {self.version} has no client/sse.js (SSEClientTransport)"
 
     def command(self, target):
         return ["node", str(HERE / "drivers" / "ts_driver.mjs"), *target]
@@ -83,6 +94,9 @@ class PySdk(Client):
             raise InstallError(f"{self.id}: mcp is not importable from {venv}")
         self.version = found.stdout.strip()
         self.python = python
+        sse = subprocess.run([str(python), "-c", "from mcp.client.sse import sse_client"], capture_output=True)
+        if sse.returncode != 0:
+            self.no_sse = f"mcp {self.version} has no mcp.client.sse.sse_client (the legacy HTTP+SSE client)"
 
     def command(self, target):
         return [str(self.python), str(HERE / "drivers" / "py_driver.py"), *target]
@@ -113,12 +127,25 @@ class RustRmcp(Client):
             raise InstallError(f"no rmcp in {project / 'Cargo.lock'}")
         self.version = found.group(1)
         self.binary = scratch / "rust-rmcp-target" / "debug" / "client-impact-rmcp"
+        self.no_sse = rmcp_sse_reason(self.version)
 
     def command(self, target):
         return [str(self.binary), *target]
 
     def env(self):
         return {}
+
+
+def rmcp_sse_reason(version):
+    """Why the rmcp driver cannot drive a legacy HTTP+SSE server. rmcp's SSE client transport
+    (feature transport-sse-client) was removed in 0.11.0 (modelcontextprotocol/rust-sdk#562); the
+    installed crate's manifest in cargo's registry says whether this version still has it."""
+    home = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
+    manifests = sorted(home.glob(f"registry/src/*/rmcp-{version}/Cargo.toml"))
+    if manifests and "transport-sse-client" not in manifests[0].read_text(errors="replace"):
+        return (f"rmcp {version} has no legacy HTTP+SSE client transport (transport-sse-client was "
+                f"removed in rmcp 0.11.0)")
+    return f"the rmcp driver drives stdio and Streamable HTTP only (rmcp {version}'s SSE client is not wired in)"
 
 
 def all_clients():

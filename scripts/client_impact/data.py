@@ -47,8 +47,12 @@ def document(generated, bound_ms, runs, clients, fixtures, codes, rows):
     entries = []
     for fixture in sorted(fixtures, key=lambda f: f.name):
         observations = sorted(rows[fixture.name], key=lambda r: r["client"])
-        entries.append({"fixture": fixture.name, "transport": fixture.transport,
-                        "codes": codes.get(fixture.name, []), "observations": observations})
+        entry = {"fixture": fixture.name, "transport": fixture.transport}
+        if fixture.guard_args:  # only where the guard needs flags to see the fault
+            entry["guardArgs"] = list(fixture.guard_args)
+        entry["codes"] = codes.get(fixture.name, [])
+        entry["observations"] = observations
+        entries.append(entry)
     return {
         "generated": generated,
         "boundMs": bound_ms,
@@ -56,6 +60,50 @@ def document(generated, bound_ms, runs, clients, fixtures, codes, rows):
         "clients": [client.record() for client in clients],
         "fixtures": entries,
     }
+
+
+class MergeRefused(Exception):
+    pass
+
+
+def mergeable(old, clients, bound_ms, runs):
+    """Refuses (MergeRefused) a merge whose rows would not be comparable with the data's: an
+    installed client whose version differs from the data's for the same id, a client the data
+    does not have, or another bound or number of runs."""
+    known = {c["id"]: c for c in old.get("clients", [])}
+    problems = []
+    for client in clients:
+        recorded = known.get(client.id)
+        if recorded is None:
+            problems.append(f"client {client.id} is not in the data (a new client needs a full run)")
+        elif recorded.get("version") != client.version:
+            problems.append(f"{client.id} is {client.package} {client.version} here, "
+                            f"{recorded.get('version')} in the data")
+    if old.get("boundMs") != bound_ms:
+        problems.append(f"--bound-ms is {bound_ms}, the data's boundMs {old.get('boundMs')}")
+    if old.get("runs") != runs:
+        problems.append(f"--runs is {runs}, the data's runs {old.get('runs')}")
+    if problems:
+        raise MergeRefused("; ".join(problems))
+
+
+def merge(old, new, generated, client_ids):
+    """The data file `old` with the rows of the run `new` merged in: each fixture of the run
+    replaces the data's row of that name (when the run was restricted to some clients, only those
+    clients' observations; the others' are kept), new fixtures are added, fixtures stay sorted by
+    name; the top-level fields are the data's, with `generated` set to the run's day."""
+    fixtures = {f["fixture"]: f for f in old.get("fixtures", [])}
+    for entry in new["fixtures"]:
+        kept = fixtures.get(entry["fixture"])
+        observations = list(entry["observations"])
+        if kept is not None:
+            observations += [o for o in kept["observations"] if o["client"] not in client_ids]
+        merged = dict(entry, observations=sorted(observations, key=lambda r: r["client"]))
+        fixtures[entry["fixture"]] = merged
+    doc = dict(old)
+    doc["generated"] = generated
+    doc["fixtures"] = [fixtures[name] for name in sorted(fixtures)]
+    return doc
 
 
 def write(path, doc):

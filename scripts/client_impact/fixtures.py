@@ -7,6 +7,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -26,6 +27,54 @@ HTTP_ARGS = {
     "http_legacy_stream_open.py": ["{marker}"],
 }
 
+# The guard flags under which the Rust tests see a fixture's fault, where the default flags do
+# not (the test that uses them is named). guard_codes runs the guard with them, so the fixture's
+# codes name its fault; the clients' sessions are the same as for every fixture. Recorded in the
+# data as the fixture's guardArgs. Paths are relative to the checkout (the guard runs there).
+GUARD_ARGS = {
+    # guard_transport.rs huge_line_stops_the_run
+    "huge_line.py": ["--max-stdout-line-bytes", "262144"],
+    # guard_sdk.rs typescript_sdk_does_not_speak_the_stateless_revision
+    "sdk/ts/clean.mjs": ["--protocol", "2026-07-28", "--timeout", "30000"],
+    # guard_protocol.rs discover_result_without_supported_versions
+    "discover_without_versions.py": ["--protocol", "2026-07-28"],
+    # guard_depth.rs config_file_supplies_command_cwd_and_safe_tool_calls (the config's command
+    # is this fixture; its safeToolCalls call bad_sum and no_structured, the faulty tools)
+    "structured_output.py": ["--config", "tests/fixtures/configs/tool_calls.json"],
+    # guard_depth.rs protocol_matrix_catches_a_supported_version_answered_with_another
+    "downgrades_supported_version.py": ["--protocol-matrix"],
+    # guard_depth.rs protocol_matrix_catches_a_version_not_honoured
+    "not_honouring_version.py": ["--protocol-matrix"],
+    # guard_probes.rs unknown_notification_answered
+    "answers_unknown_notifications.py": ["--timeout", "3000", "--adversarial-probes", "notification"],
+    # guard_probes.rs cancellation_of_an_unknown_request_answered
+    "answers_unknown_cancel.py": ["--timeout", "3000", "--adversarial-probes", "unknown-cancel"],
+    # guard_probes.rs malformed_json_crashes_the_server
+    "crash_on_malformed_json.py": ["--timeout", "3000", "--adversarial-probes", "malformed-json"],
+    # guard_probes.rs bogus_version_that_crashes_is_an_error
+    "crash_on_unknown_version.py": ["--timeout", "3000", "--adversarial-probes", "bogus-version"],
+    # guard_probes.rs unknown_method_never_answered
+    "ignores_unknown_methods.py": ["--timeout", "3000", "--adversarial-probes", "invalid-method"],
+    # guard_probes.rs malformed_json_prints_a_traceback_on_stdout
+    "traceback_on_malformed_json.py": ["--timeout", "3000", "--adversarial-probes", "malformed-json"],
+    # guard_probes.rs text_after_a_probe_is_blamed_on_it_even_after_a_banner
+    "banner_then_text_on_unknown_version.py": ["--timeout", "3000", "--adversarial-probes", "bogus-version"],
+    # guard_http.rs notifications_answered_with_a_body_over_http_fail_the_notification_probes
+    "http_notification_200.py": ["--adversarial-probes", "notification,unknown-cancel"],
+    # guard_http.rs a_request_refused_over_http_without_a_json_rpc_answer_is_left_unanswered
+    "http_refuses_unknown_method.py": ["--adversarial-probes", "invalid-method"],
+    # guard_http.rs an_answer_to_a_probe_that_is_not_json_rpc_is_reported_over_http
+    "http_probe_traceback.py": ["--adversarial-probes", "invalid-method"],
+}
+
+# The official-SDK fixtures (tests/fixtures/sdk/) the run includes: only the one a guard code has
+# no stdlib fixture for (discover-error, see GUARD_ARGS). Its pinned dependencies are installed
+# by scripts/install-fixtures; without them the run uses a copy beside the ts-sdk-1 client when
+# that client's packages are the fixture's pins (the only packages the fixture imports).
+SDK_TS_FIXTURES = ["clean.mjs"]
+SDK_TS_SOURCES = ["common.mjs"]
+SDK_TS_IMPORTS = ["@modelcontextprotocol/sdk", "zod"]
+
 START_LIMIT = 30.0
 GUARD_LIMIT = 120.0
 
@@ -39,6 +88,7 @@ class Fixture:
     scheme: str = "http"
     skip: str = None  # why clients cannot be driven against it
     env: dict = field(default_factory=dict)
+    guard_args: list = field(default_factory=list)  # the guard's flags for it (GUARD_ARGS)
 
     def server_command(self, scratch):
         (scratch / "markers").mkdir(parents=True, exist_ok=True)
@@ -56,10 +106,9 @@ def discover(root, scratch, python="python3"):
         text = path.read_text(encoding="utf-8", errors="replace")
         if name.startswith(("http_", "https_")):
             fixture = Fixture(name, "http", [python, str(path), *HTTP_ARGS.get(name, [])])
-            if "import httplegacy" in text:
+            if "import httplegacy" in text:  # legacy HTTP+SSE: the stream is a GET on any path
                 fixture.transport = "sse"
                 fixture.path = "/sse"
-                fixture.skip = "legacy HTTP+SSE only: the clients' Streamable HTTP transport cannot address it"
             if name == "https_self_signed.py":
                 cert = self_signed_certificate(scratch)
                 if cert is None:
@@ -75,7 +124,45 @@ def discover(root, scratch, python="python3"):
         for scenario in re.findall(r"^  case '([^']+)':", cases.read_text(), re.M):
             fixtures.append(Fixture(f"reference/cases.mjs:{scenario}", "stdio",
                                     ["node", str(cases), scenario, "{marker}"]))
+    fixtures += sdk_ts_fixtures(root, scratch)
+    for fixture in fixtures:
+        fixture.guard_args = list(GUARD_ARGS.get(fixture.name, []))
+    unknown = sorted(set(GUARD_ARGS) - {f.name for f in fixtures} - {f"sdk/ts/{n}" for n in SDK_TS_FIXTURES})
+    if unknown:
+        raise ValueError(f"GUARD_ARGS names no fixture: {', '.join(unknown)}")
     return fixtures
+
+
+def sdk_ts_fixtures(root, scratch):
+    """The TypeScript SDK fixtures of SDK_TS_FIXTURES, run in place when scripts/install-fixtures
+    installed their dependencies, else from a copy under the ts-sdk-1 client's directory when its
+    packages are the fixture's pins. Neither: left out (the guard could not run them either),
+    with a note on stderr."""
+    home = root / "tests" / "fixtures" / "sdk" / "ts"
+    if not (home / "package.json").exists():
+        return []
+    where = home
+    if not (home / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        pins = json.loads((home / "package.json").read_text()).get("dependencies", {})
+        client = scratch / "ts-sdk-1" / "node_modules"
+        found = {}
+        for package in SDK_TS_IMPORTS:
+            try:
+                found[package] = json.loads((client / package / "package.json").read_text())["version"]
+            except (OSError, ValueError, KeyError):
+                found[package] = None
+        if any(found[p] != pins.get(p) for p in SDK_TS_IMPORTS):
+            wanted = ", ".join(f"{p} {pins.get(p)}" for p in SDK_TS_IMPORTS)
+            have = ", ".join(f"{p} {found[p] or 'absent'}" for p in SDK_TS_IMPORTS)
+            print(f"client-impact: leaving out sdk/ts/: its dependencies are not installed "
+                  f"(scripts/install-fixtures) and the ts-sdk-1 client's ({have}) are not its pins "
+                  f"({wanted})", file=sys.stderr)
+            return []
+        where = scratch / "ts-sdk-1" / "sdk-fixtures"  # resolves against the client's node_modules
+        where.mkdir(parents=True, exist_ok=True)
+        for name in SDK_TS_FIXTURES + SDK_TS_SOURCES:
+            shutil.copyfile(home / name, where / name)
+    return [Fixture(f"sdk/ts/{name}", "stdio", ["node", str(where / name)]) for name in SDK_TS_FIXTURES]
 
 
 def self_signed_certificate(scratch):
@@ -131,17 +218,19 @@ class HttpServer:
         kill_group(self.process)
 
 
-def guard_codes(fixture, mcpcheck, scratch, env):
-    """The sorted, unique codes of the issues mcpcheck's guard reports for the fixture."""
+def guard_codes(fixture, mcpcheck, root, scratch, env):
+    """The sorted, unique codes of the issues mcpcheck's guard reports for the fixture, run with
+    the fixture's guard flags in the checkout (their paths are relative to it)."""
     server = None
+    guard = [str(mcpcheck), "guard", "--json", *fixture.guard_args]
     if fixture.transport == "stdio":
-        cmd = [str(mcpcheck), "guard", "--json", "--", *fixture.server_command(scratch)]
+        cmd = [*guard, "--", *fixture.server_command(scratch)]
     else:
         server = HttpServer(fixture, scratch, env)
-        cmd = [str(mcpcheck), "guard", "--json", "--url", server.url]
+        cmd = [*guard, "--url", server.url]
     try:
         process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+                                   stderr=subprocess.DEVNULL, start_new_session=True, env=env, cwd=root)
         try:
             out, _ = process.communicate(timeout=GUARD_LIMIT)
         except subprocess.TimeoutExpired:

@@ -4,6 +4,7 @@ and writes what each client did to data/client-impact.json (see README.md beside
 import argparse
 import datetime
 import fnmatch
+import json
 import os
 import sys
 import time
@@ -41,6 +42,10 @@ def parse(argv):
     parser.add_argument("--out", type=Path,
                         help="the data file (default data/client-impact.json; with --only or --clients, "
                              "SCRATCH/subset.json, so a partial run never replaces the committed data)")
+    parser.add_argument("--merge", action="store_true",
+                        help="merge the run's rows into the data file (--out, default data/client-impact.json): "
+                             "its fixtures' rows replaced (only the run's clients' observations with --clients), "
+                             "new fixtures added; refused when a client's version, the bound or the runs differ")
     parser.add_argument("--install-only", action="store_true", help="install the clients and stop")
     args = parser.parse_args(argv)
     if args.bound_ms <= 0 or args.jobs <= 0 or args.runs <= 0:
@@ -79,12 +84,27 @@ def main(argv=None):
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE")}
     settings = Settings(scratch, args.bound_ms / 1000, env)
-    fixtures = discover(ROOT, scratch)
+    try:
+        fixtures = discover(ROOT, scratch)
+    except ValueError as error:
+        fail(str(error))
     if args.only:
         fixtures = [f for f in fixtures if any(fnmatch.fnmatch(f.name, glob) for glob in args.only)]
         if not fixtures:
             fail(f"no fixture matches {' '.join(args.only)}")
-    out = args.out or (scratch / "subset.json" if args.only or args.clients else ROOT / "data" / "client-impact.json")
+    if args.merge:
+        out = args.out or ROOT / "data" / "client-impact.json"
+        try:
+            old = json.loads(out.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            fail(f"--merge: cannot read {out}: {error}")
+        try:
+            data.mergeable(old, clients, args.bound_ms, args.runs)
+        except data.MergeRefused as error:
+            fail(f"--merge into {out} refused: {error}")
+    else:
+        out = args.out or (scratch / "subset.json" if args.only or args.clients
+                           else ROOT / "data" / "client-impact.json")
 
     run_started = time.monotonic()
     codes = {}
@@ -97,7 +117,7 @@ def main(argv=None):
         futures = {}
         for kind, fixture, client, run in tasks:
             if kind == "guard":
-                future = pool.submit(guard_codes, fixture, args.mcpcheck, scratch, env)
+                future = pool.submit(guard_codes, fixture, args.mcpcheck, ROOT, scratch, env)
             else:
                 future = pool.submit(observe, fixture, client, settings, run)
             futures[future] = (kind, fixture, client, run)
@@ -125,6 +145,19 @@ def main(argv=None):
             rows[fixture.name].append(data.fold(client.id, observations))
     generated = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     doc = data.document(generated, args.bound_ms, args.runs, clients, fixtures, codes, rows)
+    if args.merge and failures:
+        # A failed guard or server would replace a good row with an empty one: merge nothing.
+        subset = scratch / "subset.json"
+        data.write(subset, doc)
+        summarise(doc, installed, time.monotonic() - run_started, subset)
+        print("client-impact: could not run: " + "; ".join(failures), file=sys.stderr)
+        print(f"client-impact: nothing merged into {out}; the run's rows are in {subset}", file=sys.stderr)
+        return 1
+    if args.merge:
+        merged = data.merge(old, doc, generated, {c.id for c in clients})
+        data.write(out, merged)
+        summarise(doc, installed, time.monotonic() - run_started, out, merged)
+        return 0
     data.write(out, doc)
     summarise(doc, installed, time.monotonic() - run_started, out)
     if failures:
@@ -133,14 +166,15 @@ def main(argv=None):
     return 0
 
 
-def summarise(doc, installed, ran, out):
+def summarise(doc, installed, ran, out, merged=None):
     counts = defaultdict(lambda: defaultdict(int))
     flaky = 0
     for fixture in doc["fixtures"]:
         for row in fixture["observations"]:
             counts[row["client"]][row["outcome"]] += 1
             flaky += row["flaky"]
-    print(f"client-impact: wrote {out}: {len(doc['fixtures'])} fixtures x {len(doc['clients'])} clients, "
+    wrote = f"merged into {out} ({len(merged['fixtures'])} fixtures now)" if merged else f"wrote {out}"
+    print(f"client-impact: {wrote}: {len(doc['fixtures'])} fixtures x {len(doc['clients'])} clients, "
           f"{flaky} flaky; install {installed:.0f} s, run {ran:.0f} s", file=sys.stderr)
     for client in doc["clients"]:
         line = ", ".join(f"{k} {counts[client['id']][k]}" for k in data.ORDER if counts[client["id"]][k])

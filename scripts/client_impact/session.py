@@ -108,6 +108,9 @@ def observe(fixture, client, settings, run):
     """Drives one session of the client against a fresh server of the fixture."""
     if fixture.skip:
         return Observation("skipped", None, fixture.skip)
+    reason = client.cannot_drive(fixture)
+    if reason:
+        return Observation("skipped", None, reason)
     tag = f"{os.getpid()}-{next(_tags)}"
     env = dict(settings.env, **client.env())
     env[TAG] = tag
@@ -120,7 +123,8 @@ def observe(fixture, client, settings, run):
             target = ["--stdio", *fixture.server_command(settings.scratch)]
         else:
             server = HttpServer(fixture, settings.scratch, env)
-            target = ["--url", server.url]
+            # Streamable HTTP (--url) or the legacy HTTP+SSE transport (--sse: the stream's GET).
+            target = ["--sse" if fixture.transport == "sse" else "--url", server.url]
         result, progress, code = run_driver(client.command(target), env, settings.bound, stderr_path)
         return outcome(result, progress, code, stderr_path)
     finally:

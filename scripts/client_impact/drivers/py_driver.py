@@ -4,7 +4,8 @@ Drives one session with the Python SDK's ClientSession as a host does (connect, 
 prompts/list and resources/list where advertised, call the first tool, close) and prints one
 JSON object on stdout, after progress lines.
 
-Usage: python py_driver.py --stdio PROGRAM ARGS... | --url URL
+Usage: python py_driver.py --stdio PROGRAM ARGS... | --url URL | --sse URL
+(--url: Streamable HTTP; --sse: the legacy HTTP+SSE transport, URL the stream's GET)
 """
 
 import json
@@ -143,7 +144,11 @@ def transport_for(argv):
         return stdio_client(params, errlog=open(os.devnull, "w"))
     if len(argv) == 2 and argv[0] == "--url":
         return http_client(argv[1])
-    print("usage: py_driver.py --stdio PROGRAM ARGS... | --url URL", file=sys.stderr)
+    if len(argv) == 2 and argv[0] == "--sse":
+        from mcp.client.sse import sse_client  # 1.x and 2.x both keep it
+
+        return sse_client(argv[1])
+    print("usage: py_driver.py --stdio PROGRAM ARGS... | --url URL | --sse URL", file=sys.stderr)
     sys.exit(2)
 
 

@@ -2,7 +2,9 @@
 // Client as a host does (connect, tools/list, prompts/list and resources/list where advertised,
 // call the first tool, close) and prints one JSON object on stdout, after progress lines.
 //
-// Usage: node ts_driver.mjs --stdio PROGRAM ARGS... | --url URL
+// Usage: node ts_driver.mjs --stdio PROGRAM ARGS... | --url URL | --sse URL
+// (--url: Streamable HTTP; --sse: the legacy HTTP+SSE transport, SSEClientTransport, URL the
+// stream's GET)
 // CLIENT_IMPACT_TS_DIR names the directory whose node_modules holds @modelcontextprotocol/sdk.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -69,7 +71,12 @@ function transportFor(argv) {
     return new StdioClientTransport({ command: argv[1], args: argv.slice(2), env, stderr: 'ignore' });
   }
   if (argv[0] === '--url' && argv.length === 2) return new StreamableHTTPClientTransport(new URL(argv[1]));
-  process.stderr.write('usage: ts_driver.mjs --stdio PROGRAM ARGS... | --url URL\n');
+  if (argv[0] === '--sse' && argv.length === 2) {
+    // Deprecated in 1.x in favour of Streamable HTTP, still shipped for servers not yet moved.
+    const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js');
+    return new SSEClientTransport(new URL(argv[1]));
+  }
+  process.stderr.write('usage: ts_driver.mjs --stdio PROGRAM ARGS... | --url URL | --sse URL\n');
   process.exit(2);
 }
 
