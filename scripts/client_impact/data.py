@@ -35,10 +35,36 @@ def fold(client_id, observations):
     chosen = min(counts, key=lambda o: (-counts[o], ORDER.index(o)))
     # Among the runs with the chosen outcome, the smallest (step, detail) keeps rows stable.
     picked = min((o for o in observations if o.outcome == chosen), key=lambda o: (o.step or "", o.detail or ""))
+    # The same outcome at different steps (a session lost at connect in one run, at tools/list
+    # in another) is a race too: flaky, with the steps seen.
+    steps = sorted({o.step for o in observations if o.outcome == chosen and o.step})
     row = {"client": client_id, "outcome": chosen, "step": picked.step, "detail": picked.detail,
-           "flaky": len(counts) > 1}
-    if row["flaky"]:
+           "flaky": len(counts) > 1 or len(steps) > 1}
+    if len(counts) > 1:
         row["outcomes"] = sorted(counts, key=ORDER.index)
+    if len(steps) > 1:
+        row["steps"] = steps
+    return row
+
+
+def union(first, second):
+    """One row from the rows of two invocations of the same pair: the second's, marked flaky
+    with every outcome and step either saw when they differ."""
+    seen = lambda r: r.get("outcomes") or [r["outcome"]]
+    steps = lambda r: r.get("steps") or ([r["step"]] if r.get("step") else [])
+    if "skipped" in (first["outcome"], second["outcome"]):
+        return dict(second)
+    row = dict(second)
+    outcomes = sorted(set(seen(first)) | set(seen(second)), key=ORDER.index)
+    # Steps of the row's own outcome only, as fold keeps them.
+    both = sorted(set(steps(second)) | (set(steps(first)) if first["outcome"] == second["outcome"] else set()))
+    row["flaky"] = first.get("flaky", False) or second.get("flaky", False) or len(outcomes) > 1 or len(both) > 1
+    row.pop("outcomes", None)
+    row.pop("steps", None)
+    if len(outcomes) > 1:
+        row["outcomes"] = outcomes
+    if len(both) > 1:
+        row["steps"] = both
     return row
 
 

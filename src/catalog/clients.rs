@@ -68,6 +68,9 @@ pub struct Observation {
     /// Every outcome seen, when they differed between runs.
     #[serde(default)]
     pub outcomes: Vec<Outcome>,
+    /// Every step the outcome came at, when that differed between runs.
+    #[serde(default)]
+    pub steps: Vec<String>,
 }
 
 /// What the client did, as the run classifies it.
@@ -123,6 +126,9 @@ impl Observation {
 
     /// " at STEP" when a step failed or hung, else empty.
     pub fn at(&self) -> String {
+        if self.steps.len() > 1 {
+            return format!(" at {}", self.steps.join(" or "));
+        }
         self.step
             .as_deref()
             .map(|s| format!(" at {s}"))
@@ -142,9 +148,11 @@ impl Observation {
                 Outcome::Skipped => "was not run".to_string(),
             }
         };
-        if self.flaky {
+        if self.flaky && self.outcomes.len() > 1 {
             let seen: Vec<String> = self.seen().into_iter().map(one).collect();
             format!("{} (flaky)", seen.join(" or "))
+        } else if self.flaky {
+            format!("{} (flaky)", one(self.outcome))
         } else {
             one(self.outcome)
         }
@@ -301,11 +309,14 @@ pub enum Impact {
 }
 
 /// The fixtures that speak for `code` alone: the guard reported it and nothing else but the
-/// consequences of a lost answer, and at least one client ran.
+/// consequences of a lost answer, with its default options, and at least one client ran. A
+/// fault that shows only under the guard's options (a probe, the version matrix, another
+/// revision, a lowered line cap) is not what the clients' own session met, so their outcome
+/// there is shown but decides nothing.
 pub fn witnesses(code: &str) -> Vec<&'static Fixture> {
     fixtures(code)
         .into_iter()
-        .filter(|f| f.causes().eq([code]) && !f.ran().is_empty())
+        .filter(|f| f.guard_args.is_empty() && f.causes().eq([code]) && !f.ran().is_empty())
         .collect()
 }
 

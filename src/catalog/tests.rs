@@ -77,7 +77,12 @@ fn the_client_impact_data_names_known_codes_and_clients() {
                 fixture.fixture,
                 o.client
             );
-            assert_eq!(o.flaky, o.outcomes.len() > 1, "{}: flaky", fixture.fixture);
+            assert_eq!(
+                o.flaky,
+                o.outcomes.len() > 1 || o.steps.len() > 1,
+                "{}: flaky",
+                fixture.fixture
+            );
         }
     }
     // The control: a correct server hurts no client, or the drivers are broken.
@@ -186,4 +191,32 @@ fn severities_follow_what_clients_did() {
             .starts_with("The observations decided it"));
     }
     assert!(decided >= 20, "only {decided} severities decided");
+}
+
+#[test]
+fn every_error_severity_guard_code_was_seen_by_a_client() {
+    // Issue 32 item 2: each error the guard can report has at least one fixture on which real
+    // clients ran (under the guard options that show the fault, where it needs them).
+    let unobserved: Vec<&str> = clients::guard_codes()
+        .filter(|c| c.severity() == crate::finding::Severity::Error)
+        .map(|c| c.as_str())
+        .filter(|c| clients::fixtures(c).iter().all(|f| f.ran().is_empty()))
+        .collect();
+    assert!(
+        unobserved.is_empty(),
+        "no client observed on {unobserved:?}"
+    );
+}
+
+#[test]
+fn a_fault_shown_only_under_guard_options_decides_nothing() {
+    let f = fixture("downgrades_supported_version.py");
+    assert_eq!(f.guard_args, ["--protocol-matrix"]);
+    assert!(f.codes.iter().any(|c| c == "protocol-version-mismatch"));
+    assert!(!f.ran().is_empty());
+    assert!(clients::witnesses("protocol-version-mismatch").is_empty());
+    assert_eq!(clients::decision("protocol-version-mismatch"), None);
+    assert!(clients::line("protocol-version-mismatch")
+        .expect("observed")
+        .starts_with("observed on downgrades_supported_version.py (guard --protocol-matrix)"));
 }
