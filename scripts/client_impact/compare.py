@@ -24,8 +24,7 @@ def rows(path):
     out = {}
     for fixture in doc["fixtures"]:
         for o in fixture["observations"]:
-            seen = sorted(set(o.get("outcomes") or [o["outcome"]]))
-            out[(fixture["fixture"], o["client"])] = (o["outcome"], o.get("step"), o.get("flaky", False), seen)
+            out[(fixture["fixture"], o["client"])] = (o["outcome"], o.get("step"), o.get("flaky", False))
     return doc, out
 
 
@@ -56,7 +55,7 @@ def main(argv):
     both = sorted(k for k in set(a) & set(b) if "skipped" not in (a[k][0], b[k][0]))
     differ, unmarked = [], []
     for key in both:
-        (oa, sa, fa, seen_a), (ob, sb, fb, seen_b) = a[key], b[key]
+        (oa, sa, fa), (ob, sb, fb) = a[key], b[key]
         if (oa, sa) != (ob, sb):
             differ.append(key)
             if not (fa or fb):
@@ -66,7 +65,7 @@ def main(argv):
     print(f"rows in both: {len(both)} (only in the first: {len(set(a) - set(b))}, only in the second: {len(set(b) - set(a))})")
     print(f"same outcome and step: {len(both) - len(differ)}; differ: {len(differ)}; marked flaky in either: {flaky}")
     for key in differ:
-        (oa, sa, fa, _), (ob, sb, fb, _) = a[key], b[key]
+        (oa, sa, fa), (ob, sb, fb) = a[key], b[key]
         mark = "flaky" if fa or fb else "NOT MARKED FLAKY"
         print(f"  {key[0]} / {key[1]}: {oa} at {sa} vs {ob} at {sb} ({mark})")
     print(f"differing rows not marked flaky: {len(unmarked)}")
