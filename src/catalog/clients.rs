@@ -309,14 +309,28 @@ pub enum Impact {
 }
 
 /// The fixtures that speak for `code` alone: the guard reported it and nothing else but the
-/// consequences of a lost answer, with its default options, and at least one client ran. A
+/// consequences of a lost answer (only for a fault in what the server wrote, which can lose
+/// one), with its default options, and at least one client ran. A
 /// fault that shows only under the guard's options (a probe, the version matrix, another
 /// revision, a lowered line cap) is not what the clients' own session met, so their outcome
 /// there is shown but decides nothing.
 pub fn witnesses(code: &str) -> Vec<&'static Fixture> {
+    // Only a fault in what the server wrote can lose an answer to the client: beside any other
+    // fault (a slow shutdown, say) a lost answer is a fault of its own, which the clients met.
+    let can_lose_an_answer = Code::from_name(code).is_some_and(|c| {
+        matches!(
+            c.meta().class,
+            IssueClass::McpProtocol | IssueClass::StdioTransport
+        )
+    });
     fixtures(code)
         .into_iter()
-        .filter(|f| f.guard_args.is_empty() && f.causes().eq([code]) && !f.ran().is_empty())
+        .filter(|f| {
+            f.guard_args.is_empty()
+                && f.causes().eq([code])
+                && (can_lose_an_answer || f.causes().count() == f.codes.len())
+                && !f.ran().is_empty()
+        })
         .collect()
 }
 

@@ -209,6 +209,23 @@ fn every_error_severity_guard_code_was_seen_by_a_client() {
 }
 
 #[test]
+fn a_lost_answer_beside_a_fault_that_cannot_lose_one_is_not_that_fault_s_doing() {
+    // never_answers_ignores_sigterm.py: every client hangs at connect because initialize is
+    // never answered (initialize-timeout), not because the server ignores SIGTERM afterwards.
+    let f = fixture("never_answers_ignores_sigterm.py");
+    assert_eq!(f.codes, ["initialize-timeout", "shutdown-slow"]);
+    assert_eq!(f.impact(), clients::Impact::AllHurt);
+    assert!(!clients::witnesses("shutdown-slow")
+        .iter()
+        .any(|w| w.fixture == f.fixture));
+    assert_ne!(clients::requires_error("shutdown-slow"), Some(true));
+    // A fault in what the server wrote still speaks through the timeout it causes.
+    assert!(clients::witnesses("stdout-non-json")
+        .iter()
+        .any(|w| w.fixture == "pretty_printed_json.py"));
+}
+
+#[test]
 fn a_fault_shown_only_under_guard_options_decides_nothing() {
     let f = fixture("downgrades_supported_version.py");
     assert_eq!(f.guard_args, ["--protocol-matrix"]);
