@@ -82,9 +82,9 @@ catalog! {
     ServerCrashed => "server-crashed", InstallRuntime, Error,
         "The server exited during the session",
         "The server exited after initialize with a non-zero status or a signal: it crashed. A server may end the session itself by closing stdout and exiting cleanly (code 0, reported as server-ended-session), but a crash loses the client's work. Read its stderr for the cause.";
-    ServerEndedSession => "server-ended-session", InstallRuntime, Warning,
+    ServerEndedSession => "server-ended-session", InstallRuntime, Error,
         "The server ended the session early",
-        "The server exited cleanly (code 0) after initialize, before the client closed its stdin. The spec lets a server end the session by closing stdout and exiting, so this is not a crash; but clients treat the server as gone and must restart it. Requests it left unanswered are reported on their own. Keep serving until stdin closes unless ending the session is intended.";
+        "The server exited cleanly (code 0) after initialize, before the client closed its stdin. The spec lets a server end the session by closing stdout and exiting, so this is not a crash; but no client survives it: the host's next request finds the session closed, and the server must be started again. Requests it left unanswered are reported on their own. Keep serving until stdin closes.";
     ShutdownSlow => "shutdown-slow", InstallRuntime, Warning,
         "The server did not exit when its stdin closed",
         "The MCP stdio shutdown is: the client closes stdin and the server exits. This server needed a signal. Exit when stdin reaches end of file.";

@@ -494,10 +494,23 @@ fn reports_spawn_failures_as_startup_process_failures() {
         .is_empty());
 }
 
+/// The one verdict where mcpcheck departs from mcp-stdio-guard's suite ("records clean exit
+/// after initialize without failing"): the spec lets a server end the session, but every real
+/// client lost its session on this scenario and on ends_session_after_answering.py
+/// (data/client-impact.json, issue 32 item 3), so the exit is an error, in the class that asks
+/// a person to look (needs_inspection), not a crash.
 #[test]
-fn records_clean_exit_after_initialize_without_failing() {
+fn records_clean_exit_after_initialize_as_an_ended_session_not_a_crash() {
     let r = case("exit-0-after-initialize", &["--timeout", "1000"], &[]);
-    assert_eq!(at(&r, "/ok"), true);
+    assert_eq!(at(&r, "/ok"), false);
+    assert_eq!(at(&r, "/summary/status"), "needs_inspection");
+    assert_issue(
+        &r,
+        &[
+            ("code", json!("server-ended-session")),
+            ("severity", json!("error")),
+        ],
+    );
     assert_eq!(at(&r, "/initialized"), true);
     assert_eq!(at(&r, "/process/outcome"), "exited");
     assert_eq!(at(&r, "/process/phase"), "post-initialize");
