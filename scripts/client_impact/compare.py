@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from client_impact.data import union  # noqa: E402
+from client_impact.data import union, write  # noqa: E402
 
 
 def rows(path):
@@ -37,9 +37,7 @@ def write_union(da, db, out):
             for o in fixture["observations"]
         ]
     doc["runs"] = da["runs"] + db["runs"]
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    write(Path(out), doc)  # the format every data file has (data.write)
 
 
 def main(argv):

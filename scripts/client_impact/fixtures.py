@@ -27,6 +27,22 @@ HTTP_ARGS = {
     "http_legacy_stream_open.py": ["{marker}"],
 }
 
+# Further variants of an HTTP fixture (its first argument), each a row of its own named
+# FILE:VARIANT, for a fault the variant above (or the default) does not have.
+HTTP_VARIANTS = {
+    # guard_http.rs each_authorization_metadata_fault_gets_its_detail (the default variant,
+    # "good", is the bare 401)
+    "http_auth.py": ["no-pkce"],
+}
+
+# Environment a stdio fixture cannot start without, set with env(1) on its command line ({marker}
+# is a fresh path per start, as in the command). drifting_tools.py counts its starts in the file:
+# the guard's --repeat starts one command line twice and sees the drift; each client session is a
+# fresh first start, since a host's session is one start and never compares two.
+FIXTURE_ENV = {
+    "drifting_tools.py": {"FIXTURE_STATE_FILE": "{marker}"},
+}
+
 # The guard flags under which the Rust tests see a fixture's fault, where the default flags do
 # not (the test that uses them is named). guard_codes runs the guard with them, so the fixture's
 # codes name its fault; the clients' sessions are the same as for every fixture. Recorded in the
@@ -65,6 +81,34 @@ GUARD_ARGS = {
     "http_refuses_unknown_method.py": ["--adversarial-probes", "invalid-method"],
     # guard_http.rs an_answer_to_a_probe_that_is_not_json_rpc_is_reported_over_http
     "http_probe_traceback.py": ["--adversarial-probes", "invalid-method"],
+    # guard_probes.rs unknown_method_answered_with_a_result
+    "unknown_method_returns_result.py": ["--timeout", "3000", "--adversarial-probes", "invalid-method"],
+    # guard_probes.rs invalid_params_accepted and adversarial_tool_call_that_succeeds (the
+    # config's command is this fixture; its adversarialToolCalls call echo with a number)
+    "accepts_invalid_params.py": ["--config", "tests/fixtures/configs/adversarial_tool_call.json",
+                                  "--adversarial-probes", "invalid-params"],
+    # guard_probes.rs malformed_json_answered_with_a_result
+    "answers_malformed_json_with_result.py": ["--timeout", "3000", "--adversarial-probes", "malformed-json"],
+    # guard_http.rs a_body_that_is_not_json_answered_with_a_result_over_http_is_reported
+    "http_malformed_result.py": ["--adversarial-probes", "malformed-json"],
+    # guard_probes.rs bogus_version_refused_with_an_error_is_a_warning and guard_depth.rs
+    # protocol_matrix_warns_on_a_refused_bogus_version
+    "rejects_unknown_version.py": ["--timeout", "3000", "--protocol-matrix", "--adversarial-probes", "bogus-version"],
+    # guard_depth.rs protocol_matrix_catches_an_echoed_bogus_version
+    "echoes_any_version.py": ["--protocol-matrix"],
+    # guard_depth.rs repeat_runs_report_drift_against_the_first (FIXTURE_ENV gives the state file)
+    "drifting_tools.py": ["--repeat", "2"],
+    # guard_runtime.rs explicit_request_answered_with_an_error_is_a_warning; the two probes that
+    # only report (guard_probes.rs clean_server_passes_every_probe_and_two_are_reported_only)
+    "ping_error.py": ["--timeout", "3000", "--request", "ping",
+                      "--adversarial-probes", "ping-before-initialize,duplicate-id"],
+    # guard_runtime.rs explicit_request_never_answered
+    "ping_never_answered.py": ["--timeout", "3000", "--request", "ping"],
+    # guard_runtime.rs crash_on_an_explicit_request
+    "crash_on_ping.py": ["--request", "ping"],
+    # guard_runtime.rs stderr_past_the_flood_threshold_is_a_warning (5 MiB of stderr; the
+    # default threshold is 64 MiB)
+    "chatty_stderr_logging.py": ["--stderr-flood-bytes", "4194304"],
 }
 
 # The official-SDK fixtures (tests/fixtures/sdk/) the run includes: only the one a guard code has
@@ -87,13 +131,15 @@ class Fixture:
     path: str = "/mcp"  # the HTTP endpoint's path
     scheme: str = "http"
     skip: str = None  # why clients cannot be driven against it
-    env: dict = field(default_factory=dict)
+    env: dict = field(default_factory=dict)  # set with env(1) before the command (FIXTURE_ENV)
     guard_args: list = field(default_factory=list)  # the guard's flags for it (GUARD_ARGS)
 
     def server_command(self, scratch):
         (scratch / "markers").mkdir(parents=True, exist_ok=True)
         marker = str(scratch / "markers" / uuid.uuid4().hex)
-        return [part.replace("{marker}", marker) for part in self.command]
+        env = [f"{key}={value}" for key, value in sorted(self.env.items())]
+        command = (["env", *env] if env else []) + self.command
+        return [part.replace("{marker}", marker) for part in command]
 
 
 def discover(root, scratch, python="python3"):
@@ -117,8 +163,11 @@ def discover(root, scratch, python="python3"):
                     fixture.command += cert
                 fixture.scheme = "https"
             fixtures.append(fixture)
+            for variant in HTTP_VARIANTS.get(name, []):
+                fixtures.append(Fixture(f"{name}:{variant}", fixture.transport, [python, str(path), variant],
+                                        path=fixture.path, scheme=fixture.scheme))
         else:
-            fixtures.append(Fixture(name, "stdio", [python, str(path)]))
+            fixtures.append(Fixture(name, "stdio", [python, str(path)], env=dict(FIXTURE_ENV.get(name, {}))))
     cases = servers / "reference" / "cases.mjs"
     if cases.exists():
         for scenario in re.findall(r"^  case '([^']+)':", cases.read_text(), re.M):
@@ -127,9 +176,9 @@ def discover(root, scratch, python="python3"):
     fixtures += sdk_ts_fixtures(root, scratch)
     for fixture in fixtures:
         fixture.guard_args = list(GUARD_ARGS.get(fixture.name, []))
-    unknown = sorted(set(GUARD_ARGS) - {f.name for f in fixtures} - {f"sdk/ts/{n}" for n in SDK_TS_FIXTURES})
+    unknown = sorted((set(GUARD_ARGS) | set(FIXTURE_ENV)) - {f.name for f in fixtures} - {f"sdk/ts/{n}" for n in SDK_TS_FIXTURES})
     if unknown:
-        raise ValueError(f"GUARD_ARGS names no fixture: {', '.join(unknown)}")
+        raise ValueError(f"GUARD_ARGS or FIXTURE_ENV names no fixture: {', '.join(unknown)}")
     return fixtures
 
 

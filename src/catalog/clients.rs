@@ -405,13 +405,38 @@ pub fn line(code: &str) -> Option<String> {
     ))
 }
 
-/// The codes a guard run reports: the ones a fixture server can make a client meet.
+/// Codes no fixture row can show, and why: a client meets no server fault behind them.
+pub const NOT_DRIVEN: &[(Code, &str)] = &[
+    (
+        Code::ProxyChecksIncomplete,
+        "the proxy's account of its own checks, not a fault of the server",
+    ),
+    (
+        Code::SpawnFailed,
+        "the command did not start, so there is no server for a client to connect to",
+    ),
+    (
+        Code::HttpUnreachable,
+        "nothing answered at the URL, so there is no server for a client to connect to",
+    ),
+];
+
+/// The codes a guard run reports, in catalog order: every code of the protocol and transport
+/// classes (bar `NOT_DRIVEN`), and every other code the guard reported on a fixture of the data
+/// (a crash, a timeout, a poisoned description: the guard's codes of other classes).
 pub fn guard_codes() -> impl Iterator<Item = Code> {
-    ALL.iter().copied().filter(|c| {
-        matches!(
+    let seen = |c: &Code| {
+        data()
+            .fixtures
+            .iter()
+            .any(|f| f.codes.iter().any(|x| x == c.as_str()))
+    };
+    ALL.iter().copied().filter(move |c| {
+        let protocol = matches!(
             c.meta().class,
             IssueClass::McpProtocol | IssueClass::StdioTransport
-        )
+        );
+        (protocol && !NOT_DRIVEN.iter().any(|(n, _)| n == c)) || seen(c)
     })
 }
 

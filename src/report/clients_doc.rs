@@ -138,6 +138,13 @@ pub fn matrix() -> String {
             unobserved.join(", ")
         );
     }
+    let _ = writeln!(
+        out,
+        "\nThese codes have no row, since no client meets a server fault behind them:\n"
+    );
+    for (code, why) in clients::NOT_DRIVEN {
+        let _ = writeln!(out, "- `{code}`: {why}.");
+    }
     let _ = writeln!(out, "\n### What each client said\n");
     for code in clients::guard_codes() {
         let Some(fixture) = clients::evidence(code.as_str()) else {
