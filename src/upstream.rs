@@ -69,6 +69,8 @@ const MISSING: &[&str] = &[
     "not set",
     "is not defined",
     "must be set",
+    "needs to be set",
+    "please set",
     "not found",
     "undefined",
 ];
@@ -145,6 +147,11 @@ mod tests {
             kind("Error: GITHUB_PERSONAL_ACCESS_TOKEN is required"),
             Some("credential-missing")
         );
+        // @modelcontextprotocol/server-slack 2025.4.25, run without its credentials.
+        assert_eq!(
+            kind("Please set SLACK_BOT_TOKEN and SLACK_TEAM_ID environment variables"),
+            Some("credential-missing")
+        );
         let f = failure_in("starting\n  Error: getaddrinfo ENOTFOUND x.example  \nmore")
             .expect("found");
         assert_eq!(f.line, "Error: getaddrinfo ENOTFOUND x.example");
@@ -158,6 +165,7 @@ mod tests {
             "KeyError: 'name'",
             "the tool name is required",
             "LOG_LEVEL is not set, using info",
+            "Please set LOG_LEVEL to debug for more output",
         ] {
             assert_eq!(kind(text), None, "{text}");
         }
