@@ -309,3 +309,40 @@ fn the_sweep_flags_reach_every_guard_run() {
         assert_eq!(line["command"][1], json!(support::fixture("clean")));
     }
 }
+
+#[test]
+fn the_human_report_s_columns_fit_the_longest_id() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let results = dir.path().join("r.jsonl");
+    let entry = |id: &str, status: &str, code: Option<&str>| {
+        json!({
+            "id": id, "status": status, "startedAt": "2026-01-01T00:00:00.000Z", "wallMs": 900,
+            "summary": {"status": status, "primaryIssueCode": code, "issueCounts": {"error": 0, "warning": 0}},
+            "issues": [],
+        })
+    };
+    let long = "io.github.modelcontextprotocol/server-brave-search@0.6.2";
+    let lines = [
+        entry("short", "pass", None),
+        entry(long, "needs_inspection", Some("server-exited")),
+    ];
+    std::fs::write(&results, format!("{}\n{}\n", lines[0], lines[1])).expect("results");
+    let out = mcpcheck()
+        .args(["sweep-report", results.to_str().expect("utf-8")])
+        .output()
+        .expect("report");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "servers")
+        .skip(1)
+        .collect();
+    assert_eq!(table.len(), 3, "{text}");
+    // Every row's issue cell starts where the header's PRIMARY ISSUE does.
+    let at = table[0].find("PRIMARY ISSUE").expect("header");
+    assert!(table[0].find("ID").expect("id") + long.len() < at, "{text}");
+    for (row, cell) in table[1..].iter().zip(["server-exited", "-"]) {
+        assert_eq!(row.get(at..at + cell.len()), Some(cell), "{text}");
+    }
+}

@@ -76,9 +76,22 @@ pub fn render(summary: &Summary) -> String {
         );
     }
     let _ = writeln!(out, "\nservers");
+    // The columns are as wide as their longest cell (at least the usual width), so a long
+    // registry id (`io.github.owner/server-name`) does not push the rest of its row aside.
+    let id_w = summary
+        .servers
+        .iter()
+        .map(|s| s.id.chars().count())
+        .fold(40, usize::max);
+    let issue_w = summary
+        .servers
+        .iter()
+        .filter_map(|s| s.primary_issue_code.as_deref())
+        .map(str::len)
+        .fold(36, usize::max);
     let _ = writeln!(
         out,
-        "  {:<20} {:<40} {:<36} {:>9}  DETAILS",
+        "  {:<20} {:<id_w$} {:<issue_w$} {:>9}  DETAILS",
         "STATUS", "ID", "PRIMARY ISSUE", "WALL"
     );
     for s in &summary.servers {
@@ -91,7 +104,7 @@ pub fn render(summary: &Summary) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:<20} {:<40} {:<36} {:>9}  {}:{}{reason}",
+            "  {:<20} {:<id_w$} {:<issue_w$} {:>9}  {}:{}{reason}",
             s.status,
             s.id,
             primary,
