@@ -51,13 +51,13 @@ catalog! {
         "The command was not found, not executable, or its working directory is wrong. Check the command and its path, install the runtime it needs (node, python, uv…), and run it by hand to see the error.";
     InstallPackageMissing => "install-package-missing", InstallRuntime, Error,
         "The package or version is not on its registry",
-        "A sweep installs a registry entry's package exactly as a client's runtime would (npm for npx, uv for uvx) before it starts the server; the registry answered that this package, or this version of it, does not exist (npm E404 or ETARGET, PyPI no matching distribution). No client can install it either. Publish the version the entry names, or correct the identifier or version in server.json.";
+        "A sweep installs a registry entry's package exactly as a client's runtime would (npm for npx, uv for uvx) before it starts the server, and the guard reads what npx, npm exec or uvx said when the server it fetches never started; the registry answered that this package, or this version of it, does not exist (npm E404 or ETARGET, PyPI no matching distribution). No client can install it either. Publish the version the entry names, or correct the identifier or version in server.json or the command.";
     InstallNoExecutable => "install-no-executable", InstallRuntime, Error,
         "The package provides no executable to start",
-        "The package installed, but has no executable a client's runtime would run: an npm package without \"bin\" (or with several and none named as the package), a PyPI package without a console script named as the package (what uvx runs). Add the entry point, or name the executable in the entry's runtime arguments.";
+        "The package installed, but has no executable a client's runtime would run: an npm package without \"bin\" (or with several and none named as the package: npx says it could not determine the executable to run), a PyPI package without a console script named as the package (what uvx runs). Add the entry point, or name the executable in the entry's runtime arguments or the command (npx --package NAME BIN, uvx --from NAME BIN).";
     InstallRuntimeTooOld => "install-runtime-too-old", InstallRuntime, Error,
         "The package needs a newer runtime than the one here",
-        "The package declares a runtime newer than the one the sweep ran with (PyPI requires-python, npm engines): clients with that runtime cannot install it. Either widen the requirement, or run the sweep with the newer runtime on PATH and say which runtime the server needs in its documentation.";
+        "The package declares a runtime newer than the one the sweep or the guard ran with (PyPI requires-python, npm engines): clients with that runtime cannot install it. Either widen the requirement, or run the check with the newer runtime on PATH and say which runtime the server needs in its documentation.";
     InstallTimeout => "install-timeout", InstallRuntime, Error,
         "Installing the package took longer than --install-timeout",
         "The install phase has its own deadline so that a slow install is never reported as a server that does not answer. Raise --install-timeout for a cold cache or a package that builds native code, or check the registry's reachability from where the sweep runs.";

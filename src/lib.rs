@@ -18,6 +18,7 @@ pub mod fuzzing;
 pub mod gate;
 pub mod github;
 pub mod guard;
+pub mod installer;
 pub mod lazy_patterns;
 pub mod net;
 pub mod prints;

@@ -12,7 +12,6 @@ mod support;
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const PLACEHOLDER: &str = "REPLACE-ME-with-the-command-that-starts-your-server";
 
@@ -169,23 +168,6 @@ fn sdk(kind: &str) -> PathBuf {
     dir
 }
 
-/// A directory holding only the pinned `uv` (scripts/install-uv), to put in front of PATH.
-fn uv_dir(dir: &Path) -> PathBuf {
-    let out = Command::new(support::repo().join("scripts/install-uv"))
-        .output()
-        .expect("scripts/install-uv");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let uv = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    let bin = dir.join("uv-bin");
-    std::fs::create_dir_all(&bin).expect("uv dir");
-    std::os::unix::fs::symlink(&uv, bin.join("uv")).expect("symlink");
-    bin
-}
-
 fn assert_inputs(with: &HashMap<String, String>, setup: Option<&str>, command: &str) {
     assert_eq!(with.get("setup").map(String::as_str), setup, "{with:?}");
     assert_eq!(with["command"], command, "{with:?}");
@@ -236,7 +218,11 @@ fn a_uv_project_runs_its_console_script_and_passes() {
     assert_inputs(&with, Some("uv sync --locked"), "uv run hello-server");
     let tools = tempfile::tempdir().expect("tools");
     assert_passes(
-        &action(dir.path(), &with, Some(&uv_dir(tools.path()))),
+        &action(
+            dir.path(),
+            &with,
+            Some(&support::pinned_uv(tools.path(), &["uv"])),
+        ),
         &with,
     );
 }

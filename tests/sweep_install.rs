@@ -9,38 +9,12 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
+use support::path_with;
 use support::sweep::*;
 
-/// A directory holding only `uv` and `uvx` (the pinned ones `scripts/install-uv` provides),
-/// to put in front of PATH.
+/// `uv` and `uvx` in front of PATH.
 fn uv_dir(dir: &Path) -> PathBuf {
-    let out = Command::new(support::repo().join("scripts/install-uv"))
-        .output()
-        .expect("scripts/install-uv");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let uv = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    let bin = dir.join("uv-bin");
-    std::fs::create_dir_all(&bin).expect("uv dir");
-    for name in ["uv", "uvx"] {
-        let target = uv.with_file_name(name);
-        let link = bin.join(name);
-        if !link.exists() {
-            std::os::unix::fs::symlink(&target, &link).expect("symlink");
-        }
-    }
-    bin
-}
-
-fn path_with(dir: &Path) -> String {
-    format!(
-        "{}:{}",
-        dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
+    support::pinned_uv(dir, &["uv", "uvx"])
 }
 
 fn server(name: &str, package: Value) -> Value {

@@ -19,6 +19,7 @@ mod trace;
 
 use crate::catalog::Code;
 use crate::finding::{self, Finding, Severity};
+use crate::installer::Installer;
 use crate::process::{self, ServerCommand};
 use crate::session::{self, transcript::Transcript, SessionPlan};
 use checks::{CheckContext, ToolSchemaSummary};
@@ -234,6 +235,10 @@ pub(crate) async fn session_with_checks(
 pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> SessionResult {
     let mut findings = Vec::new();
     let mut results = Vec::new();
+    let launcher = match settings.plan.http {
+        None => Installer::launching(&settings.command.program, &settings.command.args),
+        Some(_) => None,
+    };
     for check in checks::registry() {
         if !check.applies(&transcript) {
             continue;
@@ -242,6 +247,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
             transcript: &transcript,
             prior: &findings,
             planned: &settings.plan.requests,
+            launcher,
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);

@@ -9,6 +9,7 @@ use super::install_bin::{npm_bin, pypi_script};
 use super::setup;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding};
+use crate::installer;
 use crate::process::ServerCommand;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -276,68 +277,14 @@ fn classify(
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let line_with = |needles: &[&str]| {
-        lines
-            .iter()
-            .find(|l| needles.iter().any(|n| l.contains(n)))
-            .map(|l| l.to_string())
+    let installer = match package {
+        Package::Npm { .. } => installer::Installer::Npm,
+        Package::Pypi { .. } => installer::Installer::Uv,
+        Package::PypiPip { .. } => installer::Installer::Pip,
     };
-    let rules: &[(&[&str], Code, &str)] = match package {
-        Package::Npm { .. } => &[
-            (
-                &["No matching version found", "notarget"],
-                Code::InstallPackageMissing,
-                "version",
-            ),
-            (
-                &["is not in this registry", "404 Not Found"],
-                Code::InstallPackageMissing,
-                "package",
-            ),
-            (
-                &["Unsupported engine", "EBADENGINE"],
-                Code::InstallRuntimeTooOld,
-                "engine",
-            ),
-        ],
-        Package::PypiPip { .. } => &[
-            (
-                &["Could not find a version that satisfies"],
-                Code::InstallPackageMissing,
-                "version",
-            ),
-            (
-                &["requires a different Python"],
-                Code::InstallRuntimeTooOld,
-                "python",
-            ),
-        ],
-        Package::Pypi { .. } => &[
-            (
-                &["there is no version of", "no versions of"],
-                Code::InstallPackageMissing,
-                "version",
-            ),
-            (
-                &["was not found in the package registry"],
-                Code::InstallPackageMissing,
-                "package",
-            ),
-            (
-                &[
-                    "does not satisfy Python",
-                    "Requires-Python",
-                    "requires-python",
-                ],
-                Code::InstallRuntimeTooOld,
-                "python",
-            ),
-        ],
-    };
-    for (needles, code, detail) in rules {
-        if let Some(line) = line_with(needles) {
-            return (*code, detail, line);
-        }
+    // The install failed: a warning (npm's EBADENGINE) may be why.
+    if let Some(fault) = installer::fault_in(installer, output, false) {
+        return (fault.code, fault.detail, fault.line);
     }
     // Not the installer's pointers to its own log, nor npm's fields (code, syscall, path…):
     // the first line that says what failed.

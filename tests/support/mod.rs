@@ -160,3 +160,35 @@ pub fn read_report(out: Output) -> Report {
         stderr,
     }
 }
+
+/// A directory holding only the named tools (`uv`, `uvx`) of the pinned uv that
+/// `scripts/install-uv` provides, to put in front of PATH.
+pub fn pinned_uv(dir: &Path, names: &[&str]) -> PathBuf {
+    let out = Command::new(repo().join("scripts/install-uv"))
+        .output()
+        .expect("scripts/install-uv");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let uv = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let bin = dir.join("uv-bin");
+    std::fs::create_dir_all(&bin).expect("uv dir");
+    for name in names {
+        let link = bin.join(name);
+        if !link.exists() {
+            std::os::unix::fs::symlink(uv.with_file_name(name), &link).expect("symlink");
+        }
+    }
+    bin
+}
+
+/// PATH with `dir` in front.
+pub fn path_with(dir: &Path) -> String {
+    format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}

@@ -31,6 +31,9 @@ pub struct CheckContext<'a> {
     /// The explicit requests the plan asked for, so one the session never sent (the server
     /// had stopped) is reported too.
     pub planned: &'a [crate::session::PlannedRequest],
+    /// The installer that fetches the server (`npx`, `npm exec`, `uvx`), whose words on
+    /// stderr may say why the server never started.
+    pub launcher: Option<crate::installer::Installer>,
 }
 
 /// One check: a name for the report, the codes it may emit, and the inspection itself.

@@ -3,6 +3,7 @@
 use super::{Check, CheckContext};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location, ProcessFacts, ProcessPhase};
+use crate::installer::{self, Installer};
 use crate::process::{ExitKind, ShutdownPath};
 use crate::session::transcript::{Outcome, Phase, Purpose, Transcript};
 use crate::session::PlannedRequest;
@@ -17,6 +18,9 @@ impl Check for Runtime {
     fn codes(&self) -> &'static [Code] {
         &[
             Code::SpawnFailed,
+            Code::InstallPackageMissing,
+            Code::InstallRuntimeTooOld,
+            Code::InstallNoExecutable,
             Code::ServerExited,
             Code::InitializeTimeout,
             Code::OperationTimeout,
@@ -42,7 +46,7 @@ impl Check for Runtime {
             );
             return;
         }
-        initialize_outcome(t, out);
+        initialize_outcome(t, cx.launcher, out);
         explicit_requests(t, out);
         unsent_requests(t, cx.planned, out);
         crash(t, out);
@@ -73,7 +77,7 @@ impl Check for Runtime {
     }
 }
 
-fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
+fn initialize_outcome(t: &Transcript, launcher: Option<Installer>, out: &mut Vec<Finding>) {
     let Some(init) = t.handshake() else { return };
     let location = Location::request(&init.method);
     match &init.outcome {
@@ -95,10 +99,45 @@ fn initialize_outcome(t: &Transcript, out: &mut Vec<Finding>) {
             out.push(f);
         }
         Outcome::NoResponse | Outcome::SendFailed(_) if !t.stream_cut() => {
-            out.push(exited_before_initialize(t, &init.method).at(location));
+            let f = launcher
+                .and_then(|l| not_installed(t, l))
+                .unwrap_or_else(|| exited_before_initialize(t, &init.method));
+            out.push(f.at(location));
         }
         _ => {}
     }
+}
+
+/// The server never started because its launcher could not install it, as the launcher
+/// said on stderr and with a failing exit: what a client that starts it would meet too.
+fn not_installed(t: &Transcript, launcher: Installer) -> Option<Finding> {
+    if matches!(t.process.exit, Some(ExitKind::Code(0)) | None) {
+        return None;
+    }
+    let fault = installer::fault_in(launcher, &t.process.stderr.tail_text(), true)?;
+    let name = match launcher {
+        Installer::Npm => "npm",
+        Installer::Uv => "uv",
+        Installer::Pip => "pip",
+    };
+    let message = match fault.code {
+        Code::InstallPackageMissing => format!(
+            "The server never started: {name} could not install it, because {} is not on its registry. No client can start it from this command either.",
+            if fault.detail == "version" { "the version it names" } else { "the package" }
+        ),
+        Code::InstallRuntimeTooOld => format!(
+            "The server never started: {name} could not install it, because the package needs a newer runtime than the one here. A client with this runtime cannot start it either."
+        ),
+        _ => format!(
+            "The server never started: {name} found no executable to run in its package. No client can start it from this command either."
+        ),
+    };
+    Some(
+        Finding::new(fault.code, message)
+            .detail(fault.detail)
+            .evidence(&fault.line)
+            .process(ProcessFacts::exit(ProcessPhase::Startup, t.process.exit)),
+    )
 }
 
 fn exited_before_initialize(t: &Transcript, method: &str) -> Finding {

@@ -1,0 +1,243 @@
+//! What a package installer printed when it could not give a client the server: the
+//! package or version is not on its registry, it needs a newer runtime, or it installs
+//! nothing to run. Read by the sweep's install phase, and by the guard when `npx`,
+//! `npm exec` or `uvx` fetches the server and it exits before answering initialize.
+
+use crate::catalog::Code;
+
+/// The installer whose words are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Installer {
+    /// npm: `npm install`, `npx`, `npm exec`.
+    Npm,
+    /// uv: `uvx`, `uv tool install`.
+    Uv,
+    /// pip into a venv.
+    Pip,
+}
+
+impl Installer {
+    /// The installer a server command runs through to fetch the server, if any: `npx`,
+    /// `npm exec` (`npm x`) or `uvx`.
+    pub fn launching(program: &str, args: &[String]) -> Option<Self> {
+        let base = std::path::Path::new(program)
+            .file_name()?
+            .to_str()?
+            .to_ascii_lowercase();
+        match base.as_str() {
+            "npx" => Some(Self::Npm),
+            "npm" if matches!(args.first().map(String::as_str), Some("exec" | "x")) => {
+                Some(Self::Npm)
+            }
+            "uvx" => Some(Self::Uv),
+            _ => None,
+        }
+    }
+}
+
+/// A failure the installer named, and the line that names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallFault {
+    pub code: Code,
+    /// `package`, `version`, `python`, `engine` or `executable`.
+    pub detail: &'static str,
+    pub line: String,
+}
+
+struct Rule {
+    needles: &'static [&'static str],
+    code: Code,
+    detail: &'static str,
+    /// The line alone shows the install failed. npm's `EBADENGINE` is a warning unless
+    /// engine-strict is set, so it explains only an install already known to have failed.
+    fatal: bool,
+}
+
+const fn rule(needles: &'static [&'static str], code: Code, detail: &'static str) -> Rule {
+    Rule {
+        needles,
+        code,
+        detail,
+        fatal: true,
+    }
+}
+
+const NPM: &[Rule] = &[
+    rule(
+        &["No matching version found", "notarget"],
+        Code::InstallPackageMissing,
+        "version",
+    ),
+    rule(
+        &["is not in this registry", "404 Not Found"],
+        Code::InstallPackageMissing,
+        "package",
+    ),
+    rule(
+        &["could not determine executable to run"],
+        Code::InstallNoExecutable,
+        "executable",
+    ),
+    Rule {
+        needles: &["Unsupported engine", "EBADENGINE"],
+        code: Code::InstallRuntimeTooOld,
+        detail: "engine",
+        fatal: false,
+    },
+];
+
+const UV: &[Rule] = &[
+    rule(
+        &["there is no version of", "no versions of"],
+        Code::InstallPackageMissing,
+        "version",
+    ),
+    rule(
+        &["was not found in the package registry"],
+        Code::InstallPackageMissing,
+        "package",
+    ),
+    rule(
+        &[
+            "does not satisfy Python",
+            "Requires-Python",
+            "requires-python",
+        ],
+        Code::InstallRuntimeTooOld,
+        "python",
+    ),
+    rule(
+        &[
+            "does not provide any executables",
+            "is not provided by package",
+        ],
+        Code::InstallNoExecutable,
+        "executable",
+    ),
+];
+
+const PIP: &[Rule] = &[
+    rule(
+        &["Could not find a version that satisfies"],
+        Code::InstallPackageMissing,
+        "version",
+    ),
+    rule(
+        &["requires a different Python"],
+        Code::InstallRuntimeTooOld,
+        "python",
+    ),
+];
+
+/// The first rule, in order, that a line of `output` meets, with that line (trimmed, not yet
+/// bounded or masked). `fatal_only` keeps to the lines that alone show an install failed,
+/// for output where the install may have worked (a server's stderr after npx).
+pub fn fault_in(installer: Installer, output: &str, fatal_only: bool) -> Option<InstallFault> {
+    let rules = match installer {
+        Installer::Npm => NPM,
+        Installer::Uv => UV,
+        Installer::Pip => PIP,
+    };
+    rules
+        .iter()
+        .filter(|r| r.fatal || !fatal_only)
+        .find_map(|r| {
+            output
+                .lines()
+                .map(str::trim)
+                .find(|l| r.needles.iter().any(|n| l.contains(n)))
+                .map(|line| InstallFault {
+                    code: r.code,
+                    detail: r.detail,
+                    line: line.to_string(),
+                })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(installer: Installer, output: &str, fatal_only: bool) -> Option<(Code, &str)> {
+        fault_in(installer, output, fatal_only).map(|f| (f.code, f.detail))
+    }
+
+    #[test]
+    fn each_installer_s_own_words_name_the_fault() {
+        // What npx 11 and uvx 0.13.9 printed for real packages (2026-12-05).
+        let npm404 = "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@x%2fnothing - Not found\nnpm error 404  '@x/nothing@*' is not in this registry.\nnpm error A complete log of this run can be found in: /x.log";
+        let f = fault_in(Installer::Npm, npm404, true).expect("404");
+        assert_eq!((f.code, f.detail), (Code::InstallPackageMissing, "package"));
+        assert!(f.line.starts_with("npm error 404 Not Found"), "{}", f.line);
+        let notarget = "npm error code ETARGET\nnpm error notarget No matching version found for @modelcontextprotocol/server-memory@99.0.0.";
+        assert_eq!(
+            found(Installer::Npm, notarget, true),
+            Some((Code::InstallPackageMissing, "version"))
+        );
+        assert_eq!(
+            found(
+                Installer::Npm,
+                "npm error could not determine executable to run",
+                true
+            ),
+            Some((Code::InstallNoExecutable, "executable"))
+        );
+        let uv_missing = "error: No solution found when resolving tool dependencies\n  cause: Because x-no-such was not found in the package registry and you require x-no-such, we can conclude that your requirements are unsatisfiable.";
+        assert_eq!(
+            found(Installer::Uv, uv_missing, true),
+            Some((Code::InstallPackageMissing, "package"))
+        );
+        let uv_version = "  cause: Because there is no version of mcp-server-time==99.0 and you require mcp-server-time==99.0, we can conclude that your requirements are unsatisfiable.";
+        assert_eq!(
+            found(Installer::Uv, uv_version, true),
+            Some((Code::InstallPackageMissing, "version"))
+        );
+        let uv_python = "  cause: Because the current Python version (3.11.7) does not satisfy Python>=3.12 and all versions of mcp-server-docker depend on Python>=3.12, we can conclude that all versions of mcp-server-docker cannot be used.";
+        assert_eq!(
+            found(Installer::Uv, uv_python, true),
+            Some((Code::InstallRuntimeTooOld, "python"))
+        );
+        assert_eq!(
+            found(
+                Installer::Uv,
+                "Package `six` does not provide any executables.",
+                true
+            ),
+            Some((Code::InstallNoExecutable, "executable"))
+        );
+    }
+
+    #[test]
+    fn a_warning_explains_only_a_failed_install() {
+        // npx prints EBADENGINE for a dependency and still runs the server (task-master-ai).
+        let warn = "npm warn EBADENGINE Unsupported engine {\nnpm warn EBADENGINE   required: { node: '>=22' },";
+        assert_eq!(found(Installer::Npm, warn, true), None);
+        assert_eq!(
+            found(Installer::Npm, warn, false),
+            Some((Code::InstallRuntimeTooOld, "engine"))
+        );
+        // A server's own crash is not the installer's.
+        let crash = "AttributeError: 'Server' object has no attribute 'list_resources'\nTypeError: x is not a function";
+        assert_eq!(found(Installer::Uv, crash, true), None);
+        assert_eq!(found(Installer::Npm, crash, false), None);
+    }
+
+    #[test]
+    fn the_launcher_is_read_from_the_program_and_its_first_word() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            Installer::launching("/usr/bin/npx", &words(&["-y", "x"])),
+            Some(Installer::Npm)
+        );
+        assert_eq!(
+            Installer::launching("npm", &words(&["exec", "x"])),
+            Some(Installer::Npm)
+        );
+        assert_eq!(Installer::launching("npm", &words(&["start"])), None);
+        assert_eq!(
+            Installer::launching("uvx", &words(&["x"])),
+            Some(Installer::Uv)
+        );
+        assert_eq!(Installer::launching("python3", &words(&["s.py"])), None);
+    }
+}
