@@ -17,6 +17,15 @@ pub enum Installer {
 }
 
 impl Installer {
+    /// `npm`, `uv` or `pip`, as a message names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Npm => "npm",
+            Self::Uv => "uv",
+            Self::Pip => "pip",
+        }
+    }
+
     /// The installer a server command runs through to fetch the server, if any: `npx`,
     /// `npm exec` (`npm x`) or `uvx`.
     pub fn launching(program: &str, args: &[String]) -> Option<Self> {

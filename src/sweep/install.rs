@@ -272,11 +272,6 @@ fn classify(
     if let Some(spawn) = facts["spawnError"].as_str() {
         return (Code::InstallFailed, "installer-missing", spawn.to_string());
     }
-    let lines: Vec<&str> = output
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
     let installer = match package {
         Package::Npm { .. } => installer::Installer::Npm,
         Package::Pypi { .. } => installer::Installer::Uv,
@@ -286,6 +281,11 @@ fn classify(
     if let Some(fault) = installer::fault_in(installer, output, false) {
         return (fault.code, fault.detail, fault.line);
     }
+    let lines: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     // Not the installer's pointers to its own log, nor npm's fields (code, syscall, path…):
     // the first line that says what failed.
     const FIELDS: &[&str] = &[

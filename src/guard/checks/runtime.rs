@@ -115,11 +115,7 @@ fn not_installed(t: &Transcript, launcher: Installer) -> Option<Finding> {
         return None;
     }
     let fault = installer::fault_in(launcher, &t.process.stderr.tail_text(), true)?;
-    let name = match launcher {
-        Installer::Npm => "npm",
-        Installer::Uv => "uv",
-        Installer::Pip => "pip",
-    };
+    let name = launcher.name();
     let message = match fault.code {
         Code::InstallPackageMissing => format!(
             "The server never started: {name} could not install it, because {} is not on its registry. No client can start it from this command either.",
