@@ -453,24 +453,41 @@ pub const EVIDENCE_CHARS: usize = 200;
 
 /// Bounds untrusted text and makes control characters visible, so it cannot
 /// forge lines, colours or terminal commands wherever it is printed.
+///
+/// Inside a guard run ([`crate::secrets::known::in_force`]) the text is first cleaned of
+/// the run's secrets and of credentials by their shape, so no cut leaves part of one.
 pub fn excerpt(text: &str, max_chars: usize) -> String {
+    let cleaned = crate::secrets::known::clean_in_force(text);
+    let text = cleaned.as_deref().unwrap_or(text);
     let mut out = String::new();
     for (count, c) in text.chars().enumerate() {
         if count == max_chars {
             out.push('…');
             break;
         }
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() || is_bidi_control(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
-            c => out.push(c),
-        }
+        push_escaped(&mut out, c);
     }
     out
+}
+
+/// `text` with line breaks, tabs, control and invisible characters escaped, as an excerpt
+/// shows them, uncut.
+pub fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    text.chars().for_each(|c| push_escaped(&mut out, c));
+    out
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if c.is_control() || is_bidi_control(c) => {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32))
+        }
+        c => out.push(c),
+    }
 }
 
 /// Invisible characters that can hide or reorder text: bidi controls, zero-width marks, BOM.

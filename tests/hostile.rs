@@ -58,3 +58,70 @@ fn no_stderr_line_moves_a_servers_own_failure_to_the_environment() {
         }
     }
 }
+
+/// Values given as secret: plain, and one holding a tab, a newline, a quote and a
+/// backslash (as a PEM key does), whose escaped forms a report could leak instead.
+const GIVEN: [&str; 2] = ["zq8ValueXyz123", "pem\t\"Line\\one\nLINE-two-Zx9Q"];
+
+/// Every form of `secret` that must not appear: itself, each 8-character piece, its JSON-
+/// and shell-escaped forms.
+fn leaked_forms(secret: &str) -> Vec<String> {
+    let chars: Vec<char> = secret.chars().collect();
+    let mut forms: Vec<String> = chars.windows(8).map(|w| w.iter().collect()).collect();
+    forms.push(secret.to_string());
+    let json = serde_json::to_string(secret).expect("json");
+    forms.push(json[1..json.len() - 1].to_string());
+    forms.extend(
+        json[1..json.len() - 1]
+            .chars()
+            .collect::<Vec<_>>()
+            .windows(8)
+            .map(|w| w.iter().collect::<String>()),
+    );
+    forms.push(shell_words::quote(secret).into_owned());
+    forms
+}
+
+fn assert_no_leak(what: &str, output: &str, secret: &str) {
+    for form in leaked_forms(secret) {
+        assert!(
+            !output.contains(&form),
+            "{what} shows {form:?} of the secret:\n{output}"
+        );
+    }
+}
+
+#[test]
+fn a_value_given_with_env_never_appears_in_any_format_whatever_the_server_does_with_it() {
+    for secret in GIVEN {
+        let env = format!("GIVEN={secret}");
+        for format in ["human", "json", "sarif", "markdown"] {
+            let out = mcpcheck()
+                .args(["guard", "--format", format, "--env", &env, "--"])
+                .args([python_command(), &fixture("echoes_what_it_was_given")])
+                .output()
+                .expect("run mcpcheck");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(1), "{format}: {stdout}");
+            assert!(stdout.contains("stdout-non-json"), "{format}: {stdout}");
+            assert_no_leak(format, &stdout, secret);
+            assert_no_leak(format, &String::from_utf8_lossy(&out.stderr), secret);
+        }
+    }
+}
+
+#[test]
+fn a_token_in_the_servers_name_is_masked_in_every_format() {
+    let token = "ghp_R7mZq4XvB9tLw4ZpN8cYd3HsJ6fGa1QeU5oT";
+    for format in ["human", "json", "sarif", "markdown"] {
+        let out = mcpcheck()
+            .env("GIVEN", token)
+            .args(["guard", "--format", format, "--"])
+            .args([python_command(), &fixture("echoes_what_it_was_given")])
+            .output()
+            .expect("run mcpcheck");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("demo"), "{format}: {stdout}");
+        assert_no_leak(format, &stdout, token);
+    }
+}

@@ -1,6 +1,7 @@
 //! The guard engine: run live sessions against a stdio server and judge their transcripts.
 
 pub mod checks;
+pub mod clean;
 pub mod config;
 mod drift;
 mod environment;
@@ -64,6 +65,10 @@ pub struct GuardRun {
     pub timings: RunTimings,
     /// The runtime the command runs on and its version (none over HTTP).
     pub runtimes: Vec<runtimes::Runtime>,
+    /// The server as it named itself, cleaned and bounded: what every report shows.
+    pub server: Option<clean::ServerIdentity>,
+    /// The secrets the run was given, removed from everything it kept.
+    pub secrets: std::sync::Arc<crate::secrets::KnownSecrets>,
 }
 
 /// Wall time of a whole guard run, and of each step besides the session the report
@@ -104,8 +109,17 @@ impl GuardRun {
     }
 }
 
-/// Runs every session the settings ask for, and every check.
-pub async fn run(mut settings: GuardSettings) -> GuardRun {
+/// Runs every session the settings ask for, and every check, with the run's secrets in
+/// force (each excerpt is cleaned before it is cut); then cleans what the run kept.
+pub async fn run(settings: GuardSettings) -> GuardRun {
+    let known = settings.secrets.clone();
+    let mut run = crate::secrets::known::in_force(known.clone(), judged_run(settings)).await;
+    clean::clean(&mut run, &known);
+    run.server = clean::ServerIdentity::of(run.transcript());
+    run
+}
+
+async fn judged_run(mut settings: GuardSettings) -> GuardRun {
     let started = Instant::now();
     let mut timings = RunTimings::default();
     process::become_subreaper();
@@ -191,36 +205,19 @@ pub async fn run(mut settings: GuardSettings) -> GuardRun {
             Some(task) => task.await.unwrap_or_default(),
             None => Vec::new(),
         },
+        server: None,
+        secrets: Default::default(),
     };
     run.timings = RunTimings {
         wall_ms: ms_since(started),
         ..timings
     };
-    mask_secrets(&mut run);
+    run.secrets = run.settings.secrets.clone();
     run
 }
 
 fn ms_since(since: Instant) -> u64 {
     since.elapsed().as_millis() as u64
-}
-
-/// A credential the server printed never reaches a report: every finding's text and every
-/// probe's observation are masked once, here, where every output reads them.
-fn mask_secrets(run: &mut GuardRun) {
-    run.findings.iter_mut().for_each(Finding::mask_secrets);
-    for session in &mut run.runs {
-        session.findings.iter_mut().for_each(Finding::mask_secrets);
-        for check in &mut session.checks {
-            check.findings.iter_mut().for_each(Finding::mask_secrets);
-        }
-    }
-    for drift in &mut run.drift {
-        drift.findings.iter_mut().for_each(Finding::mask_secrets);
-    }
-    for probe in &mut run.probes {
-        probe.observed = crate::secrets::redact(&probe.observed);
-        probe.findings.iter_mut().for_each(Finding::mask_secrets);
-    }
 }
 
 /// One session with the settings' plan, judged by every check.
@@ -321,7 +318,10 @@ impl GuardRun {
     /// Adds the findings of a check made outside the session (the source scan of `--scan`),
     /// so they count in the verdict and appear under `name` in the report's checks.
     pub fn add_check(&mut self, name: &'static str, codes: &[Code], mut found: Vec<Finding>) {
-        found.iter_mut().for_each(Finding::mask_secrets);
+        let known = self.secrets.clone();
+        found
+            .iter_mut()
+            .for_each(|f| clean::clean_finding(f, &known));
         self.findings.extend(found.iter().cloned());
         finding::sort(&mut self.findings);
         self.runs[0].checks.push(CheckResult {

@@ -138,6 +138,9 @@ pub struct GuardSettings {
     pub request_sources: Vec<RequestSource>,
     /// Told of every finished session; the command layer draws it on a terminal.
     pub progress: super::progress::ProgressSink,
+    /// The values given to the server (its variables, the headers, a URL's password): no
+    /// output of the run shows them.
+    pub secrets: std::sync::Arc<crate::secrets::KnownSecrets>,
 }
 
 const PYTHONUNBUFFERED: &str = "PYTHONUNBUFFERED";
@@ -249,7 +252,9 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         });
         request_sources.push(RequestSource::SafeToolCall);
     }
+    let secrets = std::sync::Arc::new(given_secrets(&command, args));
     Ok(GuardSettings {
+        secrets,
         progress: Default::default(),
         command,
         plan: SessionPlan {
@@ -282,6 +287,25 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         config_file: loaded.map(|l| l.path),
         request_sources,
     })
+}
+
+/// Every value the run gives the server by name: its variables (`--env`, the config's
+/// `env`, the Action's), the `--header` values and the `--url`'s password.
+fn given_secrets(command: &ServerCommand, args: &GuardRequest) -> crate::secrets::KnownSecrets {
+    let mut known = crate::secrets::KnownSecrets::new();
+    let mask = crate::secrets::known::MASK;
+    command.env.iter().for_each(|(_, v)| known.add(v, mask));
+    for h in &args.headers {
+        if let Some((_, v)) = h.split_once('=') {
+            known.add(v.trim(), mask);
+        }
+    }
+    if let Some(url) = &args.url {
+        for span in crate::secrets::url_passwords(url) {
+            known.add(&url[span], mask);
+        }
+    }
+    known
 }
 
 /// The server's command from the merged layers, with its variables.

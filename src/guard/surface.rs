@@ -45,7 +45,11 @@ pub fn surface_of(transcript: &Transcript, command: &ServerCommand) -> ServerSur
         .and_then(|i| i.get("name"))
         .and_then(Value::as_str)
         .filter(|n| !n.trim().is_empty())
-        .map(|n| n.chars().take(MAX_SERVER_NAME_CHARS).collect::<String>());
+        .map(|n| {
+            // Cleaned of the run's secrets before it is cut, so no part of one is kept.
+            let n = crate::secrets::known::clean_in_force(n).unwrap_or_else(|| n.to_string());
+            n.chars().take(MAX_SERVER_NAME_CHARS).collect::<String>()
+        });
     let server = reported.unwrap_or_else(|| {
         std::path::Path::new(&command.program)
             .file_name()

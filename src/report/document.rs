@@ -8,7 +8,6 @@ use crate::finding::{excerpt, Finding, Severity};
 use crate::guard::GuardRun;
 use crate::secrets::redact_argv;
 use crate::verdict::Verdict;
-use serde_json::Value;
 use std::collections::BTreeSet;
 
 pub const TOOL_NAME: &str = "mcpcheck";
@@ -182,14 +181,19 @@ impl Report {
         let argv: Vec<String> = std::iter::once(run.command.program.clone())
             .chain(run.command.args.iter().cloned())
             .collect();
-        let init = t.initialize_result();
-        let server = init.and_then(|r| r.get("serverInfo")).map(|i| {
-            let field = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-            excerpt(&format!("{} {}", field("name"), field("version")), 100)
-        });
+        let server = run.server.as_ref().map(server_label);
         let mut notices = Vec::new();
         if anchor.is_none() {
             notices.push(NO_ANCHOR_NOTICE.to_string());
+        }
+        let short = run.secrets.too_short();
+        if short > 0 {
+            notices.push(format!(
+                "{short} value{} given to the server (--env, --header) {} shorter than {} characters: such a value is not removed from what the server writes, where it would rewrite ordinary words.",
+                if short == 1 { "" } else { "s" },
+                if short == 1 { "is" } else { "are" },
+                crate::secrets::known::MIN_SECRET_CHARS
+            ));
         }
         if run.leftovers_not_checked() {
             notices.push(format!(
@@ -197,7 +201,12 @@ impl Report {
                 crate::process::backend::LEFTOVERS_NOT_CHECKED
             ));
         }
-        let invocation = redact_argv(&cx.invocation);
+        // The values the run was given (`--env K=V`, `--header N=V`) are masked in the
+        // command line as everywhere else, whatever their names.
+        let invocation: Vec<String> = redact_argv(&cx.invocation)
+            .iter()
+            .map(|a| run.secrets.remove(a).into_owned())
+            .collect();
         let reproduce = if invocation.is_empty() {
             Vec::new()
         } else {
@@ -301,4 +310,13 @@ fn guard_checks(run: &GuardRun) -> Vec<CheckRow> {
         row("other", &rest, &mut rows);
     }
     rows
+}
+
+/// `name version` of the server's identity, `?` for a part it did not send, bounded.
+pub fn server_label(server: &crate::guard::clean::ServerIdentity) -> String {
+    let field = |f: &Option<String>| f.clone().unwrap_or_else(|| "?".into());
+    excerpt(
+        &format!("{} {}", field(&server.name), field(&server.version)),
+        100,
+    )
 }

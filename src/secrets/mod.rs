@@ -8,6 +8,7 @@
 //! ([`find_tokens`], [`mask_tokens`]).
 
 mod argv;
+pub mod known;
 mod names;
 mod plausible;
 mod prose;
@@ -16,6 +17,7 @@ mod userinfo;
 mod values;
 
 pub use argv::{argv_secrets, redact_argv, redact_argv_as, ArgSecret};
+pub use known::KnownSecrets;
 pub use names::{is_credential_param, might_name_credential, names_credential};
 pub use plausible::is_placeholder;
 pub use prose::{find, mask, redact, SecretMatch};

@@ -132,7 +132,12 @@ impl Installer {
                 clear_env: true,
                 unset_env: Vec::new(),
             };
-            let outcome = setup::run(&command, left.max(Duration::from_millis(1)), &[]).await;
+            let outcome = setup::run(
+                &command,
+                left.max(Duration::from_millis(1)),
+                &crate::secrets::KnownSecrets::new(),
+            )
+            .await;
             facts = outcome.facts;
             facts["cached"] = json!(false);
             if !outcome.ok {

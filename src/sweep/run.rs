@@ -133,12 +133,29 @@ fn status_of(line: &Value) -> &str {
     line.get("status").and_then(Value::as_str).unwrap_or("")
 }
 
-/// One server: sandbox, optional setup, its package's install, the guard run, the line.
+/// One server: sandbox, optional setup, its package's install, the guard run, the line,
+/// with the entry's secrets in force from the start: what a setup, an installer or the
+/// server repeats of them is shown as `${NAME}` before it is cut or kept.
 async fn run_entry(
     id: String,
     launch: Launch,
     config: Arc<SweepConfig>,
     installer: Option<Arc<Installer>>,
+) -> Value {
+    let known = Arc::new(launch.secrets.known());
+    crate::secrets::known::in_force(
+        Arc::clone(&known),
+        entry_line(id, launch, config, installer, known),
+    )
+    .await
+}
+
+async fn entry_line(
+    id: String,
+    launch: Launch,
+    config: Arc<SweepConfig>,
+    installer: Option<Arc<Installer>>,
+    known: Arc<crate::secrets::KnownSecrets>,
 ) -> Value {
     let started_at = SystemTime::now();
     let clock = Instant::now();
@@ -166,7 +183,7 @@ async fn run_entry(
             clear_env: true,
             unset_env: Vec::new(),
         };
-        let outcome = setup::run(&command, config.setup_timeout, &entry_env).await;
+        let outcome = setup::run(&command, config.setup_timeout, &known).await;
         fields.setup = Some(outcome.facts);
         if !outcome.ok {
             let line = Line {
@@ -174,7 +191,7 @@ async fn run_entry(
                 reason: Some("the entry's setup command failed; the server was not started".into()),
                 ..fields.timed(clock)
             };
-            return launch.secrets.redacted_line(line.with(Value::Null));
+            return Value::Object(line.with(Value::Null));
         }
     }
     let mut shown = launch.command.clone();
@@ -217,7 +234,7 @@ async fn run_entry(
                     ..fields.timed(clock)
                 };
                 let issues = (config.render.findings)(std::slice::from_ref(&*finding));
-                return launch.secrets.redacted_line(line.with(issues));
+                return Value::Object(line.with(issues));
             }
         }
     }
@@ -227,11 +244,13 @@ async fn run_entry(
         Ok(s) => s,
         Err(e) => {
             let line = error_fields(&id, started_at, clock, e.message());
-            return launch.secrets.redacted_line(line.with(Value::Null));
+            return Value::Object(line.with(Value::Null));
         }
     };
     // Only the sandbox's environment reaches the server, never mcpcheck's own.
     settings.command.clear_env = true;
+    // The entry's secrets, by their names (the sandbox's HOME and PATH are not secrets).
+    settings.secrets = known;
     let run = guard::run(settings).await;
     let mut doc = (config.render.guard)(&run);
     drop(sandbox);
@@ -240,7 +259,7 @@ async fn run_entry(
         status: LineStatus::Judged(Verdict::of(&run.findings).status),
         ..fields.timed(clock)
     };
-    launch.secrets.redacted_line(line.with(doc))
+    Value::Object(line.with(doc))
 }
 
 /// The guard report's command fields as the sweep shows them: each secret as `${NAME}`,
@@ -296,12 +315,19 @@ fn settings_words(config: &SweepConfig) -> Vec<String> {
 /// beside the guard's own `transport` (what the session spoke: `http`, or `sse` after a
 /// fallback).
 async fn run_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Value {
-    guard_remote(id, remote, config).await
+    let known = Arc::new(remote.secrets.known());
+    crate::secrets::known::in_force(Arc::clone(&known), guard_remote(id, remote, config, known))
+        .await
 }
 
 /// One remote server: its headers resolved, the connect policy of `guard --url`, the guard
 /// run over HTTP, the result line with every header value masked.
-async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Value {
+async fn guard_remote(
+    id: String,
+    remote: Remote,
+    config: Arc<SweepConfig>,
+    known: Arc<crate::secrets::KnownSecrets>,
+) -> Value {
     let started_at = SystemTime::now();
     let clock = Instant::now();
     let headers = match super::remote::resolve_headers(&remote.headers, &config.env_policy.pass) {
@@ -359,9 +385,13 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
             return error_line(&id, started_at, clock, why);
         }
     };
+    // The URL's secrets by their names, and every header value the run resolved.
+    let mut secrets = (*known).clone();
+    secrets.extend(&settings.secrets);
+    let mut settings = settings;
+    settings.secrets = Arc::new(secrets);
     let run = guard::run(settings).await;
-    let mut doc = (config.render.guard)(&run);
-    super::remote::redact_tree(&mut doc, &headers);
+    let doc = (config.render.guard)(&run);
     let line = Line {
         remote_type: Some(remote.transport),
         reproduce: Some(reproduce_remote(&remote, &config)),
@@ -372,7 +402,7 @@ async fn guard_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> V
             clock,
         )
     };
-    remote.secrets.redacted_line(line.with(doc))
+    Value::Object(line.with(doc))
 }
 
 /// `mcpcheck guard --url` for one remote entry: each header's value as `${VAR}` (the

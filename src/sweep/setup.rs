@@ -23,11 +23,11 @@ pub struct SetupOutcome {
     pub output: String,
 }
 
-/// `secrets`: the entry's env, whose values are redacted from the output kept.
+/// `secrets`: the entry's secrets, removed from the output kept.
 pub async fn run(
     command: &ServerCommand,
     deadline: Duration,
-    secrets: &[(String, String)],
+    secrets: &crate::secrets::KnownSecrets,
 ) -> SetupOutcome {
     let tail = Arc::new(Mutex::new(VecDeque::new()));
     let sink = Arc::clone(&tail);
@@ -53,7 +53,7 @@ pub async fn run(
         .map(|t| String::from_utf8_lossy(&t.iter().copied().collect::<Vec<u8>>()).into_owned())
         .unwrap_or_default();
     // The entry's values, and any credential by its shape (a registry URL with a token).
-    let tail_text = crate::secrets::mask_tokens(&redact_values(&tail_text, secrets));
+    let tail_text = crate::secrets::mask_tokens(&secrets.remove(&tail_text));
     let ok = setup.succeeded();
     let exit = setup.exit;
     let mut facts = json!({

@@ -268,6 +268,16 @@ impl Secrets {
         Self(seen)
     }
 
+    /// The secrets as the run's known values, each shown as `${NAME}` wherever the server
+    /// or an installer repeats it.
+    pub fn known(&self) -> crate::secrets::KnownSecrets {
+        let mut known = crate::secrets::KnownSecrets::new();
+        for (name, value) in &self.0 {
+            known.add(value, &format!("${{{name}}}"));
+        }
+        known
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(n, _)| n.as_str())
     }

@@ -97,17 +97,11 @@ pub struct ServerInfo {
     pub version: Option<String>,
 }
 
-pub fn server_info(init: Option<&Value>) -> Option<ServerInfo> {
-    let info = init.and_then(|r| r.get("serverInfo"))?;
-    // The server's own words: a credential in them must not reach the report.
-    let field = |k: &str| {
-        info.get(k)
-            .and_then(Value::as_str)
-            .map(|s| excerpt(&crate::secrets::redact(s), 128))
-    };
-    Some(ServerInfo {
-        name: field("name"),
-        version: field("version"),
+/// The server's identity as the run read it once (cleaned and bounded there).
+pub fn server_info(server: Option<&crate::guard::clean::ServerIdentity>) -> Option<ServerInfo> {
+    server.map(|s| ServerInfo {
+        name: s.name.clone(),
+        version: s.version.clone(),
     })
 }
 

@@ -28,12 +28,10 @@ pub fn render(run: &GuardRun, style: Style) -> String {
         init.and_then(|r| r.get("protocolVersion"))
             .map(|v| excerpt(&v.to_string(), 40))
     });
-    let server = init.and_then(|r| r.get("serverInfo")).map(|i| {
-        let field = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-        let shown = format!("{} {}", field("name"), field("version"));
-        // The server's own words: a credential in them must not reach the report.
-        excerpt(&crate::secrets::redact(&shown), 100)
-    });
+    let server = run
+        .server
+        .as_ref()
+        .map(crate::report::document::server_label);
     let _ = writeln!(
         out,
         "  protocol: {} (requested {}){}",

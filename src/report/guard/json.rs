@@ -274,7 +274,7 @@ fn session_document<'a>(
         negotiated_protocol: negotiated,
         era: t.era.map(Era::from),
         initialized,
-        server_info: facts::server_info(t.initialize_result()),
+        server_info: facts::server_info(run.server.as_ref()),
         operation: operations.first().cloned(),
         operations,
         exchanges: facts::exchanges(t),
