@@ -13,6 +13,7 @@ use support::*;
 /// The codes both engines derive from stdout frames and the messages on them.
 const FRAME_CODES: &[&str] = &[
     "stdout-non-json",
+    "stdout-json-beyond-parser-limits",
     "stdout-empty-line",
     "stdout-invalid-utf8",
     "stdout-carriage-return",
@@ -161,6 +162,9 @@ fn faults_over_many_lines_get_the_same_code_detail_and_first_line() {
         ("content_length_framing", "stdout-content-length-framing"),
         ("crlf_line_endings", "stdout-carriage-return"),
         ("string_id", "response-id-type-mismatch"),
+        ("deeply_nested_json", "nesting-too-deep"),
+        // Text behind a JSON prefix past a parser limit is not JSON in either engine.
+        ("text_behind_json_past_parser_limits", "plain-text"),
     ];
     for (fixture_name, expected) in cases {
         let guard = key(guard_findings(fixture_name));

@@ -404,6 +404,26 @@ fn ids_no_client_can_hold_are_named_as_out_of_range() {
 }
 
 #[test]
+fn text_behind_a_json_prefix_past_parser_limits_is_not_json() {
+    // A line is JSON or it is not: a prefix that runs into a parser limit does not make
+    // the log text after it a warning (issue 40 item 4).
+    let r = expect_fixture(
+        "text_behind_json_past_parser_limits",
+        &[],
+        "fail",
+        &[("stdout-non-json", "error")],
+    );
+    let issue = r.issue("stdout-non-json");
+    assert_eq!(issue["detailCode"], "plain-text");
+    assert_eq!(issue["location"]["stdoutLine"], 2);
+    let message = issue["message"].as_str().expect("message");
+    assert!(
+        message.starts_with("3 lines on stdout are not JSON (lines 2, 3, 4)"),
+        "{message}"
+    );
+}
+
+#[test]
 fn response_to_an_unknown_id() {
     let r = expect_fixture(
         "unknown_response_id",

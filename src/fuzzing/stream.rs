@@ -2,7 +2,8 @@
 
 use crate::frame_findings::{line_faults, line_too_large, LineContext, OversizedLine};
 use crate::protocol::framing::{LineEvent, LineSplitter};
-use crate::protocol::jsonrpc::parse_line;
+use crate::protocol::grammar;
+use crate::protocol::jsonrpc::{parse_line, LineContent};
 use crate::session::transcript::Phase;
 
 /// Splits `data` in chunks of fuzzed sizes. Invariants: the lines (with their `\r` and
@@ -92,6 +93,26 @@ pub fn stdout_lines(data: &[u8]) {
     }
 }
 
+/// A line is JSON (a message, a batch, or past a parser limit) exactly when the grammar
+/// scanner says so: serde_json and the scanner differ only in the limits serde_json keeps.
+fn json_verdicts_agree(bytes: &[u8], content: &LineContent) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let is_json = match content {
+        LineContent::Single { .. } | LineContent::Batch { .. } => true,
+        LineContent::BeyondParserLimits { .. } => true,
+        LineContent::NonJson { .. } => false,
+        LineContent::Empty | LineContent::InvalidUtf8 { .. } | LineContent::ContentLengthHeader => {
+            return
+        }
+    };
+    if grammar::check(text).is_ok() != is_json {
+        let shown: String = format!("{content:?}").chars().take(200).collect();
+        panic!("parse_line and the grammar scanner disagree on {shown}");
+    }
+}
+
 fn split(
     stream: &[u8],
     max_line: usize,
@@ -112,6 +133,7 @@ fn split(
 /// Classifies one line and turns its faults into findings, under every framing context.
 fn judge(bytes: &[u8], had_cr: bool, number: u64) {
     let content = parse_line(bytes);
+    json_verdicts_agree(bytes, &content);
     for (batches_allowed, lsp_framed) in [(false, false), (true, false), (false, true)] {
         let cx = LineContext {
             batches_allowed,

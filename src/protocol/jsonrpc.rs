@@ -177,7 +177,7 @@ pub enum LineContent {
     NonJson {
         text: String,
     },
-    /// JSON syntax that a parser limit refuses: not "not JSON", but no message either.
+    /// A complete JSON text that a parser limit refuses: not "not JSON", but no message either.
     BeyondParserLimits {
         limit: JsonLimit,
     },
@@ -226,7 +226,7 @@ pub fn parse_line(bytes: &[u8]) -> LineContent {
             message: classify(&value),
             value,
         },
-        Err(e) => match parser_limit(&e) {
+        Err(e) => match parser_limit(&e, text) {
             Some(limit) => LineContent::BeyondParserLimits { limit },
             None => LineContent::NonJson {
                 text: text.to_string(),

@@ -1,6 +1,8 @@
 //! The limits of JSON parsers that a line of valid JSON syntax can run into (nesting depth,
-//! number range), so they are reported as what they are and not as bad syntax.
+//! number range), so they are reported as what they are and not as bad syntax; a line that
+//! only begins like JSON is bad syntax, however far in the limit comes.
 
+use super::grammar;
 use serde_json::Value;
 
 /// A parser limit a line of valid JSON syntax runs into.
@@ -15,16 +17,18 @@ pub enum JsonLimit {
 /// How deep the JSON parser reads nested arrays and objects (serde_json refuses 128 levels).
 pub const MAX_JSON_DEPTH: usize = 127;
 
-/// Which limit, if any, a parse error is: these are reported as what they are, not as bad syntax.
-pub(super) fn parser_limit(e: &serde_json::Error) -> Option<JsonLimit> {
-    let text = e.to_string();
-    if text.starts_with("recursion limit exceeded") {
-        Some(JsonLimit::Depth)
-    } else if text.starts_with("number out of range") {
-        Some(JsonLimit::NumberRange)
+/// Which limit, if any, the parse error `e` on `text` is: a limit only when the whole line is
+/// one JSON text, since serde_json stops at the limit without reading the rest.
+pub(super) fn parser_limit(e: &serde_json::Error, text: &str) -> Option<JsonLimit> {
+    let message = e.to_string();
+    let limit = if message.starts_with("recursion limit exceeded") {
+        JsonLimit::Depth
+    } else if message.starts_with("number out of range") {
+        JsonLimit::NumberRange
     } else {
-        None
-    }
+        return None;
+    };
+    grammar::check(text).ok().map(|()| limit)
 }
 
 /// A whole number past the signed 64-bit range (2^64 + 1, 1e30): an integer id no client
@@ -87,6 +91,58 @@ mod tests {
             parse_line(br#"{"jsonrpc":"2.0","id":1,"result":{"#),
             LineContent::NonJson { .. }
         ));
+    }
+
+    fn is_non_json(line: &str) -> bool {
+        matches!(parse_line(line.as_bytes()), LineContent::NonJson { .. })
+    }
+
+    #[test]
+    fn text_behind_a_prefix_past_a_limit_is_not_json() {
+        let text = "Listening on port 3000";
+        assert!(is_non_json(text));
+        assert!(is_non_json(&format!("{}{text}", "[".repeat(129))));
+        assert!(is_non_json(&format!("{}{text}", r#"{"a":"#.repeat(200))));
+        assert!(is_non_json(&format!("1e999999 {text}")));
+        assert!(is_non_json("1e999999 garbage"));
+        assert!(is_non_json(&"[".repeat(100_000)));
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(is_non_json(&format!("{deep},")));
+        assert!(is_non_json(&format!("{deep}]")));
+        // A limit hit before a string serde_json refuses (a lone surrogate) is still not JSON.
+        let surrogate = format!("{}\"\\ud800\"{}", "[".repeat(200), "]".repeat(200));
+        assert!(is_non_json(&surrogate));
+        assert!(is_non_json(r#"[1e400,"\ud800"]"#));
+    }
+
+    #[test]
+    fn a_complete_text_past_a_limit_is_beyond_parser_limits() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(
+            parse_line(format!(" {deep} \t").as_bytes()),
+            LineContent::BeyondParserLimits {
+                limit: JsonLimit::Depth
+            }
+        );
+        let objects = format!("{}1{}", r#"{"a":"#.repeat(200), "}".repeat(200));
+        assert_eq!(
+            parse_line(objects.as_bytes()),
+            LineContent::BeyondParserLimits {
+                limit: JsonLimit::Depth
+            }
+        );
+        assert_eq!(
+            parse_line(b"1e999999"),
+            LineContent::BeyondParserLimits {
+                limit: JsonLimit::NumberRange
+            }
+        );
+        assert_eq!(
+            parse_line(br#"[1e400,"\ud83d\ude00 \n",{"k":[true,false,null]}] "#),
+            LineContent::BeyondParserLimits {
+                limit: JsonLimit::NumberRange
+            }
+        );
     }
 
     #[test]
