@@ -125,3 +125,93 @@ fn a_token_in_the_servers_name_is_masked_in_every_format() {
         assert_no_leak(format, &stdout, token);
     }
 }
+
+/// Every key path of a JSON document (array items under `[]`), so two documents of the
+/// same shape compare equal whatever their values.
+fn key_paths(v: &serde_json::Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                let path = format!("{at}/{k}");
+                out.insert(path.clone());
+                key_paths(v, &path, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            items.iter().for_each(|v| key_paths(v, &format!("{at}[]"), out))
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn ordinary_variable_values_change_no_status_severity_key_or_count_of_a_sweep() {
+    use support::sweep::{lines, sweep, write_manifest};
+    let envs = [
+        ("MODE", "pass"),
+        ("K", "status"),
+        ("LOG_LEVEL", "error"),
+        ("NODE_ENV", "test"),
+        ("SEVERITY", "warning"),
+        ("KIND", "issues"),
+    ];
+    let clean = fixture("clean");
+    let mut entries = vec![serde_json::json!({"id": "plain", "command": [python_executable(), clean]})];
+    for (i, (k, v)) in envs.iter().enumerate() {
+        entries.push(serde_json::json!({
+            "id": format!("env-{i}"),
+            "command": [python_executable(), clean],
+            "env": {*k: *v},
+        }));
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let manifest = write_manifest(dir.path(), &entries);
+    let results = dir.path().join("results.jsonl");
+    let run = sweep(&[
+        manifest.to_str().expect("utf-8"),
+        "--out",
+        results.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let lines = lines(&results);
+    let plain = lines.iter().find(|l| l["id"] == "plain").expect("plain line");
+    let shape = |l: &serde_json::Value| {
+        let mut keys = std::collections::BTreeSet::new();
+        key_paths(l, "", &mut keys);
+        keys
+    };
+    for line in lines.iter().filter(|l| l["id"] != "plain") {
+        assert_eq!(line["status"], plain["status"], "{line:#}");
+        assert_eq!(line["status"], "pass", "{line:#}");
+        assert_eq!(issue_pairs(line), issue_pairs(plain), "{line:#}");
+        assert_eq!(
+            line["summary"]["issueCounts"], plain["summary"]["issueCounts"],
+            "{line:#}"
+        );
+        let (mut a, mut b) = (shape(line), shape(plain));
+        // Only the entry's own variable adds keys (its name under the fingerprint's env).
+        a.retain(|k| !k.contains("/env"));
+        b.retain(|k| !k.contains("/env"));
+        assert_eq!(a, b, "{line:#}");
+    }
+    for format in ["human", "markdown"] {
+        let report = mcpcheck()
+            .args(["sweep-report", "--format", format])
+            .arg(&results)
+            .output()
+            .expect("sweep-report");
+        let text = String::from_utf8_lossy(&report.stdout);
+        assert!(text.contains("7 working"), "{format}: {text}");
+    }
+    let sarif = mcpcheck()
+        .args(["sweep-report", "--format", "sarif"])
+        .arg(&results)
+        .output()
+        .expect("sweep-report");
+    let doc: serde_json::Value = serde_json::from_slice(&sarif.stdout).expect("sarif");
+    let levels: Vec<&serde_json::Value> = doc["runs"][0]["results"]
+        .as_array()
+        .map(|r| r.iter().map(|r| &r["level"]).collect())
+        .unwrap_or_default();
+    assert!(levels.iter().all(|l| *l != "error"), "{levels:?}");
+}
