@@ -215,3 +215,41 @@ fn ordinary_variable_values_change_no_status_severity_key_or_count_of_a_sweep() 
         .unwrap_or_default();
     assert!(levels.iter().all(|l| *l != "error"), "{levels:?}");
 }
+
+#[test]
+fn a_secret_url_variable_of_an_invalid_remote_is_not_quoted_in_its_reason() {
+    use support::sweep::{lines, sweep, write_manifest};
+    let token = "UrlSecr3tValue77";
+    let entries = vec![serde_json::json!({
+        "id": "bad-scheme", "inputs": {"token": token},
+        "server": {"name": "io.example/bad-scheme", "version": "1.0.0",
+                   "remotes": [{"type": "streamable-http", "url": "ftp://mcp.example.com/{token}",
+                                "variables": {"token": {"isRequired": true, "isSecret": true}}}]}
+    })];
+    let dir = tempfile::tempdir().expect("tmp");
+    let manifest = write_manifest(dir.path(), &entries);
+    let results = dir.path().join("results.jsonl");
+    let run = sweep(&[
+        manifest.to_str().expect("utf-8"),
+        "--out",
+        results.to_str().expect("utf-8"),
+        "--remote",
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let lines = lines(&results);
+    assert_eq!(lines[0]["status"], "not-asked", "{:#}", lines[0]);
+    assert!(
+        lines[0]["reason"].as_str().is_some_and(|r| r.contains("${token}")),
+        "{:#}",
+        lines[0]
+    );
+    assert_no_leak("results", &std::fs::read_to_string(&results).expect("results"), token);
+    for format in ["human", "json", "markdown", "sarif"] {
+        let report = mcpcheck()
+            .args(["sweep-report", "--format", format])
+            .arg(&results)
+            .output()
+            .expect("sweep-report");
+        assert_no_leak(format, &String::from_utf8_lossy(&report.stdout), token);
+    }
+}

@@ -79,7 +79,7 @@ pub fn manifest_plan(obj: &Map<String, Value>) -> Result<EntryPlan, EntryError> 
     let url = obj.get("url").and_then(Value::as_str).ok_or(EntryError(
         "`url` must be a string such as \"https://example.com/mcp\"".into(),
     ))?;
-    valid_url(url)?;
+    valid_url(url, url)?;
     let mut headers = Vec::new();
     let mut missing = Vec::new();
     for (name, value) in header_map(obj.get("headers"))? {
@@ -191,7 +191,7 @@ pub fn registry_plan(server: &Map<String, Value>, supplied: &Supplied) -> Option
     if !missing.is_empty() {
         return Some(needs_configuration(missing));
     }
-    Some(match valid_url(&url.value()) {
+    Some(match valid_url(&url.value(), &url.display()) {
         Ok(_) => EntryPlan::Remote(Remote::new(url, transport, headers)),
         Err(why) => EntryPlan::NotAsked {
             reason: format!("{} remote: {why}", transport.as_str()),
@@ -211,12 +211,13 @@ fn fill_variables(
     shown
 }
 
-fn valid_url(url: &str) -> Result<String, EntryError> {
+/// `url` checked; an error quotes `shown`, the URL with each secret as `${NAME}`.
+fn valid_url(url: &str, shown: &str) -> Result<String, EntryError> {
     let url = url.trim();
     if crate::net::ParsedUrl::http(url).is_none() || url.bytes().any(|b| b.is_ascii_control()) {
         return Err(EntryError(format!(
             "url {:?} is not an http:// or https:// URL with a host",
-            excerpt(&crate::secrets::redact(url), 80)
+            excerpt(&crate::secrets::redact(shown.trim()), 80)
         )));
     }
     Ok(url.to_string())
