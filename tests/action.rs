@@ -1138,3 +1138,62 @@ async fn the_url_input_guards_a_remote_server_and_never_shows_its_headers() {
     assert_eq!(step.stderr.trim().lines().count(), 1, "{}", step.stderr);
     assert!(step.stderr.contains("input `url`"), "{}", step.stderr);
 }
+
+/// Runs a step that must stop on an input error before starting anything: exit 2, one
+/// line on stderr naming `input`, one `::error` line, and the setup never run.
+async fn refused_before_anything_starts(runner: &mut Runner, input: &str) -> Step {
+    runner
+        .input("setup", "touch setup-ran")
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 2, "{}{}", step.log, step.stderr);
+    assert_eq!(step.stderr.lines().count(), 1, "{}", step.stderr);
+    assert!(
+        step.stderr.contains(&format!("input `{input}`")),
+        "{}",
+        step.stderr
+    );
+    let errors: Vec<&str> = step
+        .log
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", step.log);
+    assert!(
+        !runner.ws.path().join("setup-ran").exists(),
+        "setup ran before the input error"
+    );
+    assert!(
+        !step.outputs.contains_key("sarif-file"),
+        "{:?}",
+        step.outputs
+    );
+    step
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_env_input_never_passes_the_job_credentials() {
+    for (entry, name) in [
+        ("INPUT_GITHUB_TOKEN", "INPUT_GITHUB_TOKEN"),
+        ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_TOKEN"),
+        ("GITHUB_TOKEN", "GITHUB_TOKEN"),
+        ("API_KEY\nGITHUB_TOKEN=ghs_given_inline", "GITHUB_TOKEN"),
+        (
+            "actions_id_token_request_token",
+            "actions_id_token_request_token",
+        ),
+    ] {
+        let mut runner = Runner::new("clean", None);
+        for (var, value) in JOB_TOKENS {
+            runner.env.insert(var.to_string(), value.to_string());
+        }
+        runner.env.insert("API_KEY".into(), "api-key".into());
+        runner.input("env", entry);
+        let step = refused_before_anything_starts(&mut runner, "env").await;
+        assert!(step.stderr.contains(name), "{entry}: {}", step.stderr);
+        for (_, value) in JOB_TOKENS {
+            assert!(!step.stderr.contains(value) && !step.log.contains(value));
+        }
+        assert!(!step.stderr.contains("ghs_given_inline"), "{}", step.stderr);
+    }
+}
