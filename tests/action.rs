@@ -1172,6 +1172,45 @@ async fn refused_before_anything_starts(runner: &mut Runner, input: &str) -> Ste
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_break_in_a_path_input_is_an_input_error_not_a_workflow_command() {
+    for input in [
+        "sarif_file",
+        "config",
+        "working_directory",
+        "anchor",
+        "scan",
+        "paths",
+    ] {
+        let mut runner = Runner::new("clean", None);
+        runner.input(input, "out.sarif\n::error::pwned\r::warning::pwned too");
+        if input == "scan" || input == "paths" {
+            // One item per line there: a carriage return inside an item.
+            runner.input(input, "server.py\n.mcp.json\r::error::pwned");
+        }
+        let step = refused_before_anything_starts(&mut runner, input).await;
+        // The runner ends a line at a carriage return too.
+        for line in step
+            .log
+            .split(['\n', '\r'])
+            .chain(step.stderr.split(['\n', '\r']))
+        {
+            assert!(
+                !line.trim_start().starts_with("::error::pwned")
+                    && !line.trim_start().starts_with("::warning::pwned"),
+                "{input}: a live workflow command: {line}"
+            );
+        }
+        assert!(step.stderr.contains("control character"), "{}", step.stderr);
+        assert_eq!(
+            stray_commands(&step.log),
+            Vec::<String>::new(),
+            "{}",
+            step.log
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_env_input_never_passes_the_job_credentials() {
     for (entry, name) in [
         ("INPUT_GITHUB_TOKEN", "INPUT_GITHUB_TOKEN"),

@@ -35,7 +35,12 @@ pub fn main() -> ExitCode {
         Err(e) => {
             let _ = writeln!(log, "::error title=mcpcheck::{}", escape_data(e.message()));
             let _ = log.flush();
-            let _ = writeln!(std::io::stderr(), "mcpcheck: error: {}", e.message());
+            // The runner reads workflow commands on stderr too.
+            let _ = writeln!(
+                std::io::stderr(),
+                "mcpcheck: error: {}",
+                escape_data(e.message())
+            );
             ExitCode::from(2)
         }
     }
@@ -152,7 +157,10 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         report.notices.push(note);
     }
     write_file(&sarif_file.path, &sarif_text, "sarif_file")?;
-    log_line(log, &format!("mcpcheck: wrote {}", sarif_file.relative));
+    log_line(
+        log,
+        &format!("mcpcheck: wrote {}", escape_data(&sarif_file.relative)),
+    );
 
     let mut delivery_notes = Vec::new();
     if inputs.comment {
