@@ -1172,6 +1172,97 @@ async fn refused_before_anything_starts(runner: &mut Runner, input: &str) -> Ste
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dangling_sarif_file_symlink_out_of_the_workspace_is_refused() {
+    // A pull request can add `mcpcheck.sarif -> /anywhere`: nothing may be written there.
+    let outside = tempfile::tempdir().expect("outside");
+    let target = outside.path().join("planted.sarif");
+    let mut runner = Runner::new("clean", None);
+    std::os::unix::fs::symlink(&target, runner.sarif()).expect("symlink");
+    let step = refused_before_anything_starts(&mut runner, "sarif_file").await;
+    assert!(step.stderr.contains("symlink"), "{}", step.stderr);
+    assert!(
+        !target.exists(),
+        "the SARIF was written through the symlink"
+    );
+    assert!(
+        runner.sarif().is_symlink(),
+        "the symlink itself was replaced"
+    );
+
+    // The same through a dangling symlinked directory.
+    let mut runner = Runner::new("clean", None);
+    std::os::unix::fs::symlink(outside.path().join("missing"), runner.ws.path().join("out"))
+        .expect("symlink");
+    runner.input("sarif_file", "out/x.sarif");
+    refused_before_anything_starts(&mut runner, "sarif_file").await;
+    assert!(!outside.path().join("missing").exists());
+
+    // One planted after the check, by the setup (or the server), is refused at the write.
+    let mut runner = Runner::new("clean", None);
+    runner
+        .input(
+            "setup",
+            &format!("ln -s {} mcpcheck.sarif", target.display()),
+        )
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 2, "{}{}", step.log, step.stderr);
+    assert!(
+        step.stderr.contains("input `sarif_file`") && step.stderr.contains("symlink"),
+        "{}",
+        step.stderr
+    );
+    assert!(
+        !target.exists(),
+        "the SARIF was written through the symlink"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sarif_file_symlink_to_an_existing_file_is_refused() {
+    // Inside the workspace: a later step may run the file it points to.
+    let mut runner = Runner::new("clean", None);
+    let victim = runner.ws.path().join("pyproject.toml");
+    std::os::unix::fs::symlink("pyproject.toml", runner.sarif()).expect("symlink");
+    let step = refused_before_anything_starts(&mut runner, "sarif_file").await;
+    assert!(step.stderr.contains("symlink"), "{}", step.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("manifest"),
+        PYPROJECT
+    );
+    // Outside it.
+    let outside = tempfile::tempdir().expect("outside");
+    let target = outside.path().join("existing.txt");
+    std::fs::write(&target, "keep\n").expect("target");
+    let mut runner = Runner::new("clean", None);
+    std::os::unix::fs::symlink(&target, runner.sarif()).expect("symlink");
+    refused_before_anything_starts(&mut runner, "sarif_file").await;
+    assert_eq!(std::fs::read_to_string(&target).expect("target"), "keep\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sarif_file_escaping_the_workspace_with_dot_dot_is_refused() {
+    let mut runner = Runner::new("clean", None);
+    let escaped = runner
+        .ws
+        .path()
+        .parent()
+        .expect("parent")
+        .join("escaped.sarif");
+    let absolute = format!("{}/../escaped.sarif", runner.ws.path().display());
+    for input in ["reports/../../escaped.sarif", absolute.as_str()] {
+        runner.input("sarif_file", input);
+        let step = refused_before_anything_starts(&mut runner, "sarif_file").await;
+        assert!(
+            step.stderr.contains("outside the workspace"),
+            "{}",
+            step.stderr
+        );
+        assert!(!escaped.exists(), "{input} was written");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_line_break_in_a_path_input_is_an_input_error_not_a_workflow_command() {
     for input in [
         "sarif_file",

@@ -156,7 +156,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         );
         report.notices.push(note);
     }
-    write_file(&sarif_file.path, &sarif_text, "sarif_file")?;
+    sarif_file.write(&sarif_text)?;
     log_line(
         log,
         &format!("mcpcheck: wrote {}", escape_data(&sarif_file.relative)),
@@ -410,23 +410,6 @@ fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
         }
     }
     lines
-}
-
-fn write_file(path: &Path, text: &str, input: &str) -> Result<(), Error> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            Error::Output(format!(
-                "input `{input}`: cannot create {} ({e})",
-                dir.display()
-            ))
-        })?;
-    }
-    std::fs::write(path, text).map_err(|e| {
-        Error::Output(format!(
-            "input `{input}`: cannot write {} ({e})",
-            path.display()
-        ))
-    })
 }
 
 pub(super) fn append(path: &Path, text: &str) -> std::io::Result<()> {
