@@ -1138,3 +1138,192 @@ async fn the_url_input_guards_a_remote_server_and_never_shows_its_headers() {
     assert_eq!(step.stderr.trim().lines().count(), 1, "{}", step.stderr);
     assert!(step.stderr.contains("input `url`"), "{}", step.stderr);
 }
+
+/// Runs a step that must stop on an input error before starting anything: exit 2, one
+/// line on stderr naming `input`, one `::error` line, and the setup never run.
+async fn refused_before_anything_starts(runner: &mut Runner, input: &str) -> Step {
+    runner
+        .input("setup", "touch setup-ran")
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 2, "{}{}", step.log, step.stderr);
+    assert_eq!(step.stderr.lines().count(), 1, "{}", step.stderr);
+    assert!(
+        step.stderr.contains(&format!("input `{input}`")),
+        "{}",
+        step.stderr
+    );
+    let errors: Vec<&str> = step
+        .log
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", step.log);
+    assert!(
+        !runner.ws.path().join("setup-ran").exists(),
+        "setup ran before the input error"
+    );
+    assert!(
+        !step.outputs.contains_key("sarif-file"),
+        "{:?}",
+        step.outputs
+    );
+    step
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dangling_sarif_file_symlink_out_of_the_workspace_is_refused() {
+    // A pull request can add `mcpcheck.sarif -> /anywhere`: nothing may be written there.
+    let outside = tempfile::tempdir().expect("outside");
+    let target = outside.path().join("planted.sarif");
+    let mut runner = Runner::new("clean", None);
+    std::os::unix::fs::symlink(&target, runner.sarif()).expect("symlink");
+    let step = refused_before_anything_starts(&mut runner, "sarif_file").await;
+    assert!(step.stderr.contains("symlink"), "{}", step.stderr);
+    assert!(
+        !target.exists(),
+        "the SARIF was written through the symlink"
+    );
+    assert!(
+        runner.sarif().is_symlink(),
+        "the symlink itself was replaced"
+    );
+
+    // The same through a dangling symlinked directory.
+    let mut runner = Runner::new("clean", None);
+    std::os::unix::fs::symlink(outside.path().join("missing"), runner.ws.path().join("out"))
+        .expect("symlink");
+    runner.input("sarif_file", "out/x.sarif");
+    refused_before_anything_starts(&mut runner, "sarif_file").await;
+    assert!(!outside.path().join("missing").exists());
+
+    // One planted after the check, by the setup (or the server), is refused at the write.
+    let mut runner = Runner::new("clean", None);
+    runner
+        .input(
+            "setup",
+            &format!("ln -s {} mcpcheck.sarif", target.display()),
+        )
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 2, "{}{}", step.log, step.stderr);
+    assert!(
+        step.stderr.contains("input `sarif_file`") && step.stderr.contains("symlink"),
+        "{}",
+        step.stderr
+    );
+    assert!(
+        !target.exists(),
+        "the SARIF was written through the symlink"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sarif_file_symlink_to_an_existing_file_is_refused() {
+    // Inside the workspace: a later step may run the file it points to.
+    let mut runner = Runner::new("clean", None);
+    let victim = runner.ws.path().join("pyproject.toml");
+    std::os::unix::fs::symlink("pyproject.toml", runner.sarif()).expect("symlink");
+    let step = refused_before_anything_starts(&mut runner, "sarif_file").await;
+    assert!(step.stderr.contains("symlink"), "{}", step.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("manifest"),
+        PYPROJECT
+    );
+    // Outside it.
+    let outside = tempfile::tempdir().expect("outside");
+    let target = outside.path().join("existing.txt");
+    std::fs::write(&target, "keep\n").expect("target");
+    let mut runner = Runner::new("clean", None);
+    std::os::unix::fs::symlink(&target, runner.sarif()).expect("symlink");
+    refused_before_anything_starts(&mut runner, "sarif_file").await;
+    assert_eq!(std::fs::read_to_string(&target).expect("target"), "keep\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sarif_file_escaping_the_workspace_with_dot_dot_is_refused() {
+    let mut runner = Runner::new("clean", None);
+    let escaped = runner
+        .ws
+        .path()
+        .parent()
+        .expect("parent")
+        .join("escaped.sarif");
+    let absolute = format!("{}/../escaped.sarif", runner.ws.path().display());
+    for input in ["reports/../../escaped.sarif", absolute.as_str()] {
+        runner.input("sarif_file", input);
+        let step = refused_before_anything_starts(&mut runner, "sarif_file").await;
+        assert!(
+            step.stderr.contains("outside the workspace"),
+            "{}",
+            step.stderr
+        );
+        assert!(!escaped.exists(), "{input} was written");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_break_in_a_path_input_is_an_input_error_not_a_workflow_command() {
+    for input in [
+        "sarif_file",
+        "config",
+        "working_directory",
+        "anchor",
+        "scan",
+        "paths",
+    ] {
+        let mut runner = Runner::new("clean", None);
+        runner.input(input, "out.sarif\n::error::pwned\r::warning::pwned too");
+        if input == "scan" || input == "paths" {
+            // One item per line there: a carriage return inside an item.
+            runner.input(input, "server.py\n.mcp.json\r::error::pwned");
+        }
+        let step = refused_before_anything_starts(&mut runner, input).await;
+        // The runner ends a line at a carriage return too.
+        for line in step
+            .log
+            .split(['\n', '\r'])
+            .chain(step.stderr.split(['\n', '\r']))
+        {
+            assert!(
+                !line.trim_start().starts_with("::error::pwned")
+                    && !line.trim_start().starts_with("::warning::pwned"),
+                "{input}: a live workflow command: {line}"
+            );
+        }
+        assert!(step.stderr.contains("control character"), "{}", step.stderr);
+        assert_eq!(
+            stray_commands(&step.log),
+            Vec::<String>::new(),
+            "{}",
+            step.log
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_env_input_never_passes_the_job_credentials() {
+    for (entry, name) in [
+        ("INPUT_GITHUB_TOKEN", "INPUT_GITHUB_TOKEN"),
+        ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_TOKEN"),
+        ("GITHUB_TOKEN", "GITHUB_TOKEN"),
+        ("API_KEY\nGITHUB_TOKEN=ghs_given_inline", "GITHUB_TOKEN"),
+        (
+            "actions_id_token_request_token",
+            "actions_id_token_request_token",
+        ),
+    ] {
+        let mut runner = Runner::new("clean", None);
+        for (var, value) in JOB_TOKENS {
+            runner.env.insert(var.to_string(), value.to_string());
+        }
+        runner.env.insert("API_KEY".into(), "api-key".into());
+        runner.input("env", entry);
+        let step = refused_before_anything_starts(&mut runner, "env").await;
+        assert!(step.stderr.contains(name), "{entry}: {}", step.stderr);
+        for (_, value) in JOB_TOKENS {
+            assert!(!step.stderr.contains(value) && !step.log.contains(value));
+        }
+        assert!(!step.stderr.contains("ghs_given_inline"), "{}", step.stderr);
+    }
+}

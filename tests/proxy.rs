@@ -702,3 +702,94 @@ fn a_server_that_cannot_start_gets_a_report_of_the_published_shape() {
     assert_eq!(doc["session"]["name"], "gone");
     assert_eq!(doc["issues"][0]["code"], "spawn-failed");
 }
+
+/// One message through `proxy --log LOG -- cat`; returns the proxy's output.
+fn proxied_with_log(log: &std::path::Path) -> std::process::Output {
+    let mut child = mcpcheck()
+        .args(["proxy", "--log"])
+        .arg(log)
+        .args(["--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("proxy");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .expect("write");
+    child.wait_with_output().expect("output")
+}
+
+#[test]
+fn the_log_refuses_a_symlink_and_leaves_its_target_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("target.txt");
+    std::fs::write(&target, "keep\n").expect("target");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let link = dir.path().join("session.jsonl");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let dangling_target = dir.path().join("never.txt");
+    let dangling = dir.path().join("dangling.jsonl");
+    std::os::unix::fs::symlink(&dangling_target, &dangling).expect("symlink");
+    for log in [&link, &dangling] {
+        let out = proxied_with_log(log);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("--log") && stderr.contains("symlink"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty(), "the server ran");
+    }
+    assert_eq!(std::fs::read_to_string(&target).expect("target"), "keep\n");
+    let mode = std::fs::metadata(&target)
+        .expect("meta")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o644, "the target's mode changed");
+    assert!(
+        !dangling_target.exists(),
+        "created through a dangling symlink"
+    );
+}
+
+#[test]
+fn the_log_file_is_0600_new_or_tightened() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    let new = dir.path().join("new.jsonl");
+    let out = proxied_with_log(&new);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(mode(&new), 0o600);
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("0600"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let old = dir.path().join("old.jsonl");
+    std::fs::write(&old, "{\"earlier\":true}\n").expect("old log");
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = proxied_with_log(&old);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(mode(&old), 0o600);
+    let notices: Vec<&str> = stderr.lines().filter(|l| l.contains("0600")).collect();
+    assert_eq!(notices.len(), 1, "{stderr}");
+    assert!(
+        notices[0].contains("--log") && notices[0].contains("0644"),
+        "{}",
+        notices[0]
+    );
+    let text = std::fs::read_to_string(&old).expect("log");
+    assert!(text.starts_with("{\"earlier\":true}\n"), "appended: {text}");
+    assert_eq!(text.lines().count(), 3, "{text}");
+}

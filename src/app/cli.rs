@@ -268,7 +268,8 @@ pub struct GuardArgs {
 #[derive(Debug, Args)]
 pub struct ProxyArgs {
     /// Write one JSON Lines record per message (full message, credentials redacted) here,
-    /// instead of a compact line per message on stderr. Created with mode 0600.
+    /// instead of a compact line per message on stderr. Created with mode 0600; an existing
+    /// file that others can read is made 0600 (with a note); a symlink is refused.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
     /// A name for this server in the report.

@@ -2,7 +2,7 @@
 //! server's own exit code handed back to the client.
 
 use super::cli::{Format, ProxyArgs, ReportFormat};
-use super::io::{check_destination, json_text, runtime, write_file};
+use super::io::{check_destination, json_text, note, runtime, write_file};
 use super::render::render_findings;
 use crate::error::Error;
 use std::io::Write;
@@ -24,6 +24,16 @@ pub fn run(args: ProxyArgs) -> Result<ExitCode, Error> {
     ] {
         if let Some(path) = path {
             check_destination(flag, path)?;
+        }
+    }
+    if let Some(path) = &args.log {
+        let tightened = crate::proxy::prepare_log_file(path)
+            .map_err(|e| Error::Usage(format!("--log {}: {e}", path.display())))?;
+        if let Some(mode) = tightened {
+            note(&format!(
+                "--log {}: group or others could read it (mode {mode:04o}); made it 0600, as it records whole messages",
+                path.display()
+            ));
         }
     }
     let options = crate::proxy::ProxyOptions {

@@ -35,7 +35,12 @@ pub fn main() -> ExitCode {
         Err(e) => {
             let _ = writeln!(log, "::error title=mcpcheck::{}", escape_data(e.message()));
             let _ = log.flush();
-            let _ = writeln!(std::io::stderr(), "mcpcheck: error: {}", e.message());
+            // The runner reads workflow commands on stderr too.
+            let _ = writeln!(
+                std::io::stderr(),
+                "mcpcheck: error: {}",
+                escape_data(e.message())
+            );
             ExitCode::from(2)
         }
     }
@@ -151,8 +156,11 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         );
         report.notices.push(note);
     }
-    write_file(&sarif_file.path, &sarif_text, "sarif_file")?;
-    log_line(log, &format!("mcpcheck: wrote {}", sarif_file.relative));
+    sarif_file.write(&sarif_text)?;
+    log_line(
+        log,
+        &format!("mcpcheck: wrote {}", escape_data(&sarif_file.relative)),
+    );
 
     let mut delivery_notes = Vec::new();
     if inputs.comment {
@@ -402,23 +410,6 @@ fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
         }
     }
     lines
-}
-
-fn write_file(path: &Path, text: &str, input: &str) -> Result<(), Error> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            Error::Output(format!(
-                "input `{input}`: cannot create {} ({e})",
-                dir.display()
-            ))
-        })?;
-    }
-    std::fs::write(path, text).map_err(|e| {
-        Error::Output(format!(
-            "input `{input}`: cannot write {} ({e})",
-            path.display()
-        ))
-    })
 }
 
 pub(super) fn append(path: &Path, text: &str) -> std::io::Result<()> {

@@ -59,15 +59,21 @@ pub struct ChildEnv {
     pub passed: Vec<String>,
 }
 
+/// Whether `name` is one of the job's own credentials (the Action's inputs, github_token
+/// among them, the runtime, OIDC and cache tokens, the job token): never passed on, not
+/// even when the `env` input names it.
+pub fn job_credential(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.starts_with("INPUT_") || upper.starts_with("ACTIONS_") || upper == "GITHUB_TOKEN"
+}
+
 /// Whether the runner's variable `name` stays out of a child's environment.
 pub fn withheld(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     if KEEP.contains(&upper.as_str()) || upper.starts_with("LC_") {
         return false;
     }
-    upper.starts_with("INPUT_")
-        || upper.starts_with("ACTIONS_")
-        || upper == "GITHUB_TOKEN"
+    job_credential(name)
         || COMMAND_FILES.contains(&upper.as_str())
         || crate::secrets::names_credential(name)
 }
@@ -93,6 +99,12 @@ pub fn parse_passed(text: Option<&str>) -> Result<Vec<PassedVar>, Error> {
             return Err(Error::Usage(format!(
                 "input `env`: {:?} is not a variable name; write one NAME or NAME=value per line",
                 excerpt(name, 40)
+            )));
+        }
+        // Even `NAME=value`: `GITHUB_TOKEN=${{ github.token }}` would hand over the job's token.
+        if job_credential(name) {
+            return Err(Error::Usage(format!(
+                "input `env` names {name}, and the job's own credentials (INPUT_*, ACTIONS_*, GITHUB_TOKEN) are never passed on; give the server a token of its own under another name (e.g. MY_SERVER_TOKEN, set from a secret in the step's `env:`)"
             )));
         }
         out.retain(|p| p.name != name);
@@ -308,5 +320,34 @@ mod tests {
         let passed = parse_passed(Some("NOT_SET_ANYWHERE")).expect("env");
         let e = child_env(runner(), &passed).expect_err("unset");
         assert!(e.message().contains("NOT_SET_ANYWHERE"), "{}", e.message());
+    }
+
+    #[test]
+    fn the_env_input_may_not_name_the_jobs_credentials() {
+        for (entry, name) in [
+            ("INPUT_GITHUB_TOKEN", "INPUT_GITHUB_TOKEN"),
+            ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_TOKEN"),
+            (
+                "actions_id_token_request_url",
+                "actions_id_token_request_url",
+            ),
+            ("API_KEY\nGITHUB_TOKEN=ghs_inline", "GITHUB_TOKEN"),
+        ] {
+            let e = parse_passed(Some(entry)).expect_err(entry);
+            assert!(
+                e.message()
+                    .starts_with(&format!("input `env` names {name},")),
+                "{}",
+                e.message()
+            );
+            assert!(!e.message().contains("ghs_inline"), "{}", e.message());
+        }
+        // Names that merely contain the words are the workflow's own.
+        assert_eq!(
+            parse_passed(Some("MY_GITHUB_TOKEN\nGITHUB_TOKEN_FOR_SERVER=x"))
+                .expect("env")
+                .len(),
+            2
+        );
     }
 }

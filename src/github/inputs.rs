@@ -113,7 +113,7 @@ impl Inputs {
                 }
             },
         };
-        Ok(Self {
+        let inputs = Self {
             command: input("command"),
             url: input("url"),
             headers: input("headers")
@@ -144,7 +144,34 @@ impl Inputs {
             summary: flag("summary", true)?,
             fail_on,
             github_token: input("github_token"),
-        })
+        };
+        inputs.check_paths()?;
+        Ok(inputs)
+    }
+
+    /// No path input holds a control character: the log line that echoes the path would
+    /// end there, and the runner would read what follows as a workflow command.
+    fn check_paths(&self) -> Result<(), Error> {
+        let single = [
+            ("sarif_file", Some(&self.sarif_file)),
+            ("config", self.config.as_ref()),
+            ("working_directory", self.working_directory.as_ref()),
+            ("anchor", self.anchor.as_ref()),
+        ];
+        let listed = [("scan", &self.scan), ("paths", &self.paths)]
+            .into_iter()
+            .flat_map(|(name, items)| items.iter().map(move |item| (name, item)));
+        let mut all = single
+            .into_iter()
+            .filter_map(|(name, value)| Some((name, value?)))
+            .chain(listed);
+        match all.find(|(_, value)| value.chars().any(char::is_control)) {
+            None => Ok(()),
+            Some((name, value)) => Err(Error::Usage(format!(
+                "input `{name}` is \"{}\": a path may not hold a control character (a line break, a carriage return, a tab...); give the path without it",
+                excerpt(value, 200)
+            ))),
+        }
     }
 
     /// The `mcpcheck guard` command line these inputs stand for.
@@ -340,6 +367,43 @@ mod tests {
             .guard_request()
             .expect_err("a timeout that is not a number");
         assert!(e.message().contains("input `timeout`"), "{e}");
+    }
+
+    #[test]
+    fn a_control_character_in_a_path_input_is_named() {
+        for (var, value, name) in [
+            ("INPUT_SARIF_FILE", "a.sarif\n::error::x", "sarif_file"),
+            ("INPUT_CONFIG", "a.json\r::error::x", "config"),
+            (
+                "INPUT_WORKING_DIRECTORY",
+                "pkg\u{1b}[2J",
+                "working_directory",
+            ),
+            ("INPUT_ANCHOR", "a\tb", "anchor"),
+            ("INPUT_SCAN", "src\nlib\r::error::x", "scan"),
+            ("INPUT_PATHS", ".mcp.json,a\u{7f}b", "paths"),
+        ] {
+            let e = read(&[(var, value)]).expect_err(value);
+            assert!(
+                e.message().starts_with(&format!("input `{name}` is \"")),
+                "{}",
+                e.message()
+            );
+            assert!(e.message().contains("control character"), "{}", e.message());
+            assert!(
+                !e.message().chars().any(char::is_control),
+                "{}",
+                e.message()
+            );
+        }
+        // Lists end their items at a line break; a CRLF line ending is not part of an item.
+        let i = read(&[
+            ("INPUT_SCAN", "src\r\nlib\r\n"),
+            ("INPUT_SARIF_FILE", "a.sarif\n"),
+        ])
+        .expect("inputs");
+        assert_eq!(i.scan, ["src", "lib"]);
+        assert_eq!(i.sarif_file, "a.sarif");
     }
 
     #[test]

@@ -17,16 +17,28 @@ const MAX_LOCATIONS_PER_RESULT: usize = 1_000;
 pub struct Destination {
     pub path: PathBuf,
     pub relative: String,
+    /// The workspace root (canonical) the path is written under.
+    root: PathBuf,
+}
+
+/// The reason a `sarif_file` input is refused, as one line naming the input and the fix.
+fn refused(input: &str, why: &str, fix: &str) -> Error {
+    Error::Usage(format!(
+        "input `sarif_file` is {:?}: {why}; {fix}",
+        excerpt(input, 200)
+    ))
 }
 
 /// Resolves the `sarif_file` input against the workspace root (canonical). Refuses any
-/// path that leaves it, lexically or through a symlinked directory.
+/// path that leaves it, and any symlink on the way (dangling or not, the file itself or
+/// a directory): a pull request can add one, and the SARIF would be written at its target.
 pub fn destination(root: &Path, input: &str) -> Result<Destination, Error> {
     let refuse = |why: &str| {
-        Error::Usage(format!(
-            "input `sarif_file` is {:?}: {why}; give a path inside the workspace such as mcpcheck.sarif (the container's other files are lost after the step)",
-            excerpt(input, 200)
-        ))
+        refused(
+            input,
+            why,
+            "give a path inside the workspace such as mcpcheck.sarif (the container's other files are lost after the step)",
+        )
     };
     let given = Path::new(input);
     let relative_part = if given.is_absolute() {
@@ -58,22 +70,104 @@ pub fn destination(root: &Path, input: &str) -> Result<Destination, Error> {
     if parts.is_empty() {
         return Err(refuse("it names the workspace itself, not a file"));
     }
+    // Each part that exists must be a real directory (the last, a regular file): the root
+    // is canonical, so the path then cannot leave it.
     let path = parts.iter().fold(root.to_path_buf(), |p, s| p.join(s));
-    // The deepest part that exists must still be inside: a symlink may point out.
-    let existing = path
-        .ancestors()
-        .find(|a| a.exists())
-        .and_then(|a| a.canonicalize().ok());
-    if !existing.is_some_and(|e| e.starts_with(root)) {
-        return Err(refuse("it leads outside the workspace through a symlink"));
-    }
-    if path.is_dir() {
-        return Err(refuse("it is a directory"));
+    let mut at = root.to_path_buf();
+    for (i, part) in parts.iter().enumerate() {
+        at.push(part);
+        let last = i + 1 == parts.len();
+        let shown = parts[..=i].join("/");
+        let meta = match std::fs::symlink_metadata(&at) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(e) => return Err(refuse(&format!("{shown} cannot be inspected ({e})"))),
+        };
+        if meta.file_type().is_symlink() {
+            return Err(refused(
+                input,
+                &format!("{shown} is a symlink, and the Action never writes through one"),
+                "remove the symlink from the repository or give a path without one",
+            ));
+        }
+        if last && meta.is_dir() {
+            return Err(refuse("it is a directory"));
+        }
+        if last && !meta.is_file() {
+            return Err(refuse("it exists and is not a regular file"));
+        }
+        if !last && !meta.is_dir() {
+            return Err(refuse(&format!("{shown} is not a directory")));
+        }
     }
     Ok(Destination {
         path,
         relative: parts.join("/"),
+        root: root.to_path_buf(),
     })
+}
+
+impl Destination {
+    /// Writes the file, opening each directory below the root relative to the one before
+    /// and never following a symlink: the setup and the server ran since [`destination`]
+    /// checked the path, and a symlink they planted is refused as one found then would be.
+    pub fn write(&self, text: &str) -> Result<(), Error> {
+        use nix::errno::Errno;
+        use nix::fcntl::{open, openat, OFlag};
+        use nix::sys::stat::{mkdirat, Mode};
+        use std::io::Write;
+        let fail = |what: &str, why: &str| {
+            Error::Output(format!(
+                "input `sarif_file`: cannot write {} ({what}: {why})",
+                self.relative
+            ))
+        };
+        // O_NOFOLLOW meets a symlink as ELOOP, or as ENOTDIR with O_DIRECTORY (Linux).
+        let failed = |what: &str, e: Errno| {
+            let link = std::fs::symlink_metadata(self.root.join(what))
+                .is_ok_and(|m| m.file_type().is_symlink());
+            match e {
+                Errno::ELOOP | Errno::ENOTDIR if link => {
+                    fail(what, "a symlink, and the Action never writes through one")
+                }
+                e => fail(what, e.desc()),
+            }
+        };
+        let directory = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        let mut dir =
+            open(&self.root, directory, Mode::empty()).map_err(|e| failed("the workspace", e))?;
+        let parts: Vec<&str> = self.relative.split('/').collect();
+        let Some((file, dirs)) = parts.split_last() else {
+            return Err(fail("the path", "empty"));
+        };
+        for (i, part) in dirs.iter().enumerate() {
+            let shown = parts[..=i].join("/");
+            match mkdirat(&dir, *part, Mode::S_IRWXU | Mode::S_IRWXG | Mode::S_IRWXO) {
+                Ok(()) | Err(Errno::EEXIST) => {}
+                Err(e) => return Err(failed(&shown, e)),
+            }
+            dir = openat(&dir, *part, directory, Mode::empty()).map_err(|e| failed(&shown, e))?;
+        }
+        // Non-blocking: a FIFO put there would otherwise hold the step forever.
+        let fd = openat(
+            &dir,
+            *file,
+            OFlag::O_WRONLY
+                | OFlag::O_CREAT
+                | OFlag::O_TRUNC
+                | OFlag::O_NOFOLLOW
+                | OFlag::O_NONBLOCK
+                | OFlag::O_CLOEXEC,
+            Mode::S_IRUSR | Mode::S_IWUSR | Mode::S_IRGRP | Mode::S_IROTH,
+        )
+        .map_err(|e| failed(&self.relative, e))?;
+        let mut out = std::fs::File::from(fd);
+        if !out.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(fail(&self.relative, "not a regular file"));
+        }
+        out.write_all(text.as_bytes())
+            .map_err(|e| fail(&self.relative, &e.to_string()))
+    }
 }
 
 /// What Code Scanning would reject in this SARIF text, one sentence each (empty: none).
@@ -208,6 +302,63 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, root.join("link")).expect("symlink");
         let e = destination(&root, "link/x.sarif").expect_err("through a symlink");
         assert!(e.message().contains("symlink"), "{}", e.message());
+    }
+
+    #[test]
+    fn a_symlink_on_the_way_is_refused_dangling_or_not() {
+        use std::os::unix::fs::symlink;
+        let (_dir, root) = root();
+        let (_other, elsewhere) = self::root();
+        symlink(elsewhere.join("planted"), root.join("dangling.sarif")).expect("symlink");
+        std::fs::write(root.join("real.txt"), "keep").expect("file");
+        symlink("real.txt", root.join("inside.sarif")).expect("symlink");
+        std::fs::create_dir(root.join("dir")).expect("dir");
+        symlink("dir", root.join("linked")).expect("symlink");
+        symlink(elsewhere.join("gone"), root.join("gone")).expect("symlink");
+        for (input, named) in [
+            ("dangling.sarif", "dangling.sarif is a symlink"),
+            ("inside.sarif", "inside.sarif is a symlink"),
+            ("linked/x.sarif", "linked is a symlink"),
+            ("gone/deeper/x.sarif", "gone is a symlink"),
+            ("real.txt/x.sarif", "real.txt is not a directory"),
+        ] {
+            let e = destination(&root, input).expect_err(input);
+            assert!(e.message().contains(named), "{}", e.message());
+            assert!(
+                e.message().starts_with("input `sarif_file`"),
+                "{}",
+                e.message()
+            );
+        }
+        assert!(destination(&root, "dir/x.sarif").is_ok());
+        assert!(destination(&root, "real.txt").is_ok());
+    }
+
+    #[test]
+    fn the_write_never_follows_a_symlink_planted_after_the_check() {
+        use std::os::unix::fs::symlink;
+        let (_dir, root) = root();
+        let (_other, elsewhere) = self::root();
+        let d = destination(&root, "out/deep/x.sarif").expect("inside");
+        d.write("one").expect("write");
+        d.write("two").expect("overwrite");
+        assert_eq!(std::fs::read_to_string(&d.path).expect("read"), "two");
+        // The server ran in between: it swapped the file for a symlink.
+        std::fs::remove_file(&d.path).expect("remove");
+        symlink(elsewhere.join("planted"), &d.path).expect("symlink");
+        let e = d.write("three").expect_err("a planted symlink");
+        assert!(e.message().contains("symlink"), "{}", e.message());
+        assert!(!elsewhere.join("planted").exists());
+        // ... or a directory on the way.
+        std::fs::remove_dir_all(root.join("out/deep")).expect("remove");
+        symlink(&elsewhere, root.join("out/deep")).expect("symlink");
+        let e = d.write("four").expect_err("a planted directory symlink");
+        assert!(
+            e.message().contains("out/deep: a symlink"),
+            "{}",
+            e.message()
+        );
+        assert!(!elsewhere.join("x.sarif").exists());
     }
 
     fn sarif(results: Value) -> String {

@@ -167,7 +167,8 @@ pub type RecordLog = Outlet<Vec<Record>>;
 
 impl RecordLog {
     /// The file is opened by the writer, so even an open that blocks (a FIFO with no
-    /// reader) cannot stall anything.
+    /// reader) cannot stall anything. A symlink is never followed, even one put there
+    /// since [`prepare_log_file`] looked.
     pub fn open(path: PathBuf) -> Self {
         Outlet::start(move || {
             use std::os::unix::fs::OpenOptionsExt;
@@ -175,9 +176,59 @@ impl RecordLog {
                 .create(true)
                 .append(true)
                 .mode(0o600)
+                .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
                 .open(&path)
                 .ok()
         })
+    }
+}
+
+/// Why the record log's path cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum LogFileError {
+    #[error("is a symlink; give the file itself (the log holds whole messages, and a link could put them anywhere)")]
+    Symlink,
+    #[error("cannot be inspected ({0})")]
+    Inspect(std::io::Error),
+    #[error("group or others can read it (mode {mode:04o}) and it cannot be made 0600 ({error}); give a file of your own")]
+    Tighten { mode: u32, error: std::io::Error },
+}
+
+/// Checks the record log's path before the session: a symlink (dangling or not) is
+/// refused, and an existing regular file that group or others can read is made 0600,
+/// since it is about to hold whole messages. Returns the mode it had when it was changed.
+pub fn prepare_log_file(path: &std::path::Path) -> Result<Option<u32>, LogFileError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(LogFileError::Inspect(e)),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(LogFileError::Symlink);
+    }
+    let mode = meta.permissions().mode() & 0o7777;
+    // A FIFO or a device (/dev/null) is not a file to make private.
+    if !meta.is_file() || mode & 0o077 == 0 {
+        return Ok(None);
+    }
+    // Changed through the opened file, never through a path that could have become a link.
+    let tighten = || -> std::io::Result<()> {
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .custom_flags((nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK).bits())
+            .open(path)?;
+        if file.metadata()?.is_file() {
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+        Ok(())
+    };
+    match tighten() {
+        Ok(()) => Ok(Some(mode)),
+        Err(e) if e.raw_os_error() == Some(nix::errno::Errno::ELOOP as i32) => {
+            Err(LogFileError::Symlink)
+        }
+        Err(error) => Err(LogFileError::Tighten { mode, error }),
     }
 }
 
@@ -353,6 +404,45 @@ pub fn redact(value: &mut Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_log_file_is_made_private_and_never_a_symlink() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mode = |p: &std::path::Path| {
+            std::fs::symlink_metadata(p)
+                .expect("meta")
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        let new = dir.path().join("new.jsonl");
+        assert!(matches!(prepare_log_file(&new), Ok(None)));
+        assert!(!new.exists(), "only the writer creates it");
+        let loose = dir.path().join("loose.jsonl");
+        std::fs::write(&loose, "x\n").expect("file");
+        std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        assert!(matches!(prepare_log_file(&loose), Ok(Some(0o640))));
+        assert_eq!(mode(&loose), 0o600);
+        assert!(matches!(prepare_log_file(&loose), Ok(None)));
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&loose, &link).expect("symlink");
+        assert!(matches!(
+            prepare_log_file(&link),
+            Err(LogFileError::Symlink)
+        ));
+        std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        assert!(matches!(
+            prepare_log_file(&link),
+            Err(LogFileError::Symlink)
+        ));
+        assert_eq!(mode(&loose), 0o644, "the target is left alone");
+        // A device is no file to make private.
+        assert!(matches!(
+            prepare_log_file(std::path::Path::new("/dev/null")),
+            Ok(None)
+        ));
+    }
 
     #[test]
     fn redacts_credential_keys_and_tokens_anywhere() {

@@ -8,6 +8,7 @@ mod tap;
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::process::{ExitKind, GroupLeader, ServerCommand};
+pub use log::{prepare_log_file, LogFileError};
 use log::{Outlet, RecordLog};
 use nix::sys::signal::Signal;
 use observer::{Direction, Observer};
