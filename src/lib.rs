@@ -30,6 +30,7 @@ pub mod scan;
 pub mod secrets;
 pub mod server_traffic;
 pub mod session;
+pub mod shell;
 pub mod source;
 pub mod surface;
 pub mod sweep;

@@ -137,9 +137,9 @@ fn key_paths(v: &serde_json::Value, at: &str, out: &mut std::collections::BTreeS
                 key_paths(v, &path, out);
             }
         }
-        serde_json::Value::Array(items) => {
-            items.iter().for_each(|v| key_paths(v, &format!("{at}[]"), out))
-        }
+        serde_json::Value::Array(items) => items
+            .iter()
+            .for_each(|v| key_paths(v, &format!("{at}[]"), out)),
         _ => {}
     }
 }
@@ -156,7 +156,8 @@ fn ordinary_variable_values_change_no_status_severity_key_or_count_of_a_sweep() 
         ("KIND", "issues"),
     ];
     let clean = fixture("clean");
-    let mut entries = vec![serde_json::json!({"id": "plain", "command": [python_executable(), clean]})];
+    let mut entries =
+        vec![serde_json::json!({"id": "plain", "command": [python_executable(), clean]})];
     for (i, (k, v)) in envs.iter().enumerate() {
         entries.push(serde_json::json!({
             "id": format!("env-{i}"),
@@ -172,9 +173,17 @@ fn ordinary_variable_values_change_no_status_severity_key_or_count_of_a_sweep() 
         "--out",
         results.to_str().expect("utf-8"),
     ]);
-    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let lines = lines(&results);
-    let plain = lines.iter().find(|l| l["id"] == "plain").expect("plain line");
+    let plain = lines
+        .iter()
+        .find(|l| l["id"] == "plain")
+        .expect("plain line");
     let shape = |l: &serde_json::Value| {
         let mut keys = std::collections::BTreeSet::new();
         key_paths(l, "", &mut keys);
@@ -235,15 +244,26 @@ fn a_secret_url_variable_of_an_invalid_remote_is_not_quoted_in_its_reason() {
         results.to_str().expect("utf-8"),
         "--remote",
     ]);
-    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let lines = lines(&results);
     assert_eq!(lines[0]["status"], "not-asked", "{:#}", lines[0]);
     assert!(
-        lines[0]["reason"].as_str().is_some_and(|r| r.contains("${token}")),
+        lines[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("${token}")),
         "{:#}",
         lines[0]
     );
-    assert_no_leak("results", &std::fs::read_to_string(&results).expect("results"), token);
+    assert_no_leak(
+        "results",
+        &std::fs::read_to_string(&results).expect("results"),
+        token,
+    );
     for format in ["human", "json", "markdown", "sarif"] {
         let report = mcpcheck()
             .args(["sweep-report", "--format", format])

@@ -122,12 +122,27 @@ fn rerun(reproduce: &str, record: &Path) -> std::process::Output {
     cmd.output().expect("sh")
 }
 
+/// The `${NAME}`s a shell expands in `reproduce`: outside single quotes, not escaped.
 fn names_in(reproduce: &str) -> BTreeSet<String> {
-    reproduce
-        .split("${")
-        .skip(1)
-        .filter_map(|s| s.split_once('}').map(|(n, _)| n.to_string()))
-        .collect()
+    let (mut single, mut double) = (false, false);
+    let mut names = BTreeSet::new();
+    let mut chars = reproduce.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '\\' if !single => {
+                chars.next();
+            }
+            '$' if !single && reproduce[i + 1..].starts_with('{') => {
+                if let Some((name, _)) = reproduce[i + 2..].split_once('}') {
+                    names.insert(name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    names
 }
 
 #[test]
@@ -259,4 +274,198 @@ fn line<'a>(lines: &'a [Value], id: &str) -> &'a Value {
         .iter()
         .find(|l| l["id"] == id)
         .unwrap_or_else(|| panic!("no line {id}"))
+}
+
+/// Arguments a shell would read as something else: history, substitutions, quotes, blanks;
+/// a secret's value inside a longer argument (`dummy` below), and a credential by its flag.
+const HOSTILE_ARGS: &[&str] = &[
+    "!!",
+    "a!b",
+    "$(id)",
+    "`id`",
+    "'",
+    "\"",
+    "a\nb",
+    "\t",
+    "\\",
+    "ünï ✓",
+    "",
+    "${X}",
+    "--description",
+    "dummy index",
+    "--token",
+    "hunter2!!",
+];
+/// The entry's variables: the shell's own names, a hostile value, two variables with one
+/// value. The replay exports them under the names [`REPLAY_NAMES`] says.
+const HOSTILE_ENV: &[(&str, &str)] = &[
+    ("PATH", "/nonexistent!!:$(id)"),
+    ("HOME", "/home/!!/`id`"),
+    ("RANDOM", "4"),
+    ("PPID", "1"),
+    ("IFS", "!x"),
+    ("BASH_ENV", "/nonexistent/!!"),
+    ("HOSTILE", "!!a!b$(id)`id`'\"\n\t\\ünï ✓${X}"),
+    ("LLAMA_CLOUD_PROJECT_NAME", "dummy"),
+    ("RAMP_ENV", "same-value-7"),
+    ("RAMP_CLIENT_ID", "same-value-7"),
+];
+/// Given to the sweep with `--pass-env UV_PYTHON`.
+const PASSED: (&str, &str) = ("UV_PYTHON", "3.12 !!");
+/// Each name the replay reads, and the variable whose value it holds.
+const REPLAY_NAMES: &[(&str, &str)] = &[
+    ("MCPCHECK_PATH", "PATH"),
+    ("MCPCHECK_HOME", "HOME"),
+    ("MCPCHECK_RANDOM", "RANDOM"),
+    ("MCPCHECK_PPID", "PPID"),
+    ("MCPCHECK_IFS", "IFS"),
+    ("MCPCHECK_BASH_ENV", "BASH_ENV"),
+    ("HOSTILE", "HOSTILE"),
+    ("LLAMA_CLOUD_PROJECT_NAME", "LLAMA_CLOUD_PROJECT_NAME"),
+    ("RAMP_ENV", "RAMP_ENV"),
+    ("RAMP_CLIENT_ID", "RAMP_CLIENT_ID"),
+    ("UV_PYTHON", "UV_PYTHON"),
+    ("TOKEN", "--token"),
+    ("FIXTURE_RECORD", "FIXTURE_RECORD"),
+];
+
+/// How a replay is typed: `sh -c`, `bash -c`, or lines read by an interactive bash, where
+/// `!` outside single quotes recalls history (`bash -i -c` never expands history).
+#[derive(Debug, Clone, Copy)]
+enum Replay {
+    Sh,
+    Bash,
+    InteractiveBash,
+}
+
+/// `reproduce` run as `how` types it, in an environment of the names it reads and nothing
+/// else but a PATH with mcpcheck on it.
+fn replay(how: Replay, reproduce: &str, values: &[(&str, String)], dir: &Path) -> Vec<u8> {
+    use std::io::Write;
+    let path = format!(
+        "{}:{}",
+        bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new(match how {
+        Replay::Sh => "sh",
+        Replay::Bash | Replay::InteractiveBash => "bash",
+    });
+    cmd.env_clear()
+        .env("PATH", path)
+        .env("HOME", dir)
+        .current_dir(dir)
+        .envs(values.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if support::portable_backend() {
+        cmd.env("MCPCHECK_PROCESS_BACKEND", "portable");
+    }
+    let typed = match how {
+        Replay::Sh | Replay::Bash => {
+            cmd.arg("-c").arg(reproduce);
+            String::new()
+        }
+        // No line editing: without a terminal's bracketed paste a tab would complete.
+        Replay::InteractiveBash => {
+            cmd.args(["--norc", "--noprofile", "--noediting", "-i"]);
+            format!("unset HISTFILE\n: probe\nprintf 'history:%s\\n' \"!!\"\n{reproduce}\n")
+        }
+    };
+    let mut child = cmd.spawn().expect("shell");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(typed.as_bytes())
+        .expect("type");
+    let out = child.wait_with_output().expect("shell");
+    if let Replay::InteractiveBash = how {
+        assert!(
+            out.stdout.starts_with(b"history:: probe\n"),
+            "history expansion is off: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    out.stderr
+}
+
+#[test]
+fn reproduce_replays_hostile_arguments_and_variables_in_sh_bash_and_interactive_bash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("swept.jsonl");
+    let mut env: serde_json::Map<String, Value> = HOSTILE_ENV
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    env.insert("FIXTURE_RECORD".into(), json!(record));
+    let fixture = support::fixture("records_argv_and_env");
+    let command: Vec<&str> = [support::python_executable(), fixture.as_str()]
+        .into_iter()
+        .chain(HOSTILE_ARGS.iter().copied())
+        .collect();
+    let manifest = write_manifest(
+        dir.path(),
+        &[json!({"id": "hostile", "command": command, "env": env})],
+    );
+    let out = dir.path().join("results.jsonl");
+    let run = support::mcpcheck()
+        .arg("sweep")
+        .arg(&manifest)
+        .arg("--out")
+        .arg(&out)
+        .args(["--pass-env", PASSED.0])
+        .env(PASSED.0, PASSED.1)
+        .output()
+        .expect("sweep");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let swept = json_lines(&record);
+    assert_eq!(swept.len(), 1, "{swept:?}");
+    assert_eq!(swept[0]["argv"], json!(HOSTILE_ARGS));
+    assert_eq!(swept[0]["env"]["UV_PYTHON"], PASSED.1);
+    assert_eq!(swept[0]["env"]["RAMP_ENV"], "same-value-7");
+
+    let lines = lines(&out);
+    let reproduce = line(&lines, "hostile")["reproduce"]
+        .as_str()
+        .expect("reproduce")
+        .to_string();
+    // Each variable by a name of its own, none the shell's, the passed one by its name.
+    assert_eq!(
+        names_in(&reproduce),
+        REPLAY_NAMES.iter().map(|(n, _)| n.to_string()).collect(),
+        "{reproduce}"
+    );
+    for how in [Replay::Sh, Replay::Bash, Replay::InteractiveBash] {
+        let again = dir.path().join(format!("{how:?}.jsonl"));
+        let values: Vec<(&str, String)> = REPLAY_NAMES
+            .iter()
+            .map(|&(name, variable)| {
+                let value = match variable {
+                    "FIXTURE_RECORD" => again.display().to_string(),
+                    "--token" => "hunter2!!".to_string(),
+                    _ if variable == PASSED.0 => PASSED.1.to_string(),
+                    _ => HOSTILE_ENV
+                        .iter()
+                        .find(|(k, _)| *k == variable)
+                        .map(|(_, v)| v.to_string())
+                        .expect("a variable of the entry"),
+                };
+                (name, value)
+            })
+            .collect();
+        let stderr = replay(how, &reproduce, &values, dir.path());
+        assert!(
+            again.exists(),
+            "{how:?} did not start the server: {reproduce}\n{}",
+            String::from_utf8_lossy(&stderr)
+        );
+        assert_eq!(json_lines(&again), swept, "{how:?} ran: {reproduce}");
+    }
 }

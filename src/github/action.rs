@@ -395,7 +395,7 @@ fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(setup) = &inputs.setup {
         lines.push(match &inputs.working_directory {
-            Some(d) => format!("(cd {} && {setup})", shell_words::quote(d)),
+            Some(d) => format!("(cd {} && {setup})", crate::shell::quote(d)),
             None => setup.clone(),
         });
     }
@@ -406,7 +406,7 @@ fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
                 .into_iter()
                 .chain(paths.iter().map(String::as_str))
                 .collect();
-            lines.push(shell_words::join(argv));
+            lines.push(crate::shell::join(argv));
         }
     }
     lines

@@ -407,6 +407,15 @@ mod tests {
     }
 
     #[test]
+    fn the_reproduce_line_keeps_history_bangs_in_single_quotes() {
+        let i = read(&[("INPUT_COMMAND", r#"node s.js 'a!b' "!!" 'it'\''s'"#)]).expect("inputs");
+        let argv = i.guard_argv().expect("argv");
+        let line = crate::shell::join(&argv);
+        assert_eq!(line, r"mcpcheck guard -- node s.js 'a!b' '!!' 'it'\''s'");
+        assert_eq!(shell_words::split(&line).expect("splits"), argv);
+    }
+
+    #[test]
     fn bad_inputs_are_named() {
         let e = read(&[("INPUT_FAIL_ON", "sometimes")]).expect_err("bad fail_on");
         assert!(e.message().contains("fail_on"), "{}", e.message());

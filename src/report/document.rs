@@ -210,7 +210,7 @@ impl Report {
         let reproduce = if invocation.is_empty() {
             Vec::new()
         } else {
-            vec![shell_words::join(&invocation)]
+            vec![crate::shell::join(&invocation)]
         };
         Self {
             engine: "guard",

@@ -8,7 +8,7 @@ use super::remote::{HeaderValue, Remote};
 use super::results::ResultsWriter;
 use super::sandbox::{EnvPolicy, Sandbox};
 use super::setup;
-use super::shown::{self, Shown};
+use super::shown::{self, Secrets, Shown};
 use super::SweepProgress;
 use crate::error::Error;
 use crate::finding::{excerpt, Finding};
@@ -172,7 +172,8 @@ async fn entry_line(
     let cwd = launch.cwd.clone().unwrap_or_else(|| sandbox.work());
     // What every line of this entry says beside its status.
     let mut fields = Line::new(&id, LineStatus::Judged(Status::Pass), started_at, clock);
-    fields.reproduce = Some(reproduce(&launch, &config));
+    let passed = config.env_policy.passed(|k| std::env::var_os(k));
+    fields.reproduce = Some(reproduce(&launch, &config, &passed));
     fields.runtime_note.clone_from(&launch.runtime_note);
     if let Some(argv) = &launch.setup {
         let command = ServerCommand {
@@ -277,16 +278,31 @@ fn show_command(doc: &mut Value, command: &[Shown]) {
 }
 
 /// The command that reruns this one server alone: `mcpcheck guard` with the sweep's
-/// settings and the entry's, each secret as `${NAME}` (export the named values first).
-fn reproduce(launch: &Launch, config: &SweepConfig) -> String {
-    let mut words = settings_words(config);
+/// settings and the entry's, each secret as `${NAME}` (export the named values first), and
+/// each variable `--pass-env` gave it read by name from the replaying shell, as the sweep
+/// read it from its own environment.
+fn reproduce(launch: &Launch, config: &SweepConfig, passed: &[&str]) -> String {
+    let secrets = &launch.secrets;
+    let mut words = settings_words(config, secrets);
     if let Some(cwd) = &launch.cwd {
         words.push("--cwd".into());
-        words.push(shell_words::quote(&cwd.display().to_string()).into_owned());
+        words.push(shown_word(secrets, cwd.display().to_string()));
     }
-    for (name, value) in &launch.env {
+    let mut env: Vec<(&str, Shown)> = launch
+        .env
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.clone()))
+        .collect();
+    for name in passed
+        .iter()
+        .filter(|p| !launch.env.iter().any(|(n, _)| n == *p))
+    {
+        env.push((name, Shown::secret(&secrets.free_name(name), "")));
+    }
+    for (name, value) in env {
         let mut assignment = Shown::text(format!("{name}="));
-        assignment.push(value.clone());
+        assignment.push(value);
+        secrets.mark(&mut assignment);
         words.push("--env".into());
         words.push(assignment.shell_word());
     }
@@ -295,18 +311,25 @@ fn reproduce(launch: &Launch, config: &SweepConfig) -> String {
     words.join(" ")
 }
 
+/// `text` as one shell word, each secret in it read from its variable.
+fn shown_word(secrets: &Secrets, text: String) -> String {
+    let mut shown = Shown::text(text);
+    secrets.mark(&mut shown);
+    shown.shell_word()
+}
+
 /// `mcpcheck guard` and the sweep's own settings that every entry shares.
-fn settings_words(config: &SweepConfig) -> Vec<String> {
+fn settings_words(config: &SweepConfig, secrets: &Secrets) -> Vec<String> {
     let mut words: Vec<String> = vec!["mcpcheck".into(), "guard".into()];
     if let Some(t) = config.timeout {
         words.extend(["--timeout".into(), t.to_string()]);
     }
     if let Some(p) = &config.profile {
-        words.extend(["--profile".into(), shell_words::quote(p).into_owned()]);
+        words.extend(["--profile".into(), shown_word(secrets, p.clone())]);
     }
     if let Some(c) = &config.config {
         words.push("--config".into());
-        words.push(shell_words::quote(&c.display().to_string()).into_owned());
+        words.push(shown_word(secrets, c.display().to_string()));
     }
     words
 }
@@ -408,7 +431,7 @@ async fn guard_remote(
 /// `mcpcheck guard --url` for one remote entry: each header's value as `${VAR}` (the
 /// variable it comes from, or one named after the header).
 fn reproduce_remote(remote: &Remote, config: &SweepConfig) -> String {
-    let mut words = settings_words(config);
+    let mut words = settings_words(config, &remote.secrets);
     words.extend(["--url".into(), remote.url.shell_word()]);
     for (name, value) in &remote.headers {
         let var = match value {

@@ -45,6 +45,26 @@ pub struct EnvPolicy {
     pub isolated_caches: bool,
 }
 
+impl EnvPolicy {
+    /// The `--pass-env` names a server is given from mcpcheck's environment (`host`): set,
+    /// and not the sandbox's own `HOME` or `TMPDIR`.
+    pub fn passed(&self, host: impl Fn(&str) -> Option<OsString>) -> Vec<&str> {
+        self.pass
+            .iter()
+            .map(String::as_str)
+            .filter(|name| !SANDBOX_OWN.contains(name) && from_host(&host, name).is_some())
+            .collect()
+    }
+}
+
+/// Variables every server gets from its sandbox, whatever mcpcheck's environment says.
+const SANDBOX_OWN: &[&str] = &["HOME", "TMPDIR"];
+
+/// A variable of `host` as a server is given it: set and UTF-8.
+fn from_host(host: &impl Fn(&str) -> Option<OsString>, name: &str) -> Option<String> {
+    host(name).and_then(|v| v.into_string().ok())
+}
+
 const PREFIX: &str = "mcpcheck-sweep-";
 /// Holds the pid of the sweep that made the directory, so a later sweep can tell a
 /// directory left by a killed sweep from one in use.
@@ -124,7 +144,7 @@ pub fn base_env(
 ) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = Vec::new();
     let keep = |name: &str, env: &mut Vec<(String, String)>| {
-        if let Some(v) = host(name).and_then(|v| v.into_string().ok()) {
+        if let Some(v) = from_host(&host, name) {
             if !env.iter().any(|(k, _)| k == name) {
                 env.push((name.to_string(), v));
             }
@@ -145,7 +165,7 @@ pub fn base_env(
     if !policy.isolated_caches {
         env.extend(shared_caches(&host));
     }
-    env.retain(|(k, _)| k != "HOME" && k != "TMPDIR");
+    env.retain(|(k, _)| !SANDBOX_OWN.contains(&k.as_str()));
     env.push(("HOME".into(), home.display().to_string()));
     env.push(("TMPDIR".into(), tmp.display().to_string()));
     env
@@ -243,6 +263,18 @@ mod tests {
         assert_eq!(remove_stale(parent.path()), 1);
         assert!(!dead.exists());
         assert!(mine.exists() && alive.exists() && unowned.exists() && other.exists());
+    }
+
+    #[test]
+    fn passed_names_are_those_set_and_not_the_sandboxs_own() {
+        let h = host(&[("UV_PYTHON", "3.12"), ("HOME", "/root"), ("EMPTY", "")]);
+        let policy = EnvPolicy {
+            pass: ["UV_PYTHON", "HOME", "TMPDIR", "UNSET", "EMPTY"]
+                .map(String::from)
+                .into(),
+            isolated_caches: false,
+        };
+        assert_eq!(policy.passed(h), ["UV_PYTHON", "EMPTY"]);
     }
 
     #[test]

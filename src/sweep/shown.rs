@@ -4,6 +4,7 @@
 //! shape; it is shown as `${NAME}`, the name an operator exports it under to replay the run.
 
 use crate::secrets::{argv_secrets, url_passwords, ArgSecret};
+use crate::shell;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -65,27 +66,51 @@ impl Shown {
             .collect()
     }
 
-    /// One POSIX shell word: literal text quoted, each secret expanded from its variable.
+    /// One shell word that means [`Shown::value`] to `sh`, `bash` and an interactive
+    /// `bash` once each secret's variable is exported: literal text as [`shell::quote`]
+    /// writes it, each secret `"${NAME}"` (`'--description '"${NAME}"' index'`).
     pub fn shell_word(&self) -> String {
-        if !self.0.iter().any(|p| matches!(p, Part::Secret { .. })) {
-            return shell_words::quote(&self.value()).into_owned();
+        let mut word = String::new();
+        let mut text = String::new();
+        for part in &self.0 {
+            match part {
+                Part::Text(t) => text.push_str(t),
+                Part::Secret { name, .. } => {
+                    if !text.is_empty() {
+                        word.push_str(&shell::quote(&std::mem::take(&mut text)));
+                    }
+                    word.push_str(&format!("\"${{{name}}}\""));
+                }
+            }
         }
-        let mut word = String::from("\"");
+        if !text.is_empty() || word.is_empty() {
+            word.push_str(&shell::quote(&text));
+        }
+        word
+    }
+
+    /// Marks secret, under `name`, every place `value` appears in this one's text.
+    fn mark_value(&mut self, value: &str, name: &str) {
+        while let Some(range) = self.text_holding(value) {
+            self.mark(range, name);
+        }
+    }
+
+    /// Where `value` first appears inside one text part, in [`Shown::value`]'s offsets.
+    fn text_holding(&self, value: &str) -> Option<Range<usize>> {
+        let mut at = 0;
         for part in &self.0 {
             match part {
                 Part::Text(t) => {
-                    for c in t.chars() {
-                        if matches!(c, '\\' | '"' | '$' | '`') {
-                            word.push('\\');
-                        }
-                        word.push(c);
+                    if let Some(i) = t.find(value) {
+                        return Some(at + i..at + i + value.len());
                     }
+                    at += t.len();
                 }
-                Part::Secret { name, .. } => word.push_str(&format!("${{{name}}}")),
+                Part::Secret { value: v, .. } => at += v.len(),
             }
         }
-        word.push('"');
-        word
+        None
     }
 
     /// Marks `range` of [`Shown::value`] secret, under `name`, where it is shown as text.
@@ -175,8 +200,14 @@ pub fn fill(
 }
 
 /// A shell variable name from an input's name: kept when it is one (`conn`, `API_KEY`),
-/// else its letters and digits upper-cased (`--api-key` is `API_KEY`).
+/// else its letters and digits upper-cased (`--api-key` is `API_KEY`); one of the shell's
+/// own names ([`shell::SHELLS_OWN`]) is prefixed (`PATH` is `MCPCHECK_PATH`), since
+/// `${PATH}` would read the operator's own value and `${RANDOM}` a random number.
 pub fn shell_name(hint: &str) -> String {
+    shell::own_name(&variable_name(hint)).into_owned()
+}
+
+fn variable_name(hint: &str) -> String {
     let valid = |s: &str| {
         s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -238,34 +269,72 @@ pub fn mark_value_credentials(value: &mut Shown, name: &str) {
     }
 }
 
-/// The secrets of a launch, each once, under names made unique: two values never share
-/// a name, so exporting the names replays exactly.
+/// The secrets of a launch, each once, under names made unique: a name holds one value,
+/// so exporting the names replays exactly. Names belong to variables: two variables with
+/// the same value keep their own names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Secrets(Vec<(String, String)>);
 
 impl Secrets {
-    /// Collects the secrets of `values`, renaming a secret whose name another value took.
+    /// Collects the secrets of `values`, renaming a secret whose name another value took;
+    /// text that holds a secret's value (of [`MIN_FREE_TEXT_SECRET`] or more characters)
+    /// is marked secret under that secret's name, so a command line reads it from there.
     pub fn collect<'a>(values: impl Iterator<Item = &'a mut Shown>) -> Self {
+        let mut values: Vec<&'a mut Shown> = values.collect();
         let mut seen: Vec<(String, String)> = Vec::new();
-        for shown in values {
+        for shown in &mut values {
             for part in &mut shown.0 {
                 let Part::Secret { name, value } = part else {
                     continue;
                 };
-                if let Some((n, _)) = seen.iter().find(|(_, v)| v == value) {
-                    *name = n.clone();
-                    continue;
-                }
                 let base = name.clone();
                 let mut k = 1;
-                while seen.iter().any(|(n, _)| n == name) {
-                    k += 1;
-                    *name = format!("{base}_{k}");
+                loop {
+                    match seen.iter().find(|(n, _)| n == name) {
+                        None => {
+                            seen.push((name.clone(), value.clone()));
+                            break;
+                        }
+                        Some((_, v)) if v == value => break,
+                        Some(_) => {
+                            k += 1;
+                            *name = shell_name(&format!("{base}_{k}"));
+                        }
+                    }
                 }
-                seen.push((name.clone(), value.clone()));
             }
         }
-        Self(seen)
+        let secrets = Self(seen);
+        for shown in values {
+            secrets.mark(shown);
+        }
+        secrets
+    }
+
+    /// Marks secret each place a secret's value (long enough to mask in free text)
+    /// appears in `shown`'s text, longest first, under the first name that holds it.
+    pub fn mark(&self, shown: &mut Shown) {
+        let mut by_length: Vec<&(String, String)> = self
+            .0
+            .iter()
+            .filter(|(_, v)| v.len() >= MIN_FREE_TEXT_SECRET)
+            .collect();
+        by_length.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        for (name, value) in by_length {
+            shown.mark_value(value, name);
+        }
+    }
+
+    /// `hint` as a variable name no secret of these holds.
+    pub fn free_name(&self, hint: &str) -> String {
+        let base = shell_name(hint);
+        let mut name = base.clone();
+        let mut k = 1;
+        while self.names().any(|n| n == name) {
+            k += 1;
+            name = shell_name(&format!("{base}_{k}"));
+        }
+        name
     }
 
     /// The secrets as the run's known values, each shown as `${NAME}` wherever the server
@@ -332,95 +401,4 @@ impl Secrets {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_are_shown_by_name_and_quoted_for_the_shell() {
-        let mut v = Shown::text("mongodb://u:");
-        v.push(Shown::secret("conn pw", "p\"w$x"));
-        v.push(Shown::text("@h/$db"));
-        assert_eq!(v.value(), "mongodb://u:p\"w$x@h/$db");
-        assert_eq!(v.display(), "mongodb://u:${CONN_PW}@h/$db");
-        assert_eq!(v.shell_word(), "\"mongodb://u:${CONN_PW}@h/\\$db\"");
-        assert_eq!(Shown::text("a b").shell_word(), "'a b'");
-    }
-
-    #[test]
-    fn names_are_shell_variables() {
-        assert_eq!(shell_name("conn"), "conn");
-        assert_eq!(shell_name("--api-key"), "API_KEY");
-        assert_eq!(shell_name("positional argument 1"), "POSITIONAL_ARGUMENT_1");
-        assert_eq!(shell_name("1st"), "_1ST");
-        assert_eq!(shell_name("--"), "SECRET");
-    }
-
-    #[test]
-    fn credentials_no_input_marked_are_found_and_named() {
-        let mut argv = vec![
-            Shown::text("npx"),
-            Shown::text("--db"),
-            Shown::text("mongodb://admin:s3cretpw@db/x"),
-            Shown::text("--token"),
-            Shown::text("hunter2"),
-            Shown::text("postgres://u:pw@h/d"),
-        ];
-        mark_credentials(&mut argv);
-        let shown: Vec<String> = argv.iter().map(Shown::display).collect();
-        assert_eq!(
-            shown,
-            [
-                "npx",
-                "--db",
-                "mongodb://admin:${ARG2_PASSWORD}@db/x",
-                "--token",
-                "${TOKEN}",
-                "postgres://u:${ARG5_PASSWORD}@h/d"
-            ]
-        );
-        let secrets = Secrets::collect(argv.iter_mut());
-        assert_eq!(
-            secrets.names().collect::<Vec<_>>(),
-            ["ARG2_PASSWORD", "TOKEN", "ARG5_PASSWORD"]
-        );
-    }
-
-    #[test]
-    fn a_variables_url_password_is_a_secret_under_its_name() {
-        let mut value = Shown::text("postgres://app:pg-Secr3t@db:5432/x");
-        mark_value_credentials(&mut value, "DATABASE_URL");
-        assert_eq!(
-            value.display(),
-            "postgres://app:${DATABASE_URL_PASSWORD}@db:5432/x"
-        );
-        assert_eq!(value.value(), "postgres://app:pg-Secr3t@db:5432/x");
-    }
-
-    #[test]
-    fn one_name_per_value_and_one_value_per_name() {
-        let mut values = [
-            Shown::secret("KEY", "first-value"),
-            Shown::secret("KEY", "second-value"),
-            Shown::secret("OTHER", "first-value"),
-        ];
-        let secrets = Secrets::collect(values.iter_mut());
-        let shown: Vec<String> = values.iter().map(Shown::display).collect();
-        assert_eq!(shown, ["${KEY}", "${KEY_2}", "${KEY}"]);
-        assert_eq!(
-            secrets.redact("a first-value b second-value c"),
-            "a ${KEY} b ${KEY_2} c"
-        );
-    }
-
-    #[test]
-    fn a_tree_is_redacted_in_keys_and_values() {
-        let mut values = [Shown::secret("PW", "hunter2")];
-        let secrets = Secrets::collect(values.iter_mut());
-        let mut tree = serde_json::json!({"hunter2": ["x hunter2 y", 1], "n": {"m": "hunter2"}});
-        secrets.redact_tree(&mut tree);
-        assert_eq!(
-            tree,
-            serde_json::json!({"${PW}": ["x ${PW} y", 1], "n": {"m": "${PW}"}})
-        );
-    }
-}
+mod tests;
