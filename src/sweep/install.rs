@@ -5,13 +5,14 @@
 //! only when complete: an install killed half-way leaves nothing another entry reads, and
 //! npm's and uv's own caches are safe for concurrent use (npx's `_npx` directory is not).
 
+use super::facts::InstallFacts;
 use super::install_bin::{npm_bin, pypi_script};
 use super::setup;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding};
 use crate::installer;
 use crate::process::ServerCommand;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -80,8 +81,14 @@ impl Package {
 
 /// The installed server's program, or why there is none.
 pub enum Installed {
-    Ready { program: PathBuf, facts: Value },
-    Failed { facts: Value, finding: Box<Finding> },
+    Ready {
+        program: PathBuf,
+        facts: InstallFacts,
+    },
+    Failed {
+        facts: InstallFacts,
+        finding: Box<Finding>,
+    },
 }
 
 /// Installs packages under one root, each once, one install of a package at a time.
@@ -112,16 +119,17 @@ impl Installer {
         let started = Instant::now();
         let dir = self.root.join(&key);
         if dir.join(READY).is_file() {
-            return resolve(package, &dir, json!({"cached": true, "durationMs": 0}));
+            return resolve(package, &dir, InstallFacts::none_ran(true, false));
         }
         // Installed in place (a virtual environment cannot be moved): what an install that
         // failed or was stopped left is removed first, and only a complete one is marked.
         let _ = std::fs::remove_dir_all(&dir);
         if let Err(e) = std::fs::create_dir_all(&dir) {
             let why = format!("cannot create the install directory: {e}");
-            return failed(Code::InstallFailed, "io", &why, json!({"error": why}));
+            let facts = InstallFacts::directory_error(why.clone());
+            return failed(Code::InstallFailed, "io", &why, facts);
         }
-        let mut facts = json!({"cached": false});
+        let mut facts = InstallFacts::none_ran(false, false);
         for argv in commands(package, &dir) {
             let left = self.timeout.saturating_sub(started.elapsed());
             let command = ServerCommand {
@@ -138,17 +146,16 @@ impl Installer {
                 &crate::secrets::KnownSecrets::new(),
             )
             .await;
-            facts = outcome.facts;
-            facts["cached"] = json!(false);
+            facts = InstallFacts::ran(outcome.facts);
             if !outcome.ok {
-                facts["durationMs"] = json!(started.elapsed().as_millis() as u64);
+                facts.set_duration(started.elapsed());
                 let (code, detail, evidence) =
                     classify(package, &facts, &outcome.output, self.timeout);
                 let message = message(code, package, self.timeout);
                 return failed(code, detail, &evidence, facts).with_message(message);
             }
         }
-        facts["durationMs"] = json!(started.elapsed().as_millis() as u64);
+        facts.set_duration(started.elapsed());
         let _ = std::fs::write(dir.join(READY), package.spec());
         resolve(package, &dir, facts)
     }
@@ -173,11 +180,7 @@ pub fn in_project(package: &Package, cwd: &Path) -> Option<Installed> {
     if found.get("version").and_then(Value::as_str) != Some(version.as_str()) {
         return None;
     }
-    Some(resolve(
-        package,
-        cwd,
-        json!({"cached": true, "inProject": true, "durationMs": 0}),
-    ))
+    Some(resolve(package, cwd, InstallFacts::none_ran(true, true)))
 }
 
 /// The commands that install `package` into `dir`.
@@ -238,7 +241,7 @@ fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
 }
 
 /// The program to start from a complete install, found as the client's runtime finds it.
-fn resolve(package: &Package, dir: &Path, facts: Value) -> Installed {
+fn resolve(package: &Package, dir: &Path, facts: InstallFacts) -> Installed {
     let found = match package {
         Package::Npm { identifier, .. } => npm_bin(dir, identifier),
         Package::Pypi { identifier, .. } | Package::PypiPip { identifier, .. } => {
@@ -263,18 +266,18 @@ fn resolve(package: &Package, dir: &Path, facts: Value) -> Installed {
 /// The code, detail code and decisive line of a failed install.
 fn classify(
     package: &Package,
-    facts: &Value,
+    facts: &InstallFacts,
     output: &str,
     timeout: Duration,
 ) -> (Code, &'static str, String) {
-    if facts["timedOut"] == json!(true) {
+    if facts.timed_out() {
         let why = format!(
             "no end within {} ms (--install-timeout)",
             timeout.as_millis()
         );
         return (Code::InstallTimeout, "timeout", why);
     }
-    if let Some(spawn) = facts["spawnError"].as_str() {
+    if let Some(spawn) = facts.spawn_error() {
         return (Code::InstallFailed, "installer-missing", spawn.to_string());
     }
     let installer = match package {
@@ -336,7 +339,7 @@ fn message(code: Code, package: &Package, timeout: Duration) -> String {
     }
 }
 
-fn failed(code: Code, detail: &'static str, evidence: &str, facts: Value) -> Installed {
+fn failed(code: Code, detail: &'static str, evidence: &str, facts: InstallFacts) -> Installed {
     let finding = Finding::new(code, code.meta().title)
         .detail(detail)
         .evidence(&crate::secrets::mask_tokens(&excerpt(evidence, 300)));
@@ -358,6 +361,7 @@ impl Installed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn npm() -> Package {
         Package::Npm {
@@ -373,8 +377,22 @@ mod tests {
         }
     }
 
-    fn failure() -> Value {
-        json!({"ok": false, "timedOut": false})
+    fn failure() -> InstallFacts {
+        ran(false)
+    }
+
+    fn ran(timed_out: bool) -> InstallFacts {
+        InstallFacts::ran(crate::sweep::facts::SetupFacts::Ran(
+            crate::sweep::facts::CommandRun {
+                command: vec!["npm".into()],
+                ok: false,
+                timed_out,
+                exit_code: None,
+                signal: None,
+                duration_ms: 0,
+                output_tail: None,
+            },
+        ))
     }
 
     #[test]
@@ -408,7 +426,7 @@ mod tests {
         let leaky = "npm error 404 Not Found - GET https://ci:npm_Zx8Qm2Lr5Tn7Vb3Kc9Wd1Hy4Jf6Gs0Pa2Xe7@registry.example/x - Not found";
         let (_, _, line) = classify(&npm(), &failure(), leaky, t);
         let Installed::Failed { finding, .. } =
-            failed(Code::InstallPackageMissing, "package", &line, json!({}))
+            failed(Code::InstallPackageMissing, "package", &line, failure())
         else {
             panic!("failed")
         };
@@ -418,7 +436,7 @@ mod tests {
             shown.contains("https://ci:[REDACTED]@registry.example/x"),
             "{shown}"
         );
-        let timeout = json!({"ok": false, "timedOut": true});
+        let timeout = ran(true);
         assert_eq!(classify(&npm(), &timeout, "", t).0, Code::InstallTimeout);
     }
 

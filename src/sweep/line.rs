@@ -2,15 +2,16 @@
 //! follow them on the same line. The schema of `sweep --out` lines is generated from this
 //! type, so a field cannot be written without being described.
 
+use super::facts::{InstallFacts, SetupFacts};
 use super::results::rfc3339;
 use crate::verdict::Status;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::time::{Instant, SystemTime};
 
 /// Why an entry was not judged by the guard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum NotJudged {
     /// Values the entry needs (a secret, a header) were not given.
@@ -26,7 +27,7 @@ pub enum NotJudged {
 }
 
 /// A line's status: the guard's verdict, or why there is none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum LineStatus {
     Judged(Status),
@@ -34,7 +35,7 @@ pub enum LineStatus {
 }
 
 /// The server.json transport a remote entry was guarded as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RemoteType {
     StreamableHttp,
@@ -52,7 +53,7 @@ impl RemoteType {
 }
 
 /// One line of `sweep --out` (its own fields; the guard report's, when it ran, follow).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Line {
     pub id: String,
@@ -82,19 +83,18 @@ pub struct Line {
     /// launcher ran it and why. Added in v1 without breaking it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_note: Option<String>,
-    /// An entry with a `setup` command: how it ran (command, ok, timedOut, exitCode,
-    /// durationMs, outputTail, leftover processes).
+    /// An entry with a `setup` command: how it ran (command, ok, timedOut, exitCode, signal,
+    /// durationMs and, when it failed, outputTail), or why it could not start.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("type" = "object"))]
-    pub setup: Option<Value>,
+    pub setup: Option<SetupFacts>,
     /// A registry entry whose package the sweep installed before starting it (npm for npx,
-    /// uv for uvx): the installer's command, ok, timedOut, exitCode, durationMs, cached
-    /// (installed earlier in the same sweep), program (the executable started) and, when it
-    /// failed, outputTail. A failed install makes the line's status `install-failed`, with
-    /// `summary` and `issues` (an install-* code). Added in v1 without breaking it.
+    /// uv for uvx): the installer's command, ok, timedOut, exitCode, signal, durationMs, cached
+    /// (installed earlier in the same sweep), inProject (found in the project), program (the
+    /// executable started) and, when it failed, outputTail; or why it could not start. A
+    /// failed install makes the line's status `install-failed`, with `summary` and `issues`
+    /// (an install-* code). Added in v1 without breaking it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("type" = "object"))]
-    pub install: Option<Value>,
+    pub install: Option<InstallFacts>,
 }
 
 impl Line {

@@ -217,7 +217,7 @@ async fn entry_line(
         };
         match installed {
             Installed::Ready { program, mut facts } => {
-                facts["program"] = json!(program.display().to_string());
+                facts.set_program(&program);
                 fields.install = Some(facts);
                 shown = std::iter::once(Shown::text(program.display().to_string()))
                     .chain(

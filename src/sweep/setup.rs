@@ -2,9 +2,9 @@
 //! by the process layer's setup runner (`process::setup`, shared with the Action); this
 //! keeps the redacted tail of its output and writes the result line's `setup` facts.
 
+use super::facts::{CommandRun, SetupFacts, SpawnFailure};
 use crate::finding::excerpt;
 use crate::process::{ExitKind, ServerCommand};
-use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,7 +17,7 @@ const SHOWN_CHARS: usize = 2000;
 pub struct SetupOutcome {
     pub ok: bool,
     /// The `setup` object of the result line.
-    pub facts: Value,
+    pub facts: SetupFacts,
     /// The end of the output (stdout and stderr as they came), redacted, unescaped: for a
     /// caller that reads it line by line.
     pub output: String,
@@ -43,7 +43,10 @@ pub async fn run(
         Err(e) => {
             return SetupOutcome {
                 ok: false,
-                facts: json!({"spawnError": e.to_string(), "hint": e.hint}),
+                facts: SetupFacts::NotStarted(SpawnFailure {
+                    spawn_error: e.to_string(),
+                    hint: e.hint.to_string(),
+                }),
                 output: String::new(),
             }
         }
@@ -56,16 +59,25 @@ pub async fn run(
     let tail_text = crate::secrets::mask_tokens(&secrets.remove(&tail_text));
     let ok = setup.succeeded();
     let exit = setup.exit;
-    let mut facts = json!({
-        "command": crate::secrets::redact_argv(
-            &std::iter::once(command.program.clone()).chain(command.args.iter().cloned()).collect::<Vec<_>>()
+    let mut run = CommandRun {
+        command: crate::secrets::redact_argv(
+            &std::iter::once(command.program.clone())
+                .chain(command.args.iter().cloned())
+                .collect::<Vec<_>>(),
         ),
-        "ok": ok,
-        "timedOut": setup.timed_out(),
-        "exitCode": match exit { Some(ExitKind::Code(c)) => Some(c), _ => None },
-        "signal": match exit { Some(ExitKind::Signal(s)) => Some(s), _ => None },
-        "durationMs": setup.duration.as_millis() as u64,
-    });
+        ok,
+        timed_out: setup.timed_out(),
+        exit_code: match exit {
+            Some(ExitKind::Code(c)) => Some(c),
+            _ => None,
+        },
+        signal: match exit {
+            Some(ExitKind::Signal(s)) => Some(s),
+            _ => None,
+        },
+        duration_ms: setup.duration.as_millis() as u64,
+        output_tail: None,
+    };
     if !ok {
         // Redacted before trimming, so a secret cut at the buffer's start is trimmed away.
         let count = tail_text.chars().count();
@@ -73,11 +85,11 @@ pub async fn run(
             .chars()
             .skip(count.saturating_sub(SHOWN_CHARS))
             .collect();
-        facts["outputTail"] = json!(excerpt(&end, SHOWN_CHARS));
+        run.output_tail = Some(excerpt(&end, SHOWN_CHARS));
     }
     SetupOutcome {
         ok,
-        facts,
+        facts: SetupFacts::Ran(run),
         output: tail_text,
     }
 }
