@@ -208,6 +208,15 @@ fn no_secret_reaches_any_output_and_each_reproduce_command_reruns_the_server() {
     );
     assert_eq!(registry["install"]["inProject"], true);
     assert_eq!(registry["fingerprint"]["argv"], registry["command"]);
+    assert_eq!(
+        registry["fingerprint"]["command"]["argv"],
+        registry["command"]
+    );
+    assert_eq!(registry["fingerprint"]["command"]["executable"], command[0]);
+    assert_eq!(
+        registry["fingerprint"]["command"]["args"].as_array(),
+        Some(&command[1..].to_vec())
+    );
     for l in &lines {
         let reproduce = l["reproduce"].as_str().expect("reproduce");
         assert!(!reproduce.contains("REDACTED"), "{reproduce}");

@@ -43,7 +43,7 @@ fn sweep(config: &Path, profile: &str, timeout: u64) -> SweepConfig {
         install_timeout: Duration::from_secs(1),
         env_policy: EnvPolicy::default(),
         render: Renderers {
-            guard: Arc::new(|_| serde_json::Value::Null),
+            guard: Arc::new(|_, _| serde_json::Value::Null),
             findings: Arc::new(|_| serde_json::Value::Null),
         },
         remote: false,

@@ -33,7 +33,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode, Error> {
         remote_allow_unsafe: args.remote_allow_unsafe,
     };
     let renderers = crate::sweep::Renderers {
-        guard: Arc::new(crate::report::guard::json::render),
+        guard: Arc::new(crate::report::guard::json::render_showing),
         findings: Arc::new(|findings| {
             serde_json::to_value(crate::report::issue::FindingsFields::of(findings))
                 .unwrap_or_default()

@@ -15,7 +15,7 @@ use crate::finding::{excerpt, Finding};
 use crate::guard::{self, GuardRequest, GuardRun, GuardSettings};
 use crate::process::ServerCommand;
 use crate::verdict::{Status, Verdict};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,8 +24,10 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
 
 /// Turns a finished guard run into the fields of its result line (the guard's JSON
-/// contract); the command layer supplies it, so the engine knows no renderer.
-pub type LineRenderer = Arc<dyn Fn(&GuardRun) -> Value + Send + Sync>;
+/// contract), showing the server's command as given (each secret as `${NAME}`, as
+/// `reproduce` names it, not the guard's `[REDACTED]`) when there is one; the command layer
+/// supplies it, so the engine knows no renderer.
+pub type LineRenderer = Arc<dyn Fn(&GuardRun, Option<&[String]>) -> Value + Send + Sync>;
 /// Turns the findings of an entry that got no guard run (a failed install) into the
 /// `summary` and `issues` fields of its line.
 pub type FindingsRenderer = Arc<dyn Fn(&[Finding]) -> Value + Send + Sync>;
@@ -253,28 +255,14 @@ async fn entry_line(
     // The entry's secrets, by their names (the sandbox's HOME and PATH are not secrets).
     settings.secrets = known;
     let run = guard::run(settings).await;
-    let mut doc = (config.render.guard)(&run);
+    let shown: Vec<String> = shown.iter().map(Shown::display).collect();
+    let doc = (config.render.guard)(&run, Some(&shown));
     drop(sandbox);
-    show_command(&mut doc, &shown);
     let line = Line {
         status: LineStatus::Judged(Verdict::of(&run.findings).status),
         ..fields.timed(clock)
     };
     Value::Object(line.with(doc))
-}
-
-/// The guard report's command fields as the sweep shows them: each secret as `${NAME}`,
-/// not the guard's `[REDACTED]`, so a shown command reads as the `reproduce` one does.
-fn show_command(doc: &mut Value, command: &[Shown]) {
-    let argv: Vec<String> = command.iter().map(Shown::display).collect();
-    doc["command"] = json!(argv);
-    if let Some(fingerprint) = doc.get_mut("fingerprint").and_then(Value::as_object_mut) {
-        fingerprint.insert("argv".into(), json!(argv));
-        fingerprint.insert(
-            "command".into(),
-            json!({"executable": argv.first(), "args": argv.get(1..).unwrap_or_default(), "argv": argv}),
-        );
-    }
 }
 
 /// The command that reruns this one server alone: `mcpcheck guard` with the sweep's
@@ -414,7 +402,7 @@ async fn guard_remote(
     let mut settings = settings;
     settings.secrets = Arc::new(secrets);
     let run = guard::run(settings).await;
-    let doc = (config.render.guard)(&run);
+    let doc = (config.render.guard)(&run, None);
     let line = Line {
         remote_type: Some(remote.transport),
         reproduce: Some(reproduce_remote(&remote, &config)),

@@ -235,6 +235,31 @@ pub fn render(run: &GuardRun) -> Value {
     serde_json::to_value(report(run)).unwrap_or(Value::Null)
 }
 
+/// The report as JSON, with `shown` (when given) as the server's command line.
+pub fn render_showing(run: &GuardRun, shown: Option<&[String]>) -> Value {
+    let doc = report(run);
+    let doc = match shown {
+        Some(argv) => doc.showing_command(argv.to_vec()),
+        None => doc,
+    };
+    serde_json::to_value(doc).unwrap_or(Value::Null)
+}
+
+impl GuardReport<'_> {
+    /// This report with `argv` as the server's command line (`command`, and the
+    /// fingerprint's `argv` and `command`): how a sweep shows it, each secret as `${NAME}`.
+    pub fn showing_command(mut self, argv: Vec<String>) -> Self {
+        self.fingerprint.command = contract::CommandFacts {
+            executable: argv.first().cloned(),
+            args: argv.get(1..).unwrap_or_default().to_vec(),
+            argv: argv.clone(),
+        };
+        self.fingerprint.argv = argv.clone();
+        self.command = argv;
+        self
+    }
+}
+
 fn session_document<'a>(
     run: &GuardRun,
     session: &'a SessionResult,

@@ -20,7 +20,7 @@ pub use capabilities::{
     capabilities_check, capability_checks, declared_capabilities, CapabilitiesCheck,
     CapabilityChecks,
 };
-pub use fingerprint::{fingerprint, Fingerprint, RunTimings};
+pub use fingerprint::{fingerprint, CommandFacts, Fingerprint, RunTimings};
 pub use issues::{guard_issue, issue_classes, GuardIssue, IssueClasses};
 pub use process::{
     config, operations, process, static_findings, static_scan, Config, Operation, Process,
