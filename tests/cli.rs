@@ -249,7 +249,13 @@ fn json_and_a_different_format_are_a_usage_error_in_every_subcommand() {
 /// Arguments that make each subcommand with `--format` run on a fixture.
 fn base_args(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
     let results = dir.join("results.jsonl");
-    std::fs::write(&results, "{\"id\":\"x\",\"status\":\"pass\",\"startedAt\":\"2026-01-01T00:00:00.000Z\",\"wallMs\":1}\n").expect("results");
+    // A whole line: sweep-report reads each field it shows, and counts a partial line as unreadable.
+    let line = serde_json::json!({
+        "id": "x", "status": "pass", "startedAt": "2026-01-01T00:00:00.000Z", "wallMs": 1,
+        "summary": {"issueClass": "", "primaryIssueCode": "", "issueCounts": {"error": 0, "warning": 0}},
+        "issues": [], "command": ["true"], "serverInfo": null,
+    });
+    std::fs::write(&results, format!("{line}\n")).expect("results");
     let listing = repo().join("tests/fixtures/listings");
     let first_listing = std::fs::read_dir(&listing)
         .expect("listings")

@@ -111,6 +111,8 @@ fn twenty_servers_at_jobs_8_each_once_with_single_run_verdicts_and_nothing_left_
     }
     let singles = single_verdicts(&TWENTY, "5000");
     assert_matches_single_runs(&results, &servers, &singles);
+    // sweep-report reads each of these lines, typed, with every column it shows.
+    assert_reads_back_typed(&out);
 }
 
 #[test]
@@ -387,6 +389,7 @@ fn setup_runs_first_in_the_same_sandbox_and_a_failed_one_is_reported_without_sec
     assert!(!std::fs::read_to_string(&out)
         .expect("results")
         .contains("s3cr3t-token-value"));
+    assert_reads_back_typed(&out);
 }
 
 #[test]

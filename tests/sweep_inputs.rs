@@ -317,8 +317,9 @@ fn the_human_report_s_columns_fit_the_longest_id() {
     let entry = |id: &str, status: &str, code: Option<&str>| {
         json!({
             "id": id, "status": status, "startedAt": "2026-01-01T00:00:00.000Z", "wallMs": 900,
-            "summary": {"status": status, "primaryIssueCode": code, "issueCounts": {"error": 0, "warning": 0}},
-            "issues": [],
+            "summary": {"status": status, "issueClass": "", "primaryIssueCode": code.unwrap_or(""),
+                        "issueCounts": {"error": 0, "warning": 0}},
+            "issues": [], "command": ["node", "s.js"], "serverInfo": null,
         })
     };
     let long = "io.github.modelcontextprotocol/server-brave-search@0.6.2";

@@ -140,6 +140,8 @@ fn each_install_failure_has_its_own_code_and_the_installers_decisive_line() {
         // The package without an executable did install; the others did not.
         assert_eq!(l["install"]["ok"], code == "install-no-executable", "{id}");
     }
+    // sweep-report reads each install failure, typed, with its install facts.
+    support::sweep::assert_reads_back_typed(&out);
     // The report counts them by code.
     let report = support::mcpcheck()
         .args(["sweep-report", "--format", "json"])

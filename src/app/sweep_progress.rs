@@ -1,6 +1,7 @@
 //! The sweep's progress on stderr: a bar on a terminal, plain periodic lines otherwise or
 //! under CI.
 
+use crate::sweep::line::LineStatus;
 use crate::sweep::SweepProgress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
@@ -72,12 +73,12 @@ impl SweepProgress for Progress {
         self.refresh();
     }
 
-    fn finished(&mut self, status: &str) {
-        if !matches!(status, "needs-configuration" | "not-asked") {
+    fn finished(&mut self, status: LineStatus) {
+        if status.was_started() {
             self.running = self.running.saturating_sub(1);
         }
         self.done += 1;
-        *self.tally.entry(status.to_string()).or_default() += 1;
+        *self.tally.entry(status.as_str().to_string()).or_default() += 1;
         if let Some(bar) = &self.bar {
             bar.set_position(self.done);
             bar.set_message(self.counts());

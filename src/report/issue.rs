@@ -149,6 +149,39 @@ mod tests {
             .is_some_and(|o| o.starts_with("MCP")));
     }
 
+    /// An install failure's line, written as the sweep writes it, reads back as
+    /// `sweep-report` reads it: a renamed field fails here, not as a blank column.
+    #[test]
+    fn an_install_failures_line_reads_back_typed() {
+        use crate::sweep::line::{Line, NotJudged};
+        use crate::sweep::line_verdict::LineVerdict;
+        use crate::sweep::results::ResultLine;
+        let findings = [Finding::new(
+            Code::InstallPackageMissing,
+            "x@1 is not on npm",
+        )];
+        let fields = serde_json::to_value(FindingsFields::of(&findings)).expect("json");
+        let clock = std::time::Instant::now();
+        let line = Line::not_judged("x", NotJudged::InstallFailed, std::time::UNIX_EPOCH, clock)
+            .with(fields);
+        let text = serde_json::to_vec(&line.json).expect("json");
+        let read = ResultLine::parse(&text, 1).expect("the line reads back");
+        let LineVerdict::InstallFailed(verdict) = &read.verdict else {
+            panic!("{:?}", read.verdict)
+        };
+        assert_eq!(
+            verdict.summary.primary_issue_code.as_deref(),
+            Some("install-package-missing")
+        );
+        assert_eq!(
+            verdict.summary.issue_class.as_deref(),
+            Some("installRuntime")
+        );
+        assert_eq!(verdict.summary.issue_counts.error, 1);
+        assert_eq!(verdict.issues[0].message, "x@1 is not on npm");
+        assert_eq!(verdict.issues[0].severity, "error");
+    }
+
     #[test]
     fn the_summary_names_the_primary_finding() {
         let findings = [

@@ -34,6 +34,43 @@ pub enum LineStatus {
     NotJudged(NotJudged),
 }
 
+impl NotJudged {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotJudged::NeedsConfiguration => "needs-configuration",
+            NotJudged::NotAsked => "not-asked",
+            NotJudged::SetupFailed => "setup-failed",
+            NotJudged::InstallFailed => "install-failed",
+            NotJudged::SweepError => "sweep-error",
+        }
+    }
+}
+
+impl LineStatus {
+    /// As the line spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineStatus::Judged(status) => status.as_str(),
+            LineStatus::NotJudged(why) => why.as_str(),
+        }
+    }
+
+    /// Whether the sweep started anything for the entry (needs-configuration and not-asked
+    /// entries have no server time).
+    pub fn was_started(self) -> bool {
+        !matches!(
+            self,
+            LineStatus::NotJudged(NotJudged::NeedsConfiguration | NotJudged::NotAsked)
+        )
+    }
+}
+
+impl std::fmt::Display for LineStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// The server.json transport a remote entry was guarded as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -129,8 +166,10 @@ impl Line {
         self
     }
 
-    /// These fields, then `rest` (a guard report's, or an install failure's issues).
-    pub fn with(self, rest: Value) -> Map<String, Value> {
+    /// These fields, then `rest` (a guard report's, or an install failure's issues), as the
+    /// results file gets them.
+    pub fn with(self, rest: Value) -> LineOut {
+        let status = self.status;
         let mut line = match serde_json::to_value(self) {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
@@ -138,6 +177,61 @@ impl Line {
         if let Value::Object(fields) = rest {
             line.extend(fields);
         }
-        line
+        LineOut {
+            status,
+            json: Value::Object(line),
+        }
+    }
+}
+
+/// A finished entry's whole line, and its status for the progress display.
+#[derive(Debug, Clone)]
+pub struct LineOut {
+    pub status: LineStatus,
+    pub json: Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::facts::{CommandRun, SpawnFailure};
+    use crate::sweep::results::ResultLine;
+
+    /// The sweep's own fields read back as they were written, every status spelled as the
+    /// schema says.
+    #[test]
+    fn a_line_reads_back_as_written() {
+        let clock = Instant::now();
+        let at = std::time::UNIX_EPOCH;
+        let mut line = Line::not_judged("a", NotJudged::SetupFailed, at, clock).reason("exit 3");
+        line.setup = Some(SetupFacts::Ran(CommandRun {
+            command: vec!["make".into()],
+            ok: false,
+            timed_out: false,
+            exit_code: Some(3),
+            signal: None,
+            duration_ms: 5,
+            output_tail: Some("error".into()),
+        }));
+        line.install = Some(InstallFacts::ran(SetupFacts::NotStarted(SpawnFailure {
+            spawn_error: "npm: not found".into(),
+            hint: "install npm".into(),
+        })));
+        line.reproduce = Some("mcpcheck guard -- x".into());
+        line.remote_type = Some(RemoteType::Sse);
+        let text = serde_json::to_vec(&line.clone().with(Value::Null).json).expect("json");
+        let read = ResultLine::parse(&text, 1).expect("reads back");
+        assert_eq!(read.fields, line);
+        for status in [
+            LineStatus::Judged(Status::NeedsInspection),
+            LineStatus::NotJudged(NotJudged::NeedsConfiguration),
+        ] {
+            let json = serde_json::to_value(status).expect("json");
+            assert_eq!(json, status.as_str());
+            assert_eq!(
+                serde_json::from_value::<LineStatus>(json).ok(),
+                Some(status)
+            );
+        }
     }
 }

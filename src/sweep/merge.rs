@@ -3,16 +3,14 @@
 
 use super::results::{self, ResultLine};
 use crate::error::Error;
-use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// One line that survived the merge, with where it came from.
+/// One line that survived the merge, with the file it came from.
 #[derive(Debug, Clone)]
 pub struct MergedLine {
-    pub value: Value,
+    pub result: ResultLine,
     pub file: String,
-    pub line: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -36,20 +34,17 @@ pub fn findings_of(merged: &Merged) -> Vec<crate::finding::Finding> {
     use crate::finding::{excerpt, Finding, Severity};
     let mut out = Vec::new();
     for line in &merged.lines {
-        let id = excerpt(line.value["id"].as_str().unwrap_or("?"), 128);
-        for issue in line.value["issues"].as_array().into_iter().flatten() {
-            let Some(code) = issue["code"]
-                .as_str()
-                .and_then(crate::catalog::Code::from_name)
-            else {
+        let id = excerpt(line.result.id(), 128);
+        for issue in line.result.verdict.issues() {
+            let Some(code) = crate::catalog::Code::from_name(&issue.code) else {
                 continue;
             };
-            let severity = match issue["severity"].as_str() {
-                Some("error") => Severity::Error,
-                Some("warning") => Severity::Warning,
+            let severity = match issue.severity.as_str() {
+                "error" => Severity::Error,
+                "warning" => Severity::Warning,
                 _ => Severity::Note,
             };
-            let message = excerpt(issue["message"].as_str().unwrap_or(""), 1000);
+            let message = excerpt(&issue.message, 1000);
             let mut f = Finding::new(code, format!("{id}: {message}")).severity(severity);
             f.location.logical = Some(format!("servers/{id}"));
             out.push(f);
@@ -65,11 +60,10 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, Error> {
         let file = results::read(path)?;
         let shown = path.display().to_string();
         for line in &file.lines {
-            let Some(id) = line.id() else { continue };
+            let id = line.id();
             let candidate = MergedLine {
-                value: line.value.clone(),
+                result: line.clone(),
                 file: shown.clone(),
-                line: line.line,
             };
             match by_id.get(id) {
                 None => {
@@ -78,8 +72,11 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, Error> {
                 }
                 Some(&at) => {
                     merged.duplicates += 1;
-                    // Newest wins; on a tie, the later file or line.
-                    if started_at(&candidate.value) >= started_at(&merged.lines[at].value) {
+                    // Newest wins (RFC 3339 UTC strings of one fixed format compare in time
+                    // order); on a tie, the later file or line.
+                    if candidate.result.fields.started_at
+                        >= merged.lines[at].result.fields.started_at
+                    {
                         merged.lines[at] = candidate;
                     }
                 }
@@ -92,11 +89,6 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, Error> {
         });
     }
     Ok(merged)
-}
-
-/// RFC 3339 UTC strings of one fixed format compare in time order.
-fn started_at(v: &Value) -> &str {
-    v.get("startedAt").and_then(Value::as_str).unwrap_or("")
 }
 
 /// Milliseconds since the epoch of a `startedAt` written by the sweep
@@ -144,17 +136,29 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let a = dir.path().join("a.jsonl");
         let b = dir.path().join("b.jsonl");
-        std::fs::write(&a, "{\"id\":\"x\",\"status\":\"fail\",\"startedAt\":\"2026-01-02T00:00:00.000Z\"}\n{\"id\":\"y\",\"status\":\"pass\",\"startedAt\":\"2026-01-01T00:00:00.000Z\"}\n").expect("a");
-        std::fs::write(&b, "{\"id\":\"x\",\"status\":\"pass\",\"startedAt\":\"2026-01-01T00:00:00.000Z\"}\n{\"id\":\"y\",\"status\":\"warning\",\"startedAt\":\"2026-01-03T00:00:00.000Z\"}\n{broken\n").expect("b");
+        let line = |id: &str, status: &str, day: u8| {
+            serde_json::json!({
+                "id": id, "status": status, "startedAt": format!("2026-01-0{day}T00:00:00.000Z"),
+                "wallMs": 1, "summary": {"issueClass": "", "primaryIssueCode": "",
+                "issueCounts": {"error": 0, "warning": 0}}, "issues": [], "command": ["s"],
+                "serverInfo": null,
+            })
+        };
+        let text = |lines: &[serde_json::Value]| {
+            lines.iter().map(|l| format!("{l}\n")).collect::<String>()
+        };
+        std::fs::write(&a, text(&[line("x", "fail", 2), line("y", "pass", 1)])).expect("a");
+        let b_lines = text(&[line("x", "pass", 1), line("y", "warning", 3)]);
+        std::fs::write(&b, format!("{b_lines}{{broken\n")).expect("b");
         let m = merge(&[a, b]).expect("merge");
         let got: Vec<(&str, &str, usize)> = m
             .lines
             .iter()
             .map(|l| {
                 (
-                    l.value["id"].as_str().unwrap_or(""),
-                    l.value["status"].as_str().unwrap_or(""),
-                    l.line,
+                    l.result.id(),
+                    l.result.fields.status.as_str(),
+                    l.result.line,
                 )
             })
             .collect();

@@ -6,6 +6,7 @@ pub mod facts;
 pub mod install;
 mod install_bin;
 pub mod line;
+pub mod line_verdict;
 pub mod manifest;
 mod manifest_fields;
 pub mod merge;
@@ -103,7 +104,7 @@ pub trait SweepProgress: Send {
     /// A server's check started.
     fn started(&mut self) {}
     /// An entry's line was written, with its status.
-    fn finished(&mut self, _status: &str) {}
+    fn finished(&mut self, _status: line::LineStatus) {}
     /// Once a second while servers run.
     fn tick(&mut self) {}
 }

@@ -1,6 +1,8 @@
 //! The results file: JSON Lines, one line per server, each written whole, flushed and
 //! fsynced before the next, so a sweep killed at any moment keeps every finished server.
 
+use super::line::Line;
+use super::line_verdict::LineVerdict;
 use crate::error::Error;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -57,7 +59,7 @@ impl ResultsWriter {
         let ids = read(path)?
             .lines
             .iter()
-            .filter_map(|l| l.id().map(str::to_string))
+            .map(|l| l.id().to_string())
             .collect();
         Ok((
             Self {
@@ -122,24 +124,39 @@ fn open_error(path: &Path, e: &std::io::Error) -> Error {
     ))
 }
 
-/// One line of a results file.
-#[derive(Debug, Clone)]
+/// One line of a results file, read back typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResultLine {
-    pub value: Value,
+    /// The sweep's own fields.
+    pub fields: Line,
+    /// What follows them, as far as a report of the sweep reads it.
+    pub verdict: LineVerdict,
     /// 1-based line number in its file.
     pub line: usize,
 }
 
 impl ResultLine {
-    pub fn id(&self) -> Option<&str> {
-        self.value.get("id").and_then(Value::as_str)
+    /// Line `line` of a results file; an error when it is not a whole result line.
+    pub fn parse(json: &[u8], line: usize) -> serde_json::Result<Self> {
+        let fields: Line = serde_json::from_slice(json)?;
+        let verdict = LineVerdict::read(fields.status, json)?;
+        Ok(Self {
+            fields,
+            verdict,
+            line,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.fields.id
     }
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct ResultsFile {
     pub lines: Vec<ResultLine>,
-    /// Lines that are not a JSON object with an `id` (a line cut short by a kill).
+    /// Lines that are not a whole result line (one cut short by a kill, or not written by
+    /// `mcpcheck sweep`).
     pub unreadable: usize,
 }
 
@@ -174,12 +191,9 @@ pub fn read(path: &Path) -> Result<ResultsFile, Error> {
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<Value>(&buf) {
-            Ok(v) if v.get("id").and_then(Value::as_str).is_some() => out.lines.push(ResultLine {
-                value: v,
-                line: number,
-            }),
-            _ => out.unreadable += 1,
+        match ResultLine::parse(&buf, number) {
+            Ok(line) => out.lines.push(line),
+            Err(_) => out.unreadable += 1,
         }
     }
     Ok(out)
@@ -218,7 +232,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use std::time::Duration;
 
     #[test]
@@ -232,11 +245,19 @@ mod tests {
 
     #[test]
     fn resume_drops_a_cut_line_and_keeps_the_whole_ones() {
+        use crate::sweep::line::NotJudged;
+        use std::time::Instant;
+        let line = |id: &str| {
+            Line::not_judged(id, NotJudged::NotAsked, UNIX_EPOCH, Instant::now())
+                .reason("not this transport")
+                .with(Value::Null)
+                .json
+        };
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("r.jsonl");
         let mut w = ResultsWriter::create(&path).expect("create");
-        w.append(&json!({"id": "a"})).expect("a");
-        w.append(&json!({"id": "b"})).expect("b");
+        w.append(&line("a")).expect("a");
+        w.append(&line("b")).expect("b");
         drop(w);
         let mut f = OpenOptions::new().append(true).open(&path).expect("open");
         f.write_all(b"{\"id\": \"c\", \"sta").expect("cut");
@@ -244,13 +265,17 @@ mod tests {
         assert!(ResultsWriter::create(&path).is_err(), "must not overwrite");
         let (mut w, ids) = ResultsWriter::resume(&path).expect("resume");
         assert_eq!(ids, HashSet::from(["a".to_string(), "b".to_string()]));
-        w.append(&json!({"id": "c"})).expect("c");
+        w.append(&line("c")).expect("c");
         let text = std::fs::read_to_string(&path).expect("read");
-        assert_eq!(text, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"c\"}\n");
+        let want: String = ["a", "b", "c"].map(|id| format!("{}\n", line(id))).concat();
+        assert_eq!(text, want);
         let back = read(&path).expect("read back");
         assert_eq!(
-            back.lines.iter().map(|l| l.line).collect::<Vec<_>>(),
-            [1, 2, 3]
+            back.lines
+                .iter()
+                .map(|l| (l.id(), l.line))
+                .collect::<Vec<_>>(),
+            [("a", 1), ("b", 2), ("c", 3)]
         );
         assert_eq!(back.unreadable, 0);
     }

@@ -2,7 +2,7 @@
 //! each result to the results file as it finishes.
 
 use super::install::{in_project, Installed, Installer};
-use super::line::{Line, LineStatus, NotJudged};
+use super::line::{Line, LineOut, LineStatus, NotJudged};
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::remote::{HeaderValue, Remote};
 use super::results::ResultsWriter;
@@ -78,7 +78,7 @@ pub async fn run(
     let mut sigterm = signal(SignalKind::terminate()).map_err(signal_error)?;
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
     let mut queue = entries.into_iter();
-    let mut running: JoinSet<Value> = JoinSet::new();
+    let mut running: JoinSet<LineOut> = JoinSet::new();
     let mut ids: HashMap<tokio::task::Id, String> = HashMap::new();
     loop {
         while running.len() < config.jobs {
@@ -97,8 +97,8 @@ pub async fn run(
                 }
                 plan => {
                     let line = not_started(&entry.id, &plan);
-                    writer.append(&line)?;
-                    progress.finished(status_of(&line));
+                    writer.append(&line.json)?;
+                    progress.finished(line.status);
                 }
             }
         }
@@ -115,8 +115,8 @@ pub async fn run(
                     }
                     None => continue,
                 };
-                writer.append(&line)?;
-                progress.finished(status_of(&line));
+                writer.append(&line.json)?;
+                progress.finished(line.status);
             }
             _ = sigint.recv() => return Ok(interrupt(&mut running, 2).await),
             _ = sigterm.recv() => return Ok(interrupt(&mut running, 15).await),
@@ -126,13 +126,9 @@ pub async fn run(
 }
 
 /// Stops every running check: dropping a session kills its server's process group.
-async fn interrupt(running: &mut JoinSet<Value>, signal: i32) -> SweepEnd {
+async fn interrupt(running: &mut JoinSet<LineOut>, signal: i32) -> SweepEnd {
     running.shutdown().await;
     SweepEnd::Interrupted { signal }
-}
-
-fn status_of(line: &Value) -> &str {
-    line.get("status").and_then(Value::as_str).unwrap_or("")
 }
 
 /// One server: sandbox, optional setup, its package's install, the guard run, the line,
@@ -143,7 +139,7 @@ async fn run_entry(
     launch: Launch,
     config: Arc<SweepConfig>,
     installer: Option<Arc<Installer>>,
-) -> Value {
+) -> LineOut {
     let known = Arc::new(launch.secrets.known());
     crate::secrets::known::in_force(
         Arc::clone(&known),
@@ -158,7 +154,7 @@ async fn entry_line(
     config: Arc<SweepConfig>,
     installer: Option<Arc<Installer>>,
     known: Arc<crate::secrets::KnownSecrets>,
-) -> Value {
+) -> LineOut {
     let started_at = SystemTime::now();
     let clock = Instant::now();
     let sandbox = match Sandbox::create() {
@@ -194,7 +190,7 @@ async fn entry_line(
                 reason: Some("the entry's setup command failed; the server was not started".into()),
                 ..fields.timed(clock)
             };
-            return Value::Object(line.with(Value::Null));
+            return line.with(Value::Null);
         }
     }
     let mut shown = launch.command.clone();
@@ -237,7 +233,7 @@ async fn entry_line(
                     ..fields.timed(clock)
                 };
                 let issues = (config.render.findings)(std::slice::from_ref(&*finding));
-                return Value::Object(line.with(issues));
+                return line.with(issues);
             }
         }
     }
@@ -247,7 +243,7 @@ async fn entry_line(
         Ok(s) => s,
         Err(e) => {
             let line = error_fields(&id, started_at, clock, e.message());
-            return Value::Object(line.with(Value::Null));
+            return line.with(Value::Null);
         }
     };
     // Only the sandbox's environment reaches the server, never mcpcheck's own.
@@ -262,7 +258,7 @@ async fn entry_line(
         status: LineStatus::Judged(Verdict::of(&run.findings).status),
         ..fields.timed(clock)
     };
-    Value::Object(line.with(doc))
+    line.with(doc)
 }
 
 /// The command that reruns this one server alone: `mcpcheck guard` with the sweep's
@@ -325,7 +321,7 @@ fn settings_words(config: &SweepConfig, secrets: &Secrets) -> Vec<String> {
 /// One remote server's line, with the server.json name of the transport it was guarded as
 /// beside the guard's own `transport` (what the session spoke: `http`, or `sse` after a
 /// fallback).
-async fn run_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> Value {
+async fn run_remote(id: String, remote: Remote, config: Arc<SweepConfig>) -> LineOut {
     let known = Arc::new(remote.secrets.known());
     crate::secrets::known::in_force(Arc::clone(&known), guard_remote(id, remote, config, known))
         .await
@@ -338,7 +334,7 @@ async fn guard_remote(
     remote: Remote,
     config: Arc<SweepConfig>,
     known: Arc<crate::secrets::KnownSecrets>,
-) -> Value {
+) -> LineOut {
     let started_at = SystemTime::now();
     let clock = Instant::now();
     let headers = match super::remote::resolve_headers(&remote.headers, &config.env_policy.pass) {
@@ -350,7 +346,7 @@ async fn guard_remote(
                 ..Line::not_judged(&id, NotJudged::NeedsConfiguration, started_at, clock)
                     .reason(format!("required values not given: {}", missing.join(", ")))
             };
-            return Value::Object(line.with(Value::Null));
+            return line.with(Value::Null);
         }
     };
     let request = GuardRequest {
@@ -386,7 +382,7 @@ async fn guard_remote(
                 ..Line::not_judged(&id, NotJudged::NotAsked, started_at, clock)
                     .reason(excerpt(&why, 500))
             };
-            return Value::Object(line.with(Value::Null));
+            return line.with(Value::Null);
         }
         Ok(Ok((settings, None))) => settings,
         Ok(Err(e)) => return error_line(&id, started_at, clock, e.message()),
@@ -413,7 +409,7 @@ async fn guard_remote(
             clock,
         )
     };
-    Value::Object(line.with(doc))
+    line.with(doc)
 }
 
 /// `mcpcheck guard --url` for one remote entry: each header's value as `${VAR}` (the
@@ -478,12 +474,12 @@ fn error_fields(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> 
     Line::not_judged(id, NotJudged::SweepError, started_at, clock).reason(excerpt(why, 500))
 }
 
-fn error_line(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> Value {
-    Value::Object(error_fields(id, started_at, clock, why).with(Value::Null))
+fn error_line(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> LineOut {
+    error_fields(id, started_at, clock, why).with(Value::Null)
 }
 
 /// The line of an entry that is not started.
-pub fn not_started(id: &str, plan: &EntryPlan) -> Value {
+pub fn not_started(id: &str, plan: &EntryPlan) -> LineOut {
     let (now, clock) = (SystemTime::now(), Instant::now());
     let line = match plan {
         EntryPlan::NeedsConfiguration { reason, missing } => Line {
@@ -501,5 +497,5 @@ pub fn not_started(id: &str, plan: &EntryPlan) -> Value {
         EntryPlan::Launch(_) => Line::not_judged(id, NotJudged::SweepError, now, clock)
             .reason("internal error: a launch was taken for an entry not started"),
     };
-    Value::Object(line.with(Value::Null))
+    line.with(Value::Null)
 }

@@ -1,25 +1,13 @@
 //! What a sweep found, aggregated from merged result lines; the renderers only read this.
 
+use super::line::{LineStatus, NotJudged};
 use super::merge::{parse_rfc3339_ms, InputFile, Merged};
+use super::results::ResultLine;
 use crate::catalog::Code;
 use crate::finding::{excerpt, IssueClass};
-use serde_json::Value;
+use crate::verdict::Status;
 use std::collections::{BTreeMap, HashMap};
 
-/// Statuses from worst to best; a status not listed sorts after them.
-pub const STATUS_ORDER: &[&str] = &[
-    "fail",
-    "needs_inspection",
-    "install-failed",
-    "setup-failed",
-    "sweep-error",
-    "warning",
-    "pass",
-    "needs-configuration",
-    "not-asked",
-];
-/// Statuses of entries that were never started.
-const NOT_STARTED: &[&str] = &["needs-configuration", "not-asked"];
 /// Example server ids listed per issue code.
 const EXAMPLES: usize = 3;
 
@@ -34,7 +22,7 @@ pub struct IssueRow {
 #[derive(Debug, Clone)]
 pub struct ServerRow {
     pub id: String,
-    pub status: String,
+    pub status: LineStatus,
     pub primary_issue_code: Option<String>,
     pub issue_class: Option<String>,
     pub errors: u64,
@@ -105,7 +93,8 @@ pub struct FileSpan {
 #[derive(Debug, Clone)]
 pub struct Summary {
     pub servers: Vec<ServerRow>,
-    pub statuses: Vec<(String, usize)>,
+    /// Servers per status, worst first.
+    pub statuses: Vec<(LineStatus, usize)>,
     pub classes: Vec<ClassTable>,
     pub top_codes: Vec<(String, usize)>,
     pub slowest: Vec<(String, u64)>,
@@ -135,11 +124,13 @@ impl Judged {
         let mut j = Self::default();
         for s in servers {
             let environment = s.issue_class.as_deref() == Some(IssueClass::Environment.as_str());
-            let slot = match s.status.as_str() {
-                "pass" | "warning" => &mut j.working,
-                "not-asked" => &mut j.not_asked,
-                "needs-configuration" | "setup-failed" | "sweep-error" => &mut j.not_judged,
-                "install-failed"
+            let slot = match s.status {
+                LineStatus::Judged(Status::Pass | Status::Warning) => &mut j.working,
+                LineStatus::NotJudged(NotJudged::NotAsked) => &mut j.not_asked,
+                LineStatus::NotJudged(
+                    NotJudged::NeedsConfiguration | NotJudged::SetupFailed | NotJudged::SweepError,
+                ) => &mut j.not_judged,
+                LineStatus::NotJudged(NotJudged::InstallFailed)
                     if matches!(
                         s.primary_issue_code.as_deref(),
                         Some("install-timeout" | "install-failed")
@@ -156,11 +147,19 @@ impl Judged {
     }
 }
 
-pub fn status_rank(status: &str) -> usize {
-    STATUS_ORDER
-        .iter()
-        .position(|s| *s == status)
-        .unwrap_or(STATUS_ORDER.len())
+/// Statuses from worst to best.
+pub fn status_rank(status: LineStatus) -> u8 {
+    match status {
+        LineStatus::Judged(Status::Fail) => 0,
+        LineStatus::Judged(Status::NeedsInspection) => 1,
+        LineStatus::NotJudged(NotJudged::InstallFailed) => 2,
+        LineStatus::NotJudged(NotJudged::SetupFailed) => 3,
+        LineStatus::NotJudged(NotJudged::SweepError) => 4,
+        LineStatus::Judged(Status::Warning) => 5,
+        LineStatus::Judged(Status::Pass) => 6,
+        LineStatus::NotJudged(NotJudged::NeedsConfiguration) => 7,
+        LineStatus::NotJudged(NotJudged::NotAsked) => 8,
+    }
 }
 
 impl Summary {
@@ -168,20 +167,17 @@ impl Summary {
         let mut servers: Vec<ServerRow> = merged
             .lines
             .iter()
-            .map(|l| server_row(&l.value, &l.file, l.line))
+            .map(|l| server_row(&l.result, &l.file))
             .collect();
-        servers
-            .sort_by(|a, b| (status_rank(&a.status), &a.id).cmp(&(status_rank(&b.status), &b.id)));
-        let mut statuses: BTreeMap<(usize, String), usize> = BTreeMap::new();
+        servers.sort_by(|a, b| (status_rank(a.status), &a.id).cmp(&(status_rank(b.status), &b.id)));
+        let mut statuses: BTreeMap<u8, (LineStatus, usize)> = BTreeMap::new();
         for s in &servers {
-            *statuses
-                .entry((status_rank(&s.status), s.status.clone()))
-                .or_default() += 1;
+            statuses
+                .entry(status_rank(s.status))
+                .or_insert((s.status, 0))
+                .1 += 1;
         }
-        let started: Vec<&ServerRow> = servers
-            .iter()
-            .filter(|s| !NOT_STARTED.contains(&s.status.as_str()))
-            .collect();
+        let started: Vec<&ServerRow> = servers.iter().filter(|s| s.status.was_started()).collect();
         let mut slowest: Vec<(String, u64)> = started
             .iter()
             .filter_map(|s| Some((s.id.clone(), s.wall_ms?)))
@@ -191,7 +187,7 @@ impl Summary {
         let (classes, top_codes) = classes(&servers);
         Summary {
             timing: timing(started.iter().filter_map(|s| s.wall_ms).collect()),
-            statuses: statuses.into_iter().map(|((_, s), n)| (s, n)).collect(),
+            statuses: statuses.into_values().collect(),
             classes,
             top_codes,
             slowest,
@@ -202,52 +198,43 @@ impl Summary {
     }
 }
 
-fn server_row(v: &Value, file: &str, line: usize) -> ServerRow {
-    let text = |v: Option<&Value>, max: usize| v.and_then(Value::as_str).map(|s| excerpt(s, max));
-    let summary = v.get("summary");
-    let count = |sev: &str| {
-        summary
-            .and_then(|s| s.get("issueCounts"))
-            .and_then(|c| c.get(sev))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    let issues = v
-        .get("issues")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+fn server_row(r: &ResultLine, file: &str) -> ServerRow {
+    let l = &r.fields;
+    let summary = r.verdict.summary();
+    let issues = r
+        .verdict
+        .issues()
+        .iter()
         .map(|i| IssueRow {
-            code: text(i.get("code"), 80).unwrap_or_default(),
-            severity: text(i.get("severity"), 20).unwrap_or_default(),
-            class: text(i.get("class"), 40).unwrap_or_default(),
-            message: text(i.get("message"), 300).unwrap_or_default(),
+            code: excerpt(&i.code, 80),
+            severity: excerpt(&i.severity, 20),
+            class: excerpt(&i.class, 40),
+            message: excerpt(&i.message, 300),
         })
         .collect();
-    let command = v.get("command").and_then(Value::as_array).map(|argv| {
-        let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
-        excerpt(&words.join(" "), 200)
-    });
     ServerRow {
-        id: text(v.get("id"), 200).unwrap_or_default(),
-        status: text(v.get("status"), 40).unwrap_or_else(|| "unknown".into()),
-        // The guard writes "" (the v1 contract's empty string) when nothing was found.
-        primary_issue_code: text(summary.and_then(|s| s.get("primaryIssueCode")), 80)
-            .filter(|c| !c.is_empty()),
-        issue_class: text(summary.and_then(|s| s.get("issueClass")), 40).filter(|c| !c.is_empty()),
-        errors: count("error"),
-        warnings: count("warning"),
+        id: excerpt(&l.id, 200),
+        status: l.status,
+        primary_issue_code: summary
+            .and_then(|s| s.primary_issue_code.as_deref())
+            .map(|c| excerpt(c, 80)),
+        issue_class: summary
+            .and_then(|s| s.issue_class.as_deref())
+            .map(|c| excerpt(c, 40)),
+        errors: summary.map_or(0, |s| s.issue_counts.error),
+        warnings: summary.map_or(0, |s| s.issue_counts.warning),
         // An entry never started has no wall time worth showing.
-        wall_ms: v.get("wallMs").and_then(Value::as_u64).filter(|_| {
-            !NOT_STARTED.contains(&v.get("status").and_then(Value::as_str).unwrap_or(""))
-        }),
-        started_at: text(v.get("startedAt"), 40),
-        reason: text(v.get("reason"), 300),
-        server_name: text(v.get("serverInfo").and_then(|s| s.get("name")), 128),
-        command,
+        wall_ms: l.status.was_started().then_some(l.wall_ms),
+        started_at: Some(excerpt(&l.started_at, 40)),
+        reason: l.reason.as_deref().map(|r| excerpt(r, 300)),
+        server_name: r.verdict.server_name().map(|n| excerpt(n, 128)),
+        command: r
+            .verdict
+            .command()
+            .map(|argv| excerpt(&argv.join(" "), 200)),
         issues,
         file: file.to_string(),
-        line,
+        line: r.line,
     }
 }
 
@@ -388,17 +375,11 @@ fn file_span(input: &InputFile) -> FileSpan {
     let mut last: Option<i64> = None;
     let mut busy_ms = 0u64;
     for l in &input.lines {
-        let status = l.value.get("status").and_then(Value::as_str).unwrap_or("");
-        let wall = l.value.get("wallMs").and_then(Value::as_u64).unwrap_or(0);
-        let Some(start) = l
-            .value
-            .get("startedAt")
-            .and_then(Value::as_str)
-            .and_then(parse_rfc3339_ms)
-        else {
+        let wall = l.fields.wall_ms;
+        let Some(start) = parse_rfc3339_ms(&l.fields.started_at) else {
             continue;
         };
-        if NOT_STARTED.contains(&status) {
+        if !l.fields.status.was_started() {
             continue;
         }
         busy_ms += wall;
@@ -429,7 +410,7 @@ mod tests {
     fn row(status: &str, code: Option<&str>, class: Option<&str>) -> ServerRow {
         ServerRow {
             id: "x".into(),
-            status: status.into(),
+            status: serde_json::from_value(status.into()).expect("a status"),
             primary_issue_code: code.map(str::to_string),
             issue_class: class.map(str::to_string),
             errors: 0,

@@ -188,3 +188,87 @@ pub fn sandboxes_of(tmp: &Path, pid: u32) -> Vec<PathBuf> {
         })
         .collect()
 }
+
+/// Every line of a results file reads back typed, as `sweep-report` reads it: none is
+/// unreadable, the sweep's own fields write back to what the line holds, and each field a
+/// report shows (summary, issues, command, server name) equals the line's JSON. A field
+/// renamed on the writing side (the guard report, the findings of an install failure) or
+/// the reading side (`sweep::line_verdict`) fails here rather than blanking a column.
+pub fn assert_reads_back_typed(path: &Path) {
+    use mcpcheck::sweep::line_verdict::LineVerdict;
+    let raw = lines(path);
+    let read = mcpcheck::sweep::results::read(path).expect("read the results");
+    assert_eq!(read.unreadable, 0, "lines sweep-report cannot read");
+    assert_eq!(read.lines.len(), raw.len());
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    for (typed, json) in read.lines.iter().zip(&raw) {
+        let id = &typed.fields.id;
+        let own = serde_json::to_value(&typed.fields).expect("the sweep's fields");
+        for (key, value) in own.as_object().expect("an object") {
+            assert_eq!(&json[key], value, "{id}: {key} does not write back");
+        }
+        let verdict = &typed.verdict;
+        let expected_kind = match json["status"].as_str().expect("status") {
+            "pass" | "warning" | "fail" | "needs_inspection" => "guarded",
+            "install-failed" => "install-failed",
+            _ => "nothing",
+        };
+        let kind = match verdict {
+            LineVerdict::Guarded(_) => "guarded",
+            LineVerdict::InstallFailed(_) => "install-failed",
+            LineVerdict::Nothing => "nothing",
+        };
+        assert_eq!(kind, expected_kind, "{id}");
+        if let Some(summary) = verdict.summary() {
+            let s = &json["summary"];
+            assert_eq!(
+                summary.primary_issue_code.clone().unwrap_or_default(),
+                text(&s["primaryIssueCode"]),
+                "{id}"
+            );
+            assert_eq!(
+                summary.issue_class.clone().unwrap_or_default(),
+                text(&s["issueClass"]),
+                "{id}"
+            );
+            assert_eq!(
+                summary.issue_counts.error, s["issueCounts"]["error"],
+                "{id}"
+            );
+            assert_eq!(
+                summary.issue_counts.warning, s["issueCounts"]["warning"],
+                "{id}"
+            );
+        }
+        let issues: Vec<[String; 4]> = verdict
+            .issues()
+            .iter()
+            .map(|i| {
+                [
+                    i.code.clone(),
+                    i.severity.clone(),
+                    i.class.clone(),
+                    i.message.clone(),
+                ]
+            })
+            .collect();
+        let written: Vec<[String; 4]> = json["issues"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|i| ["code", "severity", "class", "message"].map(|k| text(&i[k])))
+            .collect();
+        assert_eq!(issues, written, "{id}");
+        assert_eq!(
+            verdict.command().map(<[String]>::to_vec),
+            json.get("command")
+                .map(|c| serde_json::from_value::<Vec<String>>(c.clone()).expect("argv")),
+            "{id}"
+        );
+        assert_eq!(
+            verdict.server_name(),
+            json["serverInfo"]["name"].as_str(),
+            "{id}"
+        );
+    }
+}

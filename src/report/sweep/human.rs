@@ -2,6 +2,7 @@
 //! (bounded, control characters escaped) when the summary was built.
 
 use crate::finding::{excerpt, plural};
+use crate::sweep::line::{LineStatus, NotJudged};
 use crate::sweep::merge::Merged;
 use crate::sweep::summary::{Judged, Summary};
 use std::fmt::Write;
@@ -155,7 +156,7 @@ pub fn closing(
     let remote_off = summary
         .servers
         .iter()
-        .filter(|s| s.status == "not-asked")
+        .filter(|s| s.status == LineStatus::NotJudged(NotJudged::NotAsked))
         .filter(|s| {
             s.reason
                 .as_deref()

@@ -156,7 +156,7 @@ pub fn report(summary: &Summary) -> SweepReport<'_> {
             statuses: summary
                 .statuses
                 .iter()
-                .map(|(s, n)| (s.clone(), *n))
+                .map(|(s, n)| (s.as_str().to_string(), *n))
                 .collect(),
             duplicates_replaced: summary.duplicates,
         },
@@ -229,7 +229,7 @@ pub fn report(summary: &Summary) -> SweepReport<'_> {
 fn server_row(s: &crate::sweep::summary::ServerRow) -> ServerRow<'_> {
     ServerRow {
         id: &s.id,
-        status: &s.status,
+        status: s.status.as_str(),
         primary_issue_code: s.primary_issue_code.as_deref(),
         issue_class: s.issue_class.as_deref(),
         errors: s.errors,

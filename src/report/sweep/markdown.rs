@@ -70,7 +70,7 @@ pub fn render(summary: &Summary) -> String {
     );
     let _ = writeln!(out, "\n\n| Status | Servers |\n|---|---:|");
     for (status, n) in &summary.statuses {
-        let _ = writeln!(out, "| {} | {n} |", cell(status, 40));
+        let _ = writeln!(out, "| {} | {n} |", cell(status.as_str(), 40));
     }
     if !summary.top_codes.is_empty() {
         let _ = writeln!(
@@ -185,7 +185,7 @@ fn servers(out: &mut String, summary: &Summary) {
             out,
             "| {} | {} | {} | {} | {} | {details} |",
             i + 1,
-            cell(&s.status, 40),
+            cell(s.status.as_str(), 40),
             cell(&s.id, 120),
             cell(primary, 100),
             s.wall_ms.map_or("-".into(), secs),
@@ -224,7 +224,7 @@ fn servers(out: &mut String, summary: &Summary) {
 fn details(out: &mut String, number: usize, s: &ServerRow) {
     let _ = writeln!(out, "\n#### server-{number}\n");
     let _ = writeln!(out, "- id: {}", code(&s.id, 200));
-    let _ = writeln!(out, "- status: {}", code(&s.status, 40));
+    let _ = writeln!(out, "- status: {}", code(s.status.as_str(), 40));
     if let Some(name) = &s.server_name {
         let _ = writeln!(out, "- server: {}", code(name, 128));
     }
