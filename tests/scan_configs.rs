@@ -304,6 +304,8 @@ fn schema_breaks_are_input_errors_naming_file_line_column_and_what_was_expected(
         "tests/fixtures/configs/schema_servers_not_an_object.json",
     ]));
     assert_eq!(out.status.code(), Some(0));
+    let inv = inventory_json(&out.stdout);
+    assert!(inv["configs"][0]["error"].is_string(), "{inv:#}");
 }
 
 #[test]

@@ -35,7 +35,7 @@ fn inventory_live(dir: &Path, extra: &[&str]) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("json")
+    inventory_json(&out.stdout)
 }
 
 fn server<'a>(inv: &'a Value, name: &str) -> &'a Value {
@@ -412,7 +412,7 @@ fn legacy_sse_servers_are_listed_over_their_transport() {
 
 fn parse_inventory(out: std::process::Output) -> Value {
     assert_eq!(out.status.code(), Some(0));
-    serde_json::from_slice(&out.stdout).expect("json")
+    inventory_json(&out.stdout)
 }
 
 #[test]

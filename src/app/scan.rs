@@ -188,7 +188,7 @@ pub fn inventory(args: InventoryArgs, color: ColorChoice) -> Result<ExitCode, Er
         notices: &data.loaded.notices,
     };
     let text = match format {
-        ListingFormat::Json => json_text(&crate::report::inventory::json(&inv))?,
+        ListingFormat::Json => json_text(&crate::report::inventory::report(&inv))?,
         ListingFormat::Human => crate::report::inventory::human(
             &inv,
             Style {

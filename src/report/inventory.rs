@@ -2,14 +2,17 @@
 //! as text for people or JSON for machines. Content never makes it fail.
 
 use super::human::Style;
-use super::scan::server::server;
+use super::issue::SchemaVersion;
+use super::scan::json::ConfigFacts;
+use super::scan::server::{server, ServerFacts};
 use crate::finding::excerpt;
 use crate::scan::config_file::ConfigFile;
 use crate::scan::inventory::item_label;
 use crate::scan::live::{LiveIndex, LiveListing, LiveState};
 use crate::scan::lock;
 use crate::session::transcript::ListKind;
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 /// What the inventory shows.
 pub struct Inventory<'a> {
@@ -21,31 +24,70 @@ pub struct Inventory<'a> {
     pub notices: &'a [String],
 }
 
-pub fn json(inv: &Inventory<'_>) -> Value {
-    let mut configs: Vec<Value> = inv
+/// `mcpcheck inventory --format json` (schemaVersion 1): the configs read, every server in
+/// them as the scan report shows it, and (with `--live`) what each listed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(title = "mcpcheck inventory --format json")]
+pub struct InventoryJson<'a> {
+    pub schema_version: SchemaVersion,
+    /// Whether the servers were asked (`--live`).
+    pub live: bool,
+    /// Each config read, then each that could not be.
+    pub configs: Vec<InventoryConfig<'a>>,
+    pub servers: Vec<ServerFacts>,
+    pub notices: Vec<String>,
+}
+
+/// A config file: read, or not readable.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum InventoryConfig<'a> {
+    Read(ConfigFacts<'a>),
+    Unreadable(UnreadableConfig<'a>),
+}
+
+/// A config file that could not be parsed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UnreadableConfig<'a> {
+    pub path: &'a str,
+    /// Why.
+    pub error: String,
+}
+
+pub fn report<'a>(inv: &Inventory<'a>) -> InventoryJson<'a> {
+    let mut configs: Vec<InventoryConfig<'a>> = inv
         .configs
         .iter()
-        .map(|c| json!({"path": c.display, "client": c.client.as_str(), "scope": c.scope.as_str(), "servers": c.servers.len()}))
+        .map(|c| {
+            InventoryConfig::Read(ConfigFacts {
+                path: &c.display,
+                client: c.client.as_str(),
+                scope: c.scope.as_str(),
+                servers: c.servers.len(),
+            })
+        })
         .collect();
-    configs.extend(
-        inv.broken
-            .iter()
-            .map(|(path, error)| json!({"path": path, "error": excerpt(error, 300)})),
-    );
+    configs.extend(inv.broken.iter().map(|(path, error)| {
+        InventoryConfig::Unreadable(UnreadableConfig {
+            path,
+            error: excerpt(error, 300),
+        })
+    }));
     let index = LiveIndex::new(inv.live);
-    let servers: Vec<_> = inv
+    let servers = inv
         .configs
         .iter()
         .flat_map(|c| c.servers.iter().map(move |s| (c, s)))
         .map(|(c, s)| server(c, s, index.get(&c.display, &s.pointer), true))
         .collect();
-    json!({
-        "schemaVersion": 1,
-        "live": inv.live_ran,
-        "configs": configs,
-        "servers": servers,
-        "notices": inv.notices.iter().map(|n| excerpt(n, 500)).collect::<Vec<_>>(),
-    })
+    InventoryJson {
+        schema_version: SchemaVersion,
+        live: inv.live_ran,
+        configs,
+        servers,
+        notices: inv.notices.iter().map(|n| excerpt(n, 500)).collect(),
+    }
 }
 
 pub fn human(inv: &Inventory<'_>, style: Style) -> String {

@@ -4,6 +4,7 @@
 //! (`MCPCHECK_UPDATE_SCHEMAS=1` rewrites them).
 
 use crate::report::guard::json::GuardReport;
+use crate::report::inventory::InventoryJson;
 use crate::report::proxy::ProxyReport;
 use crate::report::scan::json::ScanJson;
 use crate::report::source::json::SourceReport;
@@ -117,6 +118,7 @@ pub const SURFACE_REPORT: &str = "surface-report.schema.json";
 pub const SWEEP_REPORT: &str = "sweep-report.schema.json";
 pub const PROXY_REPORT: &str = "proxy-report.schema.json";
 pub const SCAN_REPORT: &str = "scan-report.schema.json";
+pub const INVENTORY_REPORT: &str = "inventory-report.schema.json";
 
 pub fn guard_report() -> Value {
     root::<GuardReport>(GUARD_REPORT)
@@ -158,6 +160,7 @@ pub fn generated() -> Vec<(&'static str, Value)> {
         (SWEEP_REPORT, root::<SweepReport>(SWEEP_REPORT)),
         (PROXY_REPORT, root::<ProxyReport>(PROXY_REPORT)),
         (SCAN_REPORT, root::<ScanJson>(SCAN_REPORT)),
+        (INVENTORY_REPORT, root::<InventoryJson>(INVENTORY_REPORT)),
     ]
 }
 

@@ -183,3 +183,9 @@ pub fn private_tempdir() -> tempfile::TempDir {
     }
     dir
 }
+
+/// `mcpcheck inventory --format json` output, validated against its published schema.
+pub fn inventory_json(stdout: &[u8]) -> Value {
+    let text = std::str::from_utf8(stdout).expect("utf-8");
+    super::schema::validate_text(super::schema::ReportKind::Inventory, text)
+}

@@ -15,10 +15,11 @@ pub enum ReportKind {
     SweepReport,
     SweepResultLine,
     Proxy,
+    Inventory,
 }
 
 impl ReportKind {
-    const ALL: [ReportKind; 7] = [
+    const ALL: [ReportKind; 8] = [
         ReportKind::Guard,
         ReportKind::Scan,
         ReportKind::Source,
@@ -26,6 +27,7 @@ impl ReportKind {
         ReportKind::SweepReport,
         ReportKind::SweepResultLine,
         ReportKind::Proxy,
+        ReportKind::Inventory,
     ];
 
     pub fn file(self) -> &'static str {
@@ -37,6 +39,7 @@ impl ReportKind {
             ReportKind::SweepReport => "sweep-report.schema.json",
             ReportKind::SweepResultLine => "sweep-result-line.schema.json",
             ReportKind::Proxy => "proxy-report.schema.json",
+            ReportKind::Inventory => "inventory-report.schema.json",
         }
     }
 
@@ -55,7 +58,8 @@ pub fn schema(kind: ReportKind) -> Value {
 }
 
 fn validator(kind: ReportKind) -> &'static jsonschema::Validator {
-    static VALIDATORS: [OnceLock<jsonschema::Validator>; 7] = [const { OnceLock::new() }; 7];
+    static VALIDATORS: [OnceLock<jsonschema::Validator>; ReportKind::ALL.len()] =
+        [const { OnceLock::new() }; ReportKind::ALL.len()];
     VALIDATORS[kind.index()].get_or_init(|| {
         jsonschema::draft202012::new(&schema(kind))
             .unwrap_or_else(|e| panic!("{} does not compile: {e}", kind.file()))
