@@ -298,8 +298,11 @@ fn the_log_is_private_redacted_and_never_changes_the_traffic() {
         "{text}"
     );
     assert!(text.contains("[REDACTED]"));
-    let record: serde_json::Value =
-        serde_json::from_str(text.lines().next().expect("line")).expect("json");
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| support::schema::validate_text(support::schema::ReportKind::ProxyLogLine, l))
+        .collect();
+    let record = &records[0];
     assert_eq!(record["direction"], "client-to-server");
     assert_eq!(record["kind"], "request");
     assert_eq!(record["method"], "tools/call");
@@ -769,6 +772,21 @@ fn the_log_file_is_0600_new_or_tightened() {
     let out = proxied_with_log(&new);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(mode(&new), 0o600);
+    let text = std::fs::read_to_string(&new).expect("log");
+    // `cat` echoes the request: one line each way, each as the published schema says.
+    let directions: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| {
+            support::schema::validate_text(support::schema::ReportKind::ProxyLogLine, l)
+                ["direction"]
+                .clone()
+        })
+        .collect();
+    assert_eq!(
+        directions,
+        ["client-to-server", "server-to-client"],
+        "{text}"
+    );
     assert!(
         !String::from_utf8_lossy(&out.stderr).contains("0600"),
         "{}",

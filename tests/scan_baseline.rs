@@ -45,7 +45,7 @@ fn baseline_is_written_once_sorted_and_secret_free() {
     let text =
         std::fs::read_to_string(dir.path().join(".mcpcheck-baseline.json")).expect("written");
     assert_no_secret(&[&text], &[TOKEN]);
-    let b: Value = serde_json::from_str(&text).expect("json");
+    let b = support::schema::validate_text(support::schema::ReportKind::Baseline, &text);
     assert_eq!(b["schemaVersion"], 1);
     let entries = b["findings"].as_array().expect("findings");
     let summary: Vec<(&str, &str, &str)> = entries

@@ -48,7 +48,7 @@ fn pin_records_definitions_without_values() {
         !text.contains("Xk9mP2vL7qR4tW8nZ3bQ") && !text.contains("/srv/notes"),
         "values never reach the lock: {text}"
     );
-    let lock: Value = serde_json::from_str(&text).expect("json");
+    let lock = support::schema::validate_text(support::schema::ReportKind::Lock, &text);
     assert_eq!(lock["schemaVersion"], 1);
     let notes = &lock["servers"][0];
     assert_eq!(notes["name"], "notes");
@@ -157,10 +157,10 @@ fn surface_drift_says_what_changed() {
         String::from_utf8_lossy(&out.stdout),
         "wrote .mcpcheck-lock.json: 1 server, 1 with their live surface\n"
     );
-    let lock: Value = serde_json::from_str(
+    let lock = support::schema::validate_text(
+        support::schema::ReportKind::Lock,
         &std::fs::read_to_string(dir.path().join(".mcpcheck-lock.json")).expect("lock"),
-    )
-    .expect("json");
+    );
     let surface = &lock["servers"][0]["surface"];
     assert_eq!(surface["hash"].as_str().expect("hash").len(), 64);
     let items: Vec<&String> = surface["items"]

@@ -3,7 +3,7 @@
 //! stalling the checks or the session. Only the log copy is redacted; traffic is never
 //! touched.
 
-use super::observer::{Body, Direction, Record};
+use super::observer::{Body, Direction, Record, RecordKind};
 use crate::finding::excerpt;
 use crate::protocol::jsonrpc::RequestId;
 use serde_json::Value;
@@ -86,7 +86,7 @@ struct CompactWindow {
 /// The proxy's compact per-message lines on stderr, rate-limited per kind of message.
 #[derive(Default)]
 pub struct CompactLines {
-    windows: std::collections::HashMap<(bool, &'static str, String), CompactWindow>,
+    windows: std::collections::HashMap<(bool, RecordKind, String), CompactWindow>,
 }
 
 impl CompactLines {
@@ -141,7 +141,7 @@ impl CompactLines {
     }
 }
 
-fn not_shown(key: &(bool, &'static str, String), held_back: u64) -> String {
+fn not_shown(key: &(bool, RecordKind, String), held_back: u64) -> String {
     let arrow = if key.0 { "←" } else { "→" };
     let method = if key.2.is_empty() {
         String::new()
@@ -337,7 +337,7 @@ fn write_record(record: Record, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"direction\":\"");
     out.extend_from_slice(record.direction.name().as_bytes());
     out.extend_from_slice(b"\",\"kind\":\"");
-    out.extend_from_slice(record.kind.as_bytes());
+    out.extend_from_slice(record.kind.as_str().as_bytes());
     out.extend_from_slice(b"\",\"method\":");
     json(out, &record.method);
     out.extend_from_slice(b",\"id\":");

@@ -2,6 +2,7 @@
 //! forwarding every byte unchanged and checking a copy of the traffic as it happens.
 
 mod log;
+pub mod log_record;
 mod observer;
 mod tap;
 
@@ -11,7 +12,8 @@ use crate::process::{ExitKind, GroupLeader, ServerCommand};
 pub use log::{prepare_log_file, LogFileError};
 use log::{Outlet, RecordLog};
 use nix::sys::signal::Signal;
-use observer::{Direction, Observer};
+use observer::Observer;
+pub use observer::{Direction, RecordKind};
 use std::io::Read;
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,8 +1,10 @@
-//! mcpcheck's published JSON Schemas (schemas/reports/), generated from the report types
-//! that serialise the JSON, so a field cannot be in one and not the other.
+//! mcpcheck's published JSON Schemas (schemas/reports/), generated from the types that
+//! serialise each JSON output (reports, result and log lines, the baseline and lock files),
+//! so a field cannot be in one and not the other.
 //! `tests/report_schemas.rs` checks the committed files equal these
 //! (`MCPCHECK_UPDATE_SCHEMAS=1` rewrites them).
 
+use crate::proxy::log_record::LogRecord;
 use crate::report::guard::json::GuardReport;
 use crate::report::inventory::InventoryJson;
 use crate::report::proxy::ProxyReport;
@@ -10,6 +12,8 @@ use crate::report::scan::json::ScanJson;
 use crate::report::source::json::SourceReport;
 use crate::report::surface::SurfaceReport;
 use crate::report::sweep::json::SweepReport;
+use crate::scan::baseline::Baseline;
+use crate::scan::lock::LockFile;
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
@@ -119,6 +123,9 @@ pub const SWEEP_REPORT: &str = "sweep-report.schema.json";
 pub const PROXY_REPORT: &str = "proxy-report.schema.json";
 pub const SCAN_REPORT: &str = "scan-report.schema.json";
 pub const INVENTORY_REPORT: &str = "inventory-report.schema.json";
+pub const BASELINE_FILE: &str = "baseline-file.schema.json";
+pub const LOCK_FILE: &str = "lock-file.schema.json";
+pub const PROXY_LOG_LINE: &str = "proxy-log-line.schema.json";
 
 pub fn guard_report() -> Value {
     root::<GuardReport>(GUARD_REPORT)
@@ -161,6 +168,9 @@ pub fn generated() -> Vec<(&'static str, Value)> {
         (PROXY_REPORT, root::<ProxyReport>(PROXY_REPORT)),
         (SCAN_REPORT, root::<ScanJson>(SCAN_REPORT)),
         (INVENTORY_REPORT, root::<InventoryJson>(INVENTORY_REPORT)),
+        (BASELINE_FILE, root::<Baseline>(BASELINE_FILE)),
+        (LOCK_FILE, root::<LockFile>(LOCK_FILE)),
+        (PROXY_LOG_LINE, root::<LogRecord>(PROXY_LOG_LINE)),
     ]
 }
 

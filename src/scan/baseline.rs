@@ -3,6 +3,7 @@
 
 use super::InputError;
 use crate::finding::Finding;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::Path;
@@ -10,15 +11,22 @@ use std::path::Path;
 pub const DEFAULT_FILE: &str = ".mcpcheck-baseline.json";
 const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The findings a scan accepts (`mcpcheck baseline` writes it, `scan --baseline` reads it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(title = "mcpcheck baseline file (.mcpcheck-baseline.json)")]
 pub struct Baseline {
+    /// Always 1 in this version of the file.
+    #[schemars(range(min = 1, max = 1))]
     pub schema_version: u32,
+    /// `mcpcheck` and its version.
     pub generated_by: String,
+    /// Sorted by file, path, code and fingerprint.
     pub findings: Vec<BaselineEntry>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One accepted finding: its fingerprint decides; the rest is for a reviewer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BaselineEntry {
     pub fingerprint: String,

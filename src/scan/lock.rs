@@ -7,6 +7,7 @@ use super::{launcher, secrets, servers, InputError};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::session::transcript::ListKind;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -15,19 +16,28 @@ use std::collections::BTreeMap;
 pub const DEFAULT_FILE: &str = ".mcpcheck-lock.json";
 const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Each server's launch definition and, with `pin --live`, its advertised surface, hashed
+/// (`mcpcheck pin` writes it, `scan --lock` reads it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(title = "mcpcheck lock file (.mcpcheck-lock.json)")]
 pub struct LockFile {
+    /// Always 1 in this version of the file.
+    #[schemars(range(min = 1, max = 1))]
     pub schema_version: u32,
+    /// `mcpcheck` and its version.
     pub generated_by: String,
     pub servers: Vec<LockedServer>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One server of one config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LockedServer {
+    /// The config file, as the scan shows it.
     pub config: String,
     pub name: String,
+    /// SHA-256 of the canonical `definition`.
     pub definition_hash: String,
     /// What was hashed, for review (secrets masked, environment and header values never kept).
     pub definition: Definition,
@@ -35,7 +45,8 @@ pub struct LockedServer {
     pub surface: Option<LockedSurface>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A server's launch definition: names, never values; secrets masked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Definition {
     pub transport: String,
@@ -47,7 +58,8 @@ pub struct Definition {
     pub url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What the server advertised (`pin --live`), hashed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LockedSurface {
     /// SHA-256 of the canonical surface: every field, keys sorted, items sorted by name.

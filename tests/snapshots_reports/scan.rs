@@ -87,7 +87,7 @@ fn inventory_reports() {
 }
 
 /// `baseline` or `pin` in a fresh directory holding the configs: its message and its file.
-fn written_file(command: &str, file: &str) {
+fn written_file(command: &str, file: &str, kind: ReportKind) {
     let dir = tempfile::tempdir().expect("tempdir");
     for config in CONFIGS {
         std::fs::copy(
@@ -100,6 +100,7 @@ fn written_file(command: &str, file: &str) {
     args.extend_from_slice(&CONFIGS);
     let message = report(dir.path(), &args, 0);
     let written = std::fs::read_to_string(dir.path().join(file)).expect("file written");
+    validate_text(kind, &written);
     settings(&[dir.path()]).bind(|| {
         insta::assert_snapshot!(format!("{command}_message"), message);
         insta::assert_snapshot!(format!("{command}_file"), written);
@@ -108,10 +109,10 @@ fn written_file(command: &str, file: &str) {
 
 #[test]
 fn baseline_file_and_message() {
-    written_file("baseline", ".mcpcheck-baseline.json");
+    written_file("baseline", ".mcpcheck-baseline.json", ReportKind::Baseline);
 }
 
 #[test]
 fn pin_file_and_message() {
-    written_file("pin", ".mcpcheck-lock.json");
+    written_file("pin", ".mcpcheck-lock.json", ReportKind::Lock);
 }

@@ -1,5 +1,6 @@
-//! mcpcheck's published JSON Schemas (schemas/reports/): every JSON report a test reads is
-//! validated against the schema of its kind.
+//! mcpcheck's published JSON Schemas (schemas/reports/): every JSON output a test reads (the
+//! reports, result and log lines, the baseline and lock files) is validated against the
+//! schema of its kind.
 
 use super::repo;
 use serde_json::Value;
@@ -16,10 +17,16 @@ pub enum ReportKind {
     SweepResultLine,
     Proxy,
     Inventory,
+    /// `.mcpcheck-baseline.json`, written by `mcpcheck baseline`.
+    Baseline,
+    /// `.mcpcheck-lock.json`, written by `mcpcheck pin`.
+    Lock,
+    /// One line of `proxy --log`.
+    ProxyLogLine,
 }
 
 impl ReportKind {
-    const ALL: [ReportKind; 8] = [
+    pub const ALL: [ReportKind; 11] = [
         ReportKind::Guard,
         ReportKind::Scan,
         ReportKind::Source,
@@ -28,6 +35,9 @@ impl ReportKind {
         ReportKind::SweepResultLine,
         ReportKind::Proxy,
         ReportKind::Inventory,
+        ReportKind::Baseline,
+        ReportKind::Lock,
+        ReportKind::ProxyLogLine,
     ];
 
     pub fn file(self) -> &'static str {
@@ -40,6 +50,9 @@ impl ReportKind {
             ReportKind::SweepResultLine => "sweep-result-line.schema.json",
             ReportKind::Proxy => "proxy-report.schema.json",
             ReportKind::Inventory => "inventory-report.schema.json",
+            ReportKind::Baseline => "baseline-file.schema.json",
+            ReportKind::Lock => "lock-file.schema.json",
+            ReportKind::ProxyLogLine => "proxy-log-line.schema.json",
         }
     }
 

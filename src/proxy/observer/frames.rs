@@ -1,7 +1,7 @@
 //! Lines: each direction split into lines with bounded memory, and what the server's lines
 //! show on their own, named by the frame → finding mapping the guard uses.
 
-use super::{Body, Direction, Entry, LineSeen, Observer, Record};
+use super::{Body, Direction, Entry, LineSeen, Observer, Record, RecordKind};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::frame_findings::{
@@ -283,7 +283,7 @@ impl Observer {
                     self.client_sent_malformed = true;
                 }
                 out.records
-                    .push(self.record(&seen, Entry::new("invalid", Body::None)));
+                    .push(self.record(&seen, Entry::new(RecordKind::Invalid, Body::None)));
                 return;
             }
         };

@@ -17,6 +17,8 @@ use crate::protocol::jsonrpc::RequestId;
 use crate::session::transcript::Phase;
 use frames::{LineJudge, Splitter};
 use requests::{MethodCounts, PendingRequest, RecentAnswers};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -25,13 +27,16 @@ use surface::Listings;
 /// Request ids to what the observer keeps of them; every message looks one up.
 type IdMap<V> = HashMap<RequestId, V, foldhash::fast::RandomState>;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Which way a message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum Direction {
     ClientToServer,
     ServerToClient,
 }
 
 impl Direction {
+    /// As the log spells it (serde's name).
     pub fn name(self) -> &'static str {
         match self {
             Direction::ClientToServer => "client-to-server",
@@ -54,12 +59,47 @@ impl Direction {
     }
 }
 
+/// What a message was, as the log and the stderr line name it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordKind {
+    /// A response carrying an error.
+    Error,
+    /// Not a JSON-RPC message.
+    Invalid,
+    Notification,
+    Request,
+    /// A response carrying a result, or one whose id matches no request.
+    Response,
+}
+
+impl RecordKind {
+    /// As the log spells it (serde's name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordKind::Error => "error",
+            RecordKind::Invalid => "invalid",
+            RecordKind::Notification => "notification",
+            RecordKind::Request => "request",
+            RecordKind::Response => "response",
+        }
+    }
+}
+
+impl std::fmt::Display for RecordKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// One observed message, for the log and the stderr line.
 pub struct Record {
     /// Milliseconds since the session started, when the message was read.
     pub time_ms: f64,
     pub direction: Direction,
-    pub kind: &'static str,
+    pub kind: RecordKind,
     pub method: Option<String>,
     pub id: Option<RequestId>,
     pub size: usize,
@@ -114,7 +154,7 @@ struct LineSeen {
 
 /// What the record of one message says besides where it was read.
 struct Entry<'a> {
-    kind: &'static str,
+    kind: RecordKind,
     method: Option<&'a str>,
     id: Option<&'a RequestId>,
     latency_ms: Option<f64>,
@@ -122,7 +162,7 @@ struct Entry<'a> {
 }
 
 impl Entry<'_> {
-    fn new(kind: &'static str, body: Body) -> Self {
+    fn new(kind: RecordKind, body: Body) -> Self {
         Entry {
             kind,
             method: None,

@@ -2,7 +2,7 @@
 //! ids, second answers, replies to notifications), and requests left unanswered too long.
 
 use super::surface::Listings;
-use super::{Body, Direction, Entry, LineSeen, Observer, Record};
+use super::{Body, Direction, Entry, LineSeen, Observer, Record, RecordKind};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::frame_findings::{self, FrameFault};
@@ -184,7 +184,7 @@ impl Observer {
                 let entry = Entry {
                     method: Some(&method),
                     id: Some(&id),
-                    ..Entry::new("request", body)
+                    ..Entry::new(RecordKind::Request, body)
                 };
                 self.record(seen, entry)
             }
@@ -197,7 +197,7 @@ impl Observer {
                 }
                 let entry = Entry {
                     method: Some(&method),
-                    ..Entry::new("notification", body)
+                    ..Entry::new(RecordKind::Notification, body)
                 };
                 self.record(seen, entry)
             }
@@ -205,7 +205,11 @@ impl Observer {
                 id: ResponseId::Id(id),
                 outcome,
             } => {
-                let kind = if outcome.is_ok() { "response" } else { "error" };
+                let kind = if outcome.is_ok() {
+                    RecordKind::Response
+                } else {
+                    RecordKind::Error
+                };
                 let Some((req, loose_id)) = self.take_pending(other, &id) else {
                     if from_server && !self.blind[other.index()] {
                         let fault = match self.answered.method(&id) {
@@ -267,12 +271,12 @@ impl Observer {
                         self.report(findings, f);
                     }
                 }
-                self.record(seen, Entry::new("response", body))
+                self.record(seen, Entry::new(RecordKind::Response, body))
             }
             Message::Invalid { .. } => {
                 // Its envelope was judged with the rest of the line.
                 self.invalid += 1;
-                self.record(seen, Entry::new("invalid", body))
+                self.record(seen, Entry::new(RecordKind::Invalid, body))
             }
         }
     }
