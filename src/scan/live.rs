@@ -120,6 +120,26 @@ impl LiveListing {
         }
     }
 
+    /// Every string the server sent, without `known`, once the rules have judged it.
+    pub fn clean(&mut self, known: &crate::secrets::KnownSecrets) {
+        if known.is_empty() {
+            return;
+        }
+        for v in self
+            .initialize
+            .iter_mut()
+            .chain(&mut self.tools)
+            .chain(&mut self.prompts)
+            .chain(&mut self.resources)
+            .chain(&mut self.resource_templates)
+        {
+            known.clean_json(v);
+        }
+        if let LiveState::CouldNotConnect { reason } = &mut self.state {
+            *reason = known.clean(reason);
+        }
+    }
+
     /// `serverInfo` from the initialize result.
     pub fn server_info(&self) -> Option<&Value> {
         self.initialize.as_ref()?.get("serverInfo")

@@ -240,6 +240,20 @@ pub async fn list_live(configs: &[ConfigFile], opts: live::LiveOptions) -> Vec<L
     live::list_all(planned, opts).await
 }
 
+/// The values the configs give their servers under credential names (variables and
+/// headers): a server that repeats one must not have it shown.
+pub fn given_secrets(configs: &[ConfigFile]) -> crate::secrets::KnownSecrets {
+    let mut known = crate::secrets::KnownSecrets::new();
+    for (_, entry) in servers(configs) {
+        for e in entry.env.iter().chain(&entry.headers) {
+            if crate::secrets::might_name_credential(&e.name) {
+                known.add(&e.value.value, crate::secrets::known::MASK);
+            }
+        }
+    }
+    known
+}
+
 /// Live listings for when `--live` was not given: every server "not asked".
 pub fn not_listed(configs: &[ConfigFile]) -> Vec<LiveListing> {
     servers(configs)
