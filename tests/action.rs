@@ -1327,3 +1327,45 @@ async fn the_env_input_never_passes_the_job_credentials() {
         assert!(!step.stderr.contains("ghs_given_inline"), "{}", step.stderr);
     }
 }
+
+/// The hostile corpus (issue 40): a value given in the `env` input, which the server repeats
+/// in its name, a tool description, an error answer, stderr and a stray stdout line (and
+/// the setup prints), is in none of the Action's outputs: log, annotations, job summary, step outputs, SARIF.
+#[tokio::test]
+async fn a_value_given_in_the_env_input_is_in_no_output_of_the_action() {
+    let secret = "EnvInput-S3cret-v4lue";
+    let mut runner = Runner::new("echoes_what_it_was_given", None);
+    runner
+        .input("env", &format!("GIVEN={secret}"))
+        .input(
+            "setup",
+            "echo \"setup sees $GIVEN\"; printf 'split %s' \"$GIVEN\" >&2",
+        )
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}{}", step.log, step.stderr);
+    assert!(step.log.contains("setup sees [REDACTED]"), "{}", step.log);
+    assert!(step.summary.contains("stdout-non-json"), "{}", step.summary);
+    let sarif = std::fs::read_to_string(runner.sarif()).expect("the SARIF file");
+    let outputs = format!("{:?}", step.outputs);
+    let pieces: Vec<String> = secret
+        .chars()
+        .collect::<Vec<_>>()
+        .windows(8)
+        .map(|w| w.iter().collect())
+        .collect();
+    for (what, text) in [
+        ("log", &step.log),
+        ("stderr", &step.stderr),
+        ("summary", &step.summary),
+        ("outputs", &outputs),
+        ("sarif", &sarif),
+    ] {
+        for piece in &pieces {
+            assert!(
+                !text.contains(piece.as_str()),
+                "{what} shows {piece:?}:\n{text}"
+            );
+        }
+    }
+}

@@ -104,6 +104,10 @@ fn a_value_given_with_env_never_appears_in_any_format_whatever_the_server_does_w
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(out.status.code(), Some(1), "{format}: {stdout}");
             assert!(stdout.contains("stdout-non-json"), "{format}: {stdout}");
+            if format == "json" {
+                // The server's words are in the report, with the value removed.
+                assert!(stdout.contains("yyyyyyyy [REDACTED]"), "{stdout}");
+            }
             assert_no_leak(format, &stdout, secret);
             assert_no_leak(format, &String::from_utf8_lossy(&out.stderr), secret);
         }
@@ -271,5 +275,27 @@ fn a_secret_url_variable_of_an_invalid_remote_is_not_quoted_in_its_reason() {
             .output()
             .expect("sweep-report");
         assert_no_leak(format, &String::from_utf8_lossy(&report.stdout), token);
+    }
+}
+
+#[test]
+fn a_header_value_the_server_repeats_never_appears_in_any_format() {
+    let secret = "Hdr-v4lue-Qx71zz";
+    let server = support::http::HttpServer::fixture("http_echoes_a_header");
+    let header = format!("X-Custom-Auth={secret}");
+    for format in ["human", "json", "sarif", "markdown"] {
+        let out = mcpcheck()
+            .args(["guard", "--format", format, "--url", &server.url("/mcp")])
+            .args(["--header", &header])
+            .output()
+            .expect("run mcpcheck");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.is_empty(), "{format}");
+        if format == "json" {
+            // The description is in the report, with the value removed.
+            assert!(stdout.contains("zzzzzzzz [REDACTED]"), "{stdout}");
+        }
+        assert_no_leak(format, &stdout, secret);
+        assert_no_leak(format, &String::from_utf8_lossy(&out.stderr), secret);
     }
 }

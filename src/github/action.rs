@@ -78,6 +78,9 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
             },
         )?;
         scrub(&mut settings.command, &child);
+        let mut secrets = (*settings.secrets).clone();
+        secrets.extend(&child.given_secrets());
+        settings.secrets = std::sync::Arc::new(secrets);
         Some(settings)
     } else {
         None
