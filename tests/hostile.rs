@@ -299,3 +299,44 @@ fn a_header_value_the_server_repeats_never_appears_in_any_format() {
         assert_no_leak(format, &String::from_utf8_lossy(&out.stderr), secret);
     }
 }
+
+#[test]
+fn a_sweep_entrys_variable_the_server_repeats_is_in_no_result_or_report() {
+    use support::sweep::{lines, sweep, write_manifest};
+    for secret in GIVEN {
+        let entries = vec![serde_json::json!({
+            "id": "echoes",
+            "command": [python_executable(), fixture("echoes_what_it_was_given")],
+            "env": {"GIVEN": secret},
+        })];
+        let dir = tempfile::tempdir().expect("tmp");
+        let manifest = write_manifest(dir.path(), &entries);
+        let results = dir.path().join("results.jsonl");
+        let run = sweep(&[
+            manifest.to_str().expect("utf-8"),
+            "--out",
+            results.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let text = std::fs::read_to_string(&results).expect("results");
+        assert_eq!(lines(&results)[0]["status"], "fail", "{text}");
+        // The server's words are kept, with the value shown by the variable's name.
+        assert!(text.contains("yyyyyyyy ${GIVEN}"), "{text}");
+        assert_no_leak("results", &text, secret);
+        assert_no_leak("sweep", &String::from_utf8_lossy(&run.stdout), secret);
+        assert_no_leak("sweep", &String::from_utf8_lossy(&run.stderr), secret);
+        for format in ["human", "json", "markdown", "sarif"] {
+            let report = mcpcheck()
+                .args(["sweep-report", "--format", format])
+                .arg(&results)
+                .output()
+                .expect("sweep-report");
+            assert_no_leak(format, &String::from_utf8_lossy(&report.stdout), secret);
+        }
+    }
+}
