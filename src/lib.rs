@@ -34,5 +34,6 @@ pub mod shell;
 pub mod source;
 pub mod surface;
 pub mod sweep;
+pub mod text;
 pub mod upstream;
 pub mod verdict;

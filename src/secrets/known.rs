@@ -157,7 +157,7 @@ fn forms(value: &str) -> Vec<String> {
     }
     let debug = format!("{value:?}");
     push(debug[1..debug.len() - 1].to_string());
-    push(crate::finding::escape_controls(value));
+    push(crate::text::escape_controls(value));
     push(shell_words::quote(value).into_owned());
     push(
         percent_encoding::utf8_percent_encode(value, percent_encoding::NON_ALPHANUMERIC)
