@@ -8,7 +8,7 @@ use super::inputs::Inputs;
 use super::setup::SetupResult;
 use super::upload::{self, Destination};
 use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
-use crate::app::guard::UrlPolicy;
+use crate::app::guard::GuardJob;
 use crate::error::Error;
 use crate::finding::Finding;
 use crate::guard::GuardRun;
@@ -66,22 +66,14 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         .map(|a| repo.explicit_anchor(Path::new(a)))
         .transpose()?;
     let guard_argv = inputs.guard_argv()?;
-    // The same request `mcpcheck guard` builds, resolved under the same URL policy.
-    let settings = if inputs.runs_guard() {
-        let mut settings = crate::app::guard::settings(
-            &inputs.guard_request()?,
-            &UrlPolicy {
-                // A runner's network is no place to relax the policy: there is no allowance input.
-                allow_unsafe: false,
-                hint: "the Action dials only loopback and public addresses",
-                named_by: "input `url`",
-            },
-        )?;
-        scrub(&mut settings.command, &child);
-        let mut secrets = (*settings.secrets).clone();
+    // The one guard job `mcpcheck guard` runs: the same request, URL policy and source scan.
+    let job = if inputs.runs_guard() {
+        let mut job = GuardJob::prepare(&inputs.guard_request()?)?;
+        scrub(&mut job.settings.command, &child);
+        let mut secrets = (*job.settings.secrets).clone();
         secrets.extend(&child.given_secrets());
-        settings.secrets = std::sync::Arc::new(secrets);
-        Some(settings)
+        job.settings.secrets = std::sync::Arc::new(secrets);
+        Some(job)
     } else {
         None
     };
@@ -104,8 +96,10 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     }
     let scans_from = notices.len();
     let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
-    let (source_findings, source_writes) = run_source_scan(&inputs.scan)?;
-    scan_findings.extend(source_findings);
+    // Without a server, the `scan` input is a source scan of its own.
+    if job.is_none() {
+        scan_findings.extend(run_source_scan(&inputs.scan)?);
+    }
     notices.extend(scan_notices);
     for notice in &notices[scans_from..] {
         log_line(
@@ -114,11 +108,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         );
     }
 
-    let mut run = settings.map(crate::app::guard::session).transpose()?;
-    // Stray stdout named by the write in the `scan` source that printed it.
-    if let Some(run) = &mut run {
-        run.trace_stdout(&source_writes);
-    }
+    let run = job.map(GuardJob::run).transpose()?;
     let mut findings = run.as_ref().map(|r| r.findings.clone()).unwrap_or_default();
     findings.extend(scan_findings.iter().cloned());
     let verdict = Verdict::of(&findings);
@@ -213,31 +203,18 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     Ok(exit_code)
 }
 
-/// The source scan on the `scan` input: stdout writes in the server's code. Its findings
-/// join the guard's in every output; its writes trace the guard's stray stdout.
-pub fn run_source_scan(
-    paths: &[String],
-) -> Result<
-    (
-        Vec<crate::finding::Finding>,
-        Vec<crate::prints::PrintingWrite>,
-    ),
-    Error,
-> {
+/// The source scan on the `scan` input when no server runs: stdout writes in the code.
+/// (With a server, the guard job scans and files the findings as its `static` check.)
+pub fn run_source_scan(paths: &[String]) -> Result<Vec<crate::finding::Finding>, Error> {
     if paths.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(Vec::new());
     }
     // What `mcpcheck source PATHS` scans, with its defaults.
     let options =
         crate::source::ScanOptions::new(paths.iter().map(PathBuf::from).collect::<Vec<_>>());
     crate::source::validate(&options).map_err(|e| Error::Usage(format!("input `scan`: {e}")))?;
     crate::source::scan(&options)
-        .map(|scan| {
-            (
-                crate::source::rooted(scan.findings, &options.roots),
-                crate::source::rooted_writes(scan.writes, &options.roots),
-            )
-        })
+        .map(|scan| crate::source::rooted(scan.findings, &options.roots))
         .map_err(|e| Error::Input(format!("scan: {e}")))
 }
 
@@ -403,7 +380,13 @@ fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
         });
     }
     lines.extend(guard.iter().cloned());
-    for (command, paths) in [("source", &inputs.scan), ("scan", &inputs.paths)] {
+    // With a server, the guard line scans the `scan` paths itself (`--scan`).
+    let source = if guard.is_empty() {
+        &inputs.scan[..]
+    } else {
+        &[]
+    };
+    for (command, paths) in [("source", source), ("scan", &inputs.paths[..])] {
         if !paths.is_empty() {
             let argv: Vec<&str> = ["mcpcheck", command]
                 .into_iter()

@@ -368,31 +368,16 @@ async fn guard_remote(
     let request = GuardRequest {
         url: Some(remote.url.value()),
         headers: headers.iter().map(|(n, v)| format!("{n}={v}")).collect(),
+        url_policy: guard::options::UrlPolicy {
+            allow_unsafe: config.remote_allow_unsafe,
+            hint: "add --remote-allow-unsafe to allow it",
+        },
         ..config.guard_request()
     };
-    let allow = config.remote_allow_unsafe;
     // Name resolution (the policy's and the target's) blocks: off the runtime's workers.
-    let prepared = tokio::task::spawn_blocking(move || {
-        let mut settings = guard::options::resolve(&request)?;
-        let policy = crate::net::policy::ConnectPolicy {
-            allow_unsafe: allow,
-            resolve_names: true,
-            hint: "add --remote-allow-unsafe to allow it",
-        };
-        let refusal = settings
-            .plan
-            .http
-            .as_ref()
-            .and_then(|target| policy.target_refusal(target));
-        // Authorization metadata on another origin is fetched under the same policy.
-        if let Some(target) = settings.plan.http.as_mut() {
-            target.dial_policy = Some(policy.dial_policy());
-        }
-        Ok::<_, Error>((settings, refusal))
-    })
-    .await;
+    let prepared = tokio::task::spawn_blocking(move || guard::options::resolve(&request)).await;
     let settings = match prepared {
-        Ok(Ok((_, Some(why)))) => {
+        Ok(Err(Error::Refused { why, .. })) => {
             let line = Line {
                 remote_type: Some(remote.transport),
                 ..Line::not_judged(&id, NotJudged::NotAsked, started_at, clock)
@@ -400,7 +385,7 @@ async fn guard_remote(
             };
             return Value::Object(line.with(Value::Null));
         }
-        Ok(Ok((settings, None))) => settings,
+        Ok(Ok(settings)) => settings,
         Ok(Err(e)) => return error_line(&id, started_at, clock, e.message()),
         Err(_) => {
             let why =
