@@ -16,7 +16,6 @@ pub mod frame_findings;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gate;
-pub mod github;
 pub mod guard;
 pub mod installer;
 pub mod lazy_patterns;

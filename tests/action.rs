@@ -1008,8 +1008,10 @@ async fn the_log_report_tells_the_verdict_the_scans_decide() {
         "{}",
         step.summary
     );
+    // The guard job scans the `scan` paths itself: its line reproduces both.
     assert!(
-        step.summary.contains("mcpcheck source server.js"),
+        step.summary
+            .contains("mcpcheck guard --scan server.js -- python3 clean.py"),
         "{}",
         step.summary
     );

@@ -4,13 +4,13 @@
 //! into the log inside a stop-commands fence, and anything it leaves running killed and
 //! reported.
 
-use super::environment::ChildEnv;
+use super::child_env::ChildEnv;
 use super::inputs::Inputs;
-use super::workflow_commands::{escape_data, random_token, write_outputs};
 use crate::error::Error;
 use crate::finding::excerpt;
 use crate::process::setup::{OutputSink, SetupRun};
 use crate::process::{EscapedProcess, ServerCommand};
+use crate::report::github::workflow_commands::{escape_data, random_token, write_outputs};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -161,7 +161,7 @@ pub fn report_failure(log: &mut impl Write, inputs: &Inputs, failure: &str) {
                 "## ❌ mcpcheck: setup failed\n\n{}\n",
                 crate::report::markdown_escape::text(failure, 500)
             );
-            let _ = super::action::append(Path::new(&path), &text);
+            let _ = super::append(Path::new(&path), &text);
         }
     }
     if let Some(path) = var("GITHUB_OUTPUT") {

@@ -1,7 +1,7 @@
 //! The Action's inputs, read from `INPUT_<NAME>` variables (an empty value means unset).
 //! Input names are single words or use underscores so they survive as variable names.
 
-use super::environment::{parse_passed, PassedVar};
+use super::child_env::{parse_passed, PassedVar};
 use crate::error::Error;
 use crate::finding::{excerpt, Severity};
 use crate::gate::Gate;

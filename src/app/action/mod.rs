@@ -2,17 +2,18 @@
 //! command and the checks the inputs ask for, then writes the SARIF file, the job summary,
 //! the step outputs, annotations and the sticky pull-request comment.
 
-use super::comment::{self, CommentOutcome, Target};
-use super::environment::{child_env, ChildEnv};
-use super::inputs::Inputs;
-use super::setup::SetupResult;
-use super::upload::{self, Destination};
-use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
+pub mod child_env;
+pub mod inputs;
+mod setup;
+
 use crate::app::guard::GuardJob;
 use crate::error::Error;
 use crate::finding::Finding;
 use crate::guard::GuardRun;
 use crate::report::document::{Report, ReportContext, NO_ANCHOR_NOTICE};
+use crate::report::github::comment::{self, CommentOutcome, Target};
+use crate::report::github::upload::{self, Destination};
+use crate::report::github::workflow_commands::{escape_data, write_outputs, write_untrusted};
 use crate::report::guard::human;
 use crate::report::human::{closing_counts, finding_body, finding_head, Style};
 use crate::report::markdown::{self, MarkdownOptions};
@@ -20,6 +21,9 @@ use crate::report::repo::RepoContext;
 use crate::report::sarif;
 use crate::scan::run::ScanRequest;
 use crate::verdict::Verdict;
+use child_env::{child_env, ChildEnv};
+use inputs::Inputs;
+use setup::SetupResult;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -79,7 +83,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     };
     let mut notices: Vec<String> = child.notice().into_iter().collect();
     if let Some(setup) = &inputs.setup {
-        match super::setup::run(log, setup, &inputs, &child) {
+        match setup::run(log, setup, &inputs, &child) {
             Ok(SetupResult::Done) => {}
             Ok(SetupResult::LeftProcesses(note)) => {
                 log_line(
@@ -89,7 +93,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
                 notices.push(note);
             }
             Err(failure) => {
-                super::setup::report_failure(log, &inputs, failure.message());
+                setup::report_failure(log, &inputs, failure.message());
                 return Err(failure);
             }
         }
@@ -189,7 +193,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         )
         .map_err(|e| Error::Output(format!("cannot write GITHUB_OUTPUT {path}: {e}")))?;
     }
-    for line in super::annotations::lines(&report) {
+    for line in crate::report::github::annotations::lines(&report) {
         log_line(log, &line);
     }
     log_line(
