@@ -170,8 +170,8 @@ tokio::task_local! {
     static IN_FORCE: Arc<KnownSecrets>;
 }
 
-/// Runs `work` with `known` in force: every excerpt made while it runs
-/// ([`crate::finding::excerpt`]) is cleaned before it is cut.
+/// Runs `work` with `known` in force: every excerpt made while it runs (the finding
+/// module's) is cleaned before it is cut.
 pub async fn in_force<F: Future>(known: Arc<KnownSecrets>, work: F) -> F::Output {
     IN_FORCE.scope(known, work).await
 }
