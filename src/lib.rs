@@ -19,6 +19,7 @@ pub mod gate;
 pub mod github;
 pub mod guard;
 pub mod installer;
+pub mod launch;
 pub mod lazy_patterns;
 pub mod net;
 pub mod prints;

@@ -94,7 +94,7 @@ pub fn definition(entry: &ServerEntry) -> Definition {
     header_names.sort();
     let runner = launcher::packages(entry)
         .first()
-        .map(|p| p.runner.as_str().to_string());
+        .map(|p| p.launcher.as_str().to_string());
     Definition {
         transport: entry.transport.map_or("unknown", |t| t.as_str()).into(),
         launcher: runner.unwrap_or_else(|| match entry.transport {

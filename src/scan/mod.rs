@@ -212,17 +212,17 @@ pub fn servers(configs: &[ConfigFile]) -> impl Iterator<Item = (&ConfigFile, &Se
 /// The packages every server launches, for registry look-ups.
 pub fn launched_packages(
     configs: &[ConfigFile],
-) -> Vec<(launcher::Ecosystem, String, Option<String>)> {
+) -> Vec<(crate::launch::Ecosystem, String, Option<String>)> {
     let mut out = Vec::new();
     for (_, s) in servers(configs) {
         for p in launcher::packages(s) {
-            if p.pin == launcher::Pin::NotRegistry {
+            if p.package.pin == crate::launch::Pin::NotRegistry {
                 continue;
             }
-            let exact = (p.pin == launcher::Pin::Exact)
-                .then(|| p.version.clone())
+            let exact = (p.package.pin == crate::launch::Pin::Exact)
+                .then(|| p.package.version.clone())
                 .flatten();
-            out.push((p.runner.ecosystem(), p.name.clone(), exact));
+            out.push((p.package.ecosystem, p.package.name.clone(), exact));
         }
     }
     out

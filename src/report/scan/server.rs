@@ -152,10 +152,10 @@ pub fn server(
     let packages = launcher::packages(entry)
         .iter()
         .map(|p| Package {
-            runner: p.runner.as_str(),
-            name: excerpt(&crate::scan::urls::mask_all(&p.name), 200),
-            version: p.version.as_deref().map(|x| excerpt(x, 100)),
-            pinned: p.pin == launcher::Pin::Exact,
+            runner: p.launcher.as_str(),
+            name: excerpt(&crate::scan::urls::mask_all(&p.package.name), 200),
+            version: p.package.version.as_deref().map(|x| excerpt(x, 100)),
+            pinned: p.package.pin == crate::launch::Pin::Exact,
         })
         .collect();
     ServerFacts {

@@ -4,8 +4,9 @@
 use super::{describe_place, option_value, ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
+use crate::launch::Launcher;
 use crate::scan::config_file::{ServerEntry, Str};
-use crate::scan::launcher::{self, Runner};
+use crate::scan::launcher;
 
 pub struct ListensOnAllInterfaces;
 
@@ -69,7 +70,7 @@ impl ConfigRule for ListensOnAllInterfaces {
         };
         let docker = launcher::packages(server)
             .iter()
-            .any(|p| p.runner == Runner::DockerRun);
+            .any(|p| p.launcher == Launcher::DockerRun);
         let mut previous: Option<&str> = None;
         for arg in &server.args {
             let (name, inline) = option_value(&arg.value);

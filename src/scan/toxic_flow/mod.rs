@@ -112,7 +112,7 @@ pub fn findings(
             let mut text = entry.name.to_ascii_lowercase();
             for p in super::launcher::packages(entry) {
                 text.push(' ');
-                text.push_str(&p.name.to_ascii_lowercase());
+                text.push_str(&p.package.name.to_ascii_lowercase());
             }
             let Some((_, roles)) = NAME_GUESSES.iter().find(|(frag, _)| text.contains(frag)) else {
                 continue;
