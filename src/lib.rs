@@ -18,7 +18,7 @@ pub mod fuzzing;
 pub mod gate;
 pub mod github;
 pub mod guard;
-pub mod installer;
+pub mod install_faults;
 pub mod launch;
 pub mod lazy_patterns;
 pub mod net;

@@ -9,7 +9,7 @@ use super::install_bin::{npm_bin, pypi_script};
 use super::setup;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding};
-use crate::installer;
+use crate::install_faults;
 use crate::process::ServerCommand;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -278,12 +278,12 @@ fn classify(
         return (Code::InstallFailed, "installer-missing", spawn.to_string());
     }
     let installer = match package {
-        Package::Npm { .. } => installer::Installer::Npm,
-        Package::Pypi { .. } => installer::Installer::Uv,
-        Package::PypiPip { .. } => installer::Installer::Pip,
+        Package::Npm { .. } => install_faults::Installer::Npm,
+        Package::Pypi { .. } => install_faults::Installer::Uv,
+        Package::PypiPip { .. } => install_faults::Installer::Pip,
     };
     // The install failed: a warning (npm's EBADENGINE) may be why.
-    if let Some(fault) = installer::fault_in(installer, output, false) {
+    if let Some(fault) = install_faults::fault_in(installer, output, false) {
         return (fault.code, fault.detail, fault.line);
     }
     let lines: Vec<&str> = output
