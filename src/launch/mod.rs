@@ -1,8 +1,8 @@
 //! How a client starts a stdio server, read from its command line: the launcher (npx, bunx,
 //! pnpm dlx, yarn dlx, npm exec, uvx, pipx run, docker run, or the program itself), the
 //! package it fetches, the executable the words name and where the server's own arguments
-//! begin. Scan reads command lines through here; guard and sweep are to follow, so that
-//! they all read them alike.
+//! begin. Guard, scan and sweep read command lines only through here, so they read them
+//! alike; `tests/launch_commands.rs` holds one table of command lines that each of them reads.
 
 mod options;
 mod package;
