@@ -336,7 +336,7 @@ fn scan_reads(r: &Row, model: &Launch) {
     )
     .expect("config");
     let entry = &file.servers[0];
-    let found = mcpcheck::scan::launcher::packages(entry);
+    let found = mcpcheck::scan::entry_command::packages(entry);
     let read = found.first().map(|p| {
         (
             p.launcher,

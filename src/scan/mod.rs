@@ -5,11 +5,11 @@ pub mod advisories;
 pub mod baseline;
 pub mod config_file;
 pub mod discover;
+pub mod entry_command;
 pub mod exposure;
 pub mod http;
 pub mod inventory;
 pub mod jsonc;
-pub mod launcher;
 pub mod live;
 pub mod live_remote;
 pub mod lock;
@@ -215,7 +215,7 @@ pub fn launched_packages(
 ) -> Vec<(crate::launch::Ecosystem, String, Option<String>)> {
     let mut out = Vec::new();
     for (_, s) in servers(configs) {
-        for p in launcher::packages(s) {
+        for p in entry_command::packages(s) {
             if p.package.pin == crate::launch::Pin::NotRegistry {
                 continue;
             }

@@ -4,7 +4,7 @@
 
 use crate::finding::excerpt;
 use crate::scan::config_file::{ConfigFile, ServerEntry};
-use crate::scan::launcher;
+use crate::scan::entry_command;
 use crate::scan::live::{LiveListing, LiveState};
 use crate::scan::lock;
 use crate::session::transcript::ListKind;
@@ -149,7 +149,7 @@ pub fn server(
     let def = lock::definition(entry);
     let (line, column) = file.lines.position(&file.text, entry.span.start);
     let bounded = |v: &[String], n: usize| v.iter().map(|a| excerpt(a, n)).collect();
-    let packages = launcher::packages(entry)
+    let packages = entry_command::packages(entry)
         .iter()
         .map(|p| Package {
             runner: p.launcher.as_str(),

@@ -6,7 +6,7 @@ use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::launch::Pin;
 use crate::scan::config_file::ServerEntry;
-use crate::scan::launcher;
+use crate::scan::entry_command;
 
 pub struct DeprecatedPackage;
 
@@ -17,7 +17,7 @@ impl ConfigRule for DeprecatedPackage {
 
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
         let Some(facts) = cx.registry else { return };
-        for p in launcher::packages(server) {
+        for p in entry_command::packages(server) {
             if p.package.pin == Pin::NotRegistry {
                 continue;
             }

@@ -6,7 +6,7 @@ use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::launch::Launcher;
 use crate::scan::config_file::{ServerEntry, Str};
-use crate::scan::launcher;
+use crate::scan::entry_command;
 
 pub struct ListensOnAllInterfaces;
 
@@ -68,7 +68,7 @@ impl ConfigRule for ListensOnAllInterfaces {
                 .evidence(&shown),
             );
         };
-        let docker = launcher::packages(server)
+        let docker = entry_command::packages(server)
             .iter()
             .any(|p| p.launcher == Launcher::DockerRun);
         let mut previous: Option<&str> = None;

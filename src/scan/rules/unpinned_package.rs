@@ -6,7 +6,7 @@ use crate::catalog::Code;
 use crate::finding::{Finding, Risk};
 use crate::launch::{Launcher, Pin};
 use crate::scan::config_file::ServerEntry;
-use crate::scan::launcher;
+use crate::scan::entry_command;
 
 pub struct UnpinnedPackage;
 
@@ -16,7 +16,7 @@ impl ConfigRule for UnpinnedPackage {
     }
 
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
-        for p in launcher::packages(server) {
+        for p in entry_command::packages(server) {
             let Pin::Unpinned(why) = &p.package.pin else {
                 continue;
             };
@@ -36,8 +36,8 @@ impl ConfigRule for UnpinnedPackage {
                 .evidence(&crate::scan::urls::mask_all(&p.package.spec))
                 .fix(crate::scan::urls::mask_all(&format!(
                     "Pin an exact version, for example `{}`; {}.",
-                    launcher::pinned_example(&p),
-                    launcher::version_hint(&p)
+                    entry_command::pinned_example(&p),
+                    entry_command::version_hint(&p)
                 )));
             // A version tag is less bad than no tag at all: it only moves if re-pushed.
             let moving = p.package.version.as_deref().is_none_or(|v| v == "latest");

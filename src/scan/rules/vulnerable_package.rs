@@ -9,7 +9,7 @@ use crate::finding::{excerpt, Finding, Risk};
 use crate::launch::Pin;
 use crate::scan::advisories::Advisory;
 use crate::scan::config_file::ServerEntry;
-use crate::scan::launcher;
+use crate::scan::entry_command;
 use crate::scan::urls::mask_all;
 
 pub struct VulnerablePackage;
@@ -25,7 +25,7 @@ impl ConfigRule for VulnerablePackage {
 
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
         let Some(facts) = cx.advisories else { return };
-        for p in launcher::packages(server) {
+        for p in entry_command::packages(server) {
             if p.package.pin == Pin::NotRegistry {
                 continue;
             }
@@ -95,11 +95,11 @@ impl ConfigRule for VulnerablePackage {
             let fix = match (&upgrade, unfixed) {
                 (Some(v), false) => format!(
                     "Upgrade to {name} {v} or later and pin it ({}).",
-                    launcher::pinned_example(&p).replace("1.2.3", v)
+                    entry_command::pinned_example(&p).replace("1.2.3", v)
                 ),
                 (Some(v), true) => format!(
                     "Upgrade to {name} {v} or later and pin it ({}); at least one advisory has no fix yet, so also consider replacing or removing the server.",
-                    launcher::pinned_example(&p).replace("1.2.3", v)
+                    entry_command::pinned_example(&p).replace("1.2.3", v)
                 ),
                 (None, _) => "No fixed version is published: replace or remove the server until one is.".to_string(),
             };

@@ -110,7 +110,7 @@ pub fn findings(
                 continue;
             };
             let mut text = entry.name.to_ascii_lowercase();
-            for p in super::launcher::packages(entry) {
+            for p in super::entry_command::packages(entry) {
                 text.push(' ');
                 text.push_str(&p.package.name.to_ascii_lowercase());
             }
