@@ -230,7 +230,7 @@ pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>
             skip("the entry is not understood (see invalid-server-entry and unknown-server-entry)")
         }
         Some(Transport::Stdio) => {
-            let Some((program, args)) = super::launcher::command_line(entry) else {
+            let Some((program, args)) = super::entry_command::command_line(entry) else {
                 return skip("no command");
             };
             let ours = |k: &str| std::env::var(k).ok();

@@ -1,7 +1,7 @@
 //! Runs the entries, up to `--jobs` guard runs at once, each in its own sandbox, and streams
 //! each result to the results file as it finishes.
 
-use super::install::{in_project, Installed, Installer};
+use super::install_phase::{in_project, InstallCache, Installed};
 use super::line::{Line, LineStatus, NotJudged};
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::remote::{HeaderValue, Remote};
@@ -67,7 +67,7 @@ pub enum SweepEnd {
 pub async fn run(
     entries: Vec<Entry>,
     config: Arc<SweepConfig>,
-    installer: Option<Arc<Installer>>,
+    installs: Option<Arc<InstallCache>>,
     writer: &mut ResultsWriter,
     progress: &mut dyn SweepProgress,
 ) -> Result<SweepEnd, Error> {
@@ -84,8 +84,8 @@ pub async fn run(
             match entry.plan {
                 EntryPlan::Launch(launch) => {
                     progress.started();
-                    let installer = installer.clone();
-                    let task = run_entry(entry.id.clone(), launch, Arc::clone(&config), installer);
+                    let installs = installs.clone();
+                    let task = run_entry(entry.id.clone(), launch, Arc::clone(&config), installs);
                     ids.insert(running.spawn(task).id(), entry.id);
                 }
                 EntryPlan::Remote(remote) if config.remote => {
@@ -140,12 +140,12 @@ async fn run_entry(
     id: String,
     launch: Launch,
     config: Arc<SweepConfig>,
-    installer: Option<Arc<Installer>>,
+    installs: Option<Arc<InstallCache>>,
 ) -> Value {
     let known = Arc::new(launch.secrets.known());
     crate::secrets::known::in_force(
         Arc::clone(&known),
-        entry_line(id, launch, config, installer, known),
+        entry_line(id, launch, config, installs, known),
     )
     .await
 }
@@ -154,7 +154,7 @@ async fn entry_line(
     id: String,
     launch: Launch,
     config: Arc<SweepConfig>,
-    installer: Option<Arc<Installer>>,
+    installs: Option<Arc<InstallCache>>,
     known: Arc<crate::secrets::KnownSecrets>,
 ) -> Value {
     let started_at = SystemTime::now();
@@ -198,22 +198,18 @@ async fn entry_line(
     let mut shown = launch.command.clone();
     if let Some(install) = &launch.install {
         let own;
-        let installer = match &installer {
+        let installs = match &installs {
             Some(shared) => shared.as_ref(),
             None => {
                 let root = sandbox.root().join("installs");
                 let _ = std::fs::create_dir(&root);
-                own = Installer::new(root, config.install_timeout);
+                own = InstallCache::new(root, config.install_timeout);
                 &own
             }
         };
-        let installed = match launch
-            .cwd
-            .as_deref()
-            .and_then(|d| in_project(&install.package, d))
-        {
+        let installed = match launch.cwd.as_deref().and_then(|d| in_project(install, d)) {
             Some(found) => found,
-            None => installer.install(&install.package, &base_env).await,
+            None => installs.install(install, &base_env).await,
         };
         match installed {
             Installed::Ready { program, mut facts } => {
