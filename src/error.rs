@@ -16,6 +16,10 @@ pub enum Error {
     /// Something the machine refused (a thread, a runtime, a signal handler).
     #[error("{0}")]
     System(String),
+    /// The connect policy refuses to dial the URL a request names: `message` names the
+    /// setting (`--url: refused to dial …`), `why` is the refusal alone (a sweep's reason).
+    #[error("{message}")]
+    Refused { message: String, why: String },
 }
 
 impl Error {
@@ -23,6 +27,7 @@ impl Error {
     pub fn message(&self) -> &str {
         match self {
             Error::Usage(m) | Error::Input(m) | Error::Output(m) | Error::System(m) => m,
+            Error::Refused { message, .. } => message,
         }
     }
 

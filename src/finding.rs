@@ -465,34 +465,9 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
             out.push('…');
             break;
         }
-        push_escaped(&mut out, c);
+        crate::text::push_escaped(&mut out, c);
     }
     out
-}
-
-/// `text` with line breaks, tabs, control and invisible characters escaped, as an excerpt
-/// shows them, uncut.
-pub fn escape_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    text.chars().for_each(|c| push_escaped(&mut out, c));
-    out
-}
-
-fn push_escaped(out: &mut String, c: char) {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c if c.is_control() || is_bidi_control(c) => {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32))
-        }
-        c => out.push(c),
-    }
-}
-
-/// Invisible characters that can hide or reorder text: bidi controls, zero-width marks, BOM.
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}')
 }
 
 /// Findings in a stable order: most severe first, then by code name, then by place.

@@ -16,9 +16,9 @@ pub mod frame_findings;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gate;
-pub mod github;
 pub mod guard;
-pub mod installer;
+pub mod install_faults;
+pub mod launch;
 pub mod lazy_patterns;
 pub mod net;
 pub mod prints;
@@ -34,5 +34,6 @@ pub mod shell;
 pub mod source;
 pub mod surface;
 pub mod sweep;
+pub mod text;
 pub mod upstream;
 pub mod verdict;

@@ -1008,8 +1008,10 @@ async fn the_log_report_tells_the_verdict_the_scans_decide() {
         "{}",
         step.summary
     );
+    // The guard job scans the `scan` paths itself: its line reproduces both.
     assert!(
-        step.summary.contains("mcpcheck source server.js"),
+        step.summary
+            .contains("mcpcheck guard --scan server.js -- python3 clean.py"),
         "{}",
         step.summary
     );
@@ -1326,4 +1328,94 @@ async fn the_env_input_never_passes_the_job_credentials() {
         }
         assert!(!step.stderr.contains("ghs_given_inline"), "{}", step.stderr);
     }
+}
+
+/// The hostile corpus (issue 40): a value given in the `env` input, which the server repeats
+/// in its name, a tool description, an error answer, stderr and a stray stdout line (and
+/// the setup prints), is in none of the Action's outputs: log, annotations, job summary, step outputs, SARIF.
+#[tokio::test]
+async fn a_value_given_in_the_env_input_is_in_no_output_of_the_action() {
+    let secret = "EnvInput-S3cret-v4lue";
+    let mut runner = Runner::new("echoes_what_it_was_given", None);
+    runner
+        .input("env", &format!("GIVEN={secret}"))
+        .input(
+            "setup",
+            "echo \"setup sees $GIVEN\"; printf 'split %s' \"$GIVEN\" >&2",
+        )
+        .input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}{}", step.log, step.stderr);
+    assert!(step.log.contains("setup sees [REDACTED]"), "{}", step.log);
+    assert!(step.summary.contains("stdout-non-json"), "{}", step.summary);
+    let sarif = std::fs::read_to_string(runner.sarif()).expect("the SARIF file");
+    let outputs = format!("{:?}", step.outputs);
+    let pieces: Vec<String> = secret
+        .chars()
+        .collect::<Vec<_>>()
+        .windows(8)
+        .map(|w| w.iter().collect())
+        .collect();
+    for (what, text) in [
+        ("log", &step.log),
+        ("stderr", &step.stderr),
+        ("summary", &step.summary),
+        ("outputs", &outputs),
+        ("sarif", &sarif),
+    ] {
+        for piece in &pieces {
+            assert!(
+                !text.contains(piece.as_str()),
+                "{what} shows {piece:?}:\n{text}"
+            );
+        }
+    }
+}
+
+/// What differs between two runs of one server: the durations.
+fn without_durations(markdown: &str) -> String {
+    let mut out = String::new();
+    for word in markdown.split_inclusive(' ') {
+        let digits = word.trim_end().trim_end_matches(" ms");
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str("N ");
+        } else {
+            out.push_str(word);
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// The Action runs the guard job `mcpcheck guard` runs: for the same server and `scan`, its
+/// job summary is the CLI's Markdown report (the source scan a `static` check in both), but
+/// for the note on the step's environment, which only the Action has.
+#[tokio::test]
+async fn the_job_summary_is_the_guards_markdown_for_the_same_inputs() {
+    let mut runner = Runner::new("clean", None);
+    let src = runner.ws.path().join("src");
+    std::fs::create_dir(&src).expect("src");
+    std::fs::write(src.join("app.py"), "import sys\nprint(\"hello banner\")\n").expect("app.py");
+    runner.input("scan", "src").input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 0, "{}{}", step.log, step.stderr);
+    // In the same job: the runner's GITHUB_* variables (which make paths links), no inputs.
+    let cli = support::mcpcheck()
+        .current_dir(runner.ws.path())
+        .envs(runner.env.iter().filter(|(k, _)| k.starts_with("GITHUB_")))
+        .args(["guard", "--format", "markdown", "--scan", "src", "--"])
+        .args(["python3", "clean.py"])
+        .output()
+        .expect("run mcpcheck guard");
+    let cli = String::from_utf8_lossy(&cli.stdout).into_owned();
+    assert!(cli.contains("| static | ⚠️ warning |"), "{cli}");
+    let environment_note = step
+        .summary
+        .lines()
+        .find(|l| l.starts_with("- Setup and server environment"))
+        .expect("the Action's note on the environment")
+        .to_string();
+    let summary = step
+        .summary
+        .replace(&format!("### Notes\n\n{environment_note}\n\n"), "");
+    assert_eq!(without_durations(&summary), without_durations(&cli));
 }

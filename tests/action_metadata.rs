@@ -96,12 +96,12 @@ fn the_docs_list_exactly_the_inputs_the_action_reads() {
         declared, documented,
         "action.yml inputs vs the table of docs/action.md"
     );
-    let source = read("src/github/inputs.rs");
+    let source = read("src/app/action/inputs.rs");
     for name in &declared {
         assert!(
             source.contains(&format!("input(\"{name}\")"))
                 || source.contains(&format!("flag(\"{name}\"")),
-            "action.yml declares `{name}` but src/github/inputs.rs never reads it"
+            "action.yml declares `{name}` but src/app/action/inputs.rs never reads it"
         );
     }
     for (file, text) in [("action.yml", &action), ("docs/action.md", &readme)] {

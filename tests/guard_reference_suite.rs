@@ -134,8 +134,9 @@ fn adds_a_reproducibility_fingerprint_without_env_or_arg_secret_values() {
 }
 
 /// The fingerprint's `package` on a real run ("fingerprint local node package detection
-/// skips node flags"); the install commands' cases are unit tests in src/guard/package.rs,
-/// as the reference's are of its createFingerprint.
+/// skips node flags"); the install commands' cases are rows of tests/launch_commands.rs and
+/// unit tests in src/guard/fingerprint_package.rs, as the reference's are of its
+/// createFingerprint.
 #[test]
 fn fingerprint_local_node_package_detection_skips_node_flags() {
     let root = tempfile::tempdir().expect("tempdir");

@@ -104,6 +104,10 @@ fn a_value_given_with_env_never_appears_in_any_format_whatever_the_server_does_w
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(out.status.code(), Some(1), "{format}: {stdout}");
             assert!(stdout.contains("stdout-non-json"), "{format}: {stdout}");
+            if format == "json" {
+                // The server's words are in the report, with the value removed.
+                assert!(stdout.contains("yyyyyyyy [REDACTED]"), "{stdout}");
+            }
             assert_no_leak(format, &stdout, secret);
             assert_no_leak(format, &String::from_utf8_lossy(&out.stderr), secret);
         }
@@ -271,5 +275,68 @@ fn a_secret_url_variable_of_an_invalid_remote_is_not_quoted_in_its_reason() {
             .output()
             .expect("sweep-report");
         assert_no_leak(format, &String::from_utf8_lossy(&report.stdout), token);
+    }
+}
+
+#[test]
+fn a_header_value_the_server_repeats_never_appears_in_any_format() {
+    let secret = "Hdr-v4lue-Qx71zz";
+    let server = support::http::HttpServer::fixture("http_echoes_a_header");
+    let header = format!("X-Custom-Auth={secret}");
+    for format in ["human", "json", "sarif", "markdown"] {
+        let out = mcpcheck()
+            .args(["guard", "--format", format, "--url", &server.url("/mcp")])
+            .args(["--header", &header])
+            .output()
+            .expect("run mcpcheck");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.is_empty(), "{format}");
+        if format == "json" {
+            // The description is in the report, with the value removed.
+            assert!(stdout.contains("zzzzzzzz [REDACTED]"), "{stdout}");
+        }
+        assert_no_leak(format, &stdout, secret);
+        assert_no_leak(format, &String::from_utf8_lossy(&out.stderr), secret);
+    }
+}
+
+#[test]
+fn a_sweep_entrys_variable_the_server_repeats_is_in_no_result_or_report() {
+    use support::sweep::{lines, sweep, write_manifest};
+    for secret in GIVEN {
+        let entries = vec![serde_json::json!({
+            "id": "echoes",
+            "command": [python_executable(), fixture("echoes_what_it_was_given")],
+            "env": {"GIVEN": secret},
+        })];
+        let dir = tempfile::tempdir().expect("tmp");
+        let manifest = write_manifest(dir.path(), &entries);
+        let results = dir.path().join("results.jsonl");
+        let run = sweep(&[
+            manifest.to_str().expect("utf-8"),
+            "--out",
+            results.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let text = std::fs::read_to_string(&results).expect("results");
+        assert_eq!(lines(&results)[0]["status"], "fail", "{text}");
+        // The server's words are kept, with the value shown by the variable's name.
+        assert!(text.contains("yyyyyyyy ${GIVEN}"), "{text}");
+        assert_no_leak("results", &text, secret);
+        assert_no_leak("sweep", &String::from_utf8_lossy(&run.stdout), secret);
+        assert_no_leak("sweep", &String::from_utf8_lossy(&run.stderr), secret);
+        for format in ["human", "json", "markdown", "sarif"] {
+            let report = mcpcheck()
+                .args(["sweep-report", "--format", format])
+                .arg(&results)
+                .output()
+                .expect("sweep-report");
+            assert_no_leak(format, &String::from_utf8_lossy(&report.stdout), secret);
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// Engines, and what they share below them.
 const ENGINE_DIRS: &[&str] = &[
     "guard", "scan", "source", "surface", "proxy", "sweep", "session", "process", "protocol",
-    "secrets", "net",
+    "secrets", "net", "launch",
 ];
 /// Neutral modules at the top of src/ that every layer may use.
 const NEUTRAL_FILES: &[&str] = &[
@@ -23,6 +23,7 @@ const NEUTRAL_FILES: &[&str] = &[
     "server_traffic.rs",
     "catalog/meta.rs",
     "upstream.rs",
+    "install_faults.rs",
 ];
 /// What an engine file must not mention.
 const FORBIDDEN: &[&str] = &[

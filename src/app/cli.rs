@@ -348,7 +348,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "MS", default_value_t = crate::sweep::DEFAULT_SETUP_TIMEOUT.as_millis() as u64)]
     pub setup_timeout: u64,
     /// Longest a registry entry's package install (npm, uv) may run, in milliseconds; the guard's --timeout starts after it.
-    #[arg(long, value_name = "MS", default_value_t = crate::sweep::install::DEFAULT_INSTALL_TIMEOUT.as_millis() as u64)]
+    #[arg(long, value_name = "MS", default_value_t = crate::sweep::install_phase::DEFAULT_INSTALL_TIMEOUT.as_millis() as u64)]
     pub install_timeout: u64,
     /// Pass this variable from mcpcheck's environment to every server (repeatable).
     #[arg(long = "pass-env", value_name = "NAME")]

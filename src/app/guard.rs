@@ -6,6 +6,7 @@ use super::io::{runtime, Output};
 use super::render::OutputPlan;
 use crate::error::Error;
 use crate::gate::Gate;
+use crate::guard::layers::{Origin, Setting};
 use crate::guard::progress::ProgressSink;
 use crate::guard::GuardRequest;
 use crate::guard::GuardSettings;
@@ -79,66 +80,70 @@ impl GuardArgs {
             command: self.command.clone(),
             url: self.url.clone(),
             headers: self.headers.clone(),
+            url_policy: crate::guard::options::UrlPolicy {
+                allow_unsafe: self.url_allow_unsafe,
+                ..Default::default()
+            },
         }
     }
 }
 
-/// Which addresses a guard over HTTP may dial, and how a refusal names its input.
-pub(crate) struct UrlPolicy {
-    pub allow_unsafe: bool,
-    /// How to allow a refused address, or why it cannot be.
-    pub hint: &'static str,
-    /// The flag or input that named the URL (`--url`, "input `url`").
-    pub named_by: &'static str,
+/// The one guard job every front runs (`mcpcheck guard`, the Action): the request resolved
+/// (its URL under its policy), the sessions, then the source scan of `scan` beside them —
+/// stray stdout traced to the write that printed it, and the scan's findings as the
+/// `static` check. The sweep runs the same engine with no source.
+pub(crate) struct GuardJob {
+    pub settings: GuardSettings,
+    source: Option<crate::source::ScanOptions>,
+    /// How the front names the scan's paths in an error (`--scan`, input `scan`).
+    scan_named: String,
 }
 
-/// A guard request resolved into the session's settings, under the URL policy: what
-/// `guard` and the Action both run.
-pub(crate) fn settings(request: &GuardRequest, url: &UrlPolicy) -> Result<GuardSettings, Error> {
-    let mut settings = crate::guard::options::resolve(request)?;
-    if let Some(target) = &mut settings.plan.http {
-        let policy = crate::net::policy::ConnectPolicy {
-            allow_unsafe: url.allow_unsafe,
-            resolve_names: true,
-            hint: url.hint,
-        };
-        if let Some(why) = policy.target_refusal(target) {
-            return Err(Error::Usage(format!("{}: {why}", url.named_by)));
+impl GuardJob {
+    /// Everything checked before anything starts.
+    pub fn prepare(request: &GuardRequest) -> Result<Self, Error> {
+        let settings = crate::guard::options::resolve(request)?;
+        // The source scan (--scan, input `scan`, or `scan` in the config) runs beside the session.
+        let source = (!settings.scan.is_empty()).then(|| {
+            let mut options = crate::source::ScanOptions::new(settings.scan.clone());
+            options.fail_on_static = settings.fail_on_static;
+            options
+        });
+        let scan_named = Origin::Front(request.front).name(Setting::Scan);
+        if let Some(options) = &source {
+            crate::source::validate(options)
+                .map_err(|e| Error::Usage(format!("{scan_named} {e}")))?;
         }
-        target.dial_policy = Some(policy.dial_policy());
+        Ok(Self {
+            settings,
+            source,
+            scan_named,
+        })
     }
-    Ok(settings)
-}
 
-/// The guard's sessions, on the command layer's runtime.
-pub(crate) fn session(settings: GuardSettings) -> Result<crate::guard::GuardRun, Error> {
-    Ok(runtime(None)?.block_on(crate::guard::run(settings)))
+    /// The sessions on the command layer's runtime, then the source scan.
+    pub fn run(self) -> Result<crate::guard::GuardRun, Error> {
+        let named = self.scan_named;
+        let mut run = runtime(None)?.block_on(crate::guard::run(self.settings));
+        if let Some(options) = &self.source {
+            let scan =
+                crate::source::scan(options).map_err(|e| Error::Input(format!("{named} {e}")))?;
+            run.trace_stdout(&crate::source::rooted_writes(scan.writes, &options.roots));
+            let findings = crate::source::rooted(scan.findings, &options.roots);
+            run.add_check("static", crate::source::CODES, findings);
+        }
+        Ok(run)
+    }
 }
 
 pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
-    let mut settings = settings(
-        &args.request(),
-        &UrlPolicy {
-            allow_unsafe: args.url_allow_unsafe,
-            hint: "pass --url-allow-unsafe to allow it",
-            named_by: "--url",
-        },
-    )?;
-    // The source scan (--scan, or `scan` in the config) runs beside the session.
-    let scan_options = (!settings.scan.is_empty()).then(|| {
-        let mut options = crate::source::ScanOptions::new(settings.scan.clone());
-        options.fail_on_static = settings.fail_on_static;
-        options
-    });
-    if let Some(options) = &scan_options {
-        crate::source::validate(options).map_err(|e| Error::Usage(format!("--scan {e}")))?;
-    }
+    let mut job = GuardJob::prepare(&args.request())?;
     // Fail before the server runs, not after.
     let output = Output::new("--output", args.output.as_deref(), color)?;
     // `--json` with another `--format` is a usage error, as in every other subcommand.
     let format = match crate::app::cli::one_format(args.format, args.json, Format::Json)? {
         Some(format) => format,
-        None if settings.prefers_json => Format::Json,
+        None if job.settings.prefers_json => Format::Json,
         None => Format::Human,
     };
     let plan = OutputPlan::new(
@@ -147,25 +152,20 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         args.category.clone(),
         output.color(),
     )?;
-    let bar = progress_bar(&settings);
+    let bar = progress_bar(&job.settings);
     if let Some(bar) = &bar {
         let bar = bar.clone();
-        settings.progress = ProgressSink::new(move |step| {
+        job.settings.progress = ProgressSink::new(move |step| {
             bar.set_length(step.total as u64);
             bar.set_position(step.done as u64);
             bar.set_message(step.stage);
         });
     }
-    let mut run = session(settings)?;
+    let run = job.run();
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    if let Some(options) = &scan_options {
-        let scan = crate::source::scan(options).map_err(|e| Error::Input(format!("--scan {e}")))?;
-        run.trace_stdout(&crate::source::rooted_writes(scan.writes, &options.roots));
-        let findings = crate::source::rooted(scan.findings, &options.roots);
-        run.add_check("static", crate::source::CODES, findings);
-    }
+    let run = run?;
     let exit_code = Gate::default().exit_code(&run.findings);
     output.write(&plan.render_guard(&run, i32::from(exit_code))?)?;
     // A report written to a file still leaves its verdict on the terminal.

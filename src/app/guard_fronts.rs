@@ -3,7 +3,7 @@
 //! settings given to each give the same session.
 
 use super::cli::{Cli, Command};
-use crate::github::inputs::Inputs;
+use crate::app::action::inputs::Inputs;
 use crate::guard::layers::{DEFAULT_MAX_LIST_PAGES, DEFAULT_SETTLE_MS, DEFAULT_SHUTDOWN_GRACE_MS};
 use crate::guard::{GuardRequest, GuardSettings};
 use crate::sweep::sandbox::EnvPolicy;

@@ -3,6 +3,7 @@
 //! exit code (0 pass, 1 findings at or above the failure level, 2 the work was not done).
 //! It is the only layer that knows clap.
 
+pub mod action;
 mod catalog;
 pub mod cli;
 pub mod docs;
@@ -56,7 +57,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Surface(args) => surface::run(&args, color),
         Command::Explain { code } => catalog::explain(&code),
         Command::Rules(args) => catalog::rules(&args),
-        Command::Action => Ok(crate::github::action::main()),
+        Command::Action => Ok(action::main()),
         Command::Init(args) => init::run(&args).map(|()| ExitCode::SUCCESS),
     }
 }

@@ -5,10 +5,10 @@ pub mod clean;
 pub mod config;
 mod drift;
 mod environment;
+pub mod fingerprint_package;
 pub mod layers;
 pub mod matrix;
 pub mod options;
-pub mod package;
 pub mod probes;
 pub mod profile;
 pub mod progress;
@@ -20,7 +20,7 @@ mod trace;
 
 use crate::catalog::Code;
 use crate::finding::{self, Finding, Severity};
-use crate::installer::Installer;
+use crate::install_faults::Installer;
 use crate::process::{self, ServerCommand};
 use crate::session::{self, transcript::Transcript, SessionPlan};
 use checks::{CheckContext, ToolSchemaSummary};
@@ -229,11 +229,18 @@ pub(crate) async fn session_with_checks(
     judge(transcript, settings)
 }
 
+/// The installer whose words on stderr may say why the server never started: the one its
+/// launcher fetches it with (npm's for npx, uv's for uvx), read as every client reads it.
+pub fn fetching_installer(command: &ServerCommand) -> Option<Installer> {
+    let launch = crate::launch::parse_command(&command.program, &command.args)?;
+    Installer::of_launcher(launch.launcher)
+}
+
 pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> SessionResult {
     let mut findings = Vec::new();
     let mut results = Vec::new();
     let launcher = match settings.plan.http {
-        None => Installer::launching(&settings.command.program, &settings.command.args),
+        None => fetching_installer(&settings.command),
         Some(_) => None,
     };
     for check in checks::registry() {

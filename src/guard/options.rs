@@ -184,6 +184,41 @@ pub struct GuardRequest {
     pub url: Option<String>,
     /// `--header NAME=VALUE` pairs for the remote server, as given (never printed).
     pub headers: Vec<String>,
+    /// Which addresses `url` may dial.
+    pub url_policy: UrlPolicy,
+}
+
+/// Which addresses a guard over HTTP may dial: loopback and public ones, unless the caller
+/// allows more; a refusal ends with how to allow it, as the front spells that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UrlPolicy {
+    pub allow_unsafe: bool,
+    /// How to allow a refused address, or why it cannot be.
+    pub hint: &'static str,
+}
+
+impl Default for UrlPolicy {
+    fn default() -> Self {
+        Self {
+            allow_unsafe: false,
+            hint: "pass --url-allow-unsafe to allow it",
+        }
+    }
+}
+
+impl UrlPolicy {
+    /// Judges the target's addresses (resolving its name: blocking) and sets the policy its
+    /// later dials (authorization metadata on another origin) follow; the refusal, if any.
+    fn apply(&self, target: &mut crate::session::http::HttpTarget) -> Option<String> {
+        let policy = crate::net::policy::ConnectPolicy {
+            allow_unsafe: self.allow_unsafe,
+            resolve_names: true,
+            hint: self.hint,
+        };
+        let refusal = policy.target_refusal(target);
+        target.dial_policy = Some(policy.dial_policy());
+        refusal
+    }
 }
 
 /// The one builder of guard settings: the request over the config file over the profile over
@@ -237,7 +272,13 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
             Origin::Front(args.front).name(Setting::Scan),
         )));
     }
-    let http = super::remote::target(args)?;
+    let mut http = super::remote::target(args)?;
+    if let Some(why) = http.as_mut().and_then(|t| args.url_policy.apply(t)) {
+        return Err(Error::Refused {
+            message: format!("{}: {why}", Origin::Front(args.front).name(Setting::Url)),
+            why,
+        });
+    }
     let command = match &http {
         Some(target) => super::remote::placeholder(target),
         None => server_command(all.command, all.cwd, all.env)?,

@@ -23,10 +23,15 @@ fn schema_text(version: &str) -> Option<&'static str> {
 pub struct WireViolation {
     /// JSON pointer into the whole message, e.g. `/result/tools/0/inputSchema/type`.
     pub pointer: String,
+    /// The validator's words, bounded ([`MAX_MESSAGE_CHARS`]) but not escaped or cut to
+    /// be shown: they quote the server's values, which a report cleans before it cuts.
     pub message: String,
     /// The definition and property path, e.g. `Tool.inputSchema`.
     pub definition: String,
 }
+
+/// Characters of a validator's message kept.
+pub const MAX_MESSAGE_CHARS: usize = 4096;
 
 impl std::fmt::Display for WireViolation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -134,7 +139,7 @@ impl WireSchemas {
                         p
                     }
                 },
-                message: crate::finding::excerpt(&e.to_string(), 200),
+                message: e.to_string().chars().take(MAX_MESSAGE_CHARS).collect(),
                 definition: definition_path(&e.schema_path().to_string(), self.defs_key)
                     .unwrap_or_else(|| def.to_string()),
             })

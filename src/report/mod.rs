@@ -3,6 +3,7 @@
 
 pub mod clients_doc;
 pub mod document;
+pub mod github;
 pub mod guard;
 pub mod human;
 pub mod inventory;

@@ -4,10 +4,10 @@
 //! checked at the version its registry serves as latest. Unreachable or rate-limited
 //! services are reported, never passed over silently.
 
-use super::launcher::Ecosystem;
 use super::package_registry::{get_json, join, Lookup, RegistryUrls};
 use super::versions;
 use crate::finding::Risk;
+use crate::launch::Ecosystem;
 use serde_json::{json, Value};
 use std::cmp::Ordering;
 use std::collections::HashMap;

@@ -120,6 +120,26 @@ impl LiveListing {
         }
     }
 
+    /// Every string the server sent, without `known`, once the rules have judged it.
+    pub fn clean(&mut self, known: &crate::secrets::KnownSecrets) {
+        if known.is_empty() {
+            return;
+        }
+        for v in self
+            .initialize
+            .iter_mut()
+            .chain(&mut self.tools)
+            .chain(&mut self.prompts)
+            .chain(&mut self.resources)
+            .chain(&mut self.resource_templates)
+        {
+            known.clean_json(v);
+        }
+        if let LiveState::CouldNotConnect { reason } = &mut self.state {
+            *reason = known.clean(reason);
+        }
+    }
+
     /// `serverInfo` from the initialize result.
     pub fn server_info(&self) -> Option<&Value> {
         self.initialize.as_ref()?.get("serverInfo")
@@ -210,7 +230,7 @@ pub fn plan(entry: &ServerEntry, opts: &LiveOptions) -> (LiveTarget, Vec<String>
             skip("the entry is not understood (see invalid-server-entry and unknown-server-entry)")
         }
         Some(Transport::Stdio) => {
-            let Some((program, args)) = super::launcher::command_line(entry) else {
+            let Some((program, args)) = super::entry_command::command_line(entry) else {
                 return skip("no command");
             };
             let ours = |k: &str| std::env::var(k).ok();

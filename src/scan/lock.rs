@@ -3,7 +3,7 @@
 
 use super::config_file::{ConfigFile, ServerEntry};
 use super::live::{LiveIndex, LiveListing, LiveState};
-use super::{launcher, secrets, servers, InputError};
+use super::{entry_command, secrets, servers, InputError};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::session::transcript::ListKind;
@@ -104,9 +104,9 @@ pub fn definition(entry: &ServerEntry) -> Definition {
     env_names.sort();
     let mut header_names: Vec<String> = entry.headers.iter().map(|h| h.name.clone()).collect();
     header_names.sort();
-    let runner = launcher::packages(entry)
+    let runner = entry_command::packages(entry)
         .first()
-        .map(|p| p.runner.as_str().to_string());
+        .map(|p| p.launcher.as_str().to_string());
     Definition {
         transport: entry.transport.map_or("unknown", |t| t.as_str()).into(),
         launcher: runner.unwrap_or_else(|| match entry.transport {
@@ -116,7 +116,7 @@ pub fn definition(entry: &ServerEntry) -> Definition {
         }),
         command: entry.command.as_ref().map(|c| {
             if c.value.contains(char::is_whitespace) {
-                secrets::mask_args(&launcher::shell_words(&c.value)).join(" ")
+                secrets::mask_args(&entry_command::shell_words(&c.value)).join(" ")
             } else {
                 mask(&c.value)
             }

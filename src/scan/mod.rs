@@ -5,11 +5,11 @@ pub mod advisories;
 pub mod baseline;
 pub mod config_file;
 pub mod discover;
+pub mod entry_command;
 pub mod exposure;
 pub mod http;
 pub mod inventory;
 pub mod jsonc;
-pub mod launcher;
 pub mod live;
 pub mod live_remote;
 pub mod lock;
@@ -212,17 +212,17 @@ pub fn servers(configs: &[ConfigFile]) -> impl Iterator<Item = (&ConfigFile, &Se
 /// The packages every server launches, for registry look-ups.
 pub fn launched_packages(
     configs: &[ConfigFile],
-) -> Vec<(launcher::Ecosystem, String, Option<String>)> {
+) -> Vec<(crate::launch::Ecosystem, String, Option<String>)> {
     let mut out = Vec::new();
     for (_, s) in servers(configs) {
-        for p in launcher::packages(s) {
-            if p.pin == launcher::Pin::NotRegistry {
+        for p in entry_command::packages(s) {
+            if p.package.pin == crate::launch::Pin::NotRegistry {
                 continue;
             }
-            let exact = (p.pin == launcher::Pin::Exact)
-                .then(|| p.version.clone())
+            let exact = (p.package.pin == crate::launch::Pin::Exact)
+                .then(|| p.package.version.clone())
                 .flatten();
-            out.push((p.runner.ecosystem(), p.name.clone(), exact));
+            out.push((p.package.ecosystem, p.package.name.clone(), exact));
         }
     }
     out
@@ -238,6 +238,20 @@ pub async fn list_live(configs: &[ConfigFile], opts: live::LiveOptions) -> Vec<L
         planned.push((listing, target));
     }
     live::list_all(planned, opts).await
+}
+
+/// The values the configs give their servers under credential names (variables and
+/// headers): a server that repeats one must not have it shown.
+pub fn given_secrets(configs: &[ConfigFile]) -> crate::secrets::KnownSecrets {
+    let mut known = crate::secrets::KnownSecrets::new();
+    for (_, entry) in servers(configs) {
+        for e in entry.env.iter().chain(&entry.headers) {
+            if crate::secrets::might_name_credential(&e.name) {
+                known.add(&e.value.value, crate::secrets::known::MASK);
+            }
+        }
+    }
+    known
 }
 
 /// Live listings for when `--live` was not given: every server "not asked".

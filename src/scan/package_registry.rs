@@ -2,7 +2,7 @@
 //! deprecated on npm, or yanked or inactive on PyPI? Offline is detected quickly and the
 //! check is skipped with a notice; a scan never waits long on the network.
 
-use super::launcher::Ecosystem;
+use crate::launch::Ecosystem;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;

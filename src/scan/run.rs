@@ -199,10 +199,16 @@ pub async fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
     }
     let facts = registry_facts(&request.rules, &loaded, &selection);
     let advisories = advisory_facts(&request.rules, &loaded, &selection);
-    let live: Vec<LiveListing> = match request.live {
-        Some(o) => super::list_live(&loaded.configs, o).await,
-        None => super::not_listed(&loaded.configs),
-    };
+    // The credentials the configs give their servers: what a server repeats of them is
+    // removed from every excerpt of the scan, and from the listings it keeps.
+    let known = std::sync::Arc::new(super::given_secrets(&loaded.configs));
+    let live = crate::secrets::known::in_force(std::sync::Arc::clone(&known), async {
+        match request.live {
+            Some(o) => super::list_live(&loaded.configs, o).await,
+            None => super::not_listed(&loaded.configs),
+        }
+    })
+    .await;
     let settings = ScanSettings {
         selection: &selection,
         registry: facts.as_ref(),
@@ -211,9 +217,19 @@ pub async fn scan(request: &ScanRequest) -> Result<ScanReport, Error> {
         live: request.live.map(|_| live.as_slice()),
     };
     let mut findings = super::findings(&loaded.configs, &settings);
-    findings.extend(surface_findings(&live, &loaded.configs, &selection));
-    let (flows, flow_notices) = toxic_flows(&live, &loaded.configs, lock_file.as_ref(), &selection);
+    let (surface, flows, flow_notices) =
+        crate::secrets::known::in_force(std::sync::Arc::clone(&known), async {
+            let surface = surface_findings(&live, &loaded.configs, &selection);
+            let (flows, notices) =
+                toxic_flows(&live, &loaded.configs, lock_file.as_ref(), &selection);
+            (surface, flows, notices)
+        })
+        .await;
+    findings.extend(surface);
     findings.extend(flows);
+    // Judged on what the servers sent; kept for the report without the configs' secrets.
+    let mut live = live;
+    live.iter_mut().for_each(|l| l.clean(&known));
     loaded.notices.extend(flow_notices);
     // One order for the whole report, config and live findings alike: highest risk first.
     super::sort(&mut findings);

@@ -2,7 +2,7 @@
 //! A version the registry's scheme refuses falls back to comparing dotted numeric parts, so
 //! an odd version in an advisory still sorts somewhere sensible instead of failing the scan.
 
-use super::launcher::Ecosystem;
+use crate::launch::Ecosystem;
 use std::cmp::Ordering;
 use std::str::FromStr;
 

@@ -157,7 +157,7 @@ fn forms(value: &str) -> Vec<String> {
     }
     let debug = format!("{value:?}");
     push(debug[1..debug.len() - 1].to_string());
-    push(crate::finding::escape_controls(value));
+    push(crate::text::escape_controls(value));
     push(shell_words::quote(value).into_owned());
     push(
         percent_encoding::utf8_percent_encode(value, percent_encoding::NON_ALPHANUMERIC)
@@ -170,8 +170,8 @@ tokio::task_local! {
     static IN_FORCE: Arc<KnownSecrets>;
 }
 
-/// Runs `work` with `known` in force: every excerpt made while it runs
-/// ([`crate::finding::excerpt`]) is cleaned before it is cut.
+/// Runs `work` with `known` in force: every excerpt made while it runs (the finding
+/// module's) is cleaned before it is cut.
 pub async fn in_force<F: Future>(known: Arc<KnownSecrets>, work: F) -> F::Output {
     IN_FORCE.scope(known, work).await
 }

@@ -79,14 +79,7 @@ pub struct Launch {
     /// How the runtime was chosen, where a `runtimeHint` named a language.
     pub runtime_note: Option<String>,
     /// A registry package installed before the server starts, which then starts from it.
-    pub install: Option<Install>,
-}
-
-/// The package of a registry entry, and where its arguments begin in `command`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Install {
-    pub package: super::install::Package,
-    pub args_from: usize,
+    pub install: Option<super::install_phase::Install>,
 }
 
 impl Launch {

@@ -3,8 +3,8 @@
 //! files that `sweep-report` summarises.
 
 pub mod facts;
-pub mod install;
-mod install_bin;
+pub mod install_phase;
+mod installed_program;
 pub mod line;
 pub mod line_verdict;
 pub mod manifest;
@@ -74,7 +74,7 @@ impl Default for SweepRequest {
             profile: None,
             config: None,
             setup_timeout: DEFAULT_SETUP_TIMEOUT,
-            install_timeout: install::DEFAULT_INSTALL_TIMEOUT,
+            install_timeout: install_phase::DEFAULT_INSTALL_TIMEOUT,
             pass_env: Vec::new(),
             isolated_caches: false,
             remote: false,
@@ -174,10 +174,10 @@ impl PreparedSweep {
             std::fs::create_dir(&root).map_err(|e| {
                 Error::System(format!("cannot create the sweep's install directory: {e}"))
             })?;
-            let installer = install::Installer::new(root, self.config.install_timeout);
-            Some((dir, Arc::new(installer)))
+            let installs = install_phase::InstallCache::new(root, self.config.install_timeout);
+            Some((dir, Arc::new(installs)))
         };
-        let installer = shared.as_ref().map(|(_, i)| Arc::clone(i));
+        let installs = shared.as_ref().map(|(_, i)| Arc::clone(i));
         progress.begin(
             self.to_run.len() as u64,
             self.skipped as u64,
@@ -186,7 +186,7 @@ impl PreparedSweep {
         let end = run::run(
             self.to_run,
             self.config,
-            installer,
+            installs,
             &mut self.writer,
             progress,
         )

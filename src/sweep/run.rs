@@ -1,7 +1,7 @@
 //! Runs the entries, up to `--jobs` guard runs at once, each in its own sandbox, and streams
 //! each result to the results file as it finishes.
 
-use super::install::{in_project, Installed, Installer};
+use super::install_phase::{in_project, InstallCache, Installed};
 use super::line::{Line, LineOut, LineStatus, NotJudged};
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::remote::{HeaderValue, Remote};
@@ -69,7 +69,7 @@ pub enum SweepEnd {
 pub async fn run(
     entries: Vec<Entry>,
     config: Arc<SweepConfig>,
-    installer: Option<Arc<Installer>>,
+    installs: Option<Arc<InstallCache>>,
     writer: &mut ResultsWriter,
     progress: &mut dyn SweepProgress,
 ) -> Result<SweepEnd, Error> {
@@ -86,8 +86,8 @@ pub async fn run(
             match entry.plan {
                 EntryPlan::Launch(launch) => {
                     progress.started();
-                    let installer = installer.clone();
-                    let task = run_entry(entry.id.clone(), launch, Arc::clone(&config), installer);
+                    let installs = installs.clone();
+                    let task = run_entry(entry.id.clone(), launch, Arc::clone(&config), installs);
                     ids.insert(running.spawn(task).id(), entry.id);
                 }
                 EntryPlan::Remote(remote) if config.remote => {
@@ -138,12 +138,12 @@ async fn run_entry(
     id: String,
     launch: Launch,
     config: Arc<SweepConfig>,
-    installer: Option<Arc<Installer>>,
+    installs: Option<Arc<InstallCache>>,
 ) -> LineOut {
     let known = Arc::new(launch.secrets.known());
     crate::secrets::known::in_force(
         Arc::clone(&known),
-        entry_line(id, launch, config, installer, known),
+        entry_line(id, launch, config, installs, known),
     )
     .await
 }
@@ -152,7 +152,7 @@ async fn entry_line(
     id: String,
     launch: Launch,
     config: Arc<SweepConfig>,
-    installer: Option<Arc<Installer>>,
+    installs: Option<Arc<InstallCache>>,
     known: Arc<crate::secrets::KnownSecrets>,
 ) -> LineOut {
     let started_at = SystemTime::now();
@@ -196,22 +196,18 @@ async fn entry_line(
     let mut shown = launch.command.clone();
     if let Some(install) = &launch.install {
         let own;
-        let installer = match &installer {
+        let installs = match &installs {
             Some(shared) => shared.as_ref(),
             None => {
                 let root = sandbox.root().join("installs");
                 let _ = std::fs::create_dir(&root);
-                own = Installer::new(root, config.install_timeout);
+                own = InstallCache::new(root, config.install_timeout);
                 &own
             }
         };
-        let installed = match launch
-            .cwd
-            .as_deref()
-            .and_then(|d| in_project(&install.package, d))
-        {
+        let installed = match launch.cwd.as_deref().and_then(|d| in_project(install, d)) {
             Some(found) => found,
-            None => installer.install(&install.package, &base_env).await,
+            None => installs.install(install, &base_env).await,
         };
         match installed {
             Installed::Ready { program, mut facts } => {
@@ -352,31 +348,16 @@ async fn guard_remote(
     let request = GuardRequest {
         url: Some(remote.url.value()),
         headers: headers.iter().map(|(n, v)| format!("{n}={v}")).collect(),
+        url_policy: guard::options::UrlPolicy {
+            allow_unsafe: config.remote_allow_unsafe,
+            hint: "add --remote-allow-unsafe to allow it",
+        },
         ..config.guard_request()
     };
-    let allow = config.remote_allow_unsafe;
     // Name resolution (the policy's and the target's) blocks: off the runtime's workers.
-    let prepared = tokio::task::spawn_blocking(move || {
-        let mut settings = guard::options::resolve(&request)?;
-        let policy = crate::net::policy::ConnectPolicy {
-            allow_unsafe: allow,
-            resolve_names: true,
-            hint: "add --remote-allow-unsafe to allow it",
-        };
-        let refusal = settings
-            .plan
-            .http
-            .as_ref()
-            .and_then(|target| policy.target_refusal(target));
-        // Authorization metadata on another origin is fetched under the same policy.
-        if let Some(target) = settings.plan.http.as_mut() {
-            target.dial_policy = Some(policy.dial_policy());
-        }
-        Ok::<_, Error>((settings, refusal))
-    })
-    .await;
+    let prepared = tokio::task::spawn_blocking(move || guard::options::resolve(&request)).await;
     let settings = match prepared {
-        Ok(Ok((_, Some(why)))) => {
+        Ok(Err(Error::Refused { why, .. })) => {
             let line = Line {
                 remote_type: Some(remote.transport),
                 ..Line::not_judged(&id, NotJudged::NotAsked, started_at, clock)
@@ -384,7 +365,7 @@ async fn guard_remote(
             };
             return line.with(Value::Null);
         }
-        Ok(Ok((settings, None))) => settings,
+        Ok(Ok(settings)) => settings,
         Ok(Err(e)) => return error_line(&id, started_at, clock, e.message()),
         Err(_) => {
             let why =

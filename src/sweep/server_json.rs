@@ -3,10 +3,12 @@
 //! Inputs resolve as manifest value > `value` > `default`; a required one with none of them
 //! makes the entry `needs-configuration`.
 
-use super::install::Package;
-use super::manifest::{needs_configuration, EntryError, EntryPlan, Install, Launch, Supplied};
+use super::install_phase::Install;
+use super::manifest::{needs_configuration, EntryError, EntryPlan, Launch, Supplied};
 use super::shown::{fill, is_secret, Shown};
 use crate::finding::excerpt;
+use crate::install_faults::Installer;
+use crate::launch::{Ecosystem, Package};
 use serde_json::{Map, Value};
 
 /// Registry types mcpcheck can launch, with their runtimes (the first is the default).
@@ -159,27 +161,23 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
     // Installed with pip when no launcher is at hand, but shown (and replayed) as a client
     // with uv would run it.
     let mut command = vec![text(if runtime == "python" { "uvx" } else { runtime })];
-    // The runtimes whose package a sweep installs first (npx and uvx with no options of
-    // their own): the server then starts from the install, with the package's arguments.
-    let only_yes = runtime_args
-        .iter()
-        .all(|a| matches!(a.value().as_str(), "-y" | "--yes"));
-    let package = match (registry, runtime) {
-        ("npm", "npx") if only_yes => Some(Package::Npm {
-            identifier: identifier.to_string(),
-            version: version.to_string(),
-        }),
-        ("pypi", "uvx") if runtime_args.is_empty() => Some(Package::Pypi {
-            identifier: identifier.to_string(),
-            version: version.to_string(),
-        }),
-        ("pypi", "python") if runtime_args.is_empty() => Some(Package::PypiPip {
-            identifier: identifier.to_string(),
-            version: version.to_string(),
-        }),
+    // The runtimes whose package a sweep installs first: the server then starts from the
+    // install, with the package's arguments.
+    let installer = match runtime {
+        "npx" => Some(Installer::Npm),
+        "uvx" => Some(Installer::Uv),
+        "python" => Some(Installer::Pip),
         _ => None,
     };
-    let package_args_from;
+    let written = |ecosystem| Package::spec_of(ecosystem, identifier, version);
+    let spec = match registry {
+        "npm" => written(Ecosystem::Npm),
+        "pypi" => written(Ecosystem::PyPI),
+        "oci" => written(Ecosystem::Docker),
+        // nuget's `dnx ID@VERSION`.
+        _ if version.is_empty() => identifier.to_string(),
+        _ => format!("{identifier}@{version}"),
+    };
     match registry {
         "npm" => {
             let yes = runtime_args
@@ -189,8 +187,7 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
                 command.push(text("-y"));
             }
             command.extend(runtime_args);
-            command.push(text(&versioned(identifier, "@", version)));
-            package_args_from = command.len();
+            command.push(text(&spec));
             command.extend(package_args);
         }
         "pypi" => {
@@ -198,8 +195,7 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
                 command.push(text("run"));
             }
             command.extend(runtime_args);
-            command.push(text(&versioned(identifier, "==", version)));
-            package_args_from = command.len();
+            command.push(text(&spec));
             command.extend(package_args);
         }
         "oci" => {
@@ -209,14 +205,12 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
             for (name, _) in &env {
                 command.extend([text("-e"), text(name)]);
             }
-            command.push(text(&image(identifier, version)));
-            package_args_from = command.len();
+            command.push(text(&spec));
             command.extend(package_args);
         }
         _ => {
             command.extend(runtime_args);
-            command.push(text(&versioned(identifier, "@", version)));
-            package_args_from = command.len() + 1;
+            command.push(text(&spec));
             if !package_args.is_empty() {
                 command.push(text("--"));
                 command.extend(package_args);
@@ -230,29 +224,11 @@ fn package_plan(package: &Value, registry: &str, runtime: &str, supplied: &Suppl
         }
     }
     let mut launch = Launch::new(command, env);
-    launch.install = package.map(|package| Install {
-        package,
-        args_from: package_args_from,
-    });
+    launch.install = installer
+        .and_then(|installer| Install::of_command(&launch.argv(), installer))
+        // Only the entry's own package (a runtime argument could name another).
+        .filter(|install| install.package.spec == spec);
     EntryPlan::Launch(launch)
-}
-
-fn versioned(identifier: &str, sep: &str, version: &str) -> String {
-    if version.is_empty() {
-        identifier.to_string()
-    } else {
-        format!("{identifier}{sep}{version}")
-    }
-}
-
-/// An OCI reference keeps its own tag or digest; otherwise the package version is the tag.
-fn image(identifier: &str, version: &str) -> String {
-    let last = identifier.rsplit('/').next().unwrap_or(identifier);
-    if identifier.contains('@') || last.contains(':') || version.is_empty() {
-        identifier.to_string()
-    } else {
-        format!("{identifier}:{version}")
-    }
 }
 
 /// An input's value: the manifest's, else `value`, else `default`, with `{variables}` filled;

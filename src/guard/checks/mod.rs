@@ -33,7 +33,7 @@ pub struct CheckContext<'a> {
     pub planned: &'a [crate::session::PlannedRequest],
     /// The installer that fetches the server (`npx`, `npm exec`, `uvx`), whose words on
     /// stderr may say why the server never started.
-    pub launcher: Option<crate::installer::Installer>,
+    pub launcher: Option<crate::install_faults::Installer>,
 }
 
 /// One check: a name for the report, the codes it may emit, and the inspection itself.

@@ -3,7 +3,7 @@
 use super::{Check, CheckContext};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location, ProcessFacts, ProcessPhase};
-use crate::installer::{self, Installer};
+use crate::install_faults::{self, Installer};
 use crate::process::{ExitKind, ShutdownPath};
 use crate::session::transcript::{Outcome, Phase, Purpose, Transcript};
 use crate::session::PlannedRequest;
@@ -114,7 +114,7 @@ fn not_installed(t: &Transcript, launcher: Installer) -> Option<Finding> {
     if matches!(t.process.exit, Some(ExitKind::Code(0)) | None) {
         return None;
     }
-    let fault = installer::fault_in(launcher, &t.process.stderr.tail_text(), true)?;
+    let fault = install_faults::fault_in(launcher, &t.process.stderr.tail_text(), true)?;
     let name = launcher.name();
     let message = match fault.code {
         Code::InstallPackageMissing => format!(

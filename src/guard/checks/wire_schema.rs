@@ -2,7 +2,7 @@
 
 use super::{Check, CheckContext};
 use crate::catalog::Code;
-use crate::finding::{Finding, Location};
+use crate::finding::{excerpt, Finding, Location};
 use crate::protocol::jsonrpc::{LineContent, Message};
 use crate::protocol::schema::{WireSchemas, WireViolation};
 use crate::protocol::versions;
@@ -112,6 +112,13 @@ fn finding(
     first: &WireViolation,
     all: &[WireViolation],
 ) -> Finding {
+    // The validator quotes the server's values: shown as an excerpt, cleaned before it is cut.
+    let shown = |v: &WireViolation| WireViolation {
+        message: excerpt(&v.message, 200),
+        ..v.clone()
+    };
+    let first = &shown(first);
+    let all: Vec<WireViolation> = all.iter().map(shown).collect();
     let more = if all.len() > 1 {
         format!(
             " Also: {}.",

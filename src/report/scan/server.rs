@@ -4,7 +4,7 @@
 
 use crate::finding::excerpt;
 use crate::scan::config_file::{ConfigFile, ServerEntry};
-use crate::scan::launcher;
+use crate::scan::entry_command;
 use crate::scan::live::{LiveListing, LiveState};
 use crate::scan::lock;
 use crate::session::transcript::ListKind;
@@ -149,13 +149,13 @@ pub fn server(
     let def = lock::definition(entry);
     let (line, column) = file.lines.position(&file.text, entry.span.start);
     let bounded = |v: &[String], n: usize| v.iter().map(|a| excerpt(a, n)).collect();
-    let packages = launcher::packages(entry)
+    let packages = entry_command::packages(entry)
         .iter()
         .map(|p| Package {
-            runner: p.runner.as_str(),
-            name: excerpt(&crate::scan::urls::mask_all(&p.name), 200),
-            version: p.version.as_deref().map(|x| excerpt(x, 100)),
-            pinned: p.pin == launcher::Pin::Exact,
+            runner: p.launcher.as_str(),
+            name: excerpt(&crate::scan::urls::mask_all(&p.package.name), 200),
+            version: p.package.version.as_deref().map(|x| excerpt(x, 100)),
+            pinned: p.package.pin == crate::launch::Pin::Exact,
         })
         .collect();
     ServerFacts {

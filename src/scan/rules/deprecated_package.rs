@@ -4,8 +4,9 @@
 use super::{ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
+use crate::launch::Pin;
 use crate::scan::config_file::ServerEntry;
-use crate::scan::launcher::{self, Pin};
+use crate::scan::entry_command;
 
 pub struct DeprecatedPackage;
 
@@ -16,14 +17,15 @@ impl ConfigRule for DeprecatedPackage {
 
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
         let Some(facts) = cx.registry else { return };
-        for p in launcher::packages(server) {
-            if p.pin == Pin::NotRegistry {
+        for p in entry_command::packages(server) {
+            if p.package.pin == Pin::NotRegistry {
                 continue;
             }
-            let exact = (p.pin == Pin::Exact)
-                .then_some(p.version.as_deref())
+            let exact = (p.package.pin == Pin::Exact)
+                .then_some(p.package.version.as_deref())
                 .flatten();
-            let Some(notice) = facts.deprecation(p.runner.ecosystem(), &p.name, exact) else {
+            let Some(notice) = facts.deprecation(p.package.ecosystem, &p.package.name, exact)
+            else {
                 continue;
             };
             out.push(
@@ -33,7 +35,7 @@ impl ConfigRule for DeprecatedPackage {
                     format!(
                         "Server {:?}: {}{} is {} in its registry: {}",
                         crate::finding::excerpt(&server.name, 60),
-                        crate::finding::excerpt(&crate::scan::urls::mask_all(&p.name), 100),
+                        crate::finding::excerpt(&crate::scan::urls::mask_all(&p.package.name), 100),
                         notice
                             .version
                             .as_deref()
@@ -43,7 +45,7 @@ impl ConfigRule for DeprecatedPackage {
                         crate::finding::excerpt(&notice.message, 200)
                     ),
                 )
-                .evidence(&crate::scan::urls::mask_all(&p.spec)),
+                .evidence(&crate::scan::urls::mask_all(&p.package.spec)),
             );
         }
     }

@@ -4,8 +4,9 @@
 use super::{describe_place, option_value, ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
+use crate::launch::Launcher;
 use crate::scan::config_file::{ServerEntry, Str};
-use crate::scan::launcher::{self, Runner};
+use crate::scan::entry_command;
 
 pub struct ListensOnAllInterfaces;
 
@@ -67,9 +68,9 @@ impl ConfigRule for ListensOnAllInterfaces {
                 .evidence(&shown),
             );
         };
-        let docker = launcher::packages(server)
+        let docker = entry_command::packages(server)
             .iter()
-            .any(|p| p.runner == Runner::DockerRun);
+            .any(|p| p.launcher == Launcher::DockerRun);
         let mut previous: Option<&str> = None;
         for arg in &server.args {
             let (name, inline) = option_value(&arg.value);

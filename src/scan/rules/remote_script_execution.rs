@@ -5,7 +5,7 @@ use super::{describe_place, ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::scan::config_file::{ServerEntry, Str};
-use crate::scan::launcher;
+use crate::scan::entry_command;
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -19,7 +19,7 @@ impl ConfigRule for RemoteScriptExecution {
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
         // The command string a shell runs, located at its first part.
         let mut scripts: Vec<(String, &Str)> = Vec::new();
-        if let Some(w) = launcher::shell_wrapper(server) {
+        if let Some(w) = entry_command::shell_wrapper(server) {
             if let Some(first) = w.script.first() {
                 let text: Vec<&str> = w.script.iter().map(|x| x.text.as_str()).collect();
                 scripts.push((text.join(" "), first.src));

@@ -7,8 +7,8 @@ use super::{ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::scan::config_file::ServerEntry;
+use crate::scan::entry_command;
 use crate::scan::jsonc::Span;
-use crate::scan::launcher;
 
 pub struct ShellCommandWrapper;
 
@@ -18,7 +18,8 @@ impl ConfigRule for ShellCommandWrapper {
     }
 
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
-        let (Some(_), Some(wrapper)) = (&server.command, launcher::shell_wrapper(server)) else {
+        let (Some(_), Some(wrapper)) = (&server.command, entry_command::shell_wrapper(server))
+        else {
             return;
         };
         // From the first argument of the string to the end of its last (the flag, if empty).

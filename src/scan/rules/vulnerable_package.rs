@@ -6,9 +6,10 @@
 use super::{ConfigRule, RuleContext};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Risk};
+use crate::launch::Pin;
 use crate::scan::advisories::Advisory;
 use crate::scan::config_file::ServerEntry;
-use crate::scan::launcher::{self, Pin};
+use crate::scan::entry_command;
 use crate::scan::urls::mask_all;
 
 pub struct VulnerablePackage;
@@ -24,17 +25,17 @@ impl ConfigRule for VulnerablePackage {
 
     fn check_server(&self, cx: &RuleContext<'_>, server: &ServerEntry, out: &mut Vec<Finding>) {
         let Some(facts) = cx.advisories else { return };
-        for p in launcher::packages(server) {
-            if p.pin == Pin::NotRegistry {
+        for p in entry_command::packages(server) {
+            if p.package.pin == Pin::NotRegistry {
                 continue;
             }
-            let exact = (p.pin == Pin::Exact)
-                .then_some(p.version.as_deref())
+            let exact = (p.package.pin == Pin::Exact)
+                .then_some(p.package.version.as_deref())
                 .flatten();
-            let eco = p.runner.ecosystem();
-            let name = excerpt(&mask_all(&p.name), 100);
+            let eco = p.package.ecosystem;
+            let name = excerpt(&mask_all(&p.package.name), 100);
             let server_name = excerpt(&server.name, 60);
-            if let Some(why) = facts.unchecked(eco, &p.name, exact) {
+            if let Some(why) = facts.unchecked(eco, &p.package.name, exact) {
                 out.push(
                     cx.finding(
                         Code::AdvisoryLookupFailed,
@@ -44,12 +45,12 @@ impl ConfigRule for VulnerablePackage {
                             excerpt(why, 200)
                         ),
                     )
-                    .evidence(&mask_all(&p.spec))
+                    .evidence(&mask_all(&p.package.spec))
                     .fix("Run the scan again with network access to the advisory service (or a mirror in MCPCHECK_OSV_URL), or check the package by hand at osv.dev."),
                 );
                 continue;
             }
-            let Some(checked) = facts.checked(eco, &p.name, exact) else {
+            let Some(checked) = facts.checked(eco, &p.package.name, exact) else {
                 continue;
             };
             if checked.advisories.is_empty() {
@@ -94,18 +95,18 @@ impl ConfigRule for VulnerablePackage {
             let fix = match (&upgrade, unfixed) {
                 (Some(v), false) => format!(
                     "Upgrade to {name} {v} or later and pin it ({}).",
-                    launcher::pinned_example(&p).replace("1.2.3", v)
+                    entry_command::pinned_example(&p).replace("1.2.3", v)
                 ),
                 (Some(v), true) => format!(
                     "Upgrade to {name} {v} or later and pin it ({}); at least one advisory has no fix yet, so also consider replacing or removing the server.",
-                    launcher::pinned_example(&p).replace("1.2.3", v)
+                    entry_command::pinned_example(&p).replace("1.2.3", v)
                 ),
                 (None, _) => "No fixed version is published: replace or remove the server until one is.".to_string(),
             };
             out.push(
                 cx.finding(Code::VulnerablePackage, p.word.src, message)
                     .risk(risk)
-                    .evidence(&mask_all(&p.spec))
+                    .evidence(&mask_all(&p.package.spec))
                     .fix(fix),
             );
         }

@@ -110,9 +110,9 @@ pub fn findings(
                 continue;
             };
             let mut text = entry.name.to_ascii_lowercase();
-            for p in super::launcher::packages(entry) {
+            for p in super::entry_command::packages(entry) {
                 text.push(' ');
-                text.push_str(&p.name.to_ascii_lowercase());
+                text.push_str(&p.package.name.to_ascii_lowercase());
             }
             let Some((_, roles)) = NAME_GUESSES.iter().find(|(frag, _)| text.contains(frag)) else {
                 continue;

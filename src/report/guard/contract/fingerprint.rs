@@ -263,7 +263,7 @@ pub fn fingerprint(run: &GuardRun, t: &Transcript) -> Fingerprint {
             .iter()
             .map(|r| (r.name.to_string(), RuntimeFacts::of(r)))
             .collect(),
-        package: crate::guard::package::detect(command).map(|p| PackageFacts {
+        package: crate::guard::fingerprint_package::of_command(command).map(|p| PackageFacts {
             manager: p.manager,
             name: redact_argv_as(&[p.name], REDACTED).concat(),
             version_spec: p.version_spec,

@@ -4,6 +4,7 @@
 //! `npm exec` or `uvx` fetches the server and it exits before answering initialize.
 
 use crate::catalog::Code;
+use crate::launch::Launcher;
 
 /// The installer whose words are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,20 +27,18 @@ impl Installer {
         }
     }
 
-    /// The installer a server command runs through to fetch the server, if any: `npx`,
-    /// `npm exec` (`npm x`) or `uvx`.
-    pub fn launching(program: &str, args: &[String]) -> Option<Self> {
-        let base = std::path::Path::new(program)
-            .file_name()?
-            .to_str()?
-            .to_ascii_lowercase();
-        match base.as_str() {
-            "npx" => Some(Self::Npm),
-            "npm" if matches!(args.first().map(String::as_str), Some("exec" | "x")) => {
-                Some(Self::Npm)
-            }
-            "uvx" => Some(Self::Uv),
-            _ => None,
+    /// The installer whose words a launcher prints when it fetches the server: npm's for
+    /// `npx` and `npm exec`, uv's for `uvx` (and `uv tool run`).
+    pub fn of_launcher(launcher: Launcher) -> Option<Self> {
+        match launcher {
+            Launcher::Npx | Launcher::NpmExec => Some(Self::Npm),
+            Launcher::Uvx => Some(Self::Uv),
+            Launcher::Bunx
+            | Launcher::PnpmDlx
+            | Launcher::YarnDlx
+            | Launcher::PipxRun
+            | Launcher::DockerRun
+            | Launcher::Direct => None,
         }
     }
 }
@@ -229,24 +228,5 @@ mod tests {
         let crash = "AttributeError: 'Server' object has no attribute 'list_resources'\nTypeError: x is not a function";
         assert_eq!(found(Installer::Uv, crash, true), None);
         assert_eq!(found(Installer::Npm, crash, false), None);
-    }
-
-    #[test]
-    fn the_launcher_is_read_from_the_program_and_its_first_word() {
-        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            Installer::launching("/usr/bin/npx", &words(&["-y", "x"])),
-            Some(Installer::Npm)
-        );
-        assert_eq!(
-            Installer::launching("npm", &words(&["exec", "x"])),
-            Some(Installer::Npm)
-        );
-        assert_eq!(Installer::launching("npm", &words(&["start"])), None);
-        assert_eq!(
-            Installer::launching("uvx", &words(&["x"])),
-            Some(Installer::Uv)
-        );
-        assert_eq!(Installer::launching("python3", &words(&["s.py"])), None);
     }
 }

@@ -1,147 +1,58 @@
-//! The package a stdio command runs, read from its words as mcp-stdio-guard records it in
-//! its fingerprint: what `npx`, `npm exec`, `uvx` or `docker run` fetches, or the package a
-//! local `node` script belongs to. Nothing is fetched or run.
+//! The package a stdio command runs, as mcp-stdio-guard names it in its fingerprint: what
+//! `npx`, `npm exec`, `uvx` or `docker run` fetches (read by `crate::launch`, as every client
+//! reads the command), or the package a local `node` script belongs to. Nothing is fetched
+//! or run.
 
+use crate::launch::{self, Launch, Launcher};
 use crate::process::ServerCommand;
 use std::path::{Path, PathBuf};
 
 /// Where the package comes from and what was asked of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Package {
+pub struct FingerprintPackage {
     /// `npm`, `uv`, `docker` or `local`.
     pub manager: &'static str,
     pub name: String,
     /// The version (or tag) asked for after `@`; for a local package its `version`; empty
-    /// when none is named, and for uv and docker, whose specs stay whole in `name`.
+    /// when none is named, for a git, URL or local spec, and for uv and docker, whose specs
+    /// stay whole in `name`.
     pub version_spec: String,
 }
 
 /// How large a package.json is read.
 const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
-pub fn detect(cmd: &ServerCommand) -> Option<Package> {
-    let base = Path::new(&cmd.program)
-        .file_name()?
-        .to_str()?
-        .to_ascii_lowercase();
-    let args: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
-    match base.as_str() {
-        "npx" => npm_spec(npx_package(&args)?),
-        "npm" => match args.first() {
-            Some(&("exec" | "x")) => npm_spec(npx_package(&args[1..])?),
-            _ => None,
-        },
-        "uvx" => Some(whole("uv", uvx_package(&args)?)),
-        "docker" | "podman" => Some(whole("docker", docker_image(&args)?)),
-        "node" | "nodejs" => local_node(cmd, &args),
-        _ => None,
-    }
-}
-
-fn whole(manager: &'static str, spec: &str) -> Package {
-    Package {
-        manager,
-        name: spec.to_string(),
-        version_spec: String::new(),
-    }
-}
-
-/// `name@version`, `@scope/name@version`, or a bare name. A URL or git spec stays whole:
-/// its `@` may end a user and password, which the report then masks as a whole.
-fn npm_spec(spec: &str) -> Option<Package> {
-    let (name, version) = match spec.rfind('@') {
-        Some(at) if at > 0 && !spec.contains("://") && !spec[at + 1..].contains(['/', ':']) => {
-            (&spec[..at], &spec[at + 1..])
-        }
-        _ => (spec, ""),
+pub fn of_command(cmd: &ServerCommand) -> Option<FingerprintPackage> {
+    let launch = launch::parse_command(&cmd.program, &cmd.args)?;
+    // mcp-stdio-guard's managers: the other launchers' packages go unnamed.
+    let manager = match launch.launcher {
+        Launcher::Npx | Launcher::NpmExec => "npm",
+        Launcher::Uvx => "uv",
+        Launcher::DockerRun => "docker",
+        Launcher::Direct => return local_node(cmd, &launch),
+        Launcher::Bunx | Launcher::PnpmDlx | Launcher::YarnDlx | Launcher::PipxRun => return None,
     };
-    (!name.is_empty()).then(|| Package {
-        manager: "npm",
-        name: name.to_string(),
-        version_spec: version.to_string(),
+    let package = launch.fetches?.package;
+    let (name, version_spec) = match manager {
+        "npm" if package.from_registry => (package.name, package.version.unwrap_or_default()),
+        _ => (package.spec, String::new()),
+    };
+    (!name.is_empty()).then_some(FingerprintPackage {
+        manager,
+        name,
+        version_spec,
     })
 }
 
-/// `npx [options] SPEC` or `--package SPEC`: the package npx fetches.
-fn npx_package<'a>(args: &[&'a str]) -> Option<&'a str> {
-    let mut words = args.iter();
-    while let Some(&word) = words.next() {
-        match word {
-            "-p" | "--package" => return words.next().copied(),
-            "-c" | "--call" => {
-                words.next();
-            }
-            "--" => return words.next().copied(),
-            w if w.starts_with("--package=") => return w.strip_prefix("--package="),
-            w if w.starts_with('-') => {}
-            w => return Some(w),
-        }
-    }
-    None
-}
-
-/// `uvx [options] SPEC` or `--from SPEC`.
-fn uvx_package<'a>(args: &[&'a str]) -> Option<&'a str> {
-    const VALUED: &[&str] = &["--python", "-p", "--with", "--index", "--index-url", "-i"];
-    let mut words = args.iter();
-    while let Some(&word) = words.next() {
-        match word {
-            "--from" => return words.next().copied(),
-            w if w.starts_with("--from=") => return w.strip_prefix("--from="),
-            w if VALUED.contains(&w) => {
-                words.next();
-            }
-            w if w.starts_with('-') => {}
-            w => return Some(w),
-        }
-    }
-    None
-}
-
-/// `docker run [options] IMAGE`.
-fn docker_image<'a>(args: &[&'a str]) -> Option<&'a str> {
-    const VALUED: &[&str] = &[
-        "-e",
-        "--env",
-        "--env-file",
-        "-v",
-        "--volume",
-        "--mount",
-        "--name",
-        "-p",
-        "--publish",
-        "--network",
-        "--net",
-        "-w",
-        "--workdir",
-        "--entrypoint",
-        "-u",
-        "--user",
-        "--platform",
-        "-l",
-        "--label",
-        "--add-host",
-        "--cpus",
-        "-m",
-        "--memory",
-        "--pull",
-        "--user",
-    ];
-    let mut words = args.iter().skip_while(|w| **w != "run").skip(1);
-    while let Some(&word) = words.next() {
-        match word {
-            w if VALUED.contains(&w) => {
-                words.next();
-            }
-            w if w.starts_with('-') => {}
-            w => return Some(w),
-        }
-    }
-    None
-}
-
 /// `node [options] SCRIPT`: the package.json nearest the script, when it names the package.
-fn local_node(cmd: &ServerCommand, args: &[&str]) -> Option<Package> {
+fn local_node(cmd: &ServerCommand, launch: &Launch) -> Option<FingerprintPackage> {
+    let words: Vec<&str> = std::iter::once(cmd.program.as_str())
+        .chain(cmd.args.iter().map(String::as_str))
+        .collect();
+    let program = launch::program_name(words[launch.program]);
+    if !matches!(program.as_str(), "node" | "nodejs") {
+        return None;
+    }
     const VALUED: &[&str] = &[
         "-r",
         "--require",
@@ -154,10 +65,10 @@ fn local_node(cmd: &ServerCommand, args: &[&str]) -> Option<Package> {
         "-C",
         "--conditions",
     ];
-    let mut words = args.iter();
+    let mut words = words[launch.args_from..].iter().copied();
     let script = loop {
-        match *words.next()? {
-            "--" => break *words.next()?,
+        match words.next()? {
+            "--" => break words.next()?,
             // Code on the command line, or the REPL: no script.
             "-e" | "--eval" | "-p" | "--print" | "-i" | "--interactive" => return None,
             w if VALUED.contains(&w) => {
@@ -183,7 +94,7 @@ fn local_node(cmd: &ServerCommand, args: &[&str]) -> Option<Package> {
     None
 }
 
-fn manifest(path: &Path) -> Option<Package> {
+fn manifest(path: &Path) -> Option<FingerprintPackage> {
     use std::io::Read;
     let mut text = String::new();
     std::fs::File::open(path)
@@ -193,7 +104,7 @@ fn manifest(path: &Path) -> Option<Package> {
         .ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
     let name = json.get("name")?.as_str()?;
-    Some(Package {
+    Some(FingerprintPackage {
         manager: "local",
         name: crate::finding::excerpt(name, 214),
         version_spec: json
@@ -219,8 +130,12 @@ mod tests {
         }
     }
 
-    fn package(manager: &'static str, name: &str, version_spec: &str) -> Option<Package> {
-        Some(Package {
+    fn package(
+        manager: &'static str,
+        name: &str,
+        version_spec: &str,
+    ) -> Option<FingerprintPackage> {
+        Some(FingerprintPackage {
             manager,
             name: name.into(),
             version_spec: version_spec.into(),
@@ -231,11 +146,11 @@ mod tests {
     #[test]
     fn common_install_commands() {
         assert_eq!(
-            detect(&cmd(&["npx", "--yes", "@scope/server@1.2.3"])),
+            of_command(&cmd(&["npx", "--yes", "@scope/server@1.2.3"])),
             package("npm", "@scope/server", "1.2.3")
         );
         assert_eq!(
-            detect(&cmd(&[
+            of_command(&cmd(&[
                 "npm",
                 "exec",
                 "--package",
@@ -246,11 +161,11 @@ mod tests {
             package("npm", "plain-server", "latest")
         );
         assert_eq!(
-            detect(&cmd(&["uvx", "python-mcp-server==0.5.0"])),
+            of_command(&cmd(&["uvx", "python-mcp-server==0.5.0"])),
             package("uv", "python-mcp-server==0.5.0", "")
         );
         assert_eq!(
-            detect(&cmd(&[
+            of_command(&cmd(&[
                 "docker",
                 "run",
                 "--rm",
@@ -261,15 +176,15 @@ mod tests {
             package("docker", "ghcr.io/example/server:1.0", "")
         );
         assert_eq!(
-            detect(&cmd(&["npx", "-y", "plain"])),
+            of_command(&cmd(&["npx", "-y", "plain"])),
             package("npm", "plain", "")
         );
         assert_eq!(
-            detect(&cmd(&["uvx", "--from", "git+https://x/y", "tool"])),
+            of_command(&cmd(&["uvx", "--from", "git+https://x/y", "tool"])),
             package("uv", "git+https://x/y", "")
         );
-        assert_eq!(detect(&cmd(&["python3", "server.py"])), None);
-        assert_eq!(detect(&cmd(&["npm", "start"])), None);
+        assert_eq!(of_command(&cmd(&["python3", "server.py"])), None);
+        assert_eq!(of_command(&cmd(&["npm", "start"])), None);
     }
 
     /// mcp-stdio-guard's "fingerprint local node package detection skips node flags".
@@ -295,14 +210,17 @@ mod tests {
             script.to_str().expect("path"),
         ]);
         c.cwd = Some(root.path().to_path_buf());
-        assert_eq!(detect(&c), package("local", "local-node-server", "9.8.7"));
+        assert_eq!(
+            of_command(&c),
+            package("local", "local-node-server", "9.8.7")
+        );
         // Relative to the command's working directory.
         let mut relative = cmd(&["node", "package/src/server.mjs"]);
         relative.cwd = Some(root.path().to_path_buf());
         assert_eq!(
-            detect(&relative),
+            of_command(&relative),
             package("local", "local-node-server", "9.8.7")
         );
-        assert_eq!(detect(&cmd(&["node", "-e", "1"])), None);
+        assert_eq!(of_command(&cmd(&["node", "-e", "1"])), None);
     }
 }

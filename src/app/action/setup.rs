@@ -4,13 +4,13 @@
 //! into the log inside a stop-commands fence, and anything it leaves running killed and
 //! reported.
 
-use super::environment::ChildEnv;
+use super::child_env::ChildEnv;
 use super::inputs::Inputs;
-use super::workflow_commands::{escape_data, random_token, write_outputs};
 use crate::error::Error;
 use crate::finding::excerpt;
 use crate::process::setup::{OutputSink, SetupRun};
 use crate::process::{EscapedProcess, ServerCommand};
+use crate::report::github::workflow_commands::{escape_data, random_token, write_outputs};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -47,17 +47,19 @@ pub fn run(
         unset_env: Vec::new(),
     };
     // Stdout and stderr both go to our stdout, inside the fence (the runner reads workflow
-    // commands on stderr too).
-    let to_log: OutputSink = Arc::new(|chunk: &[u8]| {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(chunk);
-        let _ = out.flush();
+    // commands on stderr too), a line at a time without the values the `env` input passed.
+    let lines = Arc::new(CleanLines {
+        known: child.given_secrets(),
+        pending: std::sync::Mutex::new(Vec::new()),
     });
+    let sink = Arc::clone(&lines);
+    let to_log: OutputSink = Arc::new(move |chunk: &[u8]| sink.feed(chunk));
     let outcome = crate::app::io::runtime(None)?.block_on(crate::process::setup::run(
         &command,
         inputs.setup_timeout,
         to_log,
     ));
+    lines.finish();
     line(log, &format!("::{token}::"));
     line(log, "::endgroup::");
     let dir = inputs
@@ -67,6 +69,49 @@ pub fn run(
     let run = outcome
         .map_err(|e| Error::Input(format!("the setup command could not be started: {e}")))?;
     judge(&run, inputs.setup_timeout.as_millis(), dir)
+}
+
+/// A setup's output on its way to the log, written a line at a time without the given
+/// secrets, so none is split across two writes and missed.
+struct CleanLines {
+    known: crate::secrets::KnownSecrets,
+    pending: std::sync::Mutex<Vec<u8>>,
+}
+
+/// A line longer than this is written in parts.
+const MAX_PENDING: usize = 64 * 1024;
+
+impl CleanLines {
+    fn feed(&self, chunk: &[u8]) {
+        let Ok(mut pending) = self.pending.lock() else {
+            return;
+        };
+        pending.extend_from_slice(chunk);
+        while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=end).collect();
+            self.write(&line);
+        }
+        if pending.len() > MAX_PENDING {
+            let part = std::mem::take(&mut *pending);
+            self.write(&part);
+        }
+    }
+
+    fn finish(&self) {
+        if let Ok(mut pending) = self.pending.lock() {
+            let rest = std::mem::take(&mut *pending);
+            if !rest.is_empty() {
+                self.write(&rest);
+            }
+        }
+    }
+
+    fn write(&self, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(self.known.remove(&text).as_bytes());
+        let _ = out.flush();
+    }
 }
 
 /// The step's view of a finished setup.
@@ -116,7 +161,7 @@ pub fn report_failure(log: &mut impl Write, inputs: &Inputs, failure: &str) {
                 "## ❌ mcpcheck: setup failed\n\n{}\n",
                 crate::report::markdown_escape::text(failure, 500)
             );
-            let _ = super::action::append(Path::new(&path), &text);
+            let _ = super::append(Path::new(&path), &text);
         }
     }
     if let Some(path) = var("GITHUB_OUTPUT") {

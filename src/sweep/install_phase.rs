@@ -6,11 +6,12 @@
 //! npm's and uv's own caches are safe for concurrent use (npx's `_npx` directory is not).
 
 use super::facts::InstallFacts;
-use super::install_bin::{npm_bin, pypi_script};
+use super::installed_program::{npm_bin, pypi_script};
 use super::setup;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding};
-use crate::installer;
+use crate::install_faults::{self, Installer};
+use crate::launch::{self, Launcher, Package};
 use crate::process::ServerCommand;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -23,46 +24,53 @@ pub const DEFAULT_INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
 /// Marks a complete install directory.
 const READY: &str = ".mcpcheck-installed";
 
-/// A package as a client's runtime would fetch it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Package {
-    /// `npx -y identifier@version`.
-    Npm { identifier: String, version: String },
-    /// `uvx identifier==version`.
-    Pypi { identifier: String, version: String },
-    /// The same package where neither uvx nor pipx is at hand: `python3 -m venv`, then pip.
-    PypiPip { identifier: String, version: String },
+/// A registry package a sweep installs before its server starts, and where the server's
+/// own arguments begin in its command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Install {
+    /// The package, as the command's launcher reads it.
+    pub package: Package,
+    /// npm for `npx`; uv for `uvx`; pip into a virtual environment where neither uvx nor
+    /// pipx is at hand.
+    pub installer: Installer,
+    pub args_from: usize,
 }
 
-impl Package {
-    fn spec(&self) -> String {
-        match self {
-            Self::Npm {
-                identifier,
-                version,
-            } if !version.is_empty() => format!("{identifier}@{version}"),
-            Self::Pypi {
-                identifier,
-                version,
-            }
-            | Self::PypiPip {
-                identifier,
-                version,
-            } if !version.is_empty() => format!("{identifier}=={version}"),
-            Self::Npm { identifier, .. }
-            | Self::Pypi { identifier, .. }
-            | Self::PypiPip { identifier, .. } => identifier.clone(),
-        }
+impl Install {
+    /// The package `argv` fetches, read as its launcher reads it, when a sweep installs it
+    /// first: the launcher is the one `installer` stands in for (npx for npm, uvx for uv and
+    /// pip), it is given no options of its own (npx's `-y` aside), and the package comes
+    /// from the registry.
+    pub fn of_command(argv: &[String], installer: Installer) -> Option<Self> {
+        let launch = launch::parse(argv)?;
+        let arg = launch.fetches?;
+        let options = &argv[launch.options_from..arg.word];
+        let plain = match (installer, launch.launcher) {
+            (Installer::Npm, Launcher::Npx) => options.iter().all(|o| o == "-y" || o == "--yes"),
+            (Installer::Uv | Installer::Pip, Launcher::Uvx) => options.is_empty(),
+            _ => false,
+        };
+        (plain && !arg.via_option && arg.package.from_registry).then_some(Self {
+            package: arg.package,
+            installer,
+            args_from: launch.args_from,
+        })
+    }
+
+    /// The version asked for, empty when none is.
+    fn version(&self) -> &str {
+        self.package.version.as_deref().unwrap_or("")
     }
 
     /// A directory name for this package: its spec with anything but letters, digits, `.`
     /// and `-` replaced, and a hash so two specs never share one.
     fn key(&self) -> String {
-        let (kind, spec) = match self {
-            Self::Npm { .. } => ("npm", self.spec()),
-            Self::Pypi { .. } => ("pypi", self.spec()),
-            Self::PypiPip { .. } => ("pypi-pip", self.spec()),
+        let kind = match self.installer {
+            Installer::Npm => "npm",
+            Installer::Uv => "pypi",
+            Installer::Pip => "pypi-pip",
         };
+        let spec = &self.package.spec;
         let readable: String = spec
             .chars()
             .take(60)
@@ -92,13 +100,13 @@ pub enum Installed {
 }
 
 /// Installs packages under one root, each once, one install of a package at a time.
-pub struct Installer {
+pub struct InstallCache {
     root: PathBuf,
     timeout: Duration,
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
-impl Installer {
+impl InstallCache {
     pub fn new(root: PathBuf, timeout: Duration) -> Self {
         Self {
             root,
@@ -107,10 +115,10 @@ impl Installer {
         }
     }
 
-    /// Installs `package` (or finds it installed) with `env`, the sandbox's environment:
+    /// Installs the package (or finds it installed) with `env`, the sandbox's environment:
     /// the entry's own variables, its secrets among them, are not an installer's business.
-    pub async fn install(&self, package: &Package, env: &[(String, String)]) -> Installed {
-        let key = package.key();
+    pub async fn install(&self, install: &Install, env: &[(String, String)]) -> Installed {
+        let key = install.key();
         let lock = {
             let mut locks = self.locks.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(locks.entry(key.clone()).or_default())
@@ -119,7 +127,7 @@ impl Installer {
         let started = Instant::now();
         let dir = self.root.join(&key);
         if dir.join(READY).is_file() {
-            return resolve(package, &dir, InstallFacts::none_ran(true, false));
+            return resolve(install, &dir, InstallFacts::none_ran(true, false));
         }
         // Installed in place (a virtual environment cannot be moved): what an install that
         // failed or was stopped left is removed first, and only a complete one is marked.
@@ -130,7 +138,7 @@ impl Installer {
             return failed(Code::InstallFailed, "io", &why, facts);
         }
         let mut facts = InstallFacts::none_ran(false, false);
-        for argv in commands(package, &dir) {
+        for argv in commands(install, &dir) {
             let left = self.timeout.saturating_sub(started.elapsed());
             let command = ServerCommand {
                 program: argv[0].clone(),
@@ -150,44 +158,41 @@ impl Installer {
             if !outcome.ok {
                 facts.set_duration(started.elapsed());
                 let (code, detail, evidence) =
-                    classify(package, &facts, &outcome.output, self.timeout);
-                let message = message(code, package, self.timeout);
+                    classify(install, &facts, &outcome.output, self.timeout);
+                let message = message(code, install, self.timeout);
                 return failed(code, detail, &evidence, facts).with_message(message);
             }
         }
         facts.set_duration(started.elapsed());
-        let _ = std::fs::write(dir.join(READY), package.spec());
-        resolve(package, &dir, facts)
+        let _ = std::fs::write(dir.join(READY), &install.package.spec);
+        resolve(install, &dir, facts)
     }
 }
 
 /// The package as npx finds it already installed in the project at `cwd` (its
 /// `node_modules` holds that very version): npx runs it from there and installs nothing.
-pub fn in_project(package: &Package, cwd: &Path) -> Option<Installed> {
-    let Package::Npm {
-        identifier,
-        version,
-    } = package
-    else {
+pub fn in_project(install: &Install, cwd: &Path) -> Option<Installed> {
+    if install.installer != Installer::Npm {
         return None;
-    };
+    }
     let manifest = cwd
         .join("node_modules")
-        .join(identifier)
+        .join(&install.package.name)
         .join("package.json");
     let text = std::fs::read_to_string(manifest).ok()?;
     let found: Value = serde_json::from_str(&text).ok()?;
-    if found.get("version").and_then(Value::as_str) != Some(version.as_str()) {
+    if found.get("version").and_then(Value::as_str) != Some(install.version()) {
         return None;
     }
-    Some(resolve(package, cwd, InstallFacts::none_ran(true, true)))
+    Some(resolve(install, cwd, InstallFacts::none_ran(true, true)))
 }
 
-/// The commands that install `package` into `dir`.
-fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
+/// The commands that install the package into `dir`.
+fn commands(install: &Install, dir: &Path) -> Vec<Vec<String>> {
     let dir = dir.display().to_string();
-    match package {
-        Package::Npm { .. } => vec![[
+    let spec = install.package.spec.as_str();
+    match install.installer {
+        Installer::Npm => vec![[
             "npm",
             "install",
             "--prefix",
@@ -197,11 +202,11 @@ fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
             "--no-save",
             "--no-package-lock",
             "--loglevel=error",
-            &package.spec(),
+            spec,
         ]
         .map(String::from)
         .to_vec()],
-        Package::PypiPip { .. } => {
+        Installer::Pip => {
             let venv = format!("{dir}/venv");
             vec![
                 ["python3", "-m", "venv", &venv].map(String::from).to_vec(),
@@ -212,13 +217,13 @@ fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
                     "install",
                     "--quiet",
                     "--disable-pip-version-check",
-                    &package.spec(),
+                    spec,
                 ]
                 .map(String::from)
                 .to_vec(),
             ]
         }
-        Package::Pypi { .. } => {
+        Installer::Uv => {
             let venv = format!("{dir}/venv");
             vec![
                 ["uv", "venv", "--quiet", &venv].map(String::from).to_vec(),
@@ -231,7 +236,7 @@ fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
                     "--compile-bytecode",
                     "--python",
                     &format!("{venv}/bin/python"),
-                    &package.spec(),
+                    spec,
                 ]
                 .map(String::from)
                 .to_vec(),
@@ -241,17 +246,16 @@ fn commands(package: &Package, dir: &Path) -> Vec<Vec<String>> {
 }
 
 /// The program to start from a complete install, found as the client's runtime finds it.
-fn resolve(package: &Package, dir: &Path, facts: InstallFacts) -> Installed {
-    let found = match package {
-        Package::Npm { identifier, .. } => npm_bin(dir, identifier),
-        Package::Pypi { identifier, .. } | Package::PypiPip { identifier, .. } => {
-            pypi_script(dir, identifier)
-        }
+fn resolve(install: &Install, dir: &Path, facts: InstallFacts) -> Installed {
+    let identifier = &install.package.name;
+    let found = match install.installer {
+        Installer::Npm => npm_bin(dir, identifier),
+        Installer::Uv | Installer::Pip => pypi_script(dir, identifier),
     };
     match found {
         Ok(program) => Installed::Ready { program, facts },
         Err(evidence) => {
-            let message = message(Code::InstallNoExecutable, package, Duration::ZERO);
+            let message = message(Code::InstallNoExecutable, install, Duration::ZERO);
             failed(
                 Code::InstallNoExecutable,
                 "no-executable",
@@ -265,7 +269,7 @@ fn resolve(package: &Package, dir: &Path, facts: InstallFacts) -> Installed {
 
 /// The code, detail code and decisive line of a failed install.
 fn classify(
-    package: &Package,
+    install: &Install,
     facts: &InstallFacts,
     output: &str,
     timeout: Duration,
@@ -280,13 +284,8 @@ fn classify(
     if let Some(spawn) = facts.spawn_error() {
         return (Code::InstallFailed, "installer-missing", spawn.to_string());
     }
-    let installer = match package {
-        Package::Npm { .. } => installer::Installer::Npm,
-        Package::Pypi { .. } => installer::Installer::Uv,
-        Package::PypiPip { .. } => installer::Installer::Pip,
-    };
     // The install failed: a warning (npm's EBADENGINE) may be why.
-    if let Some(fault) = installer::fault_in(installer, output, false) {
+    if let Some(fault) = install_faults::fault_in(install.installer, output, false) {
         return (fault.code, fault.detail, fault.line);
     }
     let lines: Vec<&str> = output
@@ -321,8 +320,8 @@ fn classify(
     (Code::InstallFailed, "other", decisive)
 }
 
-fn message(code: Code, package: &Package, timeout: Duration) -> String {
-    let spec = excerpt(&package.spec(), 120);
+fn message(code: Code, install: &Install, timeout: Duration) -> String {
+    let spec = excerpt(&install.package.spec, 120);
     match code {
         Code::InstallPackageMissing => format!("{spec} is not on its registry: no client can install it."),
         Code::InstallNoExecutable => {
@@ -363,18 +362,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn npm() -> Package {
-        Package::Npm {
-            identifier: "@s/x".into(),
-            version: "1.0.0".into(),
-        }
+    fn install(argv: &[&str], installer: Installer) -> Install {
+        let argv: Vec<String> = argv.iter().map(|w| w.to_string()).collect();
+        Install::of_command(&argv, installer).expect("installed first")
     }
 
-    fn pypi() -> Package {
-        Package::Pypi {
-            identifier: "x".into(),
-            version: "1.0".into(),
-        }
+    fn npm() -> Install {
+        install(&["npx", "-y", "@s/x@1.0.0"], Installer::Npm)
+    }
+
+    fn pypi() -> Install {
+        install(&["uvx", "x==1.0"], Installer::Uv)
     }
 
     fn failure() -> InstallFacts {
@@ -444,11 +442,7 @@ mod tests {
     fn keys_are_file_names_and_never_shared() {
         let a = npm().key();
         assert!(a.starts_with("npm-_s_x_1.0.0-"), "{a}");
-        let b = Package::Npm {
-            identifier: "_s/x".into(),
-            version: "1.0.0".into(),
-        }
-        .key();
+        let b = install(&["npx", "-y", "_s/x@1.0.0"], Installer::Npm).key();
         assert_ne!(a, b);
     }
 

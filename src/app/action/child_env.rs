@@ -160,6 +160,17 @@ pub fn child_env(
 }
 
 impl ChildEnv {
+    /// The values the `env` input passed on: no output of the step shows them.
+    pub fn given_secrets(&self) -> crate::secrets::KnownSecrets {
+        let mut known = crate::secrets::KnownSecrets::new();
+        for name in &self.passed {
+            if let Some((_, v)) = self.vars.iter().find(|(n, _)| n == name) {
+                known.add(v, crate::secrets::known::MASK);
+            }
+        }
+        known
+    }
+
     /// One line for the summary: names only, never values.
     pub fn notice(&self) -> Option<String> {
         let list = |names: &[String]| {

@@ -1,12 +1,12 @@
-//! How a stdio server is launched: through a shell, and through a package runner
-//! (npx, bunx, pnpm dlx, yarn dlx, npm exec, uvx, pipx run, docker run) with which package.
+//! A config entry's launch command, read with the config values each word came from:
+//! the command and its arguments, a shell wrapper and its command string, the commands in
+//! it, and the packages each fetches (read by `crate::launch`, as every client reads them).
 
-mod runner;
-mod spec;
+mod packages;
 
 use super::config_file::{ServerEntry, Str};
-pub use runner::{packages, Ecosystem, PackageRef, Pin, Runner};
-pub use spec::{pinned_example, version_hint};
+use crate::launch::{program_index, program_name, LAUNCHER_PROGRAMS};
+pub use packages::{packages, pinned_example, version_hint, PackageRef};
 
 /// One word of the launch command, and the config value it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,18 +15,6 @@ pub struct Word<'a> {
     pub src: &'a Str,
     /// The word was split out of a shell command string.
     pub from_script: bool,
-}
-
-/// Program name without directory and Windows extension, lowercase: `C:\x\npx.cmd` → `npx`.
-pub fn program_name(program: &str) -> String {
-    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-    let lower = base.to_ascii_lowercase();
-    for ext in [".exe", ".cmd", ".bat", ".ps1", ".com"] {
-        if let Some(stem) = lower.strip_suffix(ext) {
-            return stem.to_string();
-        }
-    }
-    lower
 }
 
 pub const SHELLS: &[&str] = &[
@@ -77,22 +65,24 @@ fn is_command_flag(shell: &str, arg: &str) -> bool {
     }
 }
 
-/// Programs recognised at the start of a whole command line written into `command`.
-const KNOWN_PROGRAMS: &[&str] = &[
-    "npx", "pnpx", "bunx", "bun", "pnpm", "yarn", "npm", "uvx", "uv", "pipx", "docker", "podman",
-    "nerdctl", "env", "node", "python", "python3", "deno",
-];
+/// Programs besides shells and launchers recognised at the start of a whole command line
+/// written into `command`.
+const KNOWN_PROGRAMS: &[&str] = &["env", "node", "python", "python3", "deno"];
+
+/// A whole command line written into `command` that starts with this word is split.
+fn is_known(word: &str) -> bool {
+    let p = program_name(word);
+    [SHELLS, LAUNCHER_PROGRAMS, KNOWN_PROGRAMS]
+        .iter()
+        .any(|list| list.contains(&p.as_str()))
+}
 
 /// The program and arguments a client would execute: a whole command line written into
 /// `command` is split when it starts with a known program (as clients that run it do).
 pub fn command_line(entry: &ServerEntry) -> Option<(String, Vec<String>)> {
     let command = entry.command.as_ref()?;
     let split = shell_words(&command.value);
-    let known = split.first().is_some_and(|w| {
-        let p = program_name(w);
-        SHELLS.contains(&p.as_str()) || KNOWN_PROGRAMS.contains(&p.as_str())
-    });
-    let (program, mut args) = if split.len() > 1 && known {
+    let (program, mut args) = if split.len() > 1 && is_known(&split[0]) {
         (split[0].clone(), split[1..].to_vec())
     } else {
         (command.value.clone(), Vec::new())
@@ -109,11 +99,7 @@ pub fn argv(entry: &ServerEntry) -> Vec<Word<'_>> {
         return Vec::new();
     };
     let split = shell_words(&command.value);
-    let known = |w: &str| {
-        let p = program_name(w);
-        SHELLS.contains(&p.as_str()) || KNOWN_PROGRAMS.contains(&p.as_str())
-    };
-    let mut words: Vec<Word<'_>> = if split.len() > 1 && known(&split[0]) {
+    let mut words: Vec<Word<'_>> = if split.len() > 1 && is_known(&split[0]) {
         split
             .into_iter()
             .map(|text| Word {
@@ -138,18 +124,9 @@ pub fn argv(entry: &ServerEntry) -> Vec<Word<'_>> {
         .first()
         .is_some_and(|w| program_name(&w.text) == "env")
     {
-        let mut skip = 1;
-        while let Some(w) = words.get(skip) {
-            let assignment = w.text.contains('=') && !w.text.starts_with('-');
-            if w.text == "-u" || w.text == "--unset" {
-                skip += 2;
-            } else if assignment || w.text.starts_with('-') {
-                skip += 1;
-            } else {
-                break;
-            }
-        }
-        words.drain(..skip.min(words.len()));
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        let skip = program_index(&texts).unwrap_or(texts.len());
+        words.drain(..skip);
     }
     words
 }

@@ -1,7 +1,7 @@
 //! The Action's inputs, read from `INPUT_<NAME>` variables (an empty value means unset).
 //! Input names are single words or use underscores so they survive as variable names.
 
-use super::environment::{parse_passed, PassedVar};
+use super::child_env::{parse_passed, PassedVar};
 use crate::error::Error;
 use crate::finding::{excerpt, Severity};
 use crate::gate::Gate;
@@ -193,6 +193,11 @@ impl Inputs {
             argv.push("--request".into());
             argv.push(request.clone());
         }
+        // The guard job scans the `scan` paths beside the session, as `--scan` does.
+        for path in &self.scan {
+            argv.push("--scan".into());
+            argv.push(path.clone());
+        }
         if let Some(url) = &self.url {
             argv.push("--url".into());
             argv.push(crate::secrets::redact(url));
@@ -253,6 +258,12 @@ impl Inputs {
             command: self.command_words()?,
             url: self.url.clone(),
             headers: self.headers.clone(),
+            scan: self.scan.iter().map(PathBuf::from).collect(),
+            // A runner's network is no place to relax the policy: there is no allowance input.
+            url_policy: crate::guard::options::UrlPolicy {
+                allow_unsafe: false,
+                hint: "the Action dials only loopback and public addresses",
+            },
             ..GuardRequest::default()
         })
     }
@@ -343,6 +354,7 @@ mod tests {
             ("INPUT_PROTOCOL", "auto"),
             ("INPUT_CONFIG", "mcpcheck.json"),
             ("INPUT_WORKING_DIRECTORY", "pkg"),
+            ("INPUT_SCAN", "src\nlib"),
         ])
         .expect("inputs");
         let Command::Guard(args) = Cli::try_parse_from(i.guard_argv().expect("argv"))
@@ -351,12 +363,18 @@ mod tests {
         else {
             panic!("not a guard command");
         };
-        // The same request but for who asks (which only names settings in errors).
+        // The same request but for who asks (which only names settings in errors and says
+        // how a refused URL could be allowed).
         let request = i.guard_request().expect("request");
         assert_eq!(request.front, Front::ActionInputs);
+        assert!(!request.url_policy.allow_unsafe);
         assert_eq!(
             GuardRequest {
                 front: Front::Flags,
+                url_policy: crate::guard::options::UrlPolicy {
+                    hint: args.request().url_policy.hint,
+                    ..request.url_policy
+                },
                 ..request
             },
             args.request()

@@ -2,17 +2,18 @@
 //! command and the checks the inputs ask for, then writes the SARIF file, the job summary,
 //! the step outputs, annotations and the sticky pull-request comment.
 
-use super::comment::{self, CommentOutcome, Target};
-use super::environment::{child_env, ChildEnv};
-use super::inputs::Inputs;
-use super::setup::SetupResult;
-use super::upload::{self, Destination};
-use super::workflow_commands::{escape_data, write_outputs, write_untrusted};
-use crate::app::guard::UrlPolicy;
+pub mod child_env;
+pub mod inputs;
+mod setup;
+
+use crate::app::guard::GuardJob;
 use crate::error::Error;
 use crate::finding::Finding;
 use crate::guard::GuardRun;
 use crate::report::document::{Report, ReportContext, NO_ANCHOR_NOTICE};
+use crate::report::github::comment::{self, CommentOutcome, Target};
+use crate::report::github::upload::{self, Destination};
+use crate::report::github::workflow_commands::{escape_data, write_outputs, write_untrusted};
 use crate::report::guard::human;
 use crate::report::human::{closing_counts, finding_body, finding_head, Style};
 use crate::report::markdown::{self, MarkdownOptions};
@@ -20,6 +21,9 @@ use crate::report::repo::RepoContext;
 use crate::report::sarif;
 use crate::scan::run::ScanRequest;
 use crate::verdict::Verdict;
+use child_env::{child_env, ChildEnv};
+use inputs::Inputs;
+use setup::SetupResult;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -66,25 +70,20 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         .map(|a| repo.explicit_anchor(Path::new(a)))
         .transpose()?;
     let guard_argv = inputs.guard_argv()?;
-    // The same request `mcpcheck guard` builds, resolved under the same URL policy.
-    let settings = if inputs.runs_guard() {
-        let mut settings = crate::app::guard::settings(
-            &inputs.guard_request()?,
-            &UrlPolicy {
-                // A runner's network is no place to relax the policy: there is no allowance input.
-                allow_unsafe: false,
-                hint: "the Action dials only loopback and public addresses",
-                named_by: "input `url`",
-            },
-        )?;
-        scrub(&mut settings.command, &child);
-        Some(settings)
+    // The one guard job `mcpcheck guard` runs: the same request, URL policy and source scan.
+    let job = if inputs.runs_guard() {
+        let mut job = GuardJob::prepare(&inputs.guard_request()?)?;
+        scrub(&mut job.settings.command, &child);
+        let mut secrets = (*job.settings.secrets).clone();
+        secrets.extend(&child.given_secrets());
+        job.settings.secrets = std::sync::Arc::new(secrets);
+        Some(job)
     } else {
         None
     };
     let mut notices: Vec<String> = child.notice().into_iter().collect();
     if let Some(setup) = &inputs.setup {
-        match super::setup::run(log, setup, &inputs, &child) {
+        match setup::run(log, setup, &inputs, &child) {
             Ok(SetupResult::Done) => {}
             Ok(SetupResult::LeftProcesses(note)) => {
                 log_line(
@@ -94,15 +93,17 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
                 notices.push(note);
             }
             Err(failure) => {
-                super::setup::report_failure(log, &inputs, failure.message());
+                setup::report_failure(log, &inputs, failure.message());
                 return Err(failure);
             }
         }
     }
     let scans_from = notices.len();
     let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
-    let (source_findings, source_writes) = run_source_scan(&inputs.scan)?;
-    scan_findings.extend(source_findings);
+    // Without a server, the `scan` input is a source scan of its own.
+    if job.is_none() {
+        scan_findings.extend(run_source_scan(&inputs.scan)?);
+    }
     notices.extend(scan_notices);
     for notice in &notices[scans_from..] {
         log_line(
@@ -111,11 +112,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         );
     }
 
-    let mut run = settings.map(crate::app::guard::session).transpose()?;
-    // Stray stdout named by the write in the `scan` source that printed it.
-    if let Some(run) = &mut run {
-        run.trace_stdout(&source_writes);
-    }
+    let run = job.map(GuardJob::run).transpose()?;
     let mut findings = run.as_ref().map(|r| r.findings.clone()).unwrap_or_default();
     findings.extend(scan_findings.iter().cloned());
     let verdict = Verdict::of(&findings);
@@ -196,7 +193,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         )
         .map_err(|e| Error::Output(format!("cannot write GITHUB_OUTPUT {path}: {e}")))?;
     }
-    for line in super::annotations::lines(&report) {
+    for line in crate::report::github::annotations::lines(&report) {
         log_line(log, &line);
     }
     log_line(
@@ -210,31 +207,18 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     Ok(exit_code)
 }
 
-/// The source scan on the `scan` input: stdout writes in the server's code. Its findings
-/// join the guard's in every output; its writes trace the guard's stray stdout.
-pub fn run_source_scan(
-    paths: &[String],
-) -> Result<
-    (
-        Vec<crate::finding::Finding>,
-        Vec<crate::prints::PrintingWrite>,
-    ),
-    Error,
-> {
+/// The source scan on the `scan` input when no server runs: stdout writes in the code.
+/// (With a server, the guard job scans and files the findings as its `static` check.)
+pub fn run_source_scan(paths: &[String]) -> Result<Vec<crate::finding::Finding>, Error> {
     if paths.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(Vec::new());
     }
     // What `mcpcheck source PATHS` scans, with its defaults.
     let options =
         crate::source::ScanOptions::new(paths.iter().map(PathBuf::from).collect::<Vec<_>>());
     crate::source::validate(&options).map_err(|e| Error::Usage(format!("input `scan`: {e}")))?;
     crate::source::scan(&options)
-        .map(|scan| {
-            (
-                crate::source::rooted(scan.findings, &options.roots),
-                crate::source::rooted_writes(scan.writes, &options.roots),
-            )
-        })
+        .map(|scan| crate::source::rooted(scan.findings, &options.roots))
         .map_err(|e| Error::Input(format!("scan: {e}")))
 }
 
@@ -400,7 +384,13 @@ fn reproduce_lines(inputs: &Inputs, guard: &[String]) -> Vec<String> {
         });
     }
     lines.extend(guard.iter().cloned());
-    for (command, paths) in [("source", &inputs.scan), ("scan", &inputs.paths)] {
+    // With a server, the guard line scans the `scan` paths itself (`--scan`).
+    let source = if guard.is_empty() {
+        &inputs.scan[..]
+    } else {
+        &[]
+    };
+    for (command, paths) in [("source", source), ("scan", &inputs.paths[..])] {
         if !paths.is_empty() {
             let argv: Vec<&str> = ["mcpcheck", command]
                 .into_iter()
