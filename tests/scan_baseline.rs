@@ -3,7 +3,6 @@
 //! reformatted file does not make known findings new.
 
 mod support;
-use serde_json::Value;
 use std::path::Path;
 use support::scan::*;
 use support::*;
