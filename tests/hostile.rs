@@ -130,6 +130,30 @@ fn a_token_in_the_servers_name_is_masked_in_every_format() {
     }
 }
 
+/// Sweeps `entries` (with `args`) into a results file; the sweep itself must succeed.
+fn swept(
+    entries: &[serde_json::Value],
+    args: &[&str],
+) -> (tempfile::TempDir, std::path::PathBuf, std::process::Output) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let manifest = support::sweep::write_manifest(dir.path(), entries);
+    let results = dir.path().join("results.jsonl");
+    let mut argv = vec![
+        manifest.to_str().expect("utf-8"),
+        "--out",
+        results.to_str().expect("utf-8"),
+    ];
+    argv.extend(args);
+    let run = support::sweep::sweep(&argv);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    (dir, results, run)
+}
+
 /// Every key path of a JSON document (array items under `[]`), so two documents of the
 /// same shape compare equal whatever their values.
 fn key_paths(v: &serde_json::Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
@@ -150,7 +174,7 @@ fn key_paths(v: &serde_json::Value, at: &str, out: &mut std::collections::BTreeS
 
 #[test]
 fn ordinary_variable_values_change_no_status_severity_key_or_count_of_a_sweep() {
-    use support::sweep::{lines, sweep, write_manifest};
+    use support::sweep::lines;
     let envs = [
         ("MODE", "pass"),
         ("K", "status"),
@@ -169,20 +193,7 @@ fn ordinary_variable_values_change_no_status_severity_key_or_count_of_a_sweep() 
             "env": {*k: *v},
         }));
     }
-    let dir = tempfile::tempdir().expect("tmp");
-    let manifest = write_manifest(dir.path(), &entries);
-    let results = dir.path().join("results.jsonl");
-    let run = sweep(&[
-        manifest.to_str().expect("utf-8"),
-        "--out",
-        results.to_str().expect("utf-8"),
-    ]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let (_dir, results, _) = swept(&entries, &[]);
     let lines = lines(&results);
     let plain = lines
         .iter()
@@ -231,7 +242,7 @@ fn ordinary_variable_values_change_no_status_severity_key_or_count_of_a_sweep() 
 
 #[test]
 fn a_secret_url_variable_of_an_invalid_remote_is_not_quoted_in_its_reason() {
-    use support::sweep::{lines, sweep, write_manifest};
+    use support::sweep::lines;
     let token = "UrlSecr3tValue77";
     let entries = vec![serde_json::json!({
         "id": "bad-scheme", "inputs": {"token": token},
@@ -239,21 +250,7 @@ fn a_secret_url_variable_of_an_invalid_remote_is_not_quoted_in_its_reason() {
                    "remotes": [{"type": "streamable-http", "url": "ftp://mcp.example.com/{token}",
                                 "variables": {"token": {"isRequired": true, "isSecret": true}}}]}
     })];
-    let dir = tempfile::tempdir().expect("tmp");
-    let manifest = write_manifest(dir.path(), &entries);
-    let results = dir.path().join("results.jsonl");
-    let run = sweep(&[
-        manifest.to_str().expect("utf-8"),
-        "--out",
-        results.to_str().expect("utf-8"),
-        "--remote",
-    ]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let (_dir, results, _) = swept(&entries, &["--remote"]);
     let lines = lines(&results);
     assert_eq!(lines[0]["status"], "not-asked", "{:#}", lines[0]);
     assert!(
@@ -302,27 +299,14 @@ fn a_header_value_the_server_repeats_never_appears_in_any_format() {
 
 #[test]
 fn a_sweep_entrys_variable_the_server_repeats_is_in_no_result_or_report() {
-    use support::sweep::{lines, sweep, write_manifest};
+    use support::sweep::lines;
     for secret in GIVEN {
         let entries = vec![serde_json::json!({
             "id": "echoes",
             "command": [python_executable(), fixture("echoes_what_it_was_given")],
             "env": {"GIVEN": secret},
         })];
-        let dir = tempfile::tempdir().expect("tmp");
-        let manifest = write_manifest(dir.path(), &entries);
-        let results = dir.path().join("results.jsonl");
-        let run = sweep(&[
-            manifest.to_str().expect("utf-8"),
-            "--out",
-            results.to_str().expect("utf-8"),
-        ]);
-        assert_eq!(
-            run.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        let (_dir, results, run) = swept(&entries, &[]);
         let text = std::fs::read_to_string(&results).expect("results");
         assert_eq!(lines(&results)[0]["status"], "fail", "{text}");
         // The server's words are kept, with the value shown by the variable's name.

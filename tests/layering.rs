@@ -245,24 +245,6 @@ fn no_function_returns_a_bare_string_as_its_error() {
 /// The engines proper (the shared layers below them may be used by any).
 const ENGINES: &[&str] = &["guard", "scan", "source", "surface", "proxy", "sweep"];
 
-/// Which engines each engine's files name (`crate::scan::…`, `use crate::guard;`).
-fn engine_imports(engine: &str, text: &str) -> Vec<&'static str> {
-    ENGINES
-        .iter()
-        .filter(|other| **other != engine)
-        .filter(|other| {
-            text.lines().any(|line| {
-                let code = line.split("//").next().unwrap_or("");
-                let name = format!("crate::{other}");
-                code.match_indices(&name).any(|(i, _)| {
-                    !code[i + name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-                })
-            })
-        })
-        .copied()
-        .collect()
-}
-
 /// The pairs CONTRIBUTING.md allows, from its lines "- `sweep` uses `guard`: why".
 fn allowed_pairs() -> Vec<(String, String)> {
     let text =
@@ -287,16 +269,15 @@ fn engines_use_each_other_only_as_contributing_lists() {
     );
     let mut bad = Vec::new();
     let mut used = Vec::new();
-    for engine in ENGINES {
-        let mut files = Vec::new();
-        rust_files(&src().join(engine), &mut files);
-        for file in files {
-            let text = std::fs::read_to_string(&file).expect("read source");
-            for other in engine_imports(engine, &text) {
-                used.push((engine.to_string(), other.to_string()));
-                if !allowed.iter().any(|(f, t)| f == engine && t == other) {
-                    bad.push(format!("{} uses {other}", file.display()));
-                }
+    // Read from the `use` trees and paths, so a grouped import counts too.
+    for (file, engine, named) in module_graph() {
+        if !ENGINES.contains(&engine.as_str()) {
+            continue;
+        }
+        for other in named.iter().filter(|o| ENGINES.contains(&o.as_str())) {
+            used.push((engine.clone(), other.clone()));
+            if !allowed.iter().any(|(f, t)| *f == engine && t == other) {
+                bad.push(format!("{} uses {other}", file.display()));
             }
         }
     }
@@ -310,14 +291,12 @@ fn engines_use_each_other_only_as_contributing_lists() {
         stale.is_empty(),
         "CONTRIBUTING.md lists unused pairs: {stale:?}"
     );
-    // The check sees what it looks for, and not a longer name.
-    assert_eq!(
-        engine_imports(
-            "scan",
-            "use crate::guard;\nuse crate::guardian::x; // crate::proxy"
-        ),
-        ["guard"]
+    // The check sees a grouped import, and not a longer name.
+    let named = Named::of(
+        &src().join("scan/mod.rs"),
+        "use crate::{guard, guardian::x};\n// crate::proxy",
     );
+    assert!(named.contains("guard") && !named.contains("proxy"));
 }
 
 /// The session layer and the protocol below it own the MCP client: the handshake and the
@@ -419,4 +398,237 @@ fn the_client_check_sees_a_second_client() {
     assert!(second_client(r#"if method == "initialize" { n += 1 }"#).is_empty());
     assert!(second_client("let a: ureq::Agent = agent(); a.post(url)").is_empty());
     assert!(second_client(r#"// c.request("initialize") over ureq::Agent"#).is_empty());
+}
+
+/// The crate's modules by floor, lowest first: a module names only its own floor's and
+/// those below it (an arrow never runs back up). On a floor, the engines name one another
+/// only as CONTRIBUTING.md lists (the test above).
+const FLOORS: &[&[&str]] = &[
+    &["error", "text", "lazy_patterns", "shell", "protocol"],
+    &["process", "secrets"],
+    &["finding", "catalog"],
+    &[
+        "session",
+        "net",
+        "gate",
+        "upstream",
+        "prints",
+        "verdict",
+        "launch",
+        "install_faults",
+        "server_traffic",
+        "frame_findings",
+    ],
+    &["surface", "source", "guard", "scan", "proxy", "sweep"],
+    &["report"],
+    &["fuzzing"],
+    &["app"],
+];
+
+/// The one loop between modules the design needs: a finding names its code, and the
+/// catalog's metadata names a finding's class and severity (CONTRIBUTING.md says why).
+const ALLOWED_LOOP: [&str; 2] = ["catalog", "finding"];
+
+fn floor_of(module: &str) -> Option<usize> {
+    FLOORS.iter().position(|f| f.contains(&module))
+}
+
+/// The module path of a source file: `src/guard/checks/mod.rs` is `guard::checks`.
+fn module_path(file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src()).unwrap_or(file);
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// Every module of the crate a file names, by its top-level name: each `use` tree read
+/// whole (groups, renames, globs), and every path in the code (`crate::report::x()`), with
+/// `self::` and `super::` resolved from where they stand (inline modules included).
+struct Named {
+    here: Vec<String>,
+    found: std::collections::BTreeSet<String>,
+}
+
+impl Named {
+    fn of(file: &Path, text: &str) -> std::collections::BTreeSet<String> {
+        let parsed = syn::parse_file(text)
+            .unwrap_or_else(|e| panic!("{} does not parse: {e}", file.display()));
+        let mut named = Named {
+            here: module_path(file),
+            found: Default::default(),
+        };
+        syn::visit::Visit::visit_file(&mut named, &parsed);
+        named.found
+    }
+
+    fn resolve(&mut self, segments: &[String]) {
+        let full: Vec<String> = match segments.first().map(String::as_str) {
+            Some("crate") => segments[1..].to_vec(),
+            Some("self") | Some("super") => {
+                let mut base = self.here.clone();
+                let mut rest = segments;
+                while let Some(first) = rest.first() {
+                    match first.as_str() {
+                        "self" => {}
+                        "super" => {
+                            base.pop();
+                        }
+                        _ => break,
+                    }
+                    rest = &rest[1..];
+                }
+                base.extend(rest.iter().cloned());
+                base
+            }
+            _ => return,
+        };
+        if let Some(top) = full.first() {
+            self.found.insert(top.clone());
+        }
+    }
+
+    fn tree(&mut self, tree: &syn::UseTree, prefix: &mut Vec<String>) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.tree(&p.tree, prefix);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                prefix.push(n.ident.to_string());
+                self.resolve(&prefix.clone());
+                prefix.pop();
+            }
+            syn::UseTree::Rename(r) => {
+                prefix.push(r.ident.to_string());
+                self.resolve(&prefix.clone());
+                prefix.pop();
+            }
+            syn::UseTree::Glob(_) => self.resolve(&prefix.clone()),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| self.tree(t, prefix)),
+        }
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Named {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.tree(&item.tree, &mut Vec::new());
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        self.resolve(&segments);
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        self.here.push(item.ident.to_string());
+        syn::visit::visit_item_mod(self, item);
+        self.here.pop();
+    }
+}
+
+/// Every source file with its top-level module and the modules it names.
+fn module_graph() -> Vec<(PathBuf, String, std::collections::BTreeSet<String>)> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    files
+        .into_iter()
+        .filter(|f| !f.ends_with("lib.rs") && !f.ends_with("main.rs"))
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).expect("read source");
+            let module = module_path(&f).first().cloned().unwrap_or_default();
+            let mut named = Named::of(&f, &text);
+            named.remove(&module);
+            (f, module, named)
+        })
+        .collect()
+}
+
+#[test]
+fn no_module_names_one_on_a_higher_floor() {
+    let mut bad = Vec::new();
+    for (file, module, named) in module_graph() {
+        let Some(own) = floor_of(&module) else {
+            bad.push(format!(
+                "{}: module `{module}` has no floor in FLOORS",
+                file.display()
+            ));
+            continue;
+        };
+        for other in &named {
+            match floor_of(other) {
+                None => bad.push(format!(
+                    "{} names `{other}`, which has no floor",
+                    file.display()
+                )),
+                Some(f)
+                    if f > own
+                        && !(ALLOWED_LOOP.contains(&module.as_str())
+                            && ALLOWED_LOOP.contains(&other.as_str())) =>
+                {
+                    bad.push(format!(
+                        "{} ({module}, floor {own}) names {other} (floor {f})",
+                        file.display()
+                    ))
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "arrows that run back up:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn no_loop_spans_two_modules_but_the_catalogs() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (_, module, named) in module_graph() {
+        edges.entry(module).or_default().extend(named);
+    }
+    let reaches = |from: &str, to: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.to_string()];
+        while let Some(m) = stack.pop() {
+            if m == to {
+                return true;
+            }
+            if seen.insert(m.clone()) {
+                stack.extend(edges.get(&m).into_iter().flatten().cloned());
+            }
+        }
+        false
+    };
+    let mut loops = Vec::new();
+    for (a, named) in &edges {
+        for b in named {
+            let allowed = ALLOWED_LOOP.contains(&a.as_str()) && ALLOWED_LOOP.contains(&b.as_str());
+            if a < b && !allowed && reaches(b, a) {
+                loops.push(format!("{a} <-> {b}"));
+            }
+        }
+    }
+    assert!(loops.is_empty(), "modules in a loop: {loops:?}");
+}
+
+#[test]
+fn grouped_nested_and_relative_imports_are_read() {
+    let file = src().join("guard/checks/wire_schema.rs");
+    let named = Named::of(
+        &file,
+        "use crate::{finding::Finding, report::{self, markdown}};\nuse super::super::super::app::cli as c;\nfn f() { crate::sweep::run(); }\nmod tests { use super::super::x; }",
+    );
+    assert_eq!(
+        named.into_iter().collect::<Vec<_>>(),
+        ["app", "finding", "guard", "report", "sweep"]
+    );
 }

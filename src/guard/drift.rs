@@ -4,16 +4,13 @@ use super::SessionResult;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::session::transcript::ListKind;
-use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// How run `run` (1-based) differs from run 1.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct RunDrift {
     pub run: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<[Option<String>; 2]>,
     pub capabilities_changed: bool,
     pub tools_added: Vec<String>,
@@ -21,7 +18,6 @@ pub struct RunDrift {
     pub tools_changed: Vec<String>,
     /// List name → [count in run 1, count in this run], where they differ.
     pub list_counts: BTreeMap<&'static str, [usize; 2]>,
-    #[serde(skip)]
     pub findings: Vec<Finding>,
 }
 

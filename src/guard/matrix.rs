@@ -8,21 +8,18 @@ use crate::protocol::schema::WireSchemas;
 use crate::protocol::versions;
 use crate::session;
 use crate::session::transcript::{Outcome, Transcript};
-use serde::Serialize;
 use serde_json::Value;
 
 /// A version no server supports: how it is refused tells how negotiation is implemented.
 pub const BOGUS_VERSION: &str = "1900-01-01";
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct MatrixEntry {
     pub requested: String,
     pub method: String,
     /// `result`, `error`, `timeout`, `no-response`…
     pub outcome: &'static str,
     pub negotiated: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error_code: Option<i64>,
 }
 

@@ -113,7 +113,7 @@ pub fn look_up(
     osv: &str,
 ) -> AdvisoryFacts {
     let mut facts = AdvisoryFacts::default();
-    let agent = super::http::agent(REQUEST_TIMEOUT, CONNECT_TIMEOUT);
+    let agent = crate::session::http::client::agent(REQUEST_TIMEOUT, CONNECT_TIMEOUT);
     let mut unique: Vec<&(Ecosystem, String, Option<String>)> = Vec::new();
     let mut images = 0usize;
     for p in packages {

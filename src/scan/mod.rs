@@ -7,7 +7,6 @@ pub mod config_file;
 pub mod discover;
 pub mod entry_command;
 pub mod exposure;
-pub mod http;
 pub mod inventory;
 pub mod jsonc;
 pub mod live;

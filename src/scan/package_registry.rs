@@ -86,7 +86,7 @@ pub fn look_up(
     urls: &RegistryUrls,
 ) -> RegistryFacts {
     let mut facts = RegistryFacts::default();
-    let agent = super::http::agent(REQUEST_TIMEOUT, CONNECT_TIMEOUT);
+    let agent = crate::session::http::client::agent(REQUEST_TIMEOUT, CONNECT_TIMEOUT);
     let mut unique: Vec<&(Ecosystem, String, Option<String>)> = Vec::new();
     for p in packages {
         if key(p.0).is_some() && !unique.contains(&p) {

@@ -8,11 +8,11 @@ mod http_probes;
 mod initialize;
 mod json_rpc;
 mod runtime;
-mod server_traffic;
 mod stderr_cause;
 mod stdio;
 mod tool_calls;
 mod tool_schema;
+mod unasked;
 mod wire_schema;
 
 use crate::catalog::Code;
@@ -59,7 +59,7 @@ pub fn registry() -> Vec<Box<dyn Check>> {
         Box::new(tool_schema::ToolSchemas),
         Box::new(tool_calls::ToolCalls),
         Box::new(wire_schema::WireSchema),
-        Box::new(server_traffic::ServerTraffic),
+        Box::new(unasked::ServerTraffic),
         Box::new(http_answers::HttpAnswers),
         Box::new(http_probes::HttpProbes),
         Box::new(http_legacy::HttpLegacy),
