@@ -236,6 +236,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         None => Installer::launching(&settings.command.program, &settings.command.args),
         Some(_) => None,
     };
+    let python_buffered = settings.plan.http.is_none() && python::block_buffered(&settings.command);
     for check in checks::registry() {
         if !check.applies(&transcript) {
             continue;
@@ -245,6 +246,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
             prior: &findings,
             planned: &settings.plan.requests,
             launcher,
+            python_buffered,
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
