@@ -60,6 +60,52 @@ fn typos_get_the_nearest_name_and_the_help_of_their_subcommand() {
 }
 
 #[test]
+fn common_mistakes_get_the_hint_that_fixes_them() {
+    // Issue 44 item 5: no word about `--`, and `--runs` was "did you mean '--request'?".
+    assert_eq!(
+        usage_error(&["guard", "node", "dist/index.js"]),
+        "mcpcheck: error: unexpected argument 'node' found; the server command goes after `--`: mcpcheck guard -- node dist/index.js; see `mcpcheck guard --help`\n"
+    );
+    assert_eq!(
+        usage_error(&["guard", "--json", "node", "dist/index.js"]),
+        "mcpcheck: error: unexpected argument 'node' found; the server command goes after `--`: mcpcheck guard --json -- node dist/index.js; see `mcpcheck guard --help`\n"
+    );
+    assert_eq!(
+        usage_error(&["guard", "--runs", "3", "--", "x"]),
+        "mcpcheck: error: unexpected argument '--runs' found; did you mean '--repeat'?; see `mcpcheck guard --help`\n"
+    );
+}
+
+#[test]
+fn times_take_units_and_a_short_bare_number_is_warned_about() {
+    // Issue 44 item 5: `--timeout 5` was silently 5 ms, and the fix then blamed buffering.
+    let clean = [python_command(), &fixture("clean")];
+    let r = guard(&["--timeout", "5s", "--shutdown-grace", "2s"], &clean);
+    assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+    assert_eq!(r.json["process"]["timeoutMs"], 5000);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+
+    // A bare number stays milliseconds, and one this short is named as such.
+    let r = guard(&["--timeout", "5", "--settle", "10s"], &clean);
+    assert_eq!(r.json["process"]["timeoutMs"], 5);
+    assert_eq!(
+        r.stderr.lines().next(),
+        Some("mcpcheck: warning: --timeout 5 is 5 milliseconds (a bare number is milliseconds); write 5s for seconds, or 5ms to keep it and silence this")
+    );
+    let issue = r.issue("initialize-timeout");
+    let fix = issue["fix"].as_str().expect("fix");
+    assert!(fix.contains("raise --timeout"), "{fix}");
+    assert!(!fix.contains("PYTHONUNBUFFERED"), "{fix}");
+    assert!(
+        issue["message"]
+            .as_str()
+            .expect("message")
+            .contains("past the timeout"),
+        "{issue:#}"
+    );
+}
+
+#[test]
 fn output_file_that_cannot_be_written_is_a_usage_error() {
     let stderr = usage_error(&[
         "guard",

@@ -1,6 +1,7 @@
 //! The command line, as clap sees it. The command layer turns these into engine requests;
 //! no engine ever sees them.
 
+use crate::duration::Millis;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -17,6 +18,37 @@ pub struct Cli {
     pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Times given as bare numbers too short to be meant as milliseconds (`--timeout 5`).
+    pub fn duration_warnings(&self) -> Vec<String> {
+        let given: Vec<(&str, Option<Millis>)> = match &self.command {
+            Command::Guard(a) => vec![
+                ("--timeout", a.timeout),
+                ("--settle", a.settle),
+                ("--shutdown-grace", a.shutdown_grace),
+            ],
+            Command::Proxy(a) => vec![
+                ("--timeout", Some(a.timeout)),
+                ("--shutdown-grace", Some(a.shutdown_grace)),
+            ],
+            Command::Sweep(a) => vec![
+                ("--timeout", a.timeout),
+                ("--setup-timeout", Some(a.setup_timeout)),
+                ("--install-timeout", Some(a.install_timeout)),
+            ],
+            Command::Scan(a) => vec![("--live-timeout", Some(a.live.live_timeout))],
+            Command::Baseline(a) => vec![("--live-timeout", Some(a.live.live_timeout))],
+            Command::Pin(a) => vec![("--live-timeout", Some(a.live.live_timeout))],
+            Command::Inventory(a) => vec![("--live-timeout", Some(a.live.live_timeout))],
+            _ => Vec::new(),
+        };
+        given
+            .into_iter()
+            .filter_map(|(flag, t)| t?.warning(flag))
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -205,15 +237,15 @@ pub struct GuardArgs {
     /// Adversarial probes: all, none, or a comma-separated list.
     #[arg(long, value_name = "all|none|LIST")]
     pub adversarial_probes: Option<String>,
-    /// How long to wait for initialize and for each request, in milliseconds [default: 5000].
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u64>,
-    /// How long to keep listening for late stdout after the last answer, in milliseconds [default: 300].
-    #[arg(long, value_name = "MS")]
-    pub settle: Option<u64>,
-    /// How long the server has to exit after stdin closes (and again after SIGTERM), in milliseconds [default: 2000].
-    #[arg(long, value_name = "MS")]
-    pub shutdown_grace: Option<u64>,
+    /// How long to wait for initialize and for each request: 5s, 500ms, 2m (a bare number is milliseconds) [default: 5s].
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<Millis>,
+    /// How long to keep listening for late stdout after the last answer [default: 300ms].
+    #[arg(long, value_name = "DURATION")]
+    pub settle: Option<Millis>,
+    /// How long the server has to exit after stdin closes (and again after SIGTERM) [default: 2s].
+    #[arg(long, value_name = "DURATION")]
+    pub shutdown_grace: Option<Millis>,
     /// Largest stdout line read, in bytes; a longer one stops the run (lines over 256 KiB are parsed and warned about) [default: 16777216].
     #[arg(long, value_name = "BYTES")]
     pub max_stdout_line_bytes: Option<usize>,
@@ -284,12 +316,12 @@ pub struct ProxyArgs {
     /// Write a session summary (message counts, latency percentiles, findings) here on exit.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// A request unanswered for this long is reported, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 30_000)]
-    pub timeout: u64,
+    /// A request unanswered for this long is reported: 30s, 500ms, 2m (a bare number is milliseconds).
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(30_000))]
+    pub timeout: Millis,
     /// How long the server has to exit after the client closes stdin (and again after SIGTERM).
-    #[arg(long, value_name = "MS", default_value_t = 2000)]
-    pub shutdown_grace: u64,
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(2000))]
+    pub shutdown_grace: Millis,
     /// How much traffic may wait for the checks, in KiB; beyond it the client never waits:
     /// the rest is forwarded unchecked (and reported) until the checks catch up.
     #[arg(long, value_name = "KIB", default_value_t = 16_384, value_parser = clap::value_parser!(u64).range(1..=4_194_304))]
@@ -335,21 +367,21 @@ pub struct SweepArgs {
     /// Keep the lines already in --out and run only the entries without one.
     #[arg(long)]
     pub resume: bool,
-    /// The guard's --timeout for every server, in milliseconds [default: 5000].
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u64>,
+    /// The guard's --timeout for every server: 5s, 500ms, 2m (a bare number is milliseconds) [default: 5s].
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<Millis>,
     /// The guard's --profile for every server.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
     /// A guard config file applied to every server; the entry's command and cwd replace its own, the entry's env adds to its env.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Longest an entry's `setup` command may run, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = crate::sweep::DEFAULT_SETUP_TIMEOUT.as_millis() as u64)]
-    pub setup_timeout: u64,
-    /// Longest a registry entry's package install (npm, uv) may run, in milliseconds; the guard's --timeout starts after it.
-    #[arg(long, value_name = "MS", default_value_t = crate::sweep::install::DEFAULT_INSTALL_TIMEOUT.as_millis() as u64)]
-    pub install_timeout: u64,
+    /// Longest an entry's `setup` command may run.
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(crate::sweep::DEFAULT_SETUP_TIMEOUT.as_millis() as u64))]
+    pub setup_timeout: Millis,
+    /// Longest a registry entry's package install (npm, uv) may run; the guard's --timeout starts after it.
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(crate::sweep::install::DEFAULT_INSTALL_TIMEOUT.as_millis() as u64))]
+    pub install_timeout: Millis,
     /// Pass this variable from mcpcheck's environment to every server (repeatable).
     #[arg(long = "pass-env", value_name = "NAME")]
     pub pass_env: Vec<String>,
@@ -447,9 +479,9 @@ pub struct LiveArgs {
     /// Start each stdio server (and dial each remote one) to list its tools, prompts and resources.
     #[arg(long)]
     pub live: bool,
-    /// Hard time limit per server for --live, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 15_000)]
-    pub live_timeout: u64,
+    /// Hard time limit per server for --live: 15s, 500ms, 2m (a bare number is milliseconds).
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(15_000))]
+    pub live_timeout: Millis,
     /// Let --live dial private, link-local and metadata addresses, and send credentials over http://.
     #[arg(long)]
     pub live_allow_unsafe: bool,
@@ -554,4 +586,82 @@ pub struct InventoryArgs {
     /// Write the inventory to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        Cli::try_parse_from([&["mcpcheck"], args].concat()).expect("parses")
+    }
+
+    #[test]
+    fn every_time_flag_takes_a_unit_and_warns_of_a_short_bare_number() {
+        // Issue 44 item 5: `--timeout 5` was silently 5 ms.
+        let times = |cli: &Cli| -> Vec<u64> {
+            match &cli.command {
+                Command::Guard(a) => [a.timeout, a.settle, a.shutdown_grace]
+                    .iter()
+                    .map(|t| t.map_or(0, |t| t.ms))
+                    .collect(),
+                Command::Proxy(a) => vec![a.timeout.ms, a.shutdown_grace.ms],
+                Command::Sweep(a) => vec![
+                    a.timeout.map_or(0, |t| t.ms),
+                    a.setup_timeout.ms,
+                    a.install_timeout.ms,
+                ],
+                Command::Scan(a) => vec![a.live.live_timeout.ms],
+                _ => Vec::new(),
+            }
+        };
+        let guard = parse(&[
+            "guard",
+            "--timeout",
+            "5s",
+            "--settle",
+            "500ms",
+            "--shutdown-grace",
+            "1.5s",
+            "--",
+            "x",
+        ]);
+        assert_eq!(times(&guard), [5_000, 500, 1_500]);
+        assert!(guard.duration_warnings().is_empty());
+        let proxy = parse(&[
+            "proxy",
+            "--timeout",
+            "2m",
+            "--shutdown-grace",
+            "3s",
+            "--",
+            "x",
+        ]);
+        assert_eq!(times(&proxy), [120_000, 3_000]);
+        let sweep = parse(&[
+            "sweep",
+            "m.json",
+            "--out",
+            "o",
+            "--timeout",
+            "5s",
+            "--setup-timeout",
+            "1h",
+            "--install-timeout",
+            "90s",
+        ]);
+        assert_eq!(times(&sweep), [5_000, 3_600_000, 90_000]);
+        let scan = parse(&["scan", "--live-timeout", "20s"]);
+        assert_eq!(times(&scan), [20_000]);
+
+        let bare = parse(&["guard", "--timeout", "5", "--settle", "300", "--", "x"]);
+        assert_eq!(times(&bare), [5, 300, 0]);
+        assert_eq!(
+            bare.duration_warnings(),
+            ["--timeout 5 is 5 milliseconds (a bare number is milliseconds); write 5s for seconds, or 5ms to keep it and silence this"]
+        );
+        let defaults = parse(&["proxy", "--", "x"]);
+        assert_eq!(times(&defaults), [30_000, 2_000]);
+        assert!(defaults.duration_warnings().is_empty());
+    }
 }
