@@ -106,6 +106,23 @@ fn times_take_units_and_a_short_bare_number_is_warned_about() {
 }
 
 #[test]
+fn explain_takes_a_code_as_a_report_spells_it() {
+    // Issue 44 item 9: `explain error[stdout-non-json]`, pasted from a report, was refused.
+    for pasted in [
+        "error[stdout-non-json]",
+        "warning[stdout-non-json]",
+        "stdout-non-json:",
+    ] {
+        let out = mcpcheck().args(["explain", pasted]).output().expect("run");
+        assert_eq!(out.status.code(), Some(0), "{pasted}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).starts_with("stdout-non-json ("),
+            "{pasted}"
+        );
+    }
+}
+
+#[test]
 fn output_file_that_cannot_be_written_is_a_usage_error() {
     let stderr = usage_error(&[
         "guard",
