@@ -122,6 +122,75 @@ fn explain_takes_a_code_as_a_report_spells_it() {
     }
 }
 
+/// Runs the binary in `dir` with `args`: (exit code, stdout, stderr).
+fn run_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = mcpcheck_in(dir).args(args).output().expect("run");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn small_things_of_first_contact() {
+    // Issue 44 item 11.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("server.py"), "print('one')\nprint('two')\n").expect("write");
+
+    // `mcpcheck` alone asked for nothing: the help, and a usage error's exit code.
+    let (code, stdout, stderr) = run_in(dir.path(), &[]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("Usage: mcpcheck"), "{stderr}");
+
+    // `mcpcheck source` scans the current directory, as ruff does.
+    let (code, stdout, _) = run_in(dir.path(), &["source", "--json"]);
+    assert_eq!(code, 0, "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(report["issues"].as_array().map(Vec::len), Some(2));
+
+    // Findings after the first are set apart by a blank line too.
+    let (_, text, _) = run_in(dir.path(), &["source"]);
+    let (_, guard_text, _) = run_in(
+        dir.path(),
+        &["guard", "--", python_command(), &fixture("hostile_output")],
+    );
+    for text in [&text, &guard_text] {
+        let lines: Vec<&str> = text.lines().collect();
+        let heads: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].starts_with("error[") || lines[i].starts_with("warning["))
+            .collect();
+        assert!(heads.len() >= 2, "{text}");
+        for i in heads {
+            assert_eq!(
+                lines[i - 1],
+                "",
+                "a blank line before {:?}:\n{text}",
+                lines[i]
+            );
+        }
+    }
+
+    // A source scan ran no server: its Markdown has no empty "What was run" table.
+    let (_, markdown, _) = run_in(dir.path(), &["source", "--format", "markdown"]);
+    assert!(markdown.contains("server.py"), "{markdown}");
+    assert!(!markdown.contains("What was run"), "{markdown}");
+
+    // A server whose version is empty is shown by its name, with no trailing blank.
+    let (_, text, _) = run_in(
+        dir.path(),
+        &[
+            "guard",
+            "--",
+            python_command(),
+            &fixture("empty_server_version"),
+        ],
+    );
+    let line = text.lines().nth(1).expect("the protocol line");
+    assert!(line.ends_with("· server: weather"), "{line:?}");
+}
+
 #[test]
 fn output_file_that_cannot_be_written_is_a_usage_error() {
     let stderr = usage_error(&[

@@ -420,7 +420,7 @@ pub struct SweepReportArgs {
 #[derive(Debug, Args)]
 pub struct SourceArgs {
     /// Files or directories to scan.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(value_name = "PATH", default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// Scan only files matching this glob (repeatable). A glob without `/` matches file names.
     #[arg(long = "include", value_name = "GLOB")]

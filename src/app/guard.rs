@@ -179,7 +179,7 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
             std::io::stderr(),
             "{}  mcpcheck guard: {} (report written to {})",
             verdict.status.headline(),
-            verdict.display(),
+            verdict.counts(),
             file.display()
         );
     }

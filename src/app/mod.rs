@@ -76,14 +76,14 @@ fn verdict_exit(ok: bool) -> ExitCode {
 /// Help and version go to stdout; usage errors become one line on stderr with exit code 2.
 fn clap_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         let _ = e.print();
         return ExitCode::SUCCESS;
+    }
+    // `mcpcheck` alone asked for nothing: the help, on stderr, and a usage error's exit code.
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = e.print();
+        return ExitCode::from(Error::EXIT_CODE);
     }
     let rendered = e.render().to_string();
     // What clap offers instead ("[possible values: human, json]"), kept on the one line.

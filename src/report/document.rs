@@ -315,8 +315,7 @@ fn guard_checks(run: &GuardRun) -> Vec<CheckRow> {
 /// `name version` of the server's identity, `?` for a part it did not send, bounded.
 pub fn server_label(server: &crate::guard::clean::ServerIdentity) -> String {
     let field = |f: &Option<String>| f.clone().unwrap_or_else(|| "?".into());
-    excerpt(
-        &format!("{} {}", field(&server.name), field(&server.version)),
-        100,
-    )
+    // An empty version says nothing: no trailing blank where it would go.
+    let label = format!("{} {}", field(&server.name), field(&server.version));
+    excerpt(label.trim_end(), 100)
 }

@@ -151,10 +151,9 @@ pub fn render(run: &GuardRun, style: Style) -> String {
             crate::process::backend::LEFTOVERS_NOT_CHECKED
         );
     }
-    if !run.findings.is_empty() {
-        out.push('\n');
-    }
+    // A blank line before each finding, so one ends where the next begins.
     for f in &run.findings {
+        out.push('\n');
         finding_head(&mut out, style, &style.severity(f.severity), f);
         finding_body(&mut out, f, "evidence");
     }
