@@ -192,6 +192,22 @@ fn small_things_of_first_contact() {
 }
 
 #[test]
+fn an_unknown_process_backend_is_refused() {
+    // Issue 44 item 13: MCPCHECK_PROCESS_BACKEND=protable silently ran the default backend.
+    let out = mcpcheck()
+        .env("MCPCHECK_PROCESS_BACKEND", "protable")
+        .args(["guard", "--", python_command(), &fixture("clean")])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcpcheck: error: MCPCHECK_PROCESS_BACKEND is \"protable\", which names no process backend; the known ones are subreaper (Linux's, the default there) and portable (any Unix); unset it for the default\n"
+    );
+}
+
+#[test]
 fn output_file_that_cannot_be_written_is_a_usage_error() {
     let stderr = usage_error(&[
         "guard",

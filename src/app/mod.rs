@@ -45,6 +45,7 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
+    crate::process::backend::check_setting().map_err(|e| Error::Usage(e.to_string()))?;
     let color = cli.color;
     match cli.command {
         Command::Guard(args) => guard::run(*args, color),
