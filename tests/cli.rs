@@ -192,6 +192,48 @@ fn small_things_of_first_contact() {
 }
 
 #[test]
+fn the_tool_points_to_its_own_fixes() {
+    // Issue 44 item 8: no report mentioned --fix, and a stray-stdout finding never
+    // suggested --scan or `mcpcheck source`.
+    let r = guard_fixture("banner_before_initialize", &[]);
+    let fix = r.issue("stdout-non-json")["fix"]
+        .as_str()
+        .expect("fix")
+        .to_string();
+    assert!(
+        fix.contains("`--scan DIR`") && fix.contains("`mcpcheck source DIR`"),
+        "{fix}"
+    );
+    // With the source scanned, the finding names the write instead.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("server.py"),
+        "print('Starting fixture server v1')\n",
+    )
+    .expect("write");
+    let scanned = guard_fixture(
+        "banner_before_initialize",
+        &["--scan", dir.path().to_str().expect("utf-8")],
+    );
+    let issue = scanned.issue("stdout-non-json");
+    assert!(
+        !issue["fix"].as_str().unwrap_or("").contains("--scan"),
+        "{issue:#}"
+    );
+
+    // The source report says how many findings `--fix` rewrites, as ruff does.
+    let out = mcpcheck_in(dir.path())
+        .args(["source", "."])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.ends_with("[*] 1 fixable with `mcpcheck source --fix .` (`--diff` instead of `--fix` shows the rewrites first)\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn an_unknown_process_backend_is_refused() {
     // Issue 44 item 13: MCPCHECK_PROCESS_BACKEND=protable silently ran the default backend.
     let out = mcpcheck()

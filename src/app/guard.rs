@@ -48,6 +48,9 @@ fn progress_bar(settings: &GuardSettings) -> Option<ProgressBar> {
     Some(bar)
 }
 
+/// How the command line finds the write behind a stray stdout line.
+const TRACE_WITH_SCAN: &str = "To find the write that printed it, rerun with `--scan DIR` (the server's source), or run `mcpcheck source DIR`, whose `--fix` rewrites such writes to stderr.";
+
 impl GuardArgs {
     /// The engine's view of these flags: everything but where and how the report is written.
     pub fn request(&self) -> GuardRequest {
@@ -165,6 +168,8 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         run.trace_stdout(&crate::source::rooted_writes(scan.writes, &options.roots));
         let findings = crate::source::rooted(scan.findings, &options.roots);
         run.add_check("static", crate::source::CODES, findings);
+    } else {
+        run.suggest_tracing(TRACE_WITH_SCAN);
     }
     let exit_code = Gate::default().exit_code(&run.findings);
     output.write(&plan.render_guard(&run, i32::from(exit_code))?)?;

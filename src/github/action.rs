@@ -118,9 +118,14 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     }
 
     let mut run = settings.map(crate::app::guard::session).transpose()?;
-    // Stray stdout named by the write in the `scan` source that printed it.
+    // Stray stdout named by the write in the `scan` source that printed it; without a
+    // scan, nothing is said of one, only how to ask for it.
     if let Some(run) = &mut run {
-        run.trace_stdout(&source_writes);
+        if inputs.scan.is_empty() {
+            run.suggest_tracing("To find the write that printed it, add `scan: src` (the server's source directory) to the Action's inputs.");
+        } else {
+            run.trace_stdout(&source_writes);
+        }
     }
     let mut findings = run.as_ref().map(|r| r.findings.clone()).unwrap_or_default();
     findings.extend(scan_findings.iter().cloned());

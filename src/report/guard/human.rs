@@ -158,6 +158,15 @@ pub fn render(run: &GuardRun, style: Style) -> String {
         finding_body(&mut out, f, "evidence");
     }
     closing_counts(&mut out, &verdict);
+    // `--scan`'s findings that `source --fix` rewrites.
+    let roots: Vec<String> = run
+        .settings
+        .scan
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+    crate::report::source::human::fixable(&mut out, &run.findings, &roots);
     out
 }
 
