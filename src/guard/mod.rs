@@ -5,6 +5,7 @@ pub mod clean;
 pub mod config;
 mod drift;
 mod environment;
+mod launch_hints;
 pub mod layers;
 pub mod matrix;
 pub mod options;
@@ -251,6 +252,9 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         let mut found = Vec::new();
         check.run(&cx, &mut found);
         environment::file(&mut found, &transcript);
+        if settings.plan.http.is_none() {
+            launch_hints::file(&mut found, &transcript, &settings.command);
+        }
         // `codes()` is what the report files a check's findings under: every guard run of
         // the test suite proves a check emits only what it lists.
         debug_assert!(

@@ -43,10 +43,13 @@ impl GuardRun {
     /// When no source was scanned: says on each stray-stdout finding how to find the write
     /// that printed it, in the words of the front end (`--scan DIR`, the input `scan`).
     pub fn suggest_tracing(&mut self, how: &str) {
+        let command = &self.command;
         let suggest = |f: &mut Finding| {
+            // npm's banner is npm's own: no write in the server's source printed it.
             if TRACED.contains(&f.code)
                 && f.location.stdout_line.is_some()
                 && f.printed_by.is_none()
+                && super::launch_hints::npm_banner_of(command, f).is_none()
             {
                 let fix = f.fix.as_deref().unwrap_or(f.code.meta().help);
                 f.fix = Some(format!("{fix} {how}"));
