@@ -234,6 +234,59 @@ fn the_tool_points_to_its_own_fixes() {
 }
 
 #[test]
+fn guard_help_is_grouped_by_purpose_and_ends_with_examples() {
+    // Issue 44 item 10: `guard --help` was 122 lines in one flat list with no examples.
+    let help = |flag: &str| {
+        let out = mcpcheck().args(["guard", flag]).output().expect("run");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let long = help("--help");
+    for heading in [
+        "Configuration:",
+        "Server:",
+        "Session:",
+        "Timing:",
+        "Limits:",
+        "Report:",
+        "Source scan:",
+    ] {
+        assert!(
+            long.contains(&format!("\n{heading}\n")),
+            "{heading}\n{long}"
+        );
+    }
+    let examples = long.split("\nExamples:\n").nth(1).expect("examples last");
+    let commands: Vec<&str> = examples
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("mcpcheck guard "))
+        .collect();
+    assert_eq!(commands.len(), 3, "{examples}");
+    // -h stays short: the same groups, no examples.
+    let short = help("-h");
+    assert!(short.contains("\nTiming:\n"), "{short}");
+    assert!(!short.contains("Examples:"), "{short}");
+    assert!(short.lines().count() < long.lines().count());
+
+    // The first example runs as written, on a server named server.py.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(
+        repo().join("examples/servers/hello.py"),
+        dir.path().join("server.py"),
+    )
+    .expect("copy");
+    let words: Vec<&str> = commands[0].split_whitespace().skip(1).collect();
+    let out = mcpcheck_in(dir.path()).args(&words).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
 fn an_unknown_process_backend_is_refused() {
     // Issue 44 item 13: MCPCHECK_PROCESS_BACKEND=protable silently ran the default backend.
     let out = mcpcheck()
