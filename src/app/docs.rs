@@ -14,6 +14,10 @@ pub fn sections() -> Vec<(String, String)> {
         ("usage".to_string(), usage()),
         ("codes".to_string(), codes()),
         ("clients".to_string(), crate::report::clients_doc::matrix()),
+        (
+            "action-workflow".to_string(),
+            format!("```yaml\n{}```\n", super::init::documented_workflow()),
+        ),
     ];
     let mut cli = Cli::command();
     cli.build();

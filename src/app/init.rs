@@ -115,6 +115,14 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
     Ok(())
 }
 
+/// The workflow the docs show (README, docs/action.md, docs/install.md): what init writes
+/// for a TypeScript server with an npm lockfile and a build script, so the example installs
+/// and builds before it starts `dist/index.js`, as init does.
+pub(super) fn documented_workflow() -> String {
+    let (setup, command) = node::documented_launch();
+    workflow(command, Some(&setup), &Origin::Given)
+}
+
 /// A YAML single-quoted scalar: nothing in it is interpreted but `''`.
 fn yaml_quote(s: &str) -> String {
     format!("'{}'", excerpt(s, 1_000).replace('\'', "''"))
