@@ -344,3 +344,48 @@ fn anchors(markdown: &str) -> Vec<String> {
     }
     out
 }
+
+#[test]
+fn the_readme_opens_with_two_commands_and_the_first_runs_as_written() {
+    // Issue 44 item 14: a newcomer's set-up took three steps. The README's first block is
+    // two commands: build and check the bundled server, then the tests. The first runs here
+    // as written, with this test's build standing for `cargo run --release --`.
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let (_, line, body) = blocks(&readme)
+        .into_iter()
+        .next()
+        .expect("README.md has a code block");
+    let commands = logical_lines(&body);
+    let shown: Vec<&str> = commands.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(
+        shown,
+        [
+            "cargo run --release -- guard -- python3 examples/servers/hello.py",
+            "scripts/test"
+        ],
+        "README.md:{line}"
+    );
+    let args = shell_words::split(
+        shown[0]
+            .strip_prefix("cargo run --release -- ")
+            .expect("cargo run"),
+    )
+    .expect("words");
+    let out = support::mcpcheck_in(&repo())
+        .args(&args)
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.starts_with("PASS  mcpcheck guard: python3 examples/servers/hello.py"),
+        "{stdout}"
+    );
+    // The second is the suite's own entry point.
+    use std::os::unix::fs::PermissionsExt;
+    let test = std::fs::metadata(repo().join(shown[1])).expect("scripts/test");
+    assert!(
+        test.permissions().mode() & 0o111 != 0,
+        "scripts/test is executable"
+    );
+}
