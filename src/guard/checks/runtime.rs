@@ -86,8 +86,7 @@ fn answered_late(t: &Transcript, request: &crate::session::transcript::Exchange)
         .filter(|f| f.phase != Phase::Shutdown)
         .find(|f| {
             f.dispositions
-                .iter()
-                .any(|d| *d == Disposition::Late { exchange: index })
+                .contains(&Disposition::Late { exchange: index })
         })
         .map(|f| f.at_ms.saturating_sub(request.sent_ms))
 }
