@@ -389,3 +389,34 @@ fn the_readme_opens_with_two_commands_and_the_first_runs_as_written() {
         "scripts/test is executable"
     );
 }
+
+#[test]
+fn the_install_page_says_what_works_before_any_release() {
+    // Issue 44 item 12: docs/install.md gave `uvx mcpcheck`, `pip install mcpcheck`,
+    // `npx mcpcheck` as working commands; nothing is published yet.
+    let page = std::fs::read_to_string(repo().join("docs/install.md")).expect("install.md");
+    let today = page
+        .split("## What works today\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/install.md has a \"What works today\" section");
+    let first_channel = page.find("## Python servers").expect("the channels");
+    assert!(
+        page.find("## What works today").expect("section") < first_channel,
+        "what works today comes before the channels"
+    );
+    assert!(today.contains("No release has been made yet"), "{today}");
+    for workflow in ["release.yml", "packages.yml"] {
+        assert!(
+            repo().join(".github/workflows").join(workflow).is_file(),
+            "{workflow}"
+        );
+        assert!(today.contains(workflow), "names {workflow}: {today}");
+    }
+    for works in [
+        "cargo install --locked --path .",
+        "docker build -t mcpcheck .",
+    ] {
+        assert!(today.contains(works), "{works}: {today}");
+    }
+}
