@@ -12,6 +12,22 @@ fn main() {
         println!("cargo::rustc-cfg=subreaper");
     }
     println!("cargo::rustc-env=MCPCHECK_SOURCE_REF={}", source_ref());
+    println!(
+        "cargo::rustc-env=MCPCHECK_SOURCE_COMMIT={}",
+        source_commit()
+    );
+}
+
+/// The commit this build was made from: the release's (`MCPCHECK_RELEASE_COMMIT`, which
+/// packages.yml passes), else the checkout's, else none.
+fn source_commit() -> String {
+    println!("cargo::rerun-if-env-changed=MCPCHECK_RELEASE_COMMIT");
+    std::env::var("MCPCHECK_RELEASE_COMMIT")
+        .ok()
+        .or_else(|| git(&["rev-parse", "HEAD"]))
+        .map(|c| c.trim().to_string())
+        .filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        .unwrap_or_default()
 }
 
 /// The release tag a release build is given (`MCPCHECK_RELEASE_TAG`), else the tag

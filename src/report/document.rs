@@ -18,6 +18,8 @@ pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
 /// The git ref this binary was built from, as its rule links name it: its release tag when
 /// one is known, else the commit it was built from (`main` without git); see build.rs.
 pub const SOURCE_REF: &str = env!("MCPCHECK_SOURCE_REF");
+/// The commit this binary was built from (40 hex digits), or empty when unknown.
+pub const SOURCE_COMMIT: &str = env!("MCPCHECK_SOURCE_COMMIT");
 
 /// A rule's doc, as the build that produced the report describes it, at a ref that exists.
 pub fn help_uri(code: Code) -> String {
