@@ -26,6 +26,9 @@ COPY src /build/src
 COPY schemas /build/schemas
 COPY data /build/data
 COPY bench /build/bench
+# The release's tag (release.yml passes v<version>), so reports link the rule pages at it;
+# without it (no .git here) they link main.
+ARG MCPCHECK_RELEASE_TAG=""
 # COPY keeps old mtimes; touch so cargo rebuilds the crate itself over the dummy.
 # hadolint ignore=DL3003
 RUN touch /build/src/main.rs /build/src/lib.rs \

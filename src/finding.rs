@@ -209,12 +209,16 @@ pub struct ProcessFacts {
     /// Where the session was when it happened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<ProcessPhase>,
-    /// The code the process exited with.
+    /// On a finding about an exit: the code the process exited with, null when a signal
+    /// ended it (or its status was not seen). Absent on other findings.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
-    /// The signal that ended the process (`SIGSEGV`).
+    #[schemars(extend("x-absent-or-null" = true))]
+    pub exit_code: Option<Option<i32>>,
+    /// On a finding about an exit: the signal that ended the process (`SIGSEGV`), null when
+    /// it exited by itself. Both keys are written, as mcp-stdio-guard writes them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signal: Option<&'static str>,
+    #[schemars(extend("x-absent-or-null" = true))]
+    pub signal: Option<Option<&'static str>>,
     /// How long the guard waited for the answer that never came.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
@@ -240,14 +244,14 @@ impl ProcessFacts {
     pub fn exit(phase: ProcessPhase, exit: Option<crate::process::ExitKind>) -> Self {
         use crate::process::ExitKind;
         Self {
-            exit_code: match exit {
+            exit_code: Some(match exit {
                 Some(ExitKind::Code(c)) => Some(c),
                 _ => None,
-            },
-            signal: match exit {
+            }),
+            signal: Some(match exit {
                 Some(ExitKind::Signal(s)) => Some(crate::process::signal_name(s)),
                 _ => None,
-            },
+            }),
             ..Self::phase(phase)
         }
     }

@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod catalog;
+pub mod duration;
 pub mod error;
 pub mod finding;
 pub mod frame_findings;

@@ -128,11 +128,16 @@ impl<'a> Verdict<'a> {
 
     /// One line for badges and job summaries.
     pub fn display(&self) -> String {
+        format!("{}: {}", self.status.headline(), self.counts())
+    }
+
+    /// What the verdict rests on, without its headline: `no issues`, or the primary code
+    /// and the counts.
+    pub fn counts(&self) -> String {
         match self.primary {
-            None => format!("{}: no issues", self.status.headline()),
+            None => "no issues".to_string(),
             Some(p) => format!(
-                "{}: {} ({}, {})",
-                self.status.headline(),
+                "{} ({}, {})",
                 p.code,
                 crate::finding::plural(self.errors, "error"),
                 crate::finding::plural(self.warnings, "warning")

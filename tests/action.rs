@@ -467,6 +467,40 @@ async fn the_scan_input_names_the_line_that_printed_stray_stdout() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_scan_input_nothing_is_said_of_a_scan_only_how_to_ask_for_one() {
+    // Issue 44 item 2: without `scan`, the log and the summary said "printed by: no stdout
+    // write in the scanned source prints this line" of a scan that never ran.
+    let mut runner = Runner::new("late_stdout_write", None);
+    runner.input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}", step.log);
+    for (name, text) in [("log", &step.log), ("summary", &step.summary)] {
+        assert!(text.contains("stdout-non-json"), "{name}: {text}");
+        assert!(!text.contains("scanned source"), "{name}: {text}");
+        assert!(!text.contains("printed by"), "{name}: {text}");
+        assert!(text.contains("add `scan: src`"), "{name}: {text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_banner_held_in_python_s_buffer_fails_the_step() {
+    // Issue 44 item 1: the banner came at exit, after the session, and the step passed.
+    let mut runner = Runner::new("banner_held_in_buffer", None);
+    runner.input("comment", "false");
+    let step = runner.run().await;
+    assert_eq!(step.exit, 1, "{}", step.log);
+    let doc = validate_sarif(&std::fs::read_to_string(runner.sarif()).expect("SARIF"));
+    assert!(
+        doc["runs"][0]["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .any(|r| r["ruleId"] == "stdout-non-json"),
+        "{doc:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_security_and_source_scans_run_on_their_inputs() {
     let mut runner = Runner::new("clean", None);
     let cursor = runner.ws.path().join(".cursor");

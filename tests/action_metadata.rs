@@ -274,3 +274,25 @@ fn macos_packages_are_built_published_and_tested() {
     assert!(test.contains("MCPCHECK_TEST_PROCESS_BACKEND=portable cargo test"));
     assert!(test.contains("--features portable-only"));
 }
+
+#[test]
+fn the_docs_say_what_the_image_carries() {
+    // Issue 44 item 11: docs/action.md said the image carries git; the Dockerfile installs none.
+    let dockerfile = read("Dockerfile");
+    let installs_git = dockerfile
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .any(|l| l.split_whitespace().any(|w| w == "git"));
+    let docs = read("docs/action.md");
+    let carries = docs
+        .split("\n\n")
+        .find(|p| p.contains("The image carries"))
+        .expect("docs/action.md says what the image carries")
+        .replace('\n', " ");
+    assert_eq!(
+        carries.contains("carries no git"),
+        !installs_git,
+        "docs/action.md vs the Dockerfile: {carries}"
+    );
+    assert!(!carries.contains(", and git,"), "{carries}");
+}

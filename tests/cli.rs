@@ -60,6 +60,249 @@ fn typos_get_the_nearest_name_and_the_help_of_their_subcommand() {
 }
 
 #[test]
+fn common_mistakes_get_the_hint_that_fixes_them() {
+    // Issue 44 item 5: no word about `--`, and `--runs` was "did you mean '--request'?".
+    assert_eq!(
+        usage_error(&["guard", "node", "dist/index.js"]),
+        "mcpcheck: error: unexpected argument 'node' found; the server command goes after `--`: mcpcheck guard -- node dist/index.js; see `mcpcheck guard --help`\n"
+    );
+    assert_eq!(
+        usage_error(&["guard", "--json", "node", "dist/index.js"]),
+        "mcpcheck: error: unexpected argument 'node' found; the server command goes after `--`: mcpcheck guard --json -- node dist/index.js; see `mcpcheck guard --help`\n"
+    );
+    assert_eq!(
+        usage_error(&["guard", "--runs", "3", "--", "x"]),
+        "mcpcheck: error: unexpected argument '--runs' found; did you mean '--repeat'?; see `mcpcheck guard --help`\n"
+    );
+}
+
+#[test]
+fn times_take_units_and_a_short_bare_number_is_warned_about() {
+    // Issue 44 item 5: `--timeout 5` was silently 5 ms, and the fix then blamed buffering.
+    let clean = [python_command(), &fixture("clean")];
+    let r = guard(&["--timeout", "5s", "--shutdown-grace", "2s"], &clean);
+    assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+    assert_eq!(r.json["process"]["timeoutMs"], 5000);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+
+    // A bare number stays milliseconds, and one this short is named as such.
+    let r = guard(&["--timeout", "5", "--settle", "10s"], &clean);
+    assert_eq!(r.json["process"]["timeoutMs"], 5);
+    assert_eq!(
+        r.stderr.lines().next(),
+        Some("mcpcheck: warning: --timeout 5 is 5 milliseconds (a bare number is milliseconds); write 5s for seconds, or 5ms to keep it and silence this")
+    );
+    let issue = r.issue("initialize-timeout");
+    let fix = issue["fix"].as_str().expect("fix");
+    assert!(fix.contains("raise --timeout"), "{fix}");
+    assert!(!fix.contains("PYTHONUNBUFFERED"), "{fix}");
+    assert!(
+        issue["message"]
+            .as_str()
+            .expect("message")
+            .contains("past the timeout"),
+        "{issue:#}"
+    );
+}
+
+#[test]
+fn explain_takes_a_code_as_a_report_spells_it() {
+    // Issue 44 item 9: `explain error[stdout-non-json]`, pasted from a report, was refused.
+    for pasted in [
+        "error[stdout-non-json]",
+        "warning[stdout-non-json]",
+        "stdout-non-json:",
+    ] {
+        let out = mcpcheck().args(["explain", pasted]).output().expect("run");
+        assert_eq!(out.status.code(), Some(0), "{pasted}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).starts_with("stdout-non-json ("),
+            "{pasted}"
+        );
+    }
+}
+
+/// Runs the binary in `dir` with `args`: (exit code, stdout, stderr).
+fn run_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = mcpcheck_in(dir).args(args).output().expect("run");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn small_things_of_first_contact() {
+    // Issue 44 item 11.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("server.py"), "print('one')\nprint('two')\n").expect("write");
+
+    // `mcpcheck` alone asked for nothing: the help, and a usage error's exit code.
+    let (code, stdout, stderr) = run_in(dir.path(), &[]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("Usage: mcpcheck"), "{stderr}");
+
+    // `mcpcheck source` scans the current directory, as ruff does.
+    let (code, stdout, _) = run_in(dir.path(), &["source", "--json"]);
+    assert_eq!(code, 0, "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(report["issues"].as_array().map(Vec::len), Some(2));
+
+    // Findings after the first are set apart by a blank line too.
+    let (_, text, _) = run_in(dir.path(), &["source"]);
+    let (_, guard_text, _) = run_in(
+        dir.path(),
+        &["guard", "--", python_command(), &fixture("hostile_output")],
+    );
+    for text in [&text, &guard_text] {
+        let lines: Vec<&str> = text.lines().collect();
+        let heads: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].starts_with("error[") || lines[i].starts_with("warning["))
+            .collect();
+        assert!(heads.len() >= 2, "{text}");
+        for i in heads {
+            assert_eq!(
+                lines[i - 1],
+                "",
+                "a blank line before {:?}:\n{text}",
+                lines[i]
+            );
+        }
+    }
+
+    // A source scan ran no server: its Markdown has no empty "What was run" table.
+    let (_, markdown, _) = run_in(dir.path(), &["source", "--format", "markdown"]);
+    assert!(markdown.contains("server.py"), "{markdown}");
+    assert!(!markdown.contains("What was run"), "{markdown}");
+
+    // A server whose version is empty is shown by its name, with no trailing blank.
+    let (_, text, _) = run_in(
+        dir.path(),
+        &[
+            "guard",
+            "--",
+            python_command(),
+            &fixture("empty_server_version"),
+        ],
+    );
+    let line = text.lines().nth(1).expect("the protocol line");
+    assert!(line.ends_with("· server: weather"), "{line:?}");
+}
+
+#[test]
+fn the_tool_points_to_its_own_fixes() {
+    // Issue 44 item 8: no report mentioned --fix, and a stray-stdout finding never
+    // suggested --scan or `mcpcheck source`.
+    let r = guard_fixture("banner_before_initialize", &[]);
+    let fix = r.issue("stdout-non-json")["fix"]
+        .as_str()
+        .expect("fix")
+        .to_string();
+    assert!(
+        fix.contains("`--scan DIR`") && fix.contains("`mcpcheck source DIR`"),
+        "{fix}"
+    );
+    // With the source scanned, the finding names the write instead.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("server.py"),
+        "print('Starting fixture server v1')\n",
+    )
+    .expect("write");
+    let scanned = guard_fixture(
+        "banner_before_initialize",
+        &["--scan", dir.path().to_str().expect("utf-8")],
+    );
+    let issue = scanned.issue("stdout-non-json");
+    assert!(
+        !issue["fix"].as_str().unwrap_or("").contains("--scan"),
+        "{issue:#}"
+    );
+
+    // The source report says how many findings `--fix` rewrites, as ruff does.
+    let out = mcpcheck_in(dir.path())
+        .args(["source", "."])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.ends_with("[*] 1 fixable with `mcpcheck source --fix .` (`--diff` instead of `--fix` shows the rewrites first)\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn guard_help_is_grouped_by_purpose_and_ends_with_examples() {
+    // Issue 44 item 10: `guard --help` was 122 lines in one flat list with no examples.
+    let help = |flag: &str| {
+        let out = mcpcheck().args(["guard", flag]).output().expect("run");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let long = help("--help");
+    for heading in [
+        "Configuration:",
+        "Server:",
+        "Session:",
+        "Timing:",
+        "Limits:",
+        "Report:",
+        "Source scan:",
+    ] {
+        assert!(
+            long.contains(&format!("\n{heading}\n")),
+            "{heading}\n{long}"
+        );
+    }
+    let examples = long.split("\nExamples:\n").nth(1).expect("examples last");
+    let commands: Vec<&str> = examples
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("mcpcheck guard "))
+        .collect();
+    assert_eq!(commands.len(), 3, "{examples}");
+    // -h stays short: the same groups, no examples.
+    let short = help("-h");
+    assert!(short.contains("\nTiming:\n"), "{short}");
+    assert!(!short.contains("Examples:"), "{short}");
+    assert!(short.lines().count() < long.lines().count());
+
+    // The first example runs as written, on a server named server.py.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(
+        repo().join("examples/servers/hello.py"),
+        dir.path().join("server.py"),
+    )
+    .expect("copy");
+    let words: Vec<&str> = commands[0].split_whitespace().skip(1).collect();
+    let out = mcpcheck_in(dir.path()).args(&words).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn an_unknown_process_backend_is_refused() {
+    // Issue 44 item 13: MCPCHECK_PROCESS_BACKEND=protable silently ran the default backend.
+    let out = mcpcheck()
+        .env("MCPCHECK_PROCESS_BACKEND", "protable")
+        .args(["guard", "--", python_command(), &fixture("clean")])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcpcheck: error: MCPCHECK_PROCESS_BACKEND is \"protable\", which names no process backend; the known ones are subreaper (Linux's, the default there) and portable (any Unix); unset it for the default\n"
+    );
+}
+
+#[test]
 fn output_file_that_cannot_be_written_is_a_usage_error() {
     let stderr = usage_error(&[
         "guard",

@@ -344,3 +344,79 @@ fn anchors(markdown: &str) -> Vec<String> {
     }
     out
 }
+
+#[test]
+fn the_readme_opens_with_two_commands_and_the_first_runs_as_written() {
+    // Issue 44 item 14: a newcomer's set-up took three steps. The README's first block is
+    // two commands: build and check the bundled server, then the tests. The first runs here
+    // as written, with this test's build standing for `cargo run --release --`.
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let (_, line, body) = blocks(&readme)
+        .into_iter()
+        .next()
+        .expect("README.md has a code block");
+    let commands = logical_lines(&body);
+    let shown: Vec<&str> = commands.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(
+        shown,
+        [
+            "cargo run --release -- guard -- python3 examples/servers/hello.py",
+            "scripts/test"
+        ],
+        "README.md:{line}"
+    );
+    let args = shell_words::split(
+        shown[0]
+            .strip_prefix("cargo run --release -- ")
+            .expect("cargo run"),
+    )
+    .expect("words");
+    let out = support::mcpcheck_in(&repo())
+        .args(&args)
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.starts_with("PASS  mcpcheck guard: python3 examples/servers/hello.py"),
+        "{stdout}"
+    );
+    // The second is the suite's own entry point.
+    use std::os::unix::fs::PermissionsExt;
+    let test = std::fs::metadata(repo().join(shown[1])).expect("scripts/test");
+    assert!(
+        test.permissions().mode() & 0o111 != 0,
+        "scripts/test is executable"
+    );
+}
+
+#[test]
+fn the_install_page_says_what_works_before_any_release() {
+    // Issue 44 item 12: docs/install.md gave `uvx mcpcheck`, `pip install mcpcheck`,
+    // `npx mcpcheck` as working commands; nothing is published yet.
+    let page = std::fs::read_to_string(repo().join("docs/install.md")).expect("install.md");
+    let today = page
+        .split("## What works today\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/install.md has a \"What works today\" section");
+    let first_channel = page.find("## Python servers").expect("the channels");
+    assert!(
+        page.find("## What works today").expect("section") < first_channel,
+        "what works today comes before the channels"
+    );
+    assert!(today.contains("No release has been made yet"), "{today}");
+    for workflow in ["release.yml", "packages.yml"] {
+        assert!(
+            repo().join(".github/workflows").join(workflow).is_file(),
+            "{workflow}"
+        );
+        assert!(today.contains(workflow), "names {workflow}: {today}");
+    }
+    for works in [
+        "cargo install --locked --path .",
+        "docker build -t mcpcheck .",
+    ] {
+        assert!(today.contains(works), "{works}: {today}");
+    }
+}

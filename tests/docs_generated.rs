@@ -86,12 +86,12 @@ fn every_subcommand_has_an_options_table_and_every_code_a_row() {
         .find(|(n, _)| n == "options:guard")
         .expect("guard options")
         .1;
-    assert!(guard.contains("| `--timeout MS` | 5000 |"), "{guard}");
+    assert!(guard.contains("| `--timeout DURATION` | 5s |"), "{guard}");
     assert!(
         guard.contains("| `--adversarial-probes all\\|none\\|LIST` | none |"),
         "{guard}"
     );
-    assert!(guard.contains("| `--settle MS` | 300 |"), "{guard}");
+    assert!(guard.contains("| `--settle DURATION` | 300ms |"), "{guard}");
     for sub in [
         "scan",
         "source",

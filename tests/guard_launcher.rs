@@ -73,3 +73,62 @@ fn uvx_of_a_version_pypi_does_not_have_names_the_version() {
         "there is no version of mcp-server-time==99.0",
     );
 }
+
+/// A package directory holding `files` (name, content).
+fn package(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, content) in files {
+        std::fs::write(dir.path().join(name), content).expect("write");
+    }
+    dir
+}
+
+#[test]
+fn an_unbuilt_typescript_server_is_told_to_build_it() {
+    // Issue 44 item 6: `Cannot find module …/dist/index.js` beside a build script and a
+    // tsconfig.json got "a missing dependency, environment variable or configuration file
+    // is the usual cause".
+    let dir = package(&[
+        (
+            "package.json",
+            r#"{"name": "weather", "version": "1.0.0", "scripts": {"build": "tsc"}}"#,
+        ),
+        (
+            "tsconfig.json",
+            r#"{"compilerOptions": {"outDir": "dist"}}"#,
+        ),
+    ]);
+    let cwd = dir.path().to_str().expect("utf-8");
+    let r = guard(&["--cwd", cwd], &["node", "dist/index.js"]);
+    assert_eq!(r.issues(), pairs(&[("server-exited", "error")]));
+    let fix = r.issue("server-exited")["fix"].as_str().expect("fix");
+    assert!(
+        fix.starts_with("`dist/index.js` does not exist: the TypeScript server has not been built"),
+        "{fix}"
+    );
+    assert!(fix.contains("`npm run build`"), "{fix}");
+}
+
+#[test]
+fn npm_s_own_banner_is_named_with_the_way_around_it() {
+    // Issue 44 item 6: `guard -- npm start` caught npm's banner, and the fix did not say to
+    // start node directly or use `npm --silent`.
+    let server = support::repo().join("tests/fixtures/servers/reference/cases.mjs");
+    let manifest = format!(
+        r#"{{"name": "weather", "version": "1.0.0", "scripts": {{"start": "node {} clean"}}}}"#,
+        server.display()
+    );
+    let dir = package(&[("package.json", &manifest)]);
+    let cwd = dir.path().to_str().expect("utf-8");
+    let r = guard(&["--cwd", cwd], &["npm", "start"]);
+    let issue = r.issue("stdout-non-json");
+    assert_eq!(issue["evidence"], "> weather@1.0.0 start");
+    let fix = issue["fix"].as_str().expect("fix");
+    assert!(fix.contains("npm's own"), "{fix}");
+    assert!(fix.contains("`npm --silent start`"), "{fix}");
+    // No write in the server's source printed it: no advice to scan for one.
+    assert!(!fix.contains("--scan"), "{fix}");
+    // And the way around it works.
+    let quiet = guard(&["--cwd", cwd], &["npm", "--silent", "start"]);
+    assert_eq!(quiet.issues(), pairs(&[]), "{:#}", quiet.json["issues"]);
+}

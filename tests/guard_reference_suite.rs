@@ -54,7 +54,8 @@ fn has_issue(r: &GuardResult, wanted: &[(&str, Value)]) -> bool {
         .as_array()
         .expect("issues")
         .iter()
-        .any(|i| wanted.iter().all(|(k, v)| &i[*k] == v))
+        // A key the reference writes as null must be there, null: absent is not the same.
+        .any(|i| wanted.iter().all(|(k, v)| i.get(*k) == Some(v)))
 }
 
 #[track_caller]
@@ -530,6 +531,7 @@ fn reports_clean_exit_during_requested_operation() {
             ("code", json!("operation-missing-response")),
             ("detailCode", json!("clean-exit-during-operation")),
             ("exitCode", json!(0)),
+            ("signal", Value::Null),
         ],
     );
     assert_eq!(at(&r, "/process/outcome"), "exited");
@@ -611,6 +613,7 @@ fn fails_when_server_crashes_after_initialized_notification() {
         &[
             ("code", json!("server-crashed")),
             ("detailCode", json!("nonzero-exit-after-initialize")),
+            ("signal", Value::Null),
         ],
     );
     assert_ne!(r.issue("server-crashed")["exitCode"], 0);
@@ -628,6 +631,7 @@ fn records_signal_termination_after_initialize() {
             ("code", json!("server-crashed")),
             ("detailCode", json!("signal-exit-after-initialize")),
             ("signal", json!("SIGTERM")),
+            ("exitCode", Value::Null),
         ],
     );
     assert_eq!(at(&r, "/process/outcome"), "exited");
@@ -775,4 +779,47 @@ fn catches_real_mcp_sdk_late_stdout_pollution_during_operation_window() {
     let r = live("late-stdout");
     assert_eq!(at(&r, "/ok"), false);
     assert_issue(&r, &[("code", json!("stdout-non-json"))]);
+}
+
+#[test]
+fn docs_json_lists_what_the_suite_changes_in_the_reference_s_scenarios() {
+    // Issue 44 item 13: the suite adds serverInfo, passes --no-list-probes and raises
+    // timeouts, and docs/json.md did not say so.
+    let docs = std::fs::read_to_string(repo().join("docs/json.md")).expect("docs/json.md");
+    let suite = include_str!("guard_reference_suite.rs");
+    let cases = std::fs::read_to_string(case_path()).expect("cases.mjs");
+    let changes = [
+        (cases.contains("serverInfo"), "`serverInfo`"),
+        (suite.contains("\"--no-list-probes\""), "`--no-list-probes"),
+        (
+            suite.contains("\"--timeout\", \"5000\""),
+            "`--timeout 5000`",
+        ),
+    ];
+    let table = docs
+        .split("The suite also changes the reference's scenarios")
+        .nth(1)
+        .expect("docs/json.md lists the suite's changes to the scenarios");
+    for (made, named) in changes {
+        assert!(made, "the suite no longer makes this change: {named}");
+        assert!(table.contains(named), "docs/json.md does not list {named}");
+    }
+}
+
+#[test]
+fn the_list_check_fails_when_the_list_s_answer_never_came() {
+    // Issue 44 item 13: with the list probes on (as the reference's suite runs, without
+    // --no-list-probes), checks.capabilities.tools said pass with responded: false.
+    let r = case(
+        "content-length-on-tools-list",
+        &["--timeout", "1000", "--request", "tools/list"],
+        &[],
+    );
+    assert_eq!(at(&r, "/checks/capabilities/tools/responded"), false);
+    assert_eq!(at(&r, "/checks/capabilities/tools/status"), "fail");
+    assert_eq!(
+        at(&r, "/checks/capabilities/tools/issueCodes"),
+        &json!(["stdout-content-length-framing"])
+    );
+    assert_eq!(at(&r, "/checks/capabilities/status"), "fail");
 }

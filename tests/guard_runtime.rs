@@ -592,7 +592,9 @@ fn clean_exit_during_a_list_probe_is_in_the_operation_phase() {
         ],
     );
     assert_eq!(r.json["process"]["phase"], "operation");
-    let exit_0 = serde_json::json!({"phase": "operation", "exitCode": 0});
+    // Issue 44 item 13: an exit writes both keys, the one that does not apply as null, as
+    // mcp-stdio-guard does.
+    let exit_0 = serde_json::json!({"phase": "operation", "exitCode": 0, "signal": null});
     assert_eq!(
         process_facts(&r, "capability-list-missing-response"),
         exit_0
@@ -606,12 +608,12 @@ fn issues_carry_their_own_exit_code_signal_and_timeout() {
     let crashed = guard_fixture("crash_after_initialized", &[]);
     assert_eq!(
         process_facts(&crashed, "server-crashed"),
-        serde_json::json!({"phase": "post-initialize", "exitCode": 1})
+        serde_json::json!({"phase": "post-initialize", "exitCode": 1, "signal": null})
     );
     let segfault = guard_fixture("segfault_before_initialize", &[]);
     assert_eq!(
         process_facts(&segfault, "server-exited"),
-        serde_json::json!({"phase": "initialize", "signal": "SIGSEGV"})
+        serde_json::json!({"phase": "initialize", "exitCode": null, "signal": "SIGSEGV"})
     );
     let silent = guard_fixture("never_answers_initialize", &["--timeout", "500"]);
     assert_eq!(

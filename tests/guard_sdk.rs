@@ -105,6 +105,40 @@ fn python_sdk_start_up_pollution() {
 }
 
 #[test]
+fn python_sdk_banner_held_in_the_buffer_until_exit_fails() {
+    // Issue 44 item 1: a banner print()ed before run() without a flush waits in Python's
+    // block buffer and is written at exit, after the session: it passed. Read to the end,
+    // it is the same stray line that breaks an unbuffered launch's session first.
+    let r = run(py("banner_unflushed"));
+    assert_polluted(&r, 6, "starting demo server...");
+    let issue = r.issue("stdout-non-json");
+    let message = issue["message"].as_str().expect("message");
+    assert!(
+        message.contains("Python buffers stdout") && message.contains("PYTHONUNBUFFERED=1"),
+        "{message}"
+    );
+    assert!(
+        issue["fix"]
+            .as_str()
+            .expect("fix")
+            .contains("file=sys.stderr"),
+        "{issue:#}"
+    );
+
+    // Launched unbuffered, as many client configs launch it: the banner is line 1.
+    let unbuffered = run_with(&["--env", "PYTHONUNBUFFERED=1"], py("banner_unflushed"));
+    assert_polluted(&unbuffered, 1, "starting demo server...");
+
+    // With the source scanned, the finding names the print.
+    let file = sdk_dir("python").join("banner_unflushed.py");
+    let file = file.display().to_string();
+    let scanned = run_with(&["--scan", &file], py("banner_unflushed"));
+    let printed_by = &scanned.issue("stdout-non-json")["printedBy"][0]["writes"];
+    assert_eq!(printed_by[0]["line"], 10, "{printed_by:#}");
+    assert_eq!(printed_by[0]["code"], "print(\"starting demo server...\")");
+}
+
+#[test]
 fn typescript_sdk_pollution_after_connecting() {
     assert_polluted(&run(ts("polluted_after_connect")), 2, "client connected");
 }

@@ -69,10 +69,12 @@ fn a_report_written_to_a_file_leaves_its_headline_on_the_terminal() {
         python_command(),
         &fixture("clean"),
     ]);
+    // Issue 44 item 11: the headline once, not `PASS  mcpcheck guard: PASS: no issues`.
     assert!(
-        drawn.contains("PASS  mcpcheck guard: PASS: no issues (report written to"),
+        drawn.contains("PASS  mcpcheck guard: no issues (report written to"),
         "{drawn}"
     );
+    assert!(!drawn.contains("PASS: no issues"), "{drawn}");
     assert!(
         !drawn.contains("\"schemaVersion\""),
         "the report went to the file: {drawn}"

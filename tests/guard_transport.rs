@@ -53,6 +53,39 @@ fn banner_before_initialize_is_non_json_on_line_1() {
 }
 
 #[test]
+fn a_line_written_at_exit_is_read_and_judged() {
+    // Issue 44 item 1: stdout was not read once stdin closed, so a line a server wrote as it
+    // exited was missing from stdoutBytes and never judged. The same server without the
+    // line (clean.py) is unaffected: it passes, ending the same way.
+    let clean = expect_fixture("clean", &[], "pass", &[]);
+    let r = expect_fixture(
+        "goodbye_on_eof",
+        &[],
+        "fail",
+        &[("stdout-non-json", "error")],
+    );
+    let issue = r.issue("stdout-non-json");
+    assert_eq!(issue["evidence"], "goodbye");
+    assert_eq!(issue["location"]["stdoutLine"], 6);
+    let message = issue["message"].as_str().expect("message");
+    assert!(
+        message.contains("first during shutdown") && message.contains("after stdin closed"),
+        "{message}"
+    );
+    let bytes = |r: &GuardResult| r.json["process"]["output"]["stdoutBytes"].as_u64();
+    assert_eq!(
+        bytes(&r),
+        bytes(&clean).map(|b| b + "goodbye\n".len() as u64)
+    );
+    for run in [&clean, &r] {
+        assert_eq!(
+            run.json["process"]["detail"]["outcome"],
+            "exited-on-stdin-close"
+        );
+    }
+}
+
+#[test]
 fn log_after_initialize_is_non_json_on_line_2() {
     let r = expect_fixture(
         "log_after_initialize",

@@ -254,3 +254,34 @@ fn a_repository_with_nothing_gets_the_placeholder_and_the_action_names_it() {
     );
     assert!(step.text.contains(&annotation), "{}", step.text);
 }
+
+#[test]
+fn the_docs_show_the_setup_and_command_init_writes_for_a_built_server() {
+    // Issue 44 item 3: README's example ran `setup: npm ci`, then `node dist/index.js`,
+    // which was never built (server-exited: Cannot find module …/dist/index.js).
+    let dir = checkout("npm_lock_build", None);
+    let written = init(dir.path());
+    for page in ["README.md", "docs/action.md", "docs/install.md"] {
+        let text = std::fs::read_to_string(support::repo().join(page)).expect("page");
+        let yaml = text
+            .split("<!-- generated:action-workflow -->\n```yaml\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```\n").next())
+            .unwrap_or_else(|| panic!("{page} shows the workflow init writes"));
+        let workflow = support::yaml::parse(yaml);
+        let step = workflow["jobs"]["mcpcheck"]["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .find(|s| s["id"] == "mcpcheck")
+            .expect("the mcpcheck step")
+            .clone();
+        for input in ["setup", "command"] {
+            assert_eq!(
+                step["with"][input].as_str(),
+                written.get(input).map(String::as_str),
+                "{page}: {input}"
+            );
+        }
+    }
+}

@@ -72,13 +72,25 @@ fn failing_server_sarif_is_valid_and_anchored_to_the_manifest() {
     let r = &results(&doc)[0];
     let index = r["ruleIndex"].as_u64().expect("ruleIndex") as usize;
     assert_eq!(rules[index]["id"], "stdout-non-json");
-    // The docs of the version that wrote the report, at its release tag (not main).
+    // The docs of the build that wrote the report, at a ref that exists: its release tag,
+    // else the commit it was built from (issue 44 item 12: blob/v0.1.0, a tag that does not
+    // exist, pointed at nothing).
+    let source_ref = env!("MCPCHECK_SOURCE_REF");
     assert_eq!(
         rules[index]["helpUri"],
         format!(
-            "https://github.com/mcpcheck/mcpcheck/blob/v{}/docs/rules/stdout-non-json.md",
-            env!("CARGO_PKG_VERSION")
+            "https://github.com/mcpcheck/mcpcheck/blob/{source_ref}/docs/rules/stdout-non-json.md"
         )
+    );
+    let exists = std::process::Command::new("git")
+        .arg("-C")
+        .arg(support::repo())
+        .args(["cat-file", "-e", &format!("{source_ref}^{{commit}}")])
+        .status()
+        .expect("git");
+    assert!(
+        exists.success(),
+        "{source_ref} names no commit of this repository"
     );
     assert_eq!(rules[index]["defaultConfiguration"]["level"], "error");
     assert_eq!(rules[index]["properties"]["precision"], "very-high");
@@ -184,6 +196,15 @@ fn without_any_repository_file_results_keep_only_their_protocol_location() {
 /// Paths and timings vary between runs; everything else is pinned.
 fn insta_settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
+    // The ref rule links name: the release tag, or the commit this build was made from.
+    s.add_filter(
+        &regex::escape(concat!(
+            "/blob/",
+            env!("MCPCHECK_SOURCE_REF"),
+            "/docs/rules/"
+        )),
+        "/blob/[ref]/docs/rules/",
+    );
     s.add_filter(r"\b\d+ ms\b", "[ms]");
     s.add_filter(r"mcpcheck \d+\.\d+\.\d+", "mcpcheck [version]");
     s
@@ -347,9 +368,11 @@ fn rendered_our_code_spans_are_code_and_server_text_stays_text() {
         .map(|(i, _)| &html[i..])
         .collect();
     assert!(
-        links
-            .iter()
-            .all(|l| l.starts_with("href=\"https://github.com/mcpcheck/mcpcheck/blob/v")),
+        links.iter().all(|l| l.starts_with(concat!(
+            "href=\"https://github.com/mcpcheck/mcpcheck/blob/",
+            env!("MCPCHECK_SOURCE_REF"),
+            "/"
+        ))),
         "{links:?}"
     );
 }

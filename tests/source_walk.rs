@@ -163,6 +163,36 @@ fn python_suppression_comments_work_and_docstrings_do_not_suppress() {
     assert_eq!(scan.stat("suppressed"), 1);
 }
 
+#[test]
+fn a_trailing_suppression_covers_its_own_line_and_one_alone_the_next() {
+    // Issue 44 item 7: a trailing `# mcpcheck: ignore` also silenced the line after it.
+    let dir = tree(&[
+        (
+            "server.py",
+            concat!(
+                "print(\"banner\")  # mcpcheck: ignore\n",
+                "print(\"real bug\")\n",
+                "# mcpcheck: ignore\n",
+                "print(\"covered by the comment above it\")\n",
+            ),
+        ),
+        (
+            "server.js",
+            concat!(
+                "console.log('banner'); // mcpcheck: ignore\n",
+                "console.log('real bug');\n",
+            ),
+        ),
+    ]);
+    let scan = scan_in(dir.path(), &["."]);
+    let found: Vec<(String, u64)> = scan.found().iter().map(|f| (f.2.clone(), f.3)).collect();
+    assert_eq!(
+        found,
+        [("server.js".to_string(), 2), ("server.py".to_string(), 2)]
+    );
+    assert_eq!(scan.stat("suppressed"), 3);
+}
+
 #[cfg(unix)]
 #[test]
 fn symlinks_are_never_followed_so_loops_end_and_nothing_outside_is_read() {

@@ -7,7 +7,7 @@ use crate::error::Error;
 use std::process::ExitCode;
 
 pub fn explain(code: &str) -> Result<ExitCode, Error> {
-    let wanted = code.trim().to_ascii_lowercase();
+    let wanted = code_in(code);
     let Some(code) = Code::from_name(&wanted) else {
         // The closest code by edit distance, when it is close enough to be a typo.
         let closest = crate::catalog::ALL
@@ -42,6 +42,18 @@ pub fn explain(code: &str) -> Result<ExitCode, Error> {
     ))?;
     write_stdout(&observed(meta.code))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The code in what was pasted from a report: `error[stdout-non-json]` (any label before the
+/// brackets: warning, note, a risk), `stdout-non-json:`, `` `stdout-non-json` ``, or the code.
+fn code_in(pasted: &str) -> String {
+    let text = pasted.trim();
+    let text = match (text.find('['), text.rfind(']')) {
+        (Some(open), Some(close)) if open < close => &text[open + 1..close],
+        _ => text,
+    };
+    text.trim_matches(|c: char| c == '`' || c == ':' || c.is_whitespace())
+        .to_ascii_lowercase()
 }
 
 pub fn rules(args: &RulesArgs) -> Result<ExitCode, Error> {
@@ -87,4 +99,26 @@ fn observed(code: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code_in;
+
+    #[test]
+    fn a_code_is_read_as_a_report_spells_it() {
+        // Issue 44 item 9: `explain error[stdout-non-json]`, pasted from a report, was refused.
+        for pasted in [
+            "stdout-non-json",
+            "error[stdout-non-json]",
+            "warning[stdout-non-json]",
+            "note[stdout-non-json]",
+            "high[stdout-non-json]",
+            "stdout-non-json:",
+            "`stdout-non-json`",
+            "  STDOUT-NON-JSON ",
+        ] {
+            assert_eq!(code_in(pasted), "stdout-non-json", "{pasted}");
+        }
+    }
 }

@@ -1,6 +1,9 @@
 //! The command line, as clap sees it. The command layer turns these into engine requests;
 //! no engine ever sees them.
 
+mod durations;
+
+use crate::duration::Millis;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -49,6 +52,7 @@ impl ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Launch a stdio MCP server, drive a real session and validate every byte of stdout.
+    #[command(after_long_help = GUARD_EXAMPLES)]
     Guard(Box<GuardArgs>),
     /// Sit between a real client and a stdio server, forwarding every byte and checking a copy.
     Proxy(ProxyArgs),
@@ -167,98 +171,110 @@ pub fn one_format<F: ValueEnum + Copy + PartialEq>(
     }
 }
 
+/// The end of `guard --help` (not of `-h`, which stays short).
+pub const GUARD_EXAMPLES: &str = "\
+Examples:
+  # A Python server, launched as a client launches it
+  mcpcheck guard -- python3 server.py
+
+  # A built TypeScript server; --scan names the write behind any stray stdout line
+  mcpcheck guard --scan src -- node dist/index.js
+
+  # In CI: the ci profile, SARIF for GitHub Code Scanning, a longer timeout
+  mcpcheck guard --profile ci --timeout 30s --format sarif --output mcpcheck.sarif -- uvx my-server";
+
 #[derive(Debug, Args)]
 pub struct GuardArgs {
     /// JSON config file (command, env, requests, probes...); flags override it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
     pub config: Option<PathBuf>,
     /// Depth of checking: custom, smoke, registry, ci or strict.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Configuration")]
     pub profile: Option<String>,
     /// Working directory for the server.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Server")]
     pub cwd: Option<PathBuf>,
     /// Extra environment variable for the server (repeatable); values never appear in reports.
-    #[arg(long = "env", value_name = "KEY=VALUE")]
+    #[arg(long = "env", value_name = "KEY=VALUE", help_heading = "Server")]
     pub env: Vec<String>,
     /// MCP protocol version to request (2024-11-05 … 2026-07-28), or `auto` [default: 2025-11-25].
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", help_heading = "Session")]
     pub protocol: Option<String>,
     /// Run one short session per known protocol version plus a bogus one and compare.
-    #[arg(long)]
+    #[arg(long, help_heading = "Session")]
     pub protocol_matrix: bool,
     /// Send this request after the list probes (repeatable).
-    #[arg(long = "request", value_name = "METHOD")]
+    #[arg(long = "request", value_name = "METHOD", help_heading = "Session")]
     pub requests: Vec<String>,
     /// JSON params for the --request at the same position (repeatable).
-    #[arg(long = "params", value_name = "JSON")]
+    #[arg(long = "params", value_name = "JSON", help_heading = "Session")]
     pub params: Vec<String>,
     /// Probe the list methods of advertised capabilities even if the profile does not.
-    #[arg(long, conflicts_with = "no_list_probes")]
+    #[arg(long, conflicts_with = "no_list_probes", help_heading = "Session")]
     pub list_probes: bool,
     /// Do not probe the list methods.
-    #[arg(long)]
+    #[arg(long, help_heading = "Session")]
     pub no_list_probes: bool,
     /// Run the whole session N times (a fresh process each) and compare the runs.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Session")]
     pub repeat: Option<u32>,
     /// Adversarial probes: all, none, or a comma-separated list.
-    #[arg(long, value_name = "all|none|LIST")]
+    #[arg(long, value_name = "all|none|LIST", help_heading = "Session")]
     pub adversarial_probes: Option<String>,
-    /// How long to wait for initialize and for each request, in milliseconds [default: 5000].
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u64>,
-    /// How long to keep listening for late stdout after the last answer, in milliseconds [default: 300].
-    #[arg(long, value_name = "MS")]
-    pub settle: Option<u64>,
-    /// How long the server has to exit after stdin closes (and again after SIGTERM), in milliseconds [default: 2000].
-    #[arg(long, value_name = "MS")]
-    pub shutdown_grace: Option<u64>,
+    /// How long to wait for initialize and for each request: 5s, 500ms, 2m (a bare number is milliseconds) [default: 5s].
+    #[arg(long, value_name = "DURATION", help_heading = "Timing")]
+    pub timeout: Option<Millis>,
+    /// How long to keep listening for late stdout after the last answer [default: 300ms].
+    #[arg(long, value_name = "DURATION", help_heading = "Timing")]
+    pub settle: Option<Millis>,
+    /// How long the server has to exit after stdin closes (and again after SIGTERM) [default: 2s].
+    #[arg(long, value_name = "DURATION", help_heading = "Timing")]
+    pub shutdown_grace: Option<Millis>,
     /// Largest stdout line read, in bytes; a longer one stops the run (lines over 256 KiB are parsed and warned about) [default: 16777216].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     pub max_stdout_line_bytes: Option<usize>,
     /// Most stdout accepted over the whole run, in bytes [default: 17825792].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     pub max_stdout_bytes: Option<u64>,
     /// Stderr beyond this many bytes is noted, and only its tail kept (stderr is always drained) [default: 1048576].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     pub max_stderr_bytes: Option<u64>,
     /// Stderr beyond this many bytes in one session is a flood (stderr-flood) [default: 67108864].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     pub stderr_flood_bytes: Option<u64>,
     /// Most pages followed per list method [default: 100].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
     pub max_list_pages: Option<usize>,
     /// Output format: human, json, sarif or markdown [default: human, or json under the ci and strict profiles].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Report")]
     pub format: Option<Format>,
     /// Shorthand for --format json.
-    #[arg(long)]
+    #[arg(long, help_heading = "Report")]
     pub json: bool,
     /// Write the report to this file instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Report")]
     pub output: Option<PathBuf>,
     /// SARIF: the analysis category (the run's automationDetails.id), for example mcpcheck.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Report")]
     pub category: Option<String>,
     /// SARIF/Markdown: the repository file runtime findings are anchored to [default: the
     /// config file, or the project manifest in the server's directory].
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Report")]
     pub anchor: Option<PathBuf>,
     /// Also scan this source tree for stdout writes (repeatable); its findings join the report, and stray stdout lines name the write that printed them.
-    #[arg(long = "scan", value_name = "PATH")]
+    #[arg(long = "scan", value_name = "PATH", help_heading = "Source scan")]
     pub scan: Vec<PathBuf>,
     /// Report source-scan findings as errors rather than warnings.
-    #[arg(long)]
+    #[arg(long, help_heading = "Source scan")]
     pub fail_on_static: bool,
     /// Check a remote server over Streamable HTTP at this URL instead of running a command.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = "Server")]
     pub url: Option<String>,
     /// Header sent on every request to --url (repeatable); values never appear in reports.
-    #[arg(long = "header", value_name = "NAME=VALUE")]
+    #[arg(long = "header", value_name = "NAME=VALUE", help_heading = "Server")]
     pub headers: Vec<String>,
     /// Let --url reach private, link-local and metadata addresses, and send credentials over http://.
-    #[arg(long)]
+    #[arg(long, help_heading = "Server")]
     pub url_allow_unsafe: bool,
     /// The server command and its arguments, after `--` (or `command` in the config file).
     #[arg(last = true, value_name = "CMD")]
@@ -284,12 +300,12 @@ pub struct ProxyArgs {
     /// Write a session summary (message counts, latency percentiles, findings) here on exit.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// A request unanswered for this long is reported, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 30_000)]
-    pub timeout: u64,
+    /// A request unanswered for this long is reported: 30s, 500ms, 2m (a bare number is milliseconds).
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(30_000))]
+    pub timeout: Millis,
     /// How long the server has to exit after the client closes stdin (and again after SIGTERM).
-    #[arg(long, value_name = "MS", default_value_t = 2000)]
-    pub shutdown_grace: u64,
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(2000))]
+    pub shutdown_grace: Millis,
     /// How much traffic may wait for the checks, in KiB; beyond it the client never waits:
     /// the rest is forwarded unchecked (and reported) until the checks catch up.
     #[arg(long, value_name = "KIB", default_value_t = 16_384, value_parser = clap::value_parser!(u64).range(1..=4_194_304))]
@@ -335,21 +351,21 @@ pub struct SweepArgs {
     /// Keep the lines already in --out and run only the entries without one.
     #[arg(long)]
     pub resume: bool,
-    /// The guard's --timeout for every server, in milliseconds [default: 5000].
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u64>,
+    /// The guard's --timeout for every server: 5s, 500ms, 2m (a bare number is milliseconds) [default: 5s].
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<Millis>,
     /// The guard's --profile for every server.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
     /// A guard config file applied to every server; the entry's command and cwd replace its own, the entry's env adds to its env.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Longest an entry's `setup` command may run, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = crate::sweep::DEFAULT_SETUP_TIMEOUT.as_millis() as u64)]
-    pub setup_timeout: u64,
-    /// Longest a registry entry's package install (npm, uv) may run, in milliseconds; the guard's --timeout starts after it.
-    #[arg(long, value_name = "MS", default_value_t = crate::sweep::install_phase::DEFAULT_INSTALL_TIMEOUT.as_millis() as u64)]
-    pub install_timeout: u64,
+    /// Longest an entry's `setup` command may run.
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(crate::sweep::DEFAULT_SETUP_TIMEOUT.as_millis() as u64))]
+    pub setup_timeout: Millis,
+    /// Longest a registry entry's package install (npm, uv) may run; the guard's --timeout starts after it.
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(crate::sweep::install_phase::DEFAULT_INSTALL_TIMEOUT.as_millis() as u64))]
+    pub install_timeout: Millis,
     /// Pass this variable from mcpcheck's environment to every server (repeatable).
     #[arg(long = "pass-env", value_name = "NAME")]
     pub pass_env: Vec<String>,
@@ -388,7 +404,7 @@ pub struct SweepReportArgs {
 #[derive(Debug, Args)]
 pub struct SourceArgs {
     /// Files or directories to scan.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(value_name = "PATH", default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// Scan only files matching this glob (repeatable). A glob without `/` matches file names.
     #[arg(long = "include", value_name = "GLOB")]
@@ -447,9 +463,9 @@ pub struct LiveArgs {
     /// Start each stdio server (and dial each remote one) to list its tools, prompts and resources.
     #[arg(long)]
     pub live: bool,
-    /// Hard time limit per server for --live, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 15_000)]
-    pub live_timeout: u64,
+    /// Hard time limit per server for --live: 15s, 500ms, 2m (a bare number is milliseconds).
+    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(15_000))]
+    pub live_timeout: Millis,
     /// Let --live dial private, link-local and metadata addresses, and send credentials over http://.
     #[arg(long)]
     pub live_allow_unsafe: bool,

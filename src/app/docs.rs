@@ -14,6 +14,10 @@ pub fn sections() -> Vec<(String, String)> {
         ("usage".to_string(), usage()),
         ("codes".to_string(), codes()),
         ("clients".to_string(), crate::report::clients_doc::matrix()),
+        (
+            "action-workflow".to_string(),
+            format!("```yaml\n{}```\n", super::init::documented_workflow()),
+        ),
     ];
     let mut cli = Cli::command();
     cli.build();
@@ -142,14 +146,21 @@ fn options(cmd: &clap::Command) -> String {
         if !help.is_empty() && !help.ends_with('.') {
             help.push('.');
         }
+        let defaults: Vec<String> = arg
+            .get_default_values()
+            .iter()
+            .map(|v| format!("`{}`", v.to_string_lossy()))
+            .collect();
+        let default = if arg.is_required_set() {
+            "required".to_string()
+        } else if defaults.is_empty() {
+            "none".to_string()
+        } else {
+            defaults.join(", ")
+        };
         let _ = writeln!(
             out,
-            "| `{name}` | {} | {} |",
-            if arg.is_required_set() {
-                "required"
-            } else {
-                "none"
-            },
+            "| `{name}` | {default} | {} |",
             help.replace('|', "\\|")
         );
     }

@@ -6,7 +6,7 @@ use super::io::{runtime, Output};
 use super::render::OutputPlan;
 use crate::error::Error;
 use crate::gate::Gate;
-use crate::guard::layers::{Origin, Setting};
+use crate::guard::layers::{Front, Origin, Setting};
 use crate::guard::progress::ProgressSink;
 use crate::guard::GuardRequest;
 use crate::guard::GuardSettings;
@@ -49,6 +49,9 @@ fn progress_bar(settings: &GuardSettings) -> Option<ProgressBar> {
     Some(bar)
 }
 
+/// How the command line finds the write behind a stray stdout line.
+const TRACE_WITH_SCAN: &str = "To find the write that printed it, rerun with `--scan DIR` (the server's source), or run `mcpcheck source DIR`, whose `--fix` rewrites such writes to stderr.";
+
 impl GuardArgs {
     /// The engine's view of these flags: everything but where and how the report is written.
     pub fn request(&self) -> GuardRequest {
@@ -66,9 +69,9 @@ impl GuardArgs {
             no_list_probes: self.no_list_probes,
             repeat: self.repeat,
             adversarial_probes: self.adversarial_probes.clone(),
-            timeout: self.timeout,
-            settle: self.settle,
-            shutdown_grace: self.shutdown_grace,
+            timeout: self.timeout.map(|t| t.ms),
+            settle: self.settle.map(|t| t.ms),
+            shutdown_grace: self.shutdown_grace.map(|t| t.ms),
             max_stdout_line_bytes: self.max_stdout_line_bytes,
             max_stdout_bytes: self.max_stdout_bytes,
             max_stderr_bytes: self.max_stderr_bytes,
@@ -97,6 +100,16 @@ pub(crate) struct GuardJob {
     source: Option<crate::source::ScanOptions>,
     /// How the front names the scan's paths in an error (`--scan`, input `scan`).
     scan_named: String,
+    /// How to ask for the tracing of stray stdout when no source is scanned.
+    trace_hint: &'static str,
+}
+
+/// How each front asks for the write that printed stray stdout, when no source was scanned.
+fn trace_hint(front: Front) -> &'static str {
+    match front {
+        Front::Flags => TRACE_WITH_SCAN,
+        Front::ActionInputs => "To find the write that printed it, add `scan: src` (the server's source directory) to the Action's inputs.",
+    }
 }
 
 impl GuardJob {
@@ -118,6 +131,7 @@ impl GuardJob {
             settings,
             source,
             scan_named,
+            trace_hint: trace_hint(request.front),
         })
     }
 
@@ -131,6 +145,9 @@ impl GuardJob {
             run.trace_stdout(&crate::source::rooted_writes(scan.writes, &options.roots));
             let findings = crate::source::rooted(scan.findings, &options.roots);
             run.add_check("static", crate::source::CODES, findings);
+        } else {
+            // Nothing is said of a scan that did not run, only how to ask for one.
+            run.suggest_tracing(self.trace_hint);
         }
         Ok(run)
     }
@@ -179,7 +196,7 @@ pub fn run(args: GuardArgs, color: ColorChoice) -> Result<ExitCode, Error> {
             std::io::stderr(),
             "{}  mcpcheck guard: {} (report written to {})",
             verdict.status.headline(),
-            verdict.display(),
+            verdict.counts(),
             file.display()
         );
     }

@@ -4,7 +4,9 @@
 
 use super::cli::{Cli, Command};
 use crate::app::action::inputs::Inputs;
-use crate::guard::layers::{DEFAULT_MAX_LIST_PAGES, DEFAULT_SETTLE_MS, DEFAULT_SHUTDOWN_GRACE_MS};
+use crate::guard::layers::{
+    DEFAULT_MAX_LIST_PAGES, DEFAULT_SETTLE_MS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUT_MS,
+};
 use crate::guard::{GuardRequest, GuardSettings};
 use crate::sweep::sandbox::EnvPolicy;
 use crate::sweep::{Renderers, SweepConfig};
@@ -217,10 +219,13 @@ fn the_flags_help_states_the_builders_defaults() {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
+    // Times are shown in their unit (300ms, 2s), as the flags take them.
+    let time = |ms: u64| crate::duration::Millis::ms(ms).to_string();
     for (flag, default) in [
-        ("--settle", DEFAULT_SETTLE_MS as usize),
-        ("--shutdown-grace", DEFAULT_SHUTDOWN_GRACE_MS as usize),
-        ("--max-list-pages", DEFAULT_MAX_LIST_PAGES),
+        ("--timeout", time(DEFAULT_TIMEOUT_MS)),
+        ("--settle", time(DEFAULT_SETTLE_MS)),
+        ("--shutdown-grace", time(DEFAULT_SHUTDOWN_GRACE_MS)),
+        ("--max-list-pages", DEFAULT_MAX_LIST_PAGES.to_string()),
     ] {
         let at = help
             .find(&format!("{flag} <"))

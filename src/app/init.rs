@@ -8,7 +8,7 @@ mod python;
 use super::cli::InitArgs;
 use crate::error::Error;
 use crate::finding::excerpt;
-use crate::report::document::{REPOSITORY_URL, TOOL_VERSION};
+use crate::report::document::{REPOSITORY_URL, SOURCE_COMMIT, SOURCE_REF, TOOL_VERSION};
 use detect::Plan;
 use std::io::Write;
 
@@ -115,6 +115,14 @@ pub fn run(args: &InitArgs) -> Result<(), Error> {
     Ok(())
 }
 
+/// The workflow the docs show (README, docs/action.md, docs/install.md): what init writes
+/// for a TypeScript server with an npm lockfile and a build script, so the example installs
+/// and builds before it starts `dist/index.js`, as init does.
+pub(super) fn documented_workflow() -> String {
+    let (setup, command) = node::documented_launch();
+    workflow(command, Some(&setup), &Origin::Given)
+}
+
 /// A YAML single-quoted scalar: nothing in it is interpreted but `''`.
 fn yaml_quote(s: &str) -> String {
     format!("'{}'", excerpt(s, 1_000).replace('\'', "''"))
@@ -166,8 +174,7 @@ jobs:
         with:
           persist-credentials: false
       - id: mcpcheck
-        uses: {action}@v{TOOL_VERSION}
-        with:
+{uses}        with:
 {guess_note}          command: {command}
 {setup_line}          sarif_file: mcpcheck.sarif
           category: mcpcheck
@@ -178,12 +185,49 @@ jobs:
           category: mcpcheck
 "#,
         command = yaml_quote(command),
+        uses = action_uses(action, TOOL_VERSION, SOURCE_REF, SOURCE_COMMIT),
     )
+}
+
+/// The step's `uses:` line. A release build knows its tag and commit (packages.yml passes
+/// them; a build at the tag reads them from git): the Action is pinned by that commit with
+/// the version in a comment, as actions/checkout is. Any other build knows no release
+/// commit to pin to, so it names the tag and says how to pin it.
+fn action_uses(action: &str, version: &str, source_ref: &str, commit: &str) -> String {
+    let tag = format!("v{version}");
+    let is_commit = commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit());
+    if source_ref == tag && is_commit {
+        format!("        uses: {action}@{commit} # {tag}\n")
+    } else {
+        format!(
+            "        # Pin by commit, as the steps around it are, once {tag} is released: the\n        # commit of `git ls-remote https://github.com/{action} refs/tags/{tag}`.\n        uses: {action}@{tag}\n"
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_release_build_pins_the_action_by_commit_with_its_version_in_a_comment() {
+        // Issue 44 item 4: zizmor's unpinned-uses rejected `mcpcheck/mcpcheck@v0.1.0`.
+        let commit = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(
+            action_uses("mcpcheck/mcpcheck", "0.1.0", "v0.1.0", commit),
+            format!("        uses: mcpcheck/mcpcheck@{commit} # v0.1.0\n")
+        );
+        // A build that is not the release (a commit, main, no commit known) names the tag
+        // and says how to pin it.
+        for (source_ref, commit) in [(commit, commit), ("main", ""), ("v0.1.0", "")] {
+            let uses = action_uses("mcpcheck/mcpcheck", "0.1.0", source_ref, commit);
+            assert!(
+                uses.ends_with("        uses: mcpcheck/mcpcheck@v0.1.0\n"),
+                "{uses}"
+            );
+            assert!(uses.contains("Pin by commit"), "{uses}");
+        }
+    }
 
     #[test]
     fn yaml_quoting_neutralises_quotes_and_expressions() {

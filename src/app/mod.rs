@@ -33,6 +33,9 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return clap_error(e),
     };
+    for warning in cli.duration_warnings() {
+        let _ = writeln!(std::io::stderr(), "mcpcheck: warning: {warning}");
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -43,6 +46,7 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
+    crate::process::backend::check_setting().map_err(|e| Error::Usage(e.to_string()))?;
     let color = cli.color;
     match cli.command {
         Command::Guard(args) => guard::run(*args, color),
@@ -74,14 +78,14 @@ fn verdict_exit(ok: bool) -> ExitCode {
 /// Help and version go to stdout; usage errors become one line on stderr with exit code 2.
 fn clap_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         let _ = e.print();
         return ExitCode::SUCCESS;
+    }
+    // `mcpcheck` alone asked for nothing: the help, on stderr, and a usage error's exit code.
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = e.print();
+        return ExitCode::from(Error::EXIT_CODE);
     }
     let rendered = e.render().to_string();
     // What clap offers instead ("[possible values: human, json]"), kept on the one line.
@@ -118,12 +122,64 @@ fn clap_error(e: clap::Error) -> ExitCode {
         })
         .map(|(_, what)| format!("; did you mean {}?", what.replace(", ", " or ")))
         .unwrap_or_default();
+    let command = usage_command(&rendered);
+    let invalid = match e.get(clap::error::ContextKind::InvalidArg) {
+        Some(clap::error::ContextValue::String(arg)) if e.kind() == ErrorKind::UnknownArgument => {
+            Some(arg.as_str())
+        }
+        _ => None,
+    };
+    // Our own hint, where we know better than clap's nearest spelling.
+    let similar = invalid
+        .and_then(|arg| unknown_argument_hint(&command, arg))
+        .unwrap_or(similar);
     let _ = writeln!(
         std::io::stderr(),
-        "mcpcheck: error: {first}{possible}{similar}; see `{} --help`",
-        usage_command(&rendered)
+        "mcpcheck: error: {first}{possible}{similar}; see `{command} --help`"
     );
     ExitCode::from(Error::EXIT_CODE)
+}
+
+/// Flags people reach for under another name, which clap's nearest spelling misses
+/// (`--runs` is nearer `--request` than `--repeat`): (subcommand, their word, ours).
+const NAMED_OTHERWISE: &[(&str, &str, &str)] = &[
+    ("mcpcheck guard", "--runs", "--repeat"),
+    ("mcpcheck guard", "--times", "--repeat"),
+    ("mcpcheck guard", "--count", "--repeat"),
+    ("mcpcheck guard", "--iterations", "--repeat"),
+    ("mcpcheck guard", "--timeout-ms", "--timeout"),
+    ("mcpcheck guard", "--cmd", "--"),
+    ("mcpcheck guard", "--command", "--"),
+];
+
+/// What to say about an argument the subcommand does not take: a server command given
+/// without `--` (written out as it should be), or a flag named as another tool names it.
+fn unknown_argument_hint(command: &str, arg: &str) -> Option<String> {
+    let takes_a_server = matches!(command, "mcpcheck guard" | "mcpcheck proxy");
+    if takes_a_server && !arg.starts_with('-') {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let subcommand = args.iter().position(|a| !a.starts_with('-'))?;
+        let at = subcommand + 1 + args[subcommand + 1..].iter().position(|a| a == arg)?;
+        let fixed = args[..at]
+            .iter()
+            .map(String::as_str)
+            .chain(["--"])
+            .chain(args[at..].iter().map(String::as_str));
+        return Some(format!(
+            "; the server command goes after `--`: mcpcheck {}",
+            crate::shell::join(fixed)
+        ));
+    }
+    let name = arg.split('=').next().unwrap_or(arg);
+    let (_, _, ours) = NAMED_OTHERWISE
+        .iter()
+        .find(|(sub, theirs, _)| *sub == command && *theirs == name)?;
+    Some(if *ours == "--" {
+        "; the server command goes after `--`, as in `mcpcheck guard -- node dist/index.js`"
+            .to_string()
+    } else {
+        format!("; did you mean '{ours}'?")
+    })
 }
 
 /// The command whose help to point at (`mcpcheck guard`): the usage clap showed, else the

@@ -47,8 +47,8 @@ pub fn run(args: ProxyArgs) -> Result<ExitCode, Error> {
         },
         name: args.name,
         log: args.log,
-        timeout: std::time::Duration::from_millis(args.timeout.max(1)),
-        shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace),
+        timeout: std::time::Duration::from_millis(args.timeout.ms.max(1)),
+        shutdown_grace: args.shutdown_grace.as_duration(),
         check_backlog: usize::try_from(args.check_backlog * 1024).unwrap_or(usize::MAX),
     };
     let outcome = runtime(None)?.block_on(crate::proxy::run(options));

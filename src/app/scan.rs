@@ -15,7 +15,6 @@ use crate::scan::run::{current_dir, BaselineRequest, ListRequest, RuleRequest, S
 use crate::scan::Targets;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Targets for a command that writes a file meant to be committed (baseline, pin): the
 /// user's own configs only with --global, so they never land in a repository by default.
@@ -48,14 +47,14 @@ fn live_options(a: &LiveArgs) -> Result<Option<LiveOptions>, Error> {
     if !a.live {
         return Ok(None);
     }
-    if a.live_timeout == 0 {
+    if a.live_timeout.ms == 0 {
         return Err(Error::Usage("--live-timeout must be at least 1 ms".into()));
     }
     if a.live_jobs == 0 {
         return Err(Error::Usage("--live-jobs must be at least 1".into()));
     }
     Ok(Some(LiveOptions {
-        timeout: Duration::from_millis(a.live_timeout),
+        timeout: a.live_timeout.as_duration(),
         allow_unsafe: a.live_allow_unsafe,
         jobs: a.live_jobs,
     }))

@@ -20,6 +20,8 @@ pub struct GuardConfig {
     pub env: Option<BTreeMap<String, String>>,
     pub profile: Option<String>,
     pub protocol: Option<String>,
+    /// Milliseconds, or a string with its unit ("5s"), as every time mcpcheck reads.
+    #[serde(default, deserialize_with = "crate::duration::millis_opt")]
     pub timeout_ms: Option<u64>,
     pub repeat: Option<u32>,
     pub json: Option<bool>,
@@ -220,6 +222,17 @@ mod tests {
         assert!(matches!(c.command, Some(CommandSpec::Argv(ref v)) if v.len() == 2));
         assert_eq!(c.repeat, Some(2));
         assert_eq!(c.requests.map(|r| r.len()), Some(2));
+    }
+
+    #[test]
+    fn a_time_takes_a_unit() {
+        // Issue 44 item 5: every time mcpcheck reads takes a unit; a number stays milliseconds.
+        let c = parse(r#"{"timeoutMs": "5s"}"#).expect("a duration");
+        assert_eq!(c.timeout_ms, Some(5_000));
+        let c = parse(r#"{"timeoutMs": 250}"#).expect("milliseconds");
+        assert_eq!(c.timeout_ms, Some(250));
+        let e = parse(r#"{"timeoutMs": "soon"}"#).expect_err("not a time");
+        assert!(e.contains("\"soon\" is not a duration"), "{e}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod config;
 mod drift;
 mod environment;
 pub mod fingerprint_package;
+mod launch_hints;
 pub mod layers;
 pub mod matrix;
 pub mod options;
@@ -243,6 +244,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         None => fetching_installer(&settings.command),
         Some(_) => None,
     };
+    let python_buffered = settings.plan.http.is_none() && python::block_buffered(&settings.command);
     for check in checks::registry() {
         if !check.applies(&transcript) {
             continue;
@@ -252,10 +254,14 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
             prior: &findings,
             planned: &settings.plan.requests,
             launcher,
+            python_buffered,
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
         environment::file(&mut found, &transcript);
+        if settings.plan.http.is_none() {
+            launch_hints::file(&mut found, &transcript, &settings.command);
+        }
         // `codes()` is what the report files a check's findings under: every guard run of
         // the test suite proves a check emits only what it lists.
         debug_assert!(

@@ -140,6 +140,23 @@ pub fn suspected_buffering(cmd: &ServerCommand, t: &Transcript) -> Option<Findin
     Some(finding)
 }
 
+/// Whether the server's stdout is Python's, block-buffered on a pipe: launched through
+/// Python, without `-u` where the interpreter is named, and without PYTHONUNBUFFERED given.
+pub(super) fn block_buffered(cmd: &ServerCommand) -> bool {
+    let program = Path::new(&cmd.program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(&cmd.program);
+    if is_python_name(program) {
+        return runs_buffered(cmd).is_some();
+    }
+    let given = cmd
+        .env
+        .iter()
+        .any(|(k, v)| k == "PYTHONUNBUFFERED" && !v.is_empty());
+    !given && launched_through_python(cmd)
+}
+
 /// The interpreter's name when the command runs Python's interpreter directly without `-u`
 /// and without PYTHONUNBUFFERED given.
 fn runs_buffered(cmd: &ServerCommand) -> Option<&str> {

@@ -39,6 +39,32 @@ impl GuardRun {
     }
 }
 
+impl GuardRun {
+    /// When no source was scanned: says on each stray-stdout finding how to find the write
+    /// that printed it, in the words of the front end (`--scan DIR`, the input `scan`).
+    pub fn suggest_tracing(&mut self, how: &str) {
+        let command = &self.command;
+        let suggest = |f: &mut Finding| {
+            // npm's banner is npm's own: no write in the server's source printed it.
+            if TRACED.contains(&f.code)
+                && f.location.stdout_line.is_some()
+                && f.printed_by.is_none()
+                && super::launch_hints::npm_banner_of(command, f).is_none()
+            {
+                let fix = f.fix.as_deref().unwrap_or(f.code.meta().help);
+                f.fix = Some(format!("{fix} {how}"));
+            }
+        };
+        self.findings.iter_mut().for_each(suggest);
+        for run in &mut self.runs {
+            run.findings
+                .iter_mut()
+                .chain(run.checks.iter_mut().flat_map(|c| c.findings.iter_mut()))
+                .for_each(suggest);
+        }
+    }
+}
+
 fn trace(f: &mut Finding, transcript: &Transcript, writes: &[PrintingWrite]) {
     if !TRACED.contains(&f.code) || f.location.stdout_line.is_none() {
         return;

@@ -180,6 +180,11 @@ impl StdoutStream {
         }
     }
 
+    /// Whether every event has been handed out: nothing more will come.
+    fn ended(&self) -> bool {
+        self.done && self.queue.is_empty()
+    }
+
     fn accept(&mut self, n: usize) {
         let room = self.max_total.saturating_sub(self.total);
         let take = (n as u64).min(room) as usize;
@@ -274,6 +279,16 @@ pub struct ShutdownReport {
     /// process holds a pipe, so `escaped` is not checked there.
     pub leftovers_checked: bool,
 }
+
+/// A stopped process: how it ended, and what it wrote on stdout after its stdin closed.
+#[derive(Debug, Clone)]
+pub struct Stopped {
+    pub report: ShutdownReport,
+    pub late_stdout: Vec<StdoutEvent>,
+}
+
+/// How long stdout may stay open once the whole group is gone.
+const LATE_STDOUT_DRAIN: Duration = Duration::from_millis(250);
 
 /// Why a message could not be written to a server's stdin.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -394,16 +409,39 @@ impl ServerProcess {
 
     /// Ends the process the way a client should: close stdin, wait, SIGTERM, wait, SIGKILL.
     /// Whatever the leader did, every process left in its group is killed and reaped.
-    pub async fn shutdown(&mut self, grace: Duration, term_grace: Duration) -> ShutdownReport {
+    /// Stdout is read all the while, to its end: what a server writes at exit (a buffer
+    /// flushed as the interpreter stops) is returned, every byte of it judged like the rest.
+    pub async fn shutdown(&mut self, grace: Duration, term_grace: Duration) -> Stopped {
         let escaped = self.leader.escaped_candidates();
         let already_exited = self.leader.poll_exit().is_some();
         self.stdin = None;
-        let report = self
-            .leader
-            .stop(escaped, already_exited, grace, term_grace)
-            .await;
+        let mut late_stdout = Vec::new();
+        let report = {
+            let stdout = &mut self.stdout;
+            let stop = self.leader.stop(escaped, already_exited, grace, term_grace);
+            tokio::pin!(stop);
+            loop {
+                tokio::select! {
+                    biased;
+                    report = &mut stop => break report,
+                    event = stdout.next_event(), if !stdout.ended() => late_stdout.push(event),
+                }
+            }
+        };
+        // The group is gone; a pipe still open is held by a process the backend could not
+        // find, so the wait for its end is bounded.
+        let drain = tokio::time::Instant::now() + LATE_STDOUT_DRAIN;
+        while !self.stdout.ended() {
+            match tokio::time::timeout_at(drain, self.stdout.next_event()).await {
+                Ok(event) => late_stdout.push(event),
+                Err(_) => break,
+            }
+        }
         self.finish_stderr().await;
-        report
+        Stopped {
+            report,
+            late_stdout,
+        }
     }
 
     /// Ends the process at once (a limit was hit); no grace.

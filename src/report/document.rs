@@ -15,11 +15,16 @@ pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The repository URL from Cargo.toml; rule help pages live under it.
 pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
 
-/// A rule's doc, as the version that produced the report describes it (its release tag).
+/// The git ref this binary was built from, as its rule links name it: its release tag when
+/// one is known, else the commit it was built from (`main` without git); see build.rs.
+pub const SOURCE_REF: &str = env!("MCPCHECK_SOURCE_REF");
+/// The commit this binary was built from (40 hex digits), or empty when unknown.
+pub const SOURCE_COMMIT: &str = env!("MCPCHECK_SOURCE_COMMIT");
+
+/// A rule's doc, as the build that produced the report describes it, at a ref that exists.
 pub fn help_uri(code: Code) -> String {
     format!(
-        "{REPOSITORY_URL}/blob/v{}/docs/rules/{}.md",
-        env!("CARGO_PKG_VERSION"),
+        "{REPOSITORY_URL}/blob/{SOURCE_REF}/docs/rules/{}.md",
         code.as_str()
     )
 }
@@ -315,8 +320,7 @@ fn guard_checks(run: &GuardRun) -> Vec<CheckRow> {
 /// `name version` of the server's identity, `?` for a part it did not send, bounded.
 pub fn server_label(server: &crate::guard::clean::ServerIdentity) -> String {
     let field = |f: &Option<String>| f.clone().unwrap_or_else(|| "?".into());
-    excerpt(
-        &format!("{} {}", field(&server.name), field(&server.version)),
-        100,
-    )
+    // An empty version says nothing: no trailing blank where it would go.
+    let label = format!("{} {}", field(&server.name), field(&server.version));
+    excerpt(label.trim_end(), 100)
 }

@@ -288,10 +288,11 @@ fn notices(out: &mut String, report: &Report, extra: &[String]) {
 }
 
 fn what_was_run(out: &mut String, report: &Report) {
-    let _ = writeln!(out, "### What was run\n\n| | |\n|---|---|");
+    // Rows first: a report that ran nothing it can name (a source scan) has no table.
+    let mut rows = String::new();
     if !report.command.is_empty() {
         let _ = writeln!(
-            out,
+            rows,
             "| Command | {} |",
             md::cell(&md::code(
                 &shell_words::join(&report.command),
@@ -300,22 +301,22 @@ fn what_was_run(out: &mut String, report: &Report) {
         );
     }
     if let Some(server) = &report.server {
-        let _ = writeln!(out, "| Server | {} |", md::cell(&md::code(server, 120)));
+        let _ = writeln!(rows, "| Server | {} |", md::cell(&md::code(server, 120)));
     }
     if let Some(requested) = &report.protocol {
         let negotiated = report.negotiated.as_deref().unwrap_or("not negotiated");
         let _ = writeln!(
-            out,
+            rows,
             "| Protocol | {} (requested {}) |",
             md::text(negotiated, 40),
             md::text(requested, 40)
         );
     }
     if let Some(profile) = &report.profile {
-        let _ = writeln!(out, "| Profile | {} |", md::text(profile, 40));
+        let _ = writeln!(rows, "| Profile | {} |", md::text(profile, 40));
     }
     if let Some(ms) = report.duration_ms {
-        let _ = writeln!(out, "| Duration | {ms} ms |");
+        let _ = writeln!(rows, "| Duration | {ms} ms |");
     }
     if let Some(anchor) = &report.anchor {
         let code = md::code(anchor, 200);
@@ -323,9 +324,11 @@ fn what_was_run(out: &mut String, report: &Report) {
             Some(link) => format!("[{code}]({})", link.url(anchor, None)),
             None => code,
         };
-        let _ = writeln!(out, "| Anchor file | {} |", md::cell(&shown));
+        let _ = writeln!(rows, "| Anchor file | {} |", md::cell(&shown));
     }
-    out.push('\n');
+    if !rows.is_empty() {
+        let _ = writeln!(out, "### What was run\n\n| | |\n|---|---|\n{rows}");
+    }
     if !report.operations.is_empty() {
         let _ = writeln!(
             out,

@@ -96,10 +96,9 @@ pub fn human(run: &SurfaceRun, style: Style) -> String {
             plural(s.resource_templates.len(), "resource template"),
         );
     }
-    if !run.findings.is_empty() {
-        out.push('\n');
-    }
+    // A blank line before each finding, so one ends where the next begins.
     for f in &run.findings {
+        out.push('\n');
         let sev = style.severity(f.severity);
         let risk = f
             .risk

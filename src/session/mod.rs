@@ -402,11 +402,19 @@ impl Session {
             Some(StreamEnd::LineTooLarge { .. } | StreamEnd::OutputLimit { .. })
         );
         self.t.process.killed_for_limit = limit_hit;
-        let (report, http) = self
+        let ended = self
             .proc
             .shutdown(limit_hit, self.plan.shutdown_grace)
             .await;
-        self.t.http = http;
+        // Written after stdin closed (a buffer flushed at exit): recorded in the shutdown
+        // phase, judged like every other line.
+        for event in ended.late_stdout {
+            if self.stream_end.is_none() {
+                self.on_stdout(event);
+            }
+        }
+        let report = ended.shutdown;
+        self.t.http = ended.http;
         if let Some(tail) = self.proc.unterminated_stdout() {
             self.t.unterminated = Some(UnterminatedOutput {
                 line: tail.number,

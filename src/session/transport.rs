@@ -6,7 +6,7 @@ use super::http::legacy::LegacyTransport;
 use super::http::{HttpRecord, HttpTarget, HttpTransport, UnawaitedAnswer};
 use crate::process::{
     ExitKind, ProcessEvent, ServerCommand, ServerProcess, ShutdownReport, SpawnError,
-    StderrCapture, StdioLimits,
+    StderrCapture, StdioLimits, StdoutEvent, Stopped,
 };
 use crate::protocol::framing::RawLine;
 use std::time::{Duration, Instant};
@@ -116,24 +116,43 @@ impl Transport {
     }
 
     /// Ends the session: the process's shutdown, or the HTTP probes and DELETE.
-    pub async fn shutdown(
-        &mut self,
-        kill_now: bool,
-        grace: Duration,
-    ) -> (Option<ShutdownReport>, Option<HttpRecord>) {
+    pub async fn shutdown(&mut self, kill_now: bool, grace: Duration) -> Ended {
         match self {
             Transport::Stdio(p) => {
-                let report = if kill_now {
-                    p.kill_now().await
+                let stopped = if kill_now {
+                    Stopped {
+                        report: p.kill_now().await,
+                        late_stdout: Vec::new(),
+                    }
                 } else {
                     p.shutdown(grace, grace).await
                 };
-                (Some(report), None)
+                Ended {
+                    shutdown: Some(stopped.report),
+                    http: None,
+                    late_stdout: stopped.late_stdout,
+                }
             }
-            Transport::Http(h) => (None, Some(h.finish().await)),
-            Transport::Legacy(l) => (None, Some(l.finish().await)),
+            Transport::Http(h) => Ended {
+                shutdown: None,
+                http: Some(h.finish().await),
+                late_stdout: Vec::new(),
+            },
+            Transport::Legacy(l) => Ended {
+                shutdown: None,
+                http: Some(l.finish().await),
+                late_stdout: Vec::new(),
+            },
         }
     }
+}
+
+/// How a session's transport ended.
+pub struct Ended {
+    pub shutdown: Option<ShutdownReport>,
+    pub http: Option<HttpRecord>,
+    /// What a local server wrote on stdout after its stdin was closed.
+    pub late_stdout: Vec<StdoutEvent>,
 }
 
 /// Why a message did not reach the server, or why its answer can no longer come.

@@ -5,7 +5,7 @@ use super::config::{self, spring, ConfigKind};
 use super::lang::transports::{self, ModuleFacts};
 use super::lang::transports_window;
 use super::lang::{Hit, Lang};
-use super::suppress::Suppressions;
+use super::suppress::{SourceComment, Suppressions};
 use super::walk::{slashed, DirSkip, FileSkip, Rules};
 use super::{Collected, ScanStats};
 use crate::finding::{Finding, Location, Replacement, Severity};
@@ -323,11 +323,13 @@ impl Worker<'_> {
         self.stats.bytes_scanned += bytes.len() as u64;
         self.stats.bytes_parsed += bytes.len() as u64;
         *self.stats.languages.entry(kind.format()).or_default() += 1;
-        let suppressions = Suppressions::from_comments(
-            scan.comments
-                .iter()
-                .map(|c| (c.first_row, c.last_row, c.text.as_str())),
-        );
+        let suppressions =
+            Suppressions::from_comments(scan.comments.iter().map(|c| SourceComment {
+                first_row: c.first_row,
+                last_row: c.last_row,
+                alone: c.alone,
+                text: c.text.as_str(),
+            }));
         let src = text.as_bytes();
         self.add_hits(scan.hits, &suppressions, src, &file, kind.format());
         if !scan.spring.is_empty() {

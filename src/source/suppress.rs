@@ -1,6 +1,7 @@
-//! Inline suppression: a comment `mcpcheck: ignore` or `mcpcheck: ignore[code, code]` on a
-//! finding's first line, or on the line just above it. Only real comments count, not strings
-//! (in configuration files too: XML `<!-- -->`, `#` in YAML, `#`/`!` lines in .properties).
+//! Inline suppression: a comment `mcpcheck: ignore` or `mcpcheck: ignore[code, code]`. As
+//! ruff's `noqa`: a comment after code covers its own line; a comment alone on its line
+//! covers that line and the next. Only real comments count, not strings (in configuration
+//! files too: XML `<!-- -->`, `#` in YAML, `#`/`!` lines in .properties).
 
 use super::lang::syntax_comments;
 use tree_sitter::Tree;
@@ -12,6 +13,8 @@ const MARKER: &str = "mcpcheck:";
 struct Suppression {
     first_row: usize,
     last_row: usize,
+    /// Alone on its line (nothing but blanks before it): it covers the next line too.
+    alone: bool,
     codes: Vec<String>,
 }
 
@@ -29,27 +32,27 @@ impl Suppressions {
         Self::from_comments(
             syntax_comments(tree.root_node())
                 .into_iter()
-                .map(|comment| {
-                    (
-                        comment.start_position().row,
-                        comment.end_position().row,
-                        String::from_utf8_lossy(&src[comment.start_byte()..comment.end_byte()]),
-                    )
+                .map(|comment| SourceComment {
+                    first_row: comment.start_position().row,
+                    last_row: comment.end_position().row,
+                    alone: stands_alone(src, comment.start_byte()),
+                    text: String::from_utf8_lossy(&src[comment.start_byte()..comment.end_byte()]),
                 }),
         )
     }
 
-    /// The suppressions among comments given as (first row, last row, text).
+    /// The suppressions among the comments of a file.
     pub fn from_comments<T: AsRef<str>>(
-        comments: impl IntoIterator<Item = (usize, usize, T)>,
+        comments: impl IntoIterator<Item = SourceComment<T>>,
     ) -> Self {
         let entries = comments
             .into_iter()
-            .filter_map(|(first_row, last_row, text)| {
+            .filter_map(|c| {
                 Some(Suppression {
-                    first_row,
-                    last_row,
-                    codes: parse(text.as_ref())?,
+                    first_row: c.first_row,
+                    last_row: c.last_row,
+                    alone: c.alone,
+                    codes: parse(c.text.as_ref())?,
                 })
             })
             .collect();
@@ -59,10 +62,31 @@ impl Suppressions {
     /// True if a finding of `code` starting on `row` (0-based) is suppressed.
     pub fn covers(&self, code: &str, row: usize) -> bool {
         self.entries.iter().any(|s| {
-            let placed = (s.first_row..=s.last_row).contains(&row) || s.last_row + 1 == row;
+            let placed =
+                (s.first_row..=s.last_row).contains(&row) || (s.alone && s.last_row + 1 == row);
             placed && (s.codes.is_empty() || s.codes.iter().any(|c| c == code))
         })
     }
+}
+
+/// One comment of a file, where it is and what it says.
+pub struct SourceComment<T> {
+    pub first_row: usize,
+    pub last_row: usize,
+    /// Nothing but blanks before it on its first line.
+    pub alone: bool,
+    pub text: T,
+}
+
+/// Whether only blanks precede byte `start` on its line.
+pub fn stands_alone(src: &[u8], start: usize) -> bool {
+    let line_start = src[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    src[line_start..start]
+        .iter()
+        .all(|b| b.is_ascii_whitespace())
 }
 
 /// The codes a comment suppresses: Some(empty) for all, None if it is not a suppression.
@@ -89,7 +113,30 @@ fn parse(comment: &str) -> Option<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::*;
+
+    fn suppressions(comments: &[(usize, bool)]) -> Suppressions {
+        Suppressions::from_comments(comments.iter().map(|&(row, alone)| SourceComment {
+            first_row: row,
+            last_row: row,
+            alone,
+            text: "# mcpcheck: ignore",
+        }))
+    }
+
+    #[test]
+    fn a_trailing_comment_covers_its_own_line_and_one_alone_the_next() {
+        // Issue 44 item 7: `print("banner")  # mcpcheck: ignore` silenced the line after it.
+        let trailing = suppressions(&[(3, false)]);
+        assert!(trailing.covers("static-stdout-write", 3));
+        assert!(!trailing.covers("static-stdout-write", 4));
+        let alone = suppressions(&[(3, true)]);
+        assert!(alone.covers("static-stdout-write", 4));
+        assert!(!alone.covers("static-stdout-write", 5));
+        assert!(stands_alone(b"x = 1\n    # c", 10));
+        assert!(!stands_alone(b"x = 1  # c", 7));
+        assert!(stands_alone(b"# c", 0));
+    }
 
     #[test]
     fn suppression_comments_parse() {

@@ -3,8 +3,8 @@
 /// Links and HTML that mcpcheck itself writes (rule pages, the comment marker, details).
 const OWN_LINK_PREFIXES: &[&str] = &[
     concat!(
-        "https://github.com/mcpcheck/mcpcheck/blob/v",
-        env!("CARGO_PKG_VERSION"),
+        "https://github.com/mcpcheck/mcpcheck/blob/",
+        env!("MCPCHECK_SOURCE_REF"),
         "/docs/rules/"
     ),
     "https://github.com/o/r/blob/",

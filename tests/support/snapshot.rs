@@ -43,6 +43,15 @@ pub fn exact_settings(dirs: &[&Path]) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_snapshot_path("../snapshots");
     s.set_prepend_module_to_snapshot(false);
+    // The ref rule links name: the release tag, or the commit this build was made from.
+    s.add_filter(
+        &regex::escape(concat!(
+            "/blob/",
+            env!("MCPCHECK_SOURCE_REF"),
+            "/docs/rules/"
+        )),
+        "/blob/[ref]/docs/rules/",
+    );
     // Longest paths first: the binary lives inside the repository.
     s.add_filter(&path_pattern(env!("CARGO_BIN_EXE_mcpcheck")), "[mcpcheck]");
     for dir in dirs {

@@ -2,6 +2,7 @@
 //! Input names are single words or use underscores so they survive as variable names.
 
 use super::child_env::{parse_passed, PassedVar};
+use crate::duration::Millis;
 use crate::error::Error;
 use crate::finding::{excerpt, Severity};
 use crate::gate::Gate;
@@ -67,6 +68,8 @@ pub struct Inputs {
     pub summary: bool,
     pub fail_on: FailOn,
     pub github_token: Option<String>,
+    /// Times given as bare numbers too short to be meant as milliseconds (`timeout: 5`).
+    pub duration_warnings: Vec<String>,
 }
 
 impl Inputs {
@@ -103,16 +106,23 @@ impl Inputs {
         };
         let setup_timeout = match input("setup_timeout") {
             None => crate::process::setup::DEFAULT_DEADLINE,
-            Some(v) => match v.parse::<u64>() {
-                Ok(ms) if ms > 0 => Duration::from_millis(ms),
+            Some(v) => match v.parse::<Millis>() {
+                Ok(t) if t.ms > 0 => t.as_duration(),
                 _ => {
                     return Err(Error::Usage(format!(
-                        "input `setup_timeout` must be a whole number of milliseconds (at least 1), got {:?}",
+                        "input `setup_timeout` must be a duration of at least 1 ms, such as 10m or 90s (a bare number is milliseconds), got {:?}",
                         excerpt(&v, 40)
                     )))
                 }
             },
         };
+        let duration_warnings = ["timeout", "setup_timeout"]
+            .into_iter()
+            .filter_map(|name| {
+                let given = input(name)?.parse::<Millis>().ok()?;
+                given.warning(&format!("input `{name}`:"))
+            })
+            .collect();
         let inputs = Self {
             command: input("command"),
             url: input("url"),
@@ -144,6 +154,7 @@ impl Inputs {
             summary: flag("summary", true)?,
             fail_on,
             github_token: input("github_token"),
+            duration_warnings,
         };
         inputs.check_paths()?;
         Ok(inputs)
@@ -246,12 +257,22 @@ impl Inputs {
                 })
                 .transpose()
         };
+        let duration = |name: &str, value: &Option<String>| -> Result<Option<u64>, Error> {
+            value
+                .as_deref()
+                .map(|v| {
+                    v.parse::<Millis>()
+                        .map(|t| t.ms)
+                        .map_err(|e| Error::Usage(format!("input `{name}`: {e}")))
+                })
+                .transpose()
+        };
         Ok(GuardRequest {
             front: Front::ActionInputs,
             config: self.config.as_ref().map(PathBuf::from),
             profile: self.profile.clone(),
             protocol: self.protocol.clone(),
-            timeout: number("timeout", &self.timeout)?,
+            timeout: duration("timeout", &self.timeout)?,
             repeat: number("repeat", &self.repeat)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
             cwd: self.working_directory.as_ref().map(PathBuf::from),
             requests: self.requests.clone(),
@@ -385,6 +406,28 @@ mod tests {
             .guard_request()
             .expect_err("a timeout that is not a number");
         assert!(e.message().contains("input `timeout`"), "{e}");
+    }
+
+    #[test]
+    fn times_take_units_and_a_short_bare_number_is_warned_about() {
+        // Issue 44 item 5: `timeout: 5` was silently 5 ms.
+        let i = read(&[
+            ("INPUT_COMMAND", "node s.js"),
+            ("INPUT_TIMEOUT", "5s"),
+            ("INPUT_SETUP_TIMEOUT", "10m"),
+        ])
+        .expect("inputs");
+        assert_eq!(i.guard_request().expect("request").timeout, Some(5_000));
+        assert_eq!(i.setup_timeout, Duration::from_secs(600));
+        assert!(i.duration_warnings.is_empty());
+        let i = read(&[("INPUT_COMMAND", "node s.js"), ("INPUT_TIMEOUT", "5")]).expect("inputs");
+        assert_eq!(i.guard_request().expect("request").timeout, Some(5));
+        assert_eq!(
+            i.duration_warnings,
+            ["input `timeout`: 5 is 5 milliseconds (a bare number is milliseconds); write 5s for seconds, or 5ms to keep it and silence this"]
+        );
+        let e = read(&[("INPUT_SETUP_TIMEOUT", "soon")]).expect_err("not a time");
+        assert!(e.message().contains("input `setup_timeout`"), "{e}");
     }
 
     #[test]

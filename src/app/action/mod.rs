@@ -61,6 +61,12 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
             "nothing to check: set the `command` input (how the server starts, e.g. `node dist/index.js`), `url` (a remote server), `config`, `scan` (source paths) or `paths` (MCP client configs)".into(),
         ));
     }
+    for warning in &inputs.duration_warnings {
+        log_line(
+            log,
+            &format!("::warning title=mcpcheck input::{}", escape_data(warning)),
+        );
+    }
     let repo = RepoContext::detect()?;
     let sarif_file = upload::destination(&repo.root, &inputs.sarif_file)?;
     let child = child_env(runner_env(), &inputs.env)?;

@@ -79,6 +79,16 @@ impl Manager {
     }
 }
 
+/// The docs' example (setup, command): a project with an npm lockfile and a build script
+/// whose entry is `dist/index.js`, set up as [`plan`] sets one up.
+pub fn documented_launch() -> (String, &'static str) {
+    let npm = Manager::Npm { locked: true };
+    (
+        format!("{} && {}", npm.install(), npm.run_script("build")),
+        "node dist/index.js",
+    )
+}
+
 pub fn plan(root: &Path) -> Plan {
     let (manager, lockfile) = Manager::of(root);
     let mut basis = vec!["package.json"];

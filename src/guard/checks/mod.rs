@@ -34,6 +34,9 @@ pub struct CheckContext<'a> {
     /// The installer that fetches the server (`npx`, `npm exec`, `uvx`), whose words on
     /// stderr may say why the server never started.
     pub launcher: Option<crate::install_faults::Installer>,
+    /// The server runs on Python with stdout block-buffered (no -u, no PYTHONUNBUFFERED):
+    /// what it printed may arrive only at exit.
+    pub python_buffered: bool,
 }
 
 /// One check: a name for the report, the codes it may emit, and the inspection itself.

@@ -5,7 +5,7 @@ use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location, ProcessFacts, ProcessPhase};
 use crate::install_faults::{self, Installer};
 use crate::process::{ExitKind, ShutdownPath};
-use crate::session::transcript::{Outcome, Phase, Purpose, Transcript};
+use crate::session::transcript::{Disposition, Outcome, Phase, Purpose, Transcript};
 use crate::session::PlannedRequest;
 
 pub struct Runtime;
@@ -77,6 +77,20 @@ impl Check for Runtime {
     }
 }
 
+/// How long after it was sent a timed-out request's answer came, when it came while the
+/// session ran (an answer flushed at exit, in the shutdown phase, is a buffer's doing).
+fn answered_late(t: &Transcript, request: &crate::session::transcript::Exchange) -> Option<u64> {
+    let index = t.exchanges.iter().position(|e| std::ptr::eq(e, request))?;
+    t.frames
+        .iter()
+        .filter(|f| f.phase != Phase::Shutdown)
+        .find(|f| {
+            f.dispositions
+                .contains(&Disposition::Late { exchange: index })
+        })
+        .map(|f| f.at_ms.saturating_sub(request.sent_ms))
+}
+
 fn initialize_outcome(t: &Transcript, launcher: Option<Installer>, out: &mut Vec<Finding>) {
     let Some(init) = t.handshake() else { return };
     let location = Location::request(&init.method);
@@ -95,6 +109,15 @@ fn initialize_outcome(t: &Transcript, launcher: Option<Installer>, out: &mut Vec
                 ProcessPhase::Initialize,
                 t.timeout_ms,
             ));
+            if let Some(after_ms) = answered_late(t, init) {
+                // The answer came, only too late: the timeout, not the server's output, is short.
+                f.message.push_str(&format!(
+                    " Its answer came {after_ms} ms after it was sent, past the timeout."
+                ));
+                f = f.fix(format!(
+                    "The server answered, after {after_ms} ms: raise --timeout above that (it takes a unit: --timeout 5s, --timeout 30s; a bare number is milliseconds), or make start-up faster."
+                ));
+            }
             f = with_stderr_cause(f, t);
             out.push(f);
         }

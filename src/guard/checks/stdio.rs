@@ -8,7 +8,7 @@ use crate::frame_findings::{
     SeenFault,
 };
 use crate::protocol::jsonrpc::LineContent;
-use crate::session::transcript::{StreamEnd, Transcript};
+use crate::session::transcript::{Phase, StreamEnd, Transcript};
 
 pub struct StdioTransport;
 
@@ -68,12 +68,40 @@ impl Check for StdioTransport {
                 }
             }
         }
-        out.extend(frame_findings::grouped(seen));
+        let written_at_exit = seen
+            .iter()
+            .find(|s| matches!(s.fault, FrameFault::NonJson { .. }))
+            .filter(|s| s.phase == Phase::Shutdown)
+            .map(|s| s.line);
+        let mut found = frame_findings::grouped(seen);
+        if let Some(line) = written_at_exit {
+            for f in found
+                .iter_mut()
+                .filter(|f| f.code == Code::StdoutNonJson && f.location.stdout_line == Some(line))
+            {
+                written_at_exit_note(f, cx.python_buffered);
+            }
+        }
+        out.extend(found);
         if !lsp_framed {
             without_newline(t, out);
         }
         large_lines(t, out);
         limits(t, out);
+    }
+}
+
+/// Stray stdout that first came after stdin closed: a buffer flushed at exit. Launched
+/// unbuffered, as many clients launch a server, the same write arrives mid-session.
+fn written_at_exit_note(f: &mut Finding, python_buffered: bool) {
+    if python_buffered {
+        f.message.push_str(" It came after stdin closed, as the server exited: Python buffers stdout on a pipe (no -u, no PYTHONUNBUFFERED), so the write waited in the buffer until exit. Launched unbuffered (python -u or PYTHONUNBUFFERED=1, which many client configs set), or once 8 KB of output fill the buffer, it is written when printed, in the middle of the session.");
+        f.fix = Some(format!(
+            "{} In Python: print(..., file=sys.stderr), or logging (which writes to stderr by default).",
+            f.code.meta().help
+        ));
+    } else {
+        f.message.push_str(" It came after stdin closed, as the server exited: a write held in a stdout buffer until exit arrives mid-session whenever that buffer is flushed sooner.");
     }
 }
 

@@ -151,14 +151,22 @@ pub fn render(run: &GuardRun, style: Style) -> String {
             crate::process::backend::LEFTOVERS_NOT_CHECKED
         );
     }
-    if !run.findings.is_empty() {
-        out.push('\n');
-    }
+    // A blank line before each finding, so one ends where the next begins.
     for f in &run.findings {
+        out.push('\n');
         finding_head(&mut out, style, &style.severity(f.severity), f);
         finding_body(&mut out, f, "evidence");
     }
     closing_counts(&mut out, &verdict);
+    // `--scan`'s findings that `source --fix` rewrites.
+    let roots: Vec<String> = run
+        .settings
+        .scan
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+    crate::report::source::human::fixable(&mut out, &run.findings, &roots);
     out
 }
 

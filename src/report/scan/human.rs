@@ -76,10 +76,9 @@ pub fn render(r: &ScanReport, style: Style) -> String {
             }
         }
     }
-    if !r.findings.is_empty() {
-        out.push('\n');
-    }
+    // A blank line before each finding, so one ends where the next begins.
     for f in &r.findings {
+        out.push('\n');
         finding_head(&mut out, style, &risk_style(style, risk_of(f)), f);
         finding_body(&mut out, f, "evidence");
     }

@@ -78,7 +78,27 @@ pub fn render(scan: &SourceScan, style: Style) -> String {
         finding_body(&mut out, f, "code");
     }
     closing_counts(&mut out, &verdict);
+    let roots: Vec<&str> = scan.roots.iter().map(String::as_str).collect();
+    fixable(&mut out, &scan.findings, &roots);
     out
+}
+
+/// As ruff's `[*] 1 fixable with the --fix option`: how many findings `source --fix`
+/// rewrites, and the command that does it.
+pub(crate) fn fixable(out: &mut String, findings: &[crate::finding::Finding], roots: &[&str]) {
+    let n = findings.iter().filter(|f| f.replacement.is_some()).count();
+    if n == 0 {
+        return;
+    }
+    let command = crate::shell::join(
+        ["mcpcheck", "source", "--fix"]
+            .into_iter()
+            .chain(roots.iter().copied()),
+    );
+    let _ = writeln!(
+        out,
+        "[*] {n} fixable with `{command}` (`--diff` instead of `--fix` shows the rewrites first)"
+    );
 }
 
 fn directories(n: usize) -> String {

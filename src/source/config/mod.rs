@@ -79,6 +79,8 @@ pub enum Value {
 pub struct Comment {
     pub first_row: usize,
     pub last_row: usize,
+    /// Nothing but blanks before it on its line: it covers the next line too.
+    pub alone: bool,
     pub text: String,
 }
 
@@ -141,6 +143,7 @@ fn comment(text: &Text<'_>, start: usize, end: usize) -> Comment {
     Comment {
         first_row: text.row(start),
         last_row: text.row(end.saturating_sub(1).max(start)),
+        alone: crate::source::suppress::stands_alone(text.text.as_bytes(), start),
         text: text.text[start..end].to_string(),
     }
 }

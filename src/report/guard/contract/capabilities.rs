@@ -106,30 +106,47 @@ pub fn capabilities_check(
     let entry = |list: ListKind| {
         let advertised = advertises(&capabilities, list.capability());
         let (responded, count, _) = list_answer(t, list);
+        // A line standing where the list's answer should be (Content-Length framing, text)
+        // is the list's failure too.
+        let in_place_of_answer = super::lines_in_place_of_answers(
+            t,
+            |e| matches!(e.purpose, Purpose::ListProbe { list: l, .. } if l == list),
+        );
         let found: Vec<&Finding> = findings
             .iter()
-            .filter(|f| own.contains(&f.code))
-            .filter(|f| f.location.request.as_deref() == Some(list.method()))
+            .filter(|f| {
+                (own.contains(&f.code) && f.location.request.as_deref() == Some(list.method()))
+                    || f.location
+                        .stdout_line
+                        .is_some_and(|line| in_place_of_answer.contains(&line))
+            })
             .collect();
         let probed = run.plan.probe_lists && t.list(list).is_some();
         let status = if !found.is_empty() {
             status_of(found.iter().copied())
-        } else if advertised && probed {
+        } else if advertised && probed && responded {
             CheckStatus::Pass
         } else {
             CheckStatus::Skipped
         };
-        CapabilityEntry {
+        let entry = CapabilityEntry {
             status,
             issue_codes: codes_of(found.iter().copied()),
             advertised,
             method: list.method(),
             responded,
             item_count: count,
-        }
+        };
+        (entry, found)
     };
-    let [tools, resources, prompts] = CAPABILITY_LISTS.map(entry);
-    let all: Vec<&Finding> = findings.iter().filter(|f| own.contains(&f.code)).collect();
+    let [(tools, of_tools), (resources, of_resources), (prompts, of_prompts)] =
+        CAPABILITY_LISTS.map(entry);
+    let mut all: Vec<&Finding> = findings.iter().filter(|f| own.contains(&f.code)).collect();
+    for f in [of_tools, of_resources, of_prompts].concat() {
+        if !all.iter().any(|a| std::ptr::eq(*a, f)) {
+            all.push(f);
+        }
+    }
     let any_pass = [&tools, &resources, &prompts]
         .iter()
         .any(|e| e.status == CheckStatus::Pass);

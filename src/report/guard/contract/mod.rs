@@ -256,7 +256,7 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
     };
     // An answer whose id has another JSON type answers nothing a strict client sent.
     let operation_id_mismatch = explicit().any(|e| e.id_type_mismatch);
-    let in_place_of_answers = operation_lines(t);
+    let in_place_of_answers = lines_in_place_of_answers(t, |e| e.purpose == Purpose::Explicit);
     let operation = pick(&|f| {
         matches!(
             f.code,
@@ -310,17 +310,16 @@ pub fn checks(run: &GuardRun, session: &SessionResult, findings: &[Finding]) -> 
     }
 }
 
-/// The stdout lines that stand where an explicit request's answer should be: the line that
-/// ended it (a request reusing its id), and, for one never answered, every line after it was
-/// sent that is no valid message (Content-Length framing, text). A finding on such a line is
-/// the operation's failure too, as mcp-stdio-guard counts it.
-fn operation_lines(t: &Transcript) -> Vec<u64> {
+/// The stdout lines that stand where the answer of a request `of` picks should be: the line
+/// that ended it (a request reusing its id), and, for one never answered, every line after it
+/// was sent that is no valid message (Content-Length framing, text). A finding on such a line
+/// is that request's failure too, as mcp-stdio-guard counts it for the operation.
+pub(super) fn lines_in_place_of_answers(
+    t: &Transcript,
+    of: impl Fn(&crate::session::transcript::Exchange) -> bool,
+) -> Vec<u64> {
     let mut lines = Vec::new();
-    for e in t
-        .exchanges
-        .iter()
-        .filter(|e| e.purpose == Purpose::Explicit)
-    {
+    for e in t.exchanges.iter().filter(|e| of(e)) {
         let answered = matches!(e.outcome, Outcome::Result(_) | Outcome::Error(_));
         if !answered {
             lines.extend(e.answer_line);
