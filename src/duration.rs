@@ -48,7 +48,7 @@ impl FromStr for Millis {
     type Err = DurationError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let bad = || DurationError(crate::finding::excerpt(text, 40));
+        let bad = || DurationError(crate::text::bounded(text, 40));
         let t = text.trim();
         let split = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))

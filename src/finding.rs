@@ -462,16 +462,7 @@ pub const EVIDENCE_CHARS: usize = 200;
 /// the run's secrets and of credentials by their shape, so no cut leaves part of one.
 pub fn excerpt(text: &str, max_chars: usize) -> String {
     let cleaned = crate::secrets::known::clean_in_force(text);
-    let text = cleaned.as_deref().unwrap_or(text);
-    let mut out = String::new();
-    for (count, c) in text.chars().enumerate() {
-        if count == max_chars {
-            out.push('…');
-            break;
-        }
-        crate::text::push_escaped(&mut out, c);
-    }
-    out
+    crate::text::bounded(cleaned.as_deref().unwrap_or(text), max_chars)
 }
 
 /// Findings in a stable order: most severe first, then by code name, then by place.

@@ -1,6 +1,21 @@
 //! How untrusted text is made visible: line breaks, tabs, control and invisible characters
 //! escaped, so a string cannot forge lines, colours or terminal commands where it is shown.
 
+/// At most `max_chars` characters of `text`, then `…`, escaped as [`escape_controls`]
+/// does: for text that holds no secret (a value the user typed, an error of our own);
+/// the server's text goes through `finding::excerpt`, which cleans it of secrets first.
+pub fn bounded(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count == max_chars {
+            out.push('…');
+            break;
+        }
+        push_escaped(&mut out, c);
+    }
+    out
+}
+
 /// `text` with line breaks, tabs, control and invisible characters escaped, as an excerpt
 /// shows them, uncut.
 pub fn escape_controls(text: &str) -> String {

@@ -270,8 +270,14 @@ fn guard_help_is_grouped_by_purpose_and_ends_with_examples() {
     assert!(short.lines().count() < long.lines().count());
     // Short: the everyday options only; limits and tuning are in --help.
     assert!(short.lines().count() <= 50, "{short}");
-    assert!(short.contains("--timeout") && short.contains("--output"), "{short}");
-    assert!(!short.contains("--max-stdout-bytes") && !short.contains("--settle"), "{short}");
+    assert!(
+        short.contains("--timeout") && short.contains("--output"),
+        "{short}"
+    );
+    assert!(
+        !short.contains("--max-stdout-bytes") && !short.contains("--settle"),
+        "{short}"
+    );
 
     // The first example runs as written, on a server named server.py.
     let dir = tempfile::tempdir().expect("tempdir");

@@ -404,7 +404,14 @@ fn the_client_check_sees_a_second_client() {
 /// those below it (an arrow never runs back up). On a floor, the engines name one another
 /// only as CONTRIBUTING.md lists (the test above).
 const FLOORS: &[&[&str]] = &[
-    &["error", "text", "lazy_patterns", "shell", "protocol"],
+    &[
+        "error",
+        "text",
+        "lazy_patterns",
+        "shell",
+        "duration",
+        "protocol",
+    ],
     &["process", "secrets"],
     &["finding", "catalog"],
     &[

@@ -56,7 +56,10 @@ fn human_report_has_a_headline_counts_and_each_finding_with_its_fix() {
         "{text}"
     );
     assert!(
-        text.trim_end().ends_with("0 errors, 1 warning, 0 notes"),
+        // The closing counts, then how to fix what can be (issue 44 item 8).
+        text.trim_end().ends_with(
+            "0 errors, 1 warning, 0 notes\n[*] 1 fixable with `mcpcheck source --fix .` (`--diff` instead of `--fix` shows the rewrites first)"
+        ),
         "{text}"
     );
 }

@@ -41,7 +41,7 @@ impl Backend {
         match setting.map(str::trim) {
             None | Some("") | Some("subreaper") => Ok(Backend::best()),
             Some("portable") => Ok(Backend::Portable),
-            Some(other) => Err(UnknownBackend(crate::finding::excerpt(other, 40))),
+            Some(other) => Err(UnknownBackend(crate::text::bounded(other, 40))),
         }
     }
 

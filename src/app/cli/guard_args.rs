@@ -1,0 +1,176 @@
+//! `mcpcheck guard`'s flags, grouped under the headings `--help` shows.
+
+use super::Format;
+use crate::duration::Millis;
+use clap::Args;
+use std::path::PathBuf;
+
+/// The end of `guard --help` (not of `-h`, which stays short).
+pub const GUARD_EXAMPLES: &str = "\
+Examples:
+  # A Python server, launched as a client launches it
+  mcpcheck guard -- python3 server.py
+
+  # A built TypeScript server; --scan names the write behind any stray stdout line
+  mcpcheck guard --scan src -- node dist/index.js
+
+  # In CI: the ci profile, SARIF for GitHub Code Scanning, a longer timeout
+  mcpcheck guard --profile ci --timeout 30s --format sarif --output mcpcheck.sarif -- uvx my-server";
+
+#[derive(Debug, Args)]
+pub struct GuardArgs {
+    /// JSON config file (command, env, requests, probes...); flags override it.
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub config: Option<PathBuf>,
+    /// Depth of checking: custom, smoke, registry, ci or strict.
+    #[arg(long, value_name = "NAME", help_heading = "Configuration")]
+    pub profile: Option<String>,
+    /// Working directory for the server.
+    #[arg(long, value_name = "DIR", help_heading = "Server")]
+    pub cwd: Option<PathBuf>,
+    /// Extra environment variable for the server (repeatable); values never appear in reports.
+    #[arg(long = "env", value_name = "KEY=VALUE", help_heading = "Server")]
+    pub env: Vec<String>,
+    /// MCP protocol version to request (2024-11-05 … 2026-07-28), or `auto` [default: 2025-11-25].
+    #[arg(long, value_name = "VERSION", help_heading = "Session")]
+    pub protocol: Option<String>,
+    /// Run one short session per known protocol version plus a bogus one and compare.
+    #[arg(long, help_heading = "Session", hide_short_help = true)]
+    pub protocol_matrix: bool,
+    /// Send this request after the list probes (repeatable).
+    #[arg(long = "request", value_name = "METHOD", help_heading = "Session")]
+    pub requests: Vec<String>,
+    /// JSON params for the --request at the same position (repeatable).
+    #[arg(
+        long = "params",
+        value_name = "JSON",
+        help_heading = "Session",
+        hide_short_help = true
+    )]
+    pub params: Vec<String>,
+    /// Probe the list methods of advertised capabilities even if the profile does not.
+    #[arg(
+        long,
+        conflicts_with = "no_list_probes",
+        help_heading = "Session",
+        hide_short_help = true
+    )]
+    pub list_probes: bool,
+    /// Do not probe the list methods.
+    #[arg(long, help_heading = "Session", hide_short_help = true)]
+    pub no_list_probes: bool,
+    /// Run the whole session N times (a fresh process each) and compare the runs.
+    #[arg(long, value_name = "N", help_heading = "Session")]
+    pub repeat: Option<u32>,
+    /// Adversarial probes: all, none, or a comma-separated list.
+    #[arg(
+        long,
+        value_name = "all|none|LIST",
+        help_heading = "Session",
+        hide_short_help = true
+    )]
+    pub adversarial_probes: Option<String>,
+    /// How long to wait for initialize and for each request: 5s, 500ms, 2m (a bare number is milliseconds) [default: 5s].
+    #[arg(long, value_name = "DURATION", help_heading = "Timing")]
+    pub timeout: Option<Millis>,
+    /// How long to keep listening for late stdout after the last answer [default: 300ms].
+    #[arg(
+        long,
+        value_name = "DURATION",
+        help_heading = "Timing",
+        hide_short_help = true
+    )]
+    pub settle: Option<Millis>,
+    /// How long the server has to exit after stdin closes (and again after SIGTERM) [default: 2s].
+    #[arg(
+        long,
+        value_name = "DURATION",
+        help_heading = "Timing",
+        hide_short_help = true
+    )]
+    pub shutdown_grace: Option<Millis>,
+    /// Largest stdout line read, in bytes; a longer one stops the run (lines over 256 KiB are parsed and warned about) [default: 16777216].
+    #[arg(
+        long,
+        value_name = "BYTES",
+        help_heading = "Limits",
+        hide_short_help = true
+    )]
+    pub max_stdout_line_bytes: Option<usize>,
+    /// Most stdout accepted over the whole run, in bytes [default: 17825792].
+    #[arg(
+        long,
+        value_name = "BYTES",
+        help_heading = "Limits",
+        hide_short_help = true
+    )]
+    pub max_stdout_bytes: Option<u64>,
+    /// Stderr beyond this many bytes is noted, and only its tail kept (stderr is always drained) [default: 1048576].
+    #[arg(
+        long,
+        value_name = "BYTES",
+        help_heading = "Limits",
+        hide_short_help = true
+    )]
+    pub max_stderr_bytes: Option<u64>,
+    /// Stderr beyond this many bytes in one session is a flood (stderr-flood) [default: 67108864].
+    #[arg(
+        long,
+        value_name = "BYTES",
+        help_heading = "Limits",
+        hide_short_help = true
+    )]
+    pub stderr_flood_bytes: Option<u64>,
+    /// Most pages followed per list method [default: 100].
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Limits",
+        hide_short_help = true
+    )]
+    pub max_list_pages: Option<usize>,
+    /// Output format: human, json, sarif or markdown [default: human, or json under the ci and strict profiles].
+    #[arg(long, value_enum, help_heading = "Report")]
+    pub format: Option<Format>,
+    /// Shorthand for --format json.
+    #[arg(long, help_heading = "Report")]
+    pub json: bool,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "FILE", help_heading = "Report")]
+    pub output: Option<PathBuf>,
+    /// SARIF: the analysis category (the run's automationDetails.id), for example mcpcheck.
+    #[arg(
+        long,
+        value_name = "NAME",
+        help_heading = "Report",
+        hide_short_help = true
+    )]
+    pub category: Option<String>,
+    /// SARIF/Markdown: the repository file runtime findings are anchored to [default: the
+    /// config file, or the project manifest in the server's directory].
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Report",
+        hide_short_help = true
+    )]
+    pub anchor: Option<PathBuf>,
+    /// Also scan this source tree for stdout writes (repeatable); its findings join the report, and stray stdout lines name the write that printed them.
+    #[arg(long = "scan", value_name = "PATH", help_heading = "Source scan")]
+    pub scan: Vec<PathBuf>,
+    /// Report source-scan findings as errors rather than warnings.
+    #[arg(long, help_heading = "Source scan")]
+    pub fail_on_static: bool,
+    /// Check a remote server over Streamable HTTP at this URL instead of running a command.
+    #[arg(long, value_name = "URL", help_heading = "Server")]
+    pub url: Option<String>,
+    /// Header sent on every request to --url (repeatable); values never appear in reports.
+    #[arg(long = "header", value_name = "NAME=VALUE", help_heading = "Server")]
+    pub headers: Vec<String>,
+    /// Let --url reach private, link-local and metadata addresses, and send credentials over http://.
+    #[arg(long, help_heading = "Server", hide_short_help = true)]
+    pub url_allow_unsafe: bool,
+    /// The server command and its arguments, after `--` (or `command` in the config file).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
