@@ -91,16 +91,33 @@ fn assert_no_leak(what: &str, output: &str, secret: &str) {
     }
 }
 
+/// `mcpcheck guard --format F ARGS` in each report format, with `envs` in mcpcheck's own
+/// environment.
+fn guard_in_every_format(
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> Vec<(&'static str, std::process::Output)> {
+    ["human", "json", "sarif", "markdown"]
+        .into_iter()
+        .map(|format| {
+            let out = mcpcheck()
+                .envs(envs.iter().copied())
+                .args(["guard", "--format", format])
+                .args(args)
+                .output()
+                .expect("run mcpcheck");
+            (format, out)
+        })
+        .collect()
+}
+
 #[test]
 fn a_value_given_with_env_never_appears_in_any_format_whatever_the_server_does_with_it() {
     for secret in GIVEN {
         let env = format!("GIVEN={secret}");
-        for format in ["human", "json", "sarif", "markdown"] {
-            let out = mcpcheck()
-                .args(["guard", "--format", format, "--env", &env, "--"])
-                .args([python_command(), &fixture("echoes_what_it_was_given")])
-                .output()
-                .expect("run mcpcheck");
+        let server = fixture("echoes_what_it_was_given");
+        let args = ["--env", &env, "--", python_command(), &server];
+        for (format, out) in guard_in_every_format(&args, &[]) {
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(out.status.code(), Some(1), "{format}: {stdout}");
             assert!(stdout.contains("stdout-non-json"), "{format}: {stdout}");
@@ -117,13 +134,9 @@ fn a_value_given_with_env_never_appears_in_any_format_whatever_the_server_does_w
 #[test]
 fn a_token_in_the_servers_name_is_masked_in_every_format() {
     let token = "ghp_R7mZq4XvB9tLw4ZpN8cYd3HsJ6fGa1QeU5oT";
-    for format in ["human", "json", "sarif", "markdown"] {
-        let out = mcpcheck()
-            .env("GIVEN", token)
-            .args(["guard", "--format", format, "--"])
-            .args([python_command(), &fixture("echoes_what_it_was_given")])
-            .output()
-            .expect("run mcpcheck");
+    let server = fixture("echoes_what_it_was_given");
+    let args = ["--", python_command(), &server];
+    for (format, out) in guard_in_every_format(&args, &[("GIVEN", token)]) {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.contains("demo"), "{format}: {stdout}");
         assert_no_leak(format, &stdout, token);
@@ -280,12 +293,9 @@ fn a_header_value_the_server_repeats_never_appears_in_any_format() {
     let secret = "Hdr-v4lue-Qx71zz";
     let server = support::http::HttpServer::fixture("http_echoes_a_header");
     let header = format!("X-Custom-Auth={secret}");
-    for format in ["human", "json", "sarif", "markdown"] {
-        let out = mcpcheck()
-            .args(["guard", "--format", format, "--url", &server.url("/mcp")])
-            .args(["--header", &header])
-            .output()
-            .expect("run mcpcheck");
+    let url = server.url("/mcp");
+    let args = ["--url", &url, "--header", &header];
+    for (format, out) in guard_in_every_format(&args, &[]) {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(!stdout.is_empty(), "{format}");
         if format == "json" {
