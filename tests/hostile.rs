@@ -334,3 +334,38 @@ fn a_sweep_entrys_variable_the_server_repeats_is_in_no_result_or_report() {
         }
     }
 }
+
+#[test]
+fn a_configs_credential_a_live_server_repeats_is_in_no_scan_output() {
+    let secret = "CfgT0ken-v4lue-Zq81";
+    let dir = tempfile::tempdir().expect("tmp");
+    let config = serde_json::json!({"mcpServers": {"echoes": {
+        "command": "python3",
+        "args": [fixture("echoes_what_it_was_given")],
+        "env": {"API_TOKEN": secret},
+    }}});
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).expect("config");
+    for args in [
+        &["scan", "--live", "--format", "human"][..],
+        &["scan", "--live", "--format", "json"],
+        &["scan", "--live", "--format", "sarif"],
+        &["scan", "--live", "--format", "markdown"],
+        &["inventory", "--live", "--format", "json"],
+    ] {
+        let out = support::scan::scan_command(dir.path())
+            .args(args)
+            .output()
+            .expect("run mcpcheck");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if args[0] == "inventory" {
+            // The server's name is in the listing, with the value removed.
+            assert!(stdout.contains("demo [REDACTED]"), "{stdout}");
+        }
+        assert_no_leak(&args.join(" "), &stdout, secret);
+        assert_no_leak(
+            &args.join(" "),
+            &String::from_utf8_lossy(&out.stderr),
+            secret,
+        );
+    }
+}

@@ -323,10 +323,17 @@ pub struct InventoryData {
 
 pub async fn inventory(request: &ListRequest) -> Result<InventoryData, Error> {
     let loaded = super::load(&request.targets, &request.cwd, true)?;
-    let live = match request.live {
-        Some(o) => super::list_live(&loaded.configs, o).await,
-        None => super::not_listed(&loaded.configs),
-    };
+    // As in `scan`: the configs' credentials are in force while listing, and removed from
+    // the listings shown.
+    let known = std::sync::Arc::new(super::given_secrets(&loaded.configs));
+    let mut live = crate::secrets::known::in_force(std::sync::Arc::clone(&known), async {
+        match request.live {
+            Some(o) => super::list_live(&loaded.configs, o).await,
+            None => super::not_listed(&loaded.configs),
+        }
+    })
+    .await;
+    live.iter_mut().for_each(|l| l.clean(&known));
     Ok(InventoryData {
         loaded,
         live,
