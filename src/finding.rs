@@ -461,9 +461,22 @@ pub const EVIDENCE_CHARS: usize = 200;
 /// Inside a guard run ([`crate::secrets::known::in_force`]) the text is first cleaned of
 /// the run's secrets and of credentials by their shape, so no cut leaves part of one.
 pub fn excerpt(text: &str, max_chars: usize) -> String {
-    let cleaned = crate::secrets::known::clean_in_force(text);
-    crate::text::bounded(cleaned.as_deref().unwrap_or(text), max_chars)
+    // Only what can reach the cut is cleaned: the kept part and a margin longer than any
+    // secret that could start inside it, so a 16 MB line costs no more than a short one.
+    let window = match text
+        .char_indices()
+        .nth(max_chars.saturating_add(CLEAN_MARGIN))
+    {
+        Some((end, _)) => &text[..end],
+        None => text,
+    };
+    let cleaned = crate::secrets::known::clean_in_force(window);
+    crate::text::bounded(cleaned.as_deref().unwrap_or(window), max_chars)
 }
+
+/// Characters past an excerpt's cut that are cleaned with it: longer than a PEM private
+/// key, the longest credential the project knows by its shape.
+const CLEAN_MARGIN: usize = 8 * 1024;
 
 /// Findings in a stable order: most severe first, then by code name, then by place.
 pub fn sort(findings: &mut [Finding]) {

@@ -268,22 +268,6 @@ pub fn resolve_headers(
     }
 }
 
-/// Every string of a result line with the header values masked, whatever echoed them.
-pub fn redact_tree(value: &mut Value, secrets: &[(String, String)]) {
-    match value {
-        Value::String(s)
-            if secrets
-                .iter()
-                .any(|(_, v)| v.len() >= 4 && s.contains(v.as_str())) =>
-        {
-            *s = super::setup::redact_values(s, secrets);
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| redact_tree(v, secrets)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact_tree(v, secrets)),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,16 +375,6 @@ mod tests {
         assert_eq!(
             resolve_headers(&headers, &["PATH".into()]),
             Ok(vec![("Authorization".to_string(), path)])
-        );
-    }
-
-    #[test]
-    fn header_values_are_masked_everywhere_in_a_line() {
-        let mut line = json!({"a": ["x s3cret-token y"], "b": {"c": "s3cret-token"}, "d": 1});
-        redact_tree(&mut line, &[("H".into(), "s3cret-token".into())]);
-        assert_eq!(
-            line,
-            json!({"a": ["x [REDACTED] y"], "b": {"c": "[REDACTED]"}, "d": 1})
         );
     }
 }

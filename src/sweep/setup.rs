@@ -93,31 +93,3 @@ pub async fn run(
         output: tail_text,
     }
 }
-
-/// The entry's env values never appear in results, even when setup echoes them.
-pub fn redact_values(text: &str, env: &[(String, String)]) -> String {
-    let mut out = text.to_string();
-    for (_, value) in env {
-        if value.len() >= 4 {
-            out = out.replace(value.as_str(), "[REDACTED]");
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn env_values_are_redacted_from_output() {
-        let env = vec![
-            ("TOKEN".to_string(), "s3cr3t-value".to_string()),
-            ("SHORT".to_string(), "ab".to_string()),
-        ];
-        assert_eq!(
-            redact_values("token is s3cr3t-value, ab stays", &env),
-            "token is [REDACTED], ab stays"
-        );
-    }
-}

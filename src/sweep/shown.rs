@@ -5,14 +5,14 @@
 
 use crate::secrets::{argv_secrets, url_passwords, ArgSecret};
 use crate::shell;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Shortest secret that is also masked in free text (a server's stderr, a message): a
 /// shorter one would rewrite ordinary words. Arguments and variables are masked whatever
 /// their length, by position.
-const MIN_FREE_TEXT_SECRET: usize = 4;
+const MIN_FREE_TEXT_SECRET: usize = crate::secrets::known::MIN_SECRET_CHARS;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
@@ -353,50 +353,6 @@ impl Secrets {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
-    }
-
-    /// `text` with every secret long enough to mask in free text shown as `${NAME}`.
-    pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        // Longest first, so a secret that holds another is masked whole.
-        let mut by_length: Vec<&(String, String)> = self.0.iter().collect();
-        by_length.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
-        for (name, value) in by_length {
-            if value.len() >= MIN_FREE_TEXT_SECRET && out.contains(value.as_str()) {
-                out = out.replace(value.as_str(), &format!("${{{name}}}"));
-            }
-        }
-        out
-    }
-
-    /// A result line with every string but its `id` redacted (resuming reads the id).
-    pub fn redacted_line(&self, mut line: Map<String, Value>) -> Value {
-        let id = line.shift_remove("id");
-        let mut value = Value::Object(line);
-        self.redact_tree(&mut value);
-        if let (Some(id), Value::Object(map)) = (id, &mut value) {
-            map.shift_insert(0, "id".into(), id);
-        }
-        value
-    }
-
-    /// Every string in a JSON tree (keys too) redacted.
-    pub fn redact_tree(&self, value: &mut Value) {
-        if self.0.is_empty() {
-            return;
-        }
-        match value {
-            Value::String(s) => *s = self.redact(s),
-            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_tree(v)),
-            Value::Object(map) => {
-                let fields = std::mem::take(map);
-                for (k, mut v) in fields {
-                    self.redact_tree(&mut v);
-                    map.insert(self.redact(&k), v);
-                }
-            }
-            _ => {}
-        }
     }
 }
 
