@@ -1,3 +1,3 @@
 #![no_main]
-// The body lives in the main crate, so tests/fuzz_replay.rs replays this target's corpus.
+// The body lives in the main crate, so tests/it/fuzz_replay.rs replays this target's corpus.
 libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpcheck::fuzzing::client_config(data));

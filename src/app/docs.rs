@@ -1,7 +1,7 @@
 //! The parts of README.md and docs/ that the code knows: the usage lines and option tables
 //! from clap, the code table and the rule tables (`docs_rules`) from the catalog. Each sits between a pair of markers
 //! (`<!-- generated:NAME -->` … `<!-- end:NAME -->`); a test fails when the committed text
-//! differs, and `MCPCHECK_UPDATE_DOCS=1 cargo test --test docs_generated` rewrites it.
+//! differs, and `MCPCHECK_UPDATE_DOCS=1 cargo test --test it project::docs_generated` rewrites it.
 
 use super::cli::Cli;
 use crate::catalog;

@@ -1,7 +1,7 @@
 //! Fuzz target bodies: each takes arbitrary bytes and panics when an invariant breaks.
 //!
 //! A test harness over the engines and renderers, not part of the crate's API. The fuzzer
-//! (`fuzz/`, cargo-fuzz) and the corpus replay test (`tests/fuzz_replay.rs`) call the same
+//! (`fuzz/`, cargo-fuzz) and the corpus replay test (`tests/it/fuzz_replay.rs`) call the same
 //! functions, so a crash input committed under `fuzz/artifacts/` fails the normal suite.
 
 mod configs;

@@ -2,7 +2,7 @@
 //! pnpm dlx, yarn dlx, npm exec, uvx, pipx run, docker run, or the program itself), the
 //! package it fetches, the executable the words name and where the server's own arguments
 //! begin. Guard, scan and sweep read command lines only through here, so they read them
-//! alike; `tests/launch_commands.rs` holds one table of command lines that each of them reads.
+//! alike; `tests/it/launch_commands.rs` holds one table of command lines that each of them reads.
 
 mod options;
 mod package;

@@ -1,7 +1,7 @@
 //! mcpcheck's published JSON Schemas (schemas/reports/), generated from the types that
 //! serialise each JSON output (reports, result and log lines, the baseline and lock files),
 //! so a field cannot be in one and not the other.
-//! `tests/report_schemas.rs` checks the committed files equal these
+//! `tests/it/report/schemas.rs` checks the committed files equal these
 //! (`MCPCHECK_UPDATE_SCHEMAS=1` rewrites them).
 
 use crate::proxy::log_record::LogRecord;

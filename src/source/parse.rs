@@ -198,7 +198,7 @@ impl Worker<'_> {
     /// whole or its left-out parts mention no fact word, else from a window of its own
     /// (`transports_window`) or the whole file, parsed here on this thread; or None if a text
     /// test shows they cannot matter. A parse that times out keeps nothing, and `reach` reads
-    /// the file itself. `tests/source_large.rs` compares the findings with the prefilter (and
+    /// the file itself. `tests/it/source/large.rs` compares the findings with the prefilter (and
     /// so these text tests) on and off over real trees.
     fn keep_facts(
         &mut self,

@@ -1,0 +1,6 @@
+//! Reports in every format, their schemas and their snapshots (`src/report/`).
+
+mod formats;
+mod schemas;
+mod secrets;
+mod snapshots_reports;

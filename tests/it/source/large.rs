@@ -1,0 +1,198 @@
+//! The source scan on large real trees: the text prefilter changes no finding, the number of
+//! threads changes no byte of any report, and a tree outside the repository keeps its SARIF
+//! locations. The large tree is the SDK fixtures' real dependencies (scripts/install-fixtures).
+
+use crate::support;
+
+use mcpcheck::source::{scan, ScanOptions, SourceScan};
+use std::path::{Path, PathBuf};
+use support::source::source_fixtures as fixtures;
+
+/// The packages the SDK fixtures install: node_modules of the TypeScript SDK fixture and
+/// site-packages of the Python one.
+fn installed_packages() -> Vec<PathBuf> {
+    let sdk = support::repo().join("tests/fixtures/sdk");
+    let node_modules = sdk.join("ts/node_modules");
+    assert!(
+        node_modules.join("@modelcontextprotocol/sdk").is_dir(),
+        "TypeScript SDK fixtures are not installed: run scripts/install-fixtures (scripts/test does)"
+    );
+    let lib = sdk.join("python/.venv/lib");
+    let site_packages = std::fs::read_dir(&lib)
+        .ok()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.join("mcp").is_dir());
+    let site_packages = site_packages.unwrap_or_else(|| {
+        panic!(
+            "Python SDK fixtures are not installed in {}: run scripts/install-fixtures",
+            lib.display()
+        )
+    });
+    vec![node_modules, site_packages]
+}
+
+/// Everything walked, as a dependency tree is: tests and dependency directories included.
+fn whole_tree(roots: Vec<PathBuf>) -> ScanOptions {
+    let mut options = ScanOptions::new(roots);
+    options.include_tests = true;
+    options.default_excludes = false;
+    options
+}
+
+fn scanned(options: &ScanOptions) -> SourceScan {
+    scan(options).expect("scan")
+}
+
+/// Findings compared whole: code, message, every location field, evidence, fix and edit.
+fn findings(scan: &SourceScan) -> Vec<String> {
+    scan.findings.iter().map(|f| format!("{f:?}")).collect()
+}
+
+/// Scans with and without the prefilter and checks they find exactly the same things;
+/// returns (files parsed with the prefilter, without it, findings).
+fn same_findings_with_and_without_prefilter(mut options: ScanOptions) -> (usize, usize, usize) {
+    options.prefilter = true;
+    let filtered = scanned(&options);
+    options.prefilter = false;
+    let everything = scanned(&options);
+    let (with, without) = (findings(&filtered), findings(&everything));
+    let missed: Vec<&String> = without.iter().filter(|f| !with.contains(f)).collect();
+    let extra: Vec<&String> = with.iter().filter(|f| !without.contains(f)).collect();
+    assert!(
+        missed.is_empty() && extra.is_empty() && with == without,
+        "the prefilter changed the findings\nmissed by it: {missed:#?}\nonly with it: {extra:#?}"
+    );
+    assert_eq!(
+        filtered.stats.files_scanned, everything.stats.files_scanned,
+        "the same files are scanned either way"
+    );
+    assert_eq!(
+        everything.stats.files_parsed, everything.stats.files_scanned,
+        "without the prefilter every scanned file is parsed"
+    );
+    (
+        filtered.stats.files_parsed,
+        everything.stats.files_parsed,
+        with.len(),
+    )
+}
+
+#[test]
+fn the_prefilter_changes_no_finding_over_the_fixture_corpus() {
+    // Every fixture mentions what it is about (look-alikes included), so all are parsed.
+    let (_, all, found) = same_findings_with_and_without_prefilter(whole_tree(vec![fixtures()]));
+    assert!(all > 50, "the whole corpus: {all} files");
+    assert!(found > 100, "the corpus has findings: {found}");
+}
+
+#[test]
+fn the_prefilter_changes_no_finding_over_a_large_real_tree() {
+    let (parsed, all, found) =
+        same_findings_with_and_without_prefilter(whole_tree(installed_packages()));
+    assert!(all > 2_000, "a large tree: {all} files");
+    assert!(found > 0, "real packages write to stdout somewhere");
+    assert!(
+        parsed * 2 < all,
+        "most real files hold none of the words: {parsed} of {all} parsed"
+    );
+}
+
+fn mcpcheck(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = support::mcpcheck()
+        .current_dir(dir)
+        .env("GITHUB_WORKSPACE", dir)
+        .args(args)
+        .output()
+        .expect("run mcpcheck");
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The report at `--threads 1` and at more threads than the machine has, byte for byte
+/// (SARIF repeats the command line: that one argument is put back before comparing).
+fn same_bytes_at_any_thread_count(dir: &Path, format: &str, roots: &[&str], counts: &[&str]) {
+    let run = |threads: &str| {
+        let mut args = vec![
+            "source",
+            "--format",
+            format,
+            "--include-tests",
+            "--no-default-excludes",
+            "--threads",
+            threads,
+        ];
+        args.extend_from_slice(roots);
+        mcpcheck(dir, &args)
+    };
+    let one = run("1");
+    assert!(one.len() > 1_000, "a real report: {} bytes", one.len());
+    for threads in counts {
+        let echoed = format!("--threads {threads} ");
+        let report = String::from_utf8(run(threads)).expect("utf-8").replacen(
+            &echoed,
+            "--threads 1 ",
+            usize::from(format == "sarif"),
+        );
+        assert!(
+            one == report.as_bytes(),
+            "{format} report at --threads {threads} differs from --threads 1"
+        );
+    }
+}
+
+#[test]
+fn reports_are_byte_identical_at_one_and_many_threads() {
+    let repo = support::repo();
+    let mut roots: Vec<String> = installed_packages()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    roots.push(fixtures().display().to_string());
+    let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+    // 0 is one thread per CPU; 8 is more threads than this machine has.
+    same_bytes_at_any_thread_count(&repo, "json", &roots, &["2", "8", "0"]);
+    for format in ["sarif", "human"] {
+        same_bytes_at_any_thread_count(&repo, format, &roots, &["8"]);
+    }
+}
+
+#[test]
+fn files_outside_the_repository_keep_physical_locations_with_file_uris() {
+    let workspace = tempfile::tempdir().expect("tempdir");
+    std::fs::write(workspace.path().join("package.json"), "{}").expect("write");
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        elsewhere.path().join("server.js"),
+        "// a server\nconsole.log('ready');\n",
+    )
+    .expect("write");
+    let tree = elsewhere.path().display().to_string();
+    let sarif = mcpcheck(workspace.path(), &["source", "--format", "sarif", &tree]);
+    let doc = support::sarif::validate_sarif(&String::from_utf8(sarif).expect("utf-8"));
+    let result = &doc["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "static-stdout-write");
+    let physical = &result["locations"][0]["physicalLocation"];
+    let file = elsewhere
+        .path()
+        .join("server.js")
+        .canonicalize()
+        .expect("canonical");
+    let uri = physical["artifactLocation"]["uri"].as_str().expect("uri");
+    assert!(uri.starts_with("file:///"), "{uri}");
+    assert_eq!(
+        uri.trim_start_matches("file://"),
+        file.display().to_string(),
+        "the file's absolute path (nothing in it needs escaping)"
+    );
+    assert!(physical["artifactLocation"].get("uriBaseId").is_none());
+    assert_eq!(physical["region"]["startLine"], 2);
+    assert_eq!(physical["region"]["startColumn"], 1);
+    assert!(result["locations"][0].get("logicalLocations").is_none());
+}

@@ -1,0 +1,7 @@
+//! `mcpcheck sweep` and `sweep-report`: catalogues of servers (`src/sweep/`).
+
+mod inputs;
+mod install;
+mod remote;
+mod secrets;
+mod servers;
