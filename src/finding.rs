@@ -115,7 +115,7 @@ impl IssueClass {
 }
 
 /// Where a finding is: a place in a file, a place in the protocol, or both.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
     #[serde(skip_serializing_if = "Option::is_none")]

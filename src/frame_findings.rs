@@ -11,6 +11,7 @@ use crate::protocol::jsonrpc::{
     EnvelopeProblem, JsonLimit, LineContent, Message, RequestId, MAX_JSON_DEPTH,
 };
 use crate::session::transcript::{Disposition, Phase};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 /// Why a line that is not JSON is there, as far as the line (and those after it) tell.
@@ -175,15 +176,19 @@ impl FrameFault {
         }
     }
 
-    /// Whether lines showing this fault are listed together in one finding.
-    pub fn groups_lines(&self) -> bool {
-        !matches!(
-            self,
-            FrameFault::UnknownId
-                | FrameFault::RequestInsteadOfResponse { .. }
-                | FrameFault::DuplicateResponse { .. }
-                | FrameFault::NotificationReply { .. }
-        )
+    /// Lines with the same group are one finding listing them: the fault's key, and for an
+    /// answer fault that names a request or a notification, that request's id or that
+    /// notification. A server repeating a fault on every line makes one finding, whatever
+    /// the number of lines, since the guard's own requests bound the groups.
+    pub fn group(&self) -> (Code, Option<&'static str>, Option<String>) {
+        let (code, detail) = self.key();
+        let named = match self {
+            FrameFault::RequestInsteadOfResponse { id, .. }
+            | FrameFault::DuplicateResponse { id, .. } => Some(id.to_string()),
+            FrameFault::NotificationReply { notification } => Some(notification.clone()),
+            _ => None,
+        };
+        (code, detail, named)
     }
 
     /// The finding for this fault on `lines` (never empty; the first is where it is
@@ -251,8 +256,11 @@ impl FrameFault {
                 };
                 format!("Invalid JSON-RPC on stdout: {what} ({list}).")
             }
-            FrameFault::UnknownId => {
+            FrameFault::UnknownId if n == 1 => {
                 format!("Stdout line {first} is a response to an id the client never sent.")
+            }
+            FrameFault::UnknownId => {
+                format!("{n} stdout lines are responses to ids the client never sent ({list}).")
             }
             FrameFault::RequestInsteadOfResponse {
                 method,
@@ -274,6 +282,21 @@ impl FrameFault {
                 excerpt(notification, 80),
             ),
         };
+        // An answer fault names its first line; the lines repeating it follow.
+        let message = match self {
+            FrameFault::RequestInsteadOfResponse { .. }
+            | FrameFault::DuplicateResponse { .. }
+            | FrameFault::NotificationReply { .. }
+                if n > 1 =>
+            {
+                format!(
+                    "{message} The same fault is on {} ({}).",
+                    plural(n - 1, "more stdout line", "more stdout lines"),
+                    line_list(&lines[1..])
+                )
+            }
+            _ => message,
+        };
         let mut f = Finding::new(self.code(), message).at(Location::stdout_line(first));
         if let Some(detail) = self.detail_code() {
             f = f.detail(detail);
@@ -292,19 +315,16 @@ pub struct SeenFault {
     pub fault: FrameFault,
 }
 
-/// The findings for a whole stream: one per fault key listing its lines (answer faults one
-/// per line), in the order first seen.
+/// The findings for a whole stream: one per fault group listing its lines, in the order
+/// first seen.
 pub fn grouped(seen: impl IntoIterator<Item = SeenFault>) -> Vec<Finding> {
     let mut groups: Vec<(SeenFault, Vec<u64>)> = Vec::new();
-    let mut by_key: HashMap<(Code, Option<&'static str>), usize> = HashMap::new();
+    let mut by_group: HashMap<(Code, Option<&'static str>, Option<String>), usize> = HashMap::new();
     for s in seen {
-        let grouped = s.fault.groups_lines().then(|| s.fault.key());
-        match grouped.and_then(|k| by_key.get(&k).copied()) {
-            Some(i) => groups[i].1.push(s.line),
-            None => {
-                if let Some(k) = grouped {
-                    by_key.insert(k, groups.len());
-                }
+        match by_group.entry(s.fault.group()) {
+            Entry::Occupied(i) => groups[*i.get()].1.push(s.line),
+            Entry::Vacant(v) => {
+                v.insert(groups.len());
                 let line = s.line;
                 groups.push((s, vec![line]));
             }
@@ -463,7 +483,7 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::jsonrpc::parse_line;
+    use crate::protocol::jsonrpc::{parse_line, RequestId};
 
     fn faults(line: &[u8], cx: LineContext) -> Vec<FrameFault> {
         line_faults(&parse_line(line), false, cx)
@@ -509,6 +529,35 @@ mod tests {
         assert!(line_faults(&parse_line(b"Content-Length: 40"), true, cx)
             .iter()
             .all(|f| *f == FrameFault::ContentLengthHeader));
+    }
+
+    /// A repeated answer fault is one finding per request it names, listing the lines that
+    /// repeat it; unknown ids are one finding whatever the ids.
+    #[test]
+    fn a_repeated_answer_fault_is_one_finding_per_request() {
+        let seen = |line: u64, fault: FrameFault| SeenFault {
+            line,
+            phase: Phase::Operations,
+            fault,
+        };
+        let dup = |id: i64| FrameFault::DuplicateResponse {
+            method: "tools/list".into(),
+            id: RequestId::Number(id),
+        };
+        let mut all = vec![seen(4, dup(2)), seen(5, dup(3))];
+        all.extend((6..20).map(|line| seen(line, dup(2))));
+        all.extend((20..1020).map(|line| seen(line, FrameFault::UnknownId)));
+        let found = grouped(all);
+        let messages: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "Stdout line 4 answers `tools/list` (id 2) a second time. The same fault is on 14 more stdout lines (6, 7, 8, 9, 10, 11, 12, 13 and 6 more).",
+                "Stdout line 5 answers `tools/list` (id 3) a second time.",
+                "1000 stdout lines are responses to ids the client never sent (lines 20, 21, 22, 23, 24, 25, 26, 27 and 992 more).",
+            ]
+        );
+        assert_eq!(found[2].location.stdout_line, Some(20));
     }
 
     #[test]

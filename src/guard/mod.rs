@@ -315,16 +315,9 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
 
 /// Findings without repeats: the same fault seen in several runs is reported once.
 fn distinct(all: impl Iterator<Item = Finding>) -> Vec<Finding> {
-    let mut out: Vec<Finding> = Vec::new();
-    for f in all {
-        if !out
-            .iter()
-            .any(|o| o.code == f.code && o.detail_code == f.detail_code && o.location == f.location)
-        {
-            out.push(f);
-        }
-    }
-    out
+    let mut seen = std::collections::HashSet::new();
+    all.filter(|f| seen.insert((f.code, f.detail_code, f.location.clone())))
+        .collect()
 }
 
 impl GuardRun {

@@ -7,6 +7,7 @@ pub use super::server_entry::{
     EntryProblem, Flag, Leaf, NamedStr, ProblemKind, ServerEntry, Str, Transport,
 };
 use crate::finding::Location;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Files larger than this are not configs worth parsing (and would cost unbounded time).
@@ -232,19 +233,19 @@ pub fn parse(
     }
     let mut all = Vec::new();
     super::server_entry::string_leaves(&root, "", None, &mut all, 0);
-    let inside: Vec<String> = file
-        .servers
-        .iter()
-        .map(|e| format!("{}/", e.pointer))
-        .collect();
-    file.other_leaves = all
+    // A leaf is inside an entry when one of its pointer's prefixes (ending before a `/`) is
+    // the entry's pointer: as many lookups as the leaf is deep, whatever the number of servers.
+    let entries: HashSet<&str> = file.servers.iter().map(|e| e.pointer.as_str()).collect();
+    let inside = |pointer: &str| {
+        pointer
+            .match_indices('/')
+            .any(|(i, _)| i > 0 && entries.contains(&pointer[..i]))
+    };
+    let other_leaves = all
         .into_iter()
-        .filter(|l| {
-            !inside
-                .iter()
-                .any(|p| l.value.pointer.starts_with(p.as_str()))
-        })
+        .filter(|l| !inside(&l.value.pointer))
         .collect();
+    file.other_leaves = other_leaves;
     file.text = text;
     Ok(file)
 }

@@ -3,11 +3,14 @@
 use super::{Check, CheckContext};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
+use crate::frame_findings::{line_list, plural};
 use crate::protocol::jsonrpc::{LineContent, Message};
 use crate::protocol::schema::{WireSchemas, WireViolation};
 use crate::protocol::versions;
 use crate::session::transcript::{Disposition, Transcript};
 use serde_json::Value;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 
 pub struct WireSchema;
 
@@ -26,6 +29,11 @@ impl Check for WireSchema {
         let Some(mut schemas) = WireSchemas::for_version(&schema_version(t)) else {
             return;
         };
+        let reported = Reported::from(cx);
+        // One finding per kind of message and place in the schema; the lines that repeat it
+        // are listed in it, so a server repeating a fault on every line makes one finding.
+        let mut found: Vec<(Finding, Vec<u64>)> = Vec::new();
+        let mut by_fault: HashMap<(String, String), usize> = HashMap::new();
         for frame in &t.frames {
             let messages: Vec<(&Message, &Value)> = match &frame.content {
                 LineContent::Single { message, value } => vec![(message, value)],
@@ -33,7 +41,7 @@ impl Check for WireSchema {
                 _ => continue,
             };
             for ((message, value), disposition) in messages.into_iter().zip(&frame.dispositions) {
-                if already_reported(cx, frame.line, disposition) {
+                if reported.covers(cx, frame.line, disposition) {
                     continue;
                 }
                 let (what, violations) = match (message, disposition) {
@@ -67,33 +75,72 @@ impl Check for WireSchema {
                     _ => continue,
                 };
                 if let Some(first) = violations.first() {
-                    out.push(finding(
-                        &what,
-                        frame.line,
-                        schemas.version(),
-                        first,
-                        &violations,
-                    ));
+                    match by_fault.entry((what.clone(), first.pointer.clone())) {
+                        Entry::Occupied(i) => found[*i.get()].1.push(frame.line),
+                        Entry::Vacant(v) => {
+                            v.insert(found.len());
+                            let f =
+                                finding(&what, frame.line, schemas.version(), first, &violations);
+                            found.push((f, Vec::new()));
+                        }
+                    }
                 }
             }
         }
+        out.extend(found.into_iter().map(|(mut f, more)| {
+            if !more.is_empty() {
+                f.message.push_str(&format!(
+                    " The same fault is on {} ({}).",
+                    plural(more.len(), "more stdout line", "more stdout lines"),
+                    line_list(&more)
+                ));
+            }
+            f
+        }));
     }
 }
 
 /// A message a specific check already judged (its line, its request, or for tools/list
 /// the tool definitions) is left to that check: one fault, one finding.
-fn already_reported(cx: &CheckContext<'_>, line: u64, disposition: &Disposition) -> bool {
-    let method = match disposition {
-        Disposition::Answered { exchange } => {
-            Some(cx.transcript.exchanges[*exchange].method.as_str())
+/// What the earlier checks' findings cover, gathered once: their stdout lines, their
+/// requests, and whether any judged the tool definitions.
+struct Reported<'a> {
+    lines: HashSet<u64>,
+    requests: HashSet<&'a str>,
+    tools: bool,
+}
+
+impl<'a> Reported<'a> {
+    fn from(cx: &CheckContext<'a>) -> Self {
+        Reported {
+            lines: cx
+                .prior
+                .iter()
+                .filter_map(|f| f.location.stdout_line)
+                .collect(),
+            requests: cx
+                .prior
+                .iter()
+                .filter_map(|f| f.location.request.as_deref())
+                .collect(),
+            tools: cx
+                .prior
+                .iter()
+                .any(|f| f.code.as_str().starts_with("tool-")),
         }
-        _ => None,
-    };
-    cx.prior.iter().any(|f| {
-        f.location.stdout_line == Some(line)
-            || (method.is_some() && f.location.request.as_deref() == method)
-            || (method == Some("tools/list") && f.code.as_str().starts_with("tool-"))
-    })
+    }
+
+    fn covers(&self, cx: &CheckContext<'_>, line: u64, disposition: &Disposition) -> bool {
+        let method = match disposition {
+            Disposition::Answered { exchange } => {
+                Some(cx.transcript.exchanges[*exchange].method.as_str())
+            }
+            _ => None,
+        };
+        self.lines.contains(&line)
+            || method.is_some_and(|m| self.requests.contains(m))
+            || (method == Some("tools/list") && self.tools)
+    }
 }
 
 /// The revision to validate against: the one the session ran under when it is real,

@@ -9,11 +9,13 @@
 use super::config_file::ConfigFile;
 use super::live::{LiveListing, LiveState};
 use super::lock::{pinned_tools, LockFile};
+use super::server_entry::ServerEntry;
 use crate::catalog::Code;
 use crate::finding::{excerpt, plural, Finding, Risk};
 use classify::NAME_GUESSES;
 pub use classify::{classify, Roles};
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 
 pub mod classify;
 
@@ -33,16 +35,38 @@ pub fn findings(
 ) -> (Vec<Finding>, Vec<String>) {
     let mut out = Vec::new();
     let mut notices = Vec::new();
+    // Listings by config, and the lock's entries by config and name: looked up, not searched.
+    let mut live_by_config: HashMap<&str, Vec<&LiveListing>> = HashMap::new();
+    for l in live {
+        live_by_config.entry(l.config.as_str()).or_default().push(l);
+    }
+    let locked: HashMap<(&str, &str), &_> = lock
+        .map(|k| {
+            k.servers
+                .iter()
+                .rev()
+                .map(|s| ((s.config.as_str(), s.name.as_str()), s))
+                .collect()
+        })
+        .unwrap_or_default();
     for config in configs {
-        let servers: Vec<&LiveListing> = live
+        let entries: HashMap<&str, &ServerEntry> = config
+            .servers
             .iter()
-            .filter(|l| l.config == config.display)
-            .filter(|l| {
-                config
-                    .servers
-                    .iter()
-                    .any(|e| e.pointer == l.pointer && !e.disabled)
-            })
+            .map(|e| (e.pointer.as_str(), e))
+            .collect();
+        let enabled: HashSet<&str> = config
+            .servers
+            .iter()
+            .filter(|e| !e.disabled)
+            .map(|e| e.pointer.as_str())
+            .collect();
+        let servers: Vec<&LiveListing> = live_by_config
+            .get(config.display.as_str())
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|l| enabled.contains(l.pointer.as_str()))
             .collect();
         // Listed tools, or for a server not listed now, the tools its lock entry pinned.
         let mut listed: Vec<(&LiveListing, Vec<Value>)> = Vec::new();
@@ -50,12 +74,8 @@ pub fn findings(
         for l in &servers {
             if matches!(l.state, LiveState::Answered) {
                 listed.push((l, l.tools.clone()));
-            } else if let Some(surface) = lock
-                .and_then(|k| {
-                    k.servers
-                        .iter()
-                        .find(|s| s.config == config.display && s.name == l.server)
-                })
+            } else if let Some(surface) = locked
+                .get(&(config.display.as_str(), l.server.as_str()))
                 .and_then(|s| s.surface.as_ref())
             {
                 listed.push((l, pinned_tools(surface)));
@@ -102,11 +122,13 @@ pub fn findings(
             continue;
         }
         let (mut private, mut untrusted, mut sinks) = (Vec::new(), Vec::new(), Vec::new());
+        let listed_pointers: HashSet<&str> =
+            listed.iter().map(|(x, _)| x.pointer.as_str()).collect();
         for l in servers
             .iter()
-            .filter(|l| !listed.iter().any(|(x, _)| x.pointer == l.pointer))
+            .filter(|l| !listed_pointers.contains(l.pointer.as_str()))
         {
-            let Some(entry) = config.servers.iter().find(|e| e.pointer == l.pointer) else {
+            let Some(&entry) = entries.get(l.pointer.as_str()) else {
                 continue;
             };
             let mut text = entry.name.to_ascii_lowercase();

@@ -468,6 +468,36 @@ fn response_to_an_unknown_id() {
     assert_eq!(r.issue("response-id-mismatch")["detailCode"], "unknown-id");
 }
 
+/// A fault repeated on every line is one finding, and the report stays small: 20,000 answers
+/// to ids never sent make one `unknown-id` finding naming the first lines and counting the
+/// rest (issue 42: each had been a finding, and the report grew with them).
+#[test]
+fn answers_to_many_unknown_ids_are_one_finding_and_a_small_report() {
+    let out = support::mcpcheck()
+        .args(["guard", "--json", "--"])
+        .args([
+            support::python_command(),
+            &support::fixture("answers_many_unknown_ids"),
+        ])
+        .arg("20000")
+        .output()
+        .expect("run mcpcheck");
+    let size = out.stdout.len();
+    let r = support::guard::parse(out);
+    assert_eq!(
+        r.issues(),
+        [("response-id-mismatch".to_string(), "warning".to_string())]
+    );
+    let issue = r.issue("response-id-mismatch");
+    assert_eq!(issue["detailCode"], "unknown-id");
+    assert_eq!(issue["location"]["stdoutLine"], 2);
+    assert_eq!(
+        issue["message"],
+        "20000 stdout lines are responses to ids the client never sent (lines 2, 3, 4, 5, 6, 7, 8, 9 and 19992 more)."
+    );
+    assert!(size < 256 * 1024, "the report is {size} bytes");
+}
+
 #[test]
 fn string_ids_for_integer_requests() {
     expect_fixture(
