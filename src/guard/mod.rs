@@ -27,6 +27,7 @@ use crate::session::{self, transcript::Transcript, SessionPlan};
 use checks::{CheckContext, ToolSchemaSummary};
 pub use drift::RunDrift;
 pub use options::{GuardRequest, GuardSettings};
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// The outcome of one check, for the report's `checks` object.
@@ -292,6 +293,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
             }
         }
         finding::sort(&mut found);
+        at_most_per_code(&mut found);
         findings.extend(found.iter().cloned());
         results.push(CheckResult {
             name: check.name(),
@@ -310,6 +312,44 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         checks: results,
         findings,
         tool_schema,
+    }
+}
+
+/// Most findings of one code a check reports; the rest are counted in one more finding. With
+/// repeated faults grouped into one finding (each stdout fault, each request's), this bounds
+/// a report whatever a server writes: docs/json.md gives the bound.
+pub const MAX_FINDINGS_PER_CODE: usize = 50;
+
+/// Keeps the first [`MAX_FINDINGS_PER_CODE`] findings of each code (in report order) and
+/// replaces the others of that code with one finding counting them, at their worst severity.
+fn at_most_per_code(found: &mut Vec<Finding>) {
+    let mut kept: HashMap<Code, usize> = HashMap::new();
+    let mut folded: Vec<(Code, usize, Finding)> = Vec::new();
+    found.retain(|f| {
+        let n = kept.entry(f.code).or_default();
+        *n += 1;
+        if *n <= MAX_FINDINGS_PER_CODE {
+            return true;
+        }
+        match folded.iter_mut().find(|(code, _, _)| *code == f.code) {
+            Some((_, count, worst)) => {
+                *count += 1;
+                worst.severity = worst.severity.max(f.severity);
+            }
+            None => folded.push((f.code, 1, f.clone())),
+        }
+        false
+    });
+    for (code, count, first) in folded {
+        found.push(Finding {
+            message: format!(
+                "{} of `{code}` not listed: a report lists at most {MAX_FINDINGS_PER_CODE} findings of one code.",
+                finding::plural(count, "more finding")
+            ),
+            severity: first.severity,
+            class_override: first.class_override,
+            ..Finding::new(code, String::new())
+        });
     }
 }
 
@@ -335,5 +375,32 @@ impl GuardRun {
             codes: codes.to_vec(),
             findings: found,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// However many findings of one code a check makes, a report lists 50 and counts the
+    /// rest in one more, at the worst severity among them; other codes are untouched.
+    #[test]
+    fn a_check_reports_at_most_fifty_findings_of_one_code() {
+        let mut found: Vec<Finding> = (0..120)
+            .map(|i| Finding::new(Code::WireSchemaInvalid, format!("fault {i}")))
+            .collect();
+        found[100].severity = Severity::Error;
+        found.push(Finding::new(Code::ResponseIdMismatch, "other"));
+        at_most_per_code(&mut found);
+        assert_eq!(found.len(), MAX_FINDINGS_PER_CODE + 2);
+        assert_eq!(found[49].message, "fault 49");
+        assert_eq!(found[50].code, Code::ResponseIdMismatch);
+        let last = found.last().expect("the count");
+        assert_eq!(last.code, Code::WireSchemaInvalid);
+        assert_eq!(last.severity, Severity::Error);
+        assert_eq!(
+            last.message,
+            "70 more findings of `wire-schema-invalid` not listed: a report lists at most 50 findings of one code."
+        );
     }
 }
