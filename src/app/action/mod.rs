@@ -54,7 +54,41 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// The step, in the order it happens: read the inputs, run the setup command, run the
+/// checks (the scans and the guard job), build one report, deliver it.
 fn run(log: &mut impl Write) -> Result<u8, Error> {
+    let mut step = read(log)?;
+    let notices = setup_step(log, &step)?;
+    let checked = checks(log, &mut step, notices)?;
+    let (report, findings, exit_code) = report(log, &step, checked);
+    let verdict = Verdict::of(&findings);
+    deliver(log, &step, report, &verdict)?;
+    log_line(
+        log,
+        &format!(
+            "mcpcheck: {} (fail_on: {}) → exit code {exit_code}",
+            verdict.display(),
+            step.inputs.fail_on.as_str()
+        ),
+    );
+    Ok(exit_code)
+}
+
+/// What the inputs and the runner's environment ask for, every value checked before
+/// anything starts.
+struct Step {
+    inputs: Inputs,
+    repo: RepoContext,
+    sarif_file: Destination,
+    child: ChildEnv,
+    anchor: Option<String>,
+    guard_argv: Vec<String>,
+    /// The one guard job `mcpcheck guard` runs: the same request, URL policy and source
+    /// scan. `None` when no server is checked.
+    job: Option<GuardJob>,
+}
+
+fn read(log: &mut impl Write) -> Result<Step, Error> {
     let inputs = Inputs::read(env)?;
     if !inputs.runs_guard() && inputs.scan.is_empty() && inputs.paths.is_empty() {
         return Err(Error::Usage(
@@ -76,7 +110,6 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         .map(|a| repo.explicit_anchor(Path::new(a)))
         .transpose()?;
     let guard_argv = inputs.guard_argv()?;
-    // The one guard job `mcpcheck guard` runs: the same request, URL policy and source scan.
     let job = if inputs.runs_guard() {
         let mut job = GuardJob::prepare(&inputs.guard_request()?)?;
         scrub(&mut job.settings.command, &child);
@@ -87,9 +120,23 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     } else {
         None
     };
-    let mut notices: Vec<String> = child.notice().into_iter().collect();
-    if let Some(setup) = &inputs.setup {
-        match setup::run(log, setup, &inputs, &child) {
+    Ok(Step {
+        inputs,
+        repo,
+        sarif_file,
+        child,
+        anchor,
+        guard_argv,
+        job,
+    })
+}
+
+/// Runs the `setup` input, if any; returns the notices for the report (the environment's,
+/// and processes setup left running).
+fn setup_step(log: &mut impl Write, step: &Step) -> Result<Vec<String>, Error> {
+    let mut notices: Vec<String> = step.child.notice().into_iter().collect();
+    if let Some(setup) = &step.inputs.setup {
+        match setup::run(log, setup, &step.inputs, &step.child) {
             Ok(SetupResult::Done) => {}
             Ok(SetupResult::LeftProcesses(note)) => {
                 log_line(
@@ -99,16 +146,31 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
                 notices.push(note);
             }
             Err(failure) => {
-                setup::report_failure(log, &inputs, failure.message());
+                setup::report_failure(log, &step.inputs, failure.message());
                 return Err(failure);
             }
         }
     }
+    Ok(notices)
+}
+
+/// What the checks found: the guard's run, the scans' findings, and every notice.
+struct Checked {
+    run: Option<GuardRun>,
+    scan_findings: Vec<Finding>,
+    notices: Vec<String>,
+}
+
+fn checks(
+    log: &mut impl Write,
+    step: &mut Step,
+    mut notices: Vec<String>,
+) -> Result<Checked, Error> {
     let scans_from = notices.len();
-    let (mut scan_findings, scan_notices) = run_security_scan(&inputs.paths)?;
+    let (mut scan_findings, scan_notices) = run_security_scan(&step.inputs.paths)?;
     // Without a server, the `scan` input is a source scan of its own.
-    if job.is_none() {
-        scan_findings.extend(run_source_scan(&inputs.scan)?);
+    if step.job.is_none() {
+        scan_findings.extend(run_source_scan(&step.inputs.scan)?);
     }
     notices.extend(scan_notices);
     for notice in &notices[scans_from..] {
@@ -117,18 +179,31 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
             &format!("::notice title=mcpcheck::{}", escape_data(notice)),
         );
     }
+    let run = step.job.take().map(GuardJob::run).transpose()?;
+    Ok(Checked {
+        run,
+        scan_findings,
+        notices,
+    })
+}
 
-    let run = job.map(GuardJob::run).transpose()?;
+/// One report of everything the checks found (the guard's report, the scans' findings
+/// joined to it), the findings the verdict counts and the step's exit code.
+fn report(log: &mut impl Write, step: &Step, checked: Checked) -> (Report, Vec<Finding>, u8) {
+    let Checked {
+        run,
+        scan_findings,
+        notices,
+    } = checked;
     let mut findings = run.as_ref().map(|r| r.findings.clone()).unwrap_or_default();
     findings.extend(scan_findings.iter().cloned());
-    let verdict = Verdict::of(&findings);
-    let exit_code = inputs.fail_on.gate().exit_code(&findings);
+    let exit_code = step.inputs.fail_on.gate().exit_code(&findings);
     let cx = ReportContext {
-        repo,
-        anchor,
-        category: Some(inputs.category.clone()),
+        repo: step.repo.clone(),
+        anchor: step.anchor.clone(),
+        category: Some(step.inputs.category.clone()),
         invocation: if run.is_some() {
-            guard_argv.clone()
+            step.guard_argv.clone()
         } else {
             Vec::new()
         },
@@ -142,11 +217,22 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         report.findings.extend(scan_findings);
         crate::finding::sort(&mut report.findings);
     }
-    report.reproduce = reproduce_lines(&inputs, &report.reproduce);
+    report.reproduce = reproduce_lines(&step.inputs, &report.reproduce);
     report.notices.extend(notices);
-    anchor_for_upload(&mut report, &sarif_file);
-
+    anchor_for_upload(&mut report, &step.sarif_file);
     log_report(log, run.as_ref(), &report.findings);
+    (report, findings, exit_code)
+}
+
+/// Delivers the report: the SARIF file, the sticky comment, the job summary, the step's
+/// outputs and the annotations.
+fn deliver(
+    log: &mut impl Write,
+    step: &Step,
+    mut report: Report,
+    verdict: &Verdict<'_>,
+) -> Result<(), Error> {
+    let (inputs, sarif_file) = (&step.inputs, &step.sarif_file);
     let sarif_text = sarif::render(&report);
     for problem in upload::ingestion_problems(&sarif_text) {
         let note = format!(
@@ -164,10 +250,9 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
         log,
         &format!("mcpcheck: wrote {}", escape_data(&sarif_file.relative)),
     );
-
     let mut delivery_notes = Vec::new();
     if inputs.comment {
-        if let Some(note) = post_comment(log, &inputs, &report) {
+        if let Some(note) = post_comment(log, inputs, &report) {
             delivery_notes.push(note);
         }
     }
@@ -202,15 +287,7 @@ fn run(log: &mut impl Write) -> Result<u8, Error> {
     for line in crate::report::github::annotations::lines(&report) {
         log_line(log, &line);
     }
-    log_line(
-        log,
-        &format!(
-            "mcpcheck: {} (fail_on: {}) → exit code {exit_code}",
-            verdict.display(),
-            inputs.fail_on.as_str()
-        ),
-    );
-    Ok(exit_code)
+    Ok(())
 }
 
 /// The source scan on the `scan` input when no server runs: stdout writes in the code.

@@ -256,7 +256,7 @@ fn macos_packages_are_built_published_and_tested() {
     }
     assert!(
         packages.contains("if: runner.os == 'macOS'")
-            && packages.contains("cargo test --locked --test guard_runtime"),
+            && packages.contains("cargo test --locked --test it -- guard::runtime::"),
         "packages.yml runs the hygiene tests on macOS"
     );
     assert!(
