@@ -186,7 +186,13 @@ fn convert(value: ast::Value<'_>) -> Spanned {
 pub struct LineIndex {
     /// Byte offset where each line starts.
     starts: Vec<usize>,
+    /// Every [`MARK_EVERY`] bytes or so, a character boundary and the number of characters
+    /// before it: a column is counted from the nearest mark, not from the line's start, so a
+    /// config written on one line (minified JSON) costs the same per position as any other.
+    marks: Vec<(usize, usize)>,
 }
+
+const MARK_EVERY: usize = 1024;
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
@@ -202,17 +208,37 @@ impl LineIndex {
             }
             i += 1;
         }
-        Self { starts }
+        let mut marks = vec![(0, 0)];
+        let mut next = MARK_EVERY;
+        for (count, (at, _)) in text.char_indices().enumerate() {
+            if at >= next {
+                marks.push((at, count));
+                next = at + MARK_EVERY;
+            }
+        }
+        Self { starts, marks }
     }
 
     /// 1-based (line, column) of a byte offset.
     pub fn position(&self, text: &str, offset: usize) -> (u64, u64) {
         let line = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
         let start = self.starts[line];
-        let column = text
-            .get(start..offset.min(text.len()))
-            .map_or(0, |s| s.chars().count());
+        let offset = offset.min(text.len());
+        let column = match (
+            self.chars_before(text, offset),
+            self.chars_before(text, start),
+        ) {
+            (Some(end), Some(start)) if end >= start => end - start,
+            _ => 0,
+        };
         (line as u64 + 1, column as u64 + 1)
+    }
+
+    /// Characters before byte `offset` (`None` inside a character).
+    fn chars_before(&self, text: &str, offset: usize) -> Option<usize> {
+        let k = self.marks.partition_point(|&(at, _)| at <= offset).max(1) - 1;
+        let (at, count) = self.marks[k];
+        text.get(at..offset).map(|s| count + s.chars().count())
     }
 }
 
@@ -252,6 +278,35 @@ mod tests {
         let idx = LineIndex::new(text);
         assert_eq!(idx.position(text, 7), (1, 7));
         assert_eq!(idx.position(text, text.len() - 1), (2, 1));
+    }
+
+    /// Columns counted from the nearest mark are the characters from the line's start, on
+    /// a long line with multi-byte characters and on short lines after it.
+    #[test]
+    fn columns_count_characters_on_long_lines_too() {
+        let line: String = (0..3000)
+            .map(|i| if i % 7 == 0 { "é€" } else { "ab" })
+            .collect();
+        let text = format!("{line}\n{line}\r\nx\ry");
+        let idx = LineIndex::new(&text);
+        let naive = |offset: usize| {
+            let start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+            let line_no = text[..offset].matches('\n').count()
+                + text[..offset].matches('\r').count()
+                - text[..offset].matches("\r\n").count();
+            (
+                line_no as u64 + 1,
+                text[start..offset].chars().count() as u64 + 1,
+            )
+        };
+        for (offset, _) in text.char_indices().step_by(37) {
+            assert_eq!(
+                idx.position(&text, offset),
+                naive(offset),
+                "at byte {offset}"
+            );
+        }
+        assert_eq!(idx.position(&text, text.len() - 1), (4, 1));
     }
 
     #[test]
