@@ -47,9 +47,20 @@ impl Installer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallFault {
     pub code: Code,
-    /// `package`, `version`, `python`, `engine` or `executable`.
+    /// `package`, `version`, `dependency`, `python`, `engine` or `executable`.
     pub detail: &'static str,
     pub line: String,
+    /// `dependency` only: the requirement the registry lacks, as the installer wrote it
+    /// (`pglast==7.2.0`), a dependency of the package and not the package itself.
+    pub missing: Option<String>,
+}
+
+impl InstallFault {
+    /// The fault lies with the host's registry, not the package: what is missing is one of
+    /// its dependencies (the package itself is there).
+    pub fn is_dependency(&self) -> bool {
+        self.missing.is_some()
+    }
 }
 
 struct Rule {
@@ -139,14 +150,21 @@ const PIP: &[Rule] = &[
 
 /// The first rule, in order, that a line of `output` meets, with that line (trimmed, not yet
 /// bounded or masked). `fatal_only` keeps to the lines that alone show an install failed,
-/// for output where the install may have worked (a server's stderr after npx).
-pub fn fault_in(installer: Installer, output: &str, fatal_only: bool) -> Option<InstallFault> {
+/// for output where the install may have worked (a server's stderr after npx). `package`
+/// is the name of the package being installed, when known: a missing package or version
+/// that is another one is a missing dependency (`detail` `dependency`, `missing` naming it).
+pub fn fault_in(
+    installer: Installer,
+    output: &str,
+    fatal_only: bool,
+    package: Option<&str>,
+) -> Option<InstallFault> {
     let rules = match installer {
         Installer::Npm => NPM,
         Installer::Uv => UV,
         Installer::Pip => PIP,
     };
-    rules
+    let mut fault = rules
         .iter()
         .filter(|r| r.fatal || !fatal_only)
         .find_map(|r| {
@@ -158,8 +176,95 @@ pub fn fault_in(installer: Installer, output: &str, fatal_only: bool) -> Option<
                     code: r.code,
                     detail: r.detail,
                     line: line.to_string(),
+                    missing: None,
                 })
-        })
+        })?;
+    if fault.code == Code::InstallPackageMissing {
+        if let (Some(package), Some((name, requirement))) =
+            (package, missing_requirement(installer, output))
+        {
+            if normalized(installer, &name) != normalized(installer, package) {
+                fault.detail = "dependency";
+                fault.missing = Some(requirement);
+            }
+        }
+    }
+    Some(fault)
+}
+
+/// The requirement an installer says its registry lacks, as (name, requirement as written):
+/// uv's `there is no version of NAME==1` and `Because NAME was not found in the package
+/// registry`, pip's `satisfies the requirement NAME==1`, npm's `No matching version found
+/// for NAME@1.` and `'NAME@1' is not in this registry`.
+fn missing_requirement(installer: Installer, output: &str) -> Option<(String, String)> {
+    let after = |marker: &str| -> Option<&str> {
+        output
+            .lines()
+            .find_map(|l| l.split_once(marker).map(|(_, rest)| rest.trim_start()))
+    };
+    let requirement: String = match installer {
+        Installer::Uv => after("there is no version of ")
+            .or_else(|| {
+                after("Because ").filter(|r| r.contains(" was not found in the package registry"))
+            })?
+            .split([' ', ','])
+            .next()?
+            .to_string(),
+        Installer::Pip => after("satisfies the requirement ")?
+            .split([' ', ','])
+            .next()?
+            .to_string(),
+        Installer::Npm => {
+            if let Some(rest) = after("No matching version found for ") {
+                rest.split_whitespace()
+                    .next()?
+                    .trim_end_matches('.')
+                    .to_string()
+            } else {
+                let line = output
+                    .lines()
+                    .find(|l| l.contains("' is not in this registry"))?;
+                let quoted = line.split_once('\'')?.1;
+                quoted.split_once('\'')?.0.to_string()
+            }
+        }
+    };
+    let name = match installer {
+        Installer::Npm => {
+            // `@scope/name@1` or `name@1`: the name ends at the `@` after its first character.
+            let at = requirement[1..]
+                .find('@')
+                .map_or(requirement.len(), |i| i + 1);
+            requirement[..at].to_string()
+        }
+        Installer::Uv | Installer::Pip => requirement
+            .split(['=', '<', '>', '!', '~', '[', ';', '('])
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    };
+    (!name.is_empty()).then_some((name, requirement))
+}
+
+/// A package name as its registry compares names: npm's as written, PyPI's lower-cased
+/// with runs of `-`, `_` and `.` as one `-` (PEP 503).
+fn normalized(installer: Installer, name: &str) -> String {
+    match installer {
+        Installer::Npm => name.to_string(),
+        Installer::Uv | Installer::Pip => {
+            let mut out = String::new();
+            for c in name.trim().chars() {
+                if matches!(c, '-' | '_' | '.') {
+                    if !out.ends_with('-') {
+                        out.push('-');
+                    }
+                } else {
+                    out.push(c.to_ascii_lowercase());
+                }
+            }
+            out
+        }
+    }
 }
 
 #[cfg(test)]
@@ -167,14 +272,57 @@ mod tests {
     use super::*;
 
     fn found(installer: Installer, output: &str, fatal_only: bool) -> Option<(Code, &str)> {
-        fault_in(installer, output, fatal_only).map(|f| (f.code, f.detail))
+        fault_in(installer, output, fatal_only, None).map(|f| (f.code, f.detail))
+    }
+
+    #[test]
+    fn a_missing_dependency_is_told_from_a_missing_package() {
+        // uv 0.13.9 on a local package location (tests/fixtures/registry/pypi_wheels.py), as
+        // for postgres-mcp 0.3.0, which pins pglast==7.2.0.
+        let dep = "  cause: Because there is no version of mcpcheck-fixture-absent-dep==7.2.0 and all versions of mcpcheck-fixture-needs-absent depend on mcpcheck-fixture-absent-dep==7.2.0, we can conclude that all versions of mcpcheck-fixture-needs-absent cannot be used.";
+        let f = fault_in(
+            Installer::Uv,
+            dep,
+            true,
+            Some("mcpcheck_fixture_needs_absent"),
+        )
+        .expect("fault");
+        assert_eq!(
+            (f.code, f.detail),
+            (Code::InstallPackageMissing, "dependency")
+        );
+        assert_eq!(
+            f.missing.as_deref(),
+            Some("mcpcheck-fixture-absent-dep==7.2.0")
+        );
+        let own = "  cause: Because there is no version of mcp-server-time==99.0 and you require mcp-server-time==99.0, we can conclude that your requirements are unsatisfiable.";
+        let f = fault_in(Installer::Uv, own, true, Some("MCP_server.time")).expect("fault");
+        assert_eq!((f.detail, f.missing), ("version", None));
+        let absent = "  cause: Because dep-x was not found in the package registry and pkg==1 depends on dep-x, we can conclude that pkg==1 cannot be used.";
+        let f = fault_in(Installer::Uv, absent, true, Some("pkg")).expect("fault");
+        assert_eq!(
+            (f.detail, f.missing.as_deref()),
+            ("dependency", Some("dep-x"))
+        );
+        let npm = "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/left-padx - Not found\nnpm error 404  'left-padx@^1.0.0' is not in this registry.";
+        let f = fault_in(Installer::Npm, npm, true, Some("@s/server")).expect("fault");
+        assert_eq!(
+            (f.detail, f.missing.as_deref()),
+            ("dependency", Some("left-padx@^1.0.0"))
+        );
+        let npm_own = "npm error 404  '@s/server@1.0.0' is not in this registry.";
+        let f = fault_in(Installer::Npm, npm_own, true, Some("@s/server")).expect("fault");
+        assert_eq!((f.detail, f.missing), ("package", None));
+        let notarget = "npm error notarget No matching version found for @s/dep@^9.0.0.";
+        let f = fault_in(Installer::Npm, notarget, true, Some("@s/server")).expect("fault");
+        assert_eq!(f.missing.as_deref(), Some("@s/dep@^9.0.0"));
     }
 
     #[test]
     fn each_installer_s_own_words_name_the_fault() {
         // What npx 11 and uvx 0.13.9 printed for real packages (2026-12-05).
         let npm404 = "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@x%2fnothing - Not found\nnpm error 404  '@x/nothing@*' is not in this registry.\nnpm error A complete log of this run can be found in: /x.log";
-        let f = fault_in(Installer::Npm, npm404, true).expect("404");
+        let f = fault_in(Installer::Npm, npm404, true, None).expect("404");
         assert_eq!((f.code, f.detail), (Code::InstallPackageMissing, "package"));
         assert!(f.line.starts_with("npm error 404 Not Found"), "{}", f.line);
         let notarget = "npm error code ETARGET\nnpm error notarget No matching version found for @modelcontextprotocol/server-memory@99.0.0.";

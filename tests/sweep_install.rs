@@ -356,3 +356,70 @@ fn an_install_stopped_half_way_leaves_nothing_that_breaks_the_next_entry() {
     assert_eq!(l["status"], "pass", "{l}");
     assert_eq!(l["install"]["cached"], false);
 }
+
+#[test]
+fn a_dependency_the_registry_lacks_is_named_and_is_the_environment_s() {
+    // A local package location (no index): the package is there, the version of its pinned
+    // dependency is not, as postgres-mcp 0.3.0's pglast==7.2.0 was missing.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let wheels = dir.path().join("wheels");
+    let made = Command::new("python3")
+        .arg(support::repo().join("tests/fixtures/registry/pypi_wheels.py"))
+        .arg(&wheels)
+        .status()
+        .expect("python3");
+    assert!(made.success());
+    let manifest = write_manifest(
+        dir.path(),
+        &[
+            server("needs-absent", pypi("mcpcheck-fixture-needs-absent", "1.0")),
+            server("absent", pypi("mcpcheck-fixture-needs-absent", "2.0")),
+        ],
+    );
+    let out = dir.path().join("r.jsonl");
+    let run = sweep_command(dir.path(), &manifest, &out, &dir.path().join("npm-cache"))
+        .args(["--pass-env", "UV_FIND_LINKS", "--pass-env", "UV_NO_INDEX"])
+        .env("UV_FIND_LINKS", &wheels)
+        .env("UV_NO_INDEX", "1")
+        .output()
+        .expect("sweep");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines = lines(&out);
+    let l = line(&lines, "needs-absent@1");
+    assert_eq!(l["status"], "install-failed", "{l}");
+    let issue = &l["issues"][0];
+    assert_eq!(
+        (&issue["code"], &issue["detailCode"], &issue["class"]),
+        (
+            &json!("install-package-missing"),
+            &json!("dependency"),
+            &json!("environment")
+        ),
+        "{l}"
+    );
+    assert_eq!(
+        issue["message"],
+        "mcpcheck-fixture-needs-absent==1.0 is on its registry, but its requirement mcpcheck-fixture-absent-dep==7.2.0 is not, so it could not be installed here; the server was not started."
+    );
+    // The package's own version missing stays the package's fault.
+    let own = line(&lines, "absent@1");
+    assert_eq!(
+        (&own["issues"][0]["detailCode"], &own["issues"][0]["class"]),
+        (&json!("version"), &json!("installRuntime")),
+        "{own}"
+    );
+    // The report counts the first as not judged here, the second as broken.
+    let report = support::mcpcheck()
+        .args(["sweep-report", "--format", "json"])
+        .arg(&out)
+        .output()
+        .expect("sweep-report");
+    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    let classes = report["issueClasses"].to_string();
+    assert!(classes.contains("environment"), "{classes}");
+}

@@ -1,9 +1,15 @@
 //! The install phase of a registry entry: its npm or PyPI package installed before the
 //! server starts, with a deadline of its own (`--install-timeout`), so an install is never
-//! mistaken for a server that does not answer. Each package is installed once per sweep
-//! (per entry with `--isolated-caches`) into a fresh directory that is renamed into place
-//! only when complete: an install killed half-way leaves nothing another entry reads, and
-//! npm's and uv's own caches are safe for concurrent use (npx's `_npx` directory is not).
+//! mistaken for a server that does not answer.
+//!
+//! An npm package is installed by npx itself (`npm exec --yes --package=SPEC -- true`, a
+//! no-op run that fills npx's own cache exactly as `npx -y SPEC` would: the same
+//! directory, the same lifecycle scripts under an `_npx` path), and the server then starts
+//! with the entry's own `npx` command, which finds it there and runs the executable npx
+//! chooses; npx locks its cache directory, and a later sweep finds the install complete.
+//! A PyPI package is installed once per sweep (per entry with `--isolated-caches`) into a
+//! virtual environment marked complete only when the install succeeded: an install killed
+//! half-way leaves nothing another entry reads.
 
 use super::facts::InstallFacts;
 use super::installed_program::{npm_bin, pypi_script};
@@ -90,8 +96,12 @@ impl Install {
 /// The installed server's program, or why there is none.
 pub enum Installed {
     Ready {
+        /// The executable the server runs as.
         program: PathBuf,
         facts: InstallFacts,
+        /// `Some`: start the entry's own launcher command with these variables added (it
+        /// finds the package in its cache); `None`: start `program` itself.
+        launcher_env: Option<Vec<(String, String)>>,
     },
     Failed {
         facts: InstallFacts,
@@ -125,6 +135,9 @@ impl InstallCache {
         };
         let _held = lock.lock().await;
         let started = Instant::now();
+        if install.installer == Installer::Npm {
+            return self.through_npx(install, env, started).await;
+        }
         let dir = self.root.join(&key);
         if dir.join(READY).is_file() {
             return resolve(install, &dir, InstallFacts::none_ran(true, false));
@@ -137,13 +150,68 @@ impl InstallCache {
             let facts = InstallFacts::directory_error(why.clone());
             return failed(Code::InstallFailed, "io", &why, facts);
         }
+        let facts = match self
+            .run_all(install, &commands(install, &dir), &dir, env, started)
+            .await
+        {
+            Ok(facts) => facts,
+            Err(failure) => return failure,
+        };
+        let _ = std::fs::write(dir.join(READY), &install.package.spec);
+        resolve(install, &dir, facts)
+    }
+
+    /// npx installs the package into its own cache with a no-op run, unless a complete
+    /// install of it is there already (npx marks one with `_npx` in its package.json).
+    async fn through_npx(
+        &self,
+        install: &Install,
+        env: &[(String, String)],
+        started: Instant,
+    ) -> Installed {
+        let dir = npx_dir(env, &install.package.spec);
+        if npx_complete(&dir, install) {
+            return resolve_npx(install, &dir, InstallFacts::none_ran(true, false));
+        }
+        // npx reads the project in its working directory first: an empty one of our own.
+        if let Err(e) = std::fs::create_dir_all(&self.root) {
+            let why = format!("cannot create the install directory: {e}");
+            let facts = InstallFacts::directory_error(why.clone());
+            return failed(Code::InstallFailed, "io", &why, facts);
+        }
+        let argv = [
+            "npm".to_string(),
+            "exec".into(),
+            "--yes".into(),
+            format!("--package={}", install.package.spec),
+            "--".into(),
+            "true".into(),
+        ];
+        match self
+            .run_all(install, &[argv.to_vec()], &self.root, env, started)
+            .await
+        {
+            Ok(facts) => resolve_npx(install, &dir, facts),
+            Err(failure) => failure,
+        }
+    }
+
+    /// Runs the install's commands in `cwd`, in order, within what is left of the deadline.
+    async fn run_all(
+        &self,
+        install: &Install,
+        commands: &[Vec<String>],
+        cwd: &Path,
+        env: &[(String, String)],
+        started: Instant,
+    ) -> Result<InstallFacts, Installed> {
         let mut facts = InstallFacts::none_ran(false, false);
-        for argv in commands(install, &dir) {
+        for argv in commands {
             let left = self.timeout.saturating_sub(started.elapsed());
             let command = ServerCommand {
                 program: argv[0].clone(),
                 args: argv[1..].to_vec(),
-                cwd: Some(dir.clone()),
+                cwd: Some(cwd.to_path_buf()),
                 env: env.to_vec(),
                 clear_env: true,
                 unset_env: Vec::new(),
@@ -159,13 +227,58 @@ impl InstallCache {
                 facts.set_duration(started.elapsed());
                 let (code, detail, evidence) =
                     classify(install, &facts, &outcome.output, self.timeout);
-                let message = message(code, install, self.timeout);
-                return failed(code, detail, &evidence, facts).with_message(message);
+                let message = match detail {
+                    "dependency" => dependency_message(install, &outcome.output),
+                    _ => message(code, install, self.timeout),
+                };
+                return Err(failed(code, detail, &evidence, facts).with_message(message));
             }
         }
         facts.set_duration(started.elapsed());
-        let _ = std::fs::write(dir.join(READY), &install.package.spec);
-        resolve(install, &dir, facts)
+        Ok(facts)
+    }
+}
+
+/// npx's cache directory for `spec`: `_npx/` under npm's cache, named by the first 16 hex
+/// digits of the SHA-512 of the package list (libnpmexec), here the one spec.
+fn npx_dir(env: &[(String, String)], spec: &str) -> PathBuf {
+    use sha2::Digest;
+    let var = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let cache = var("npm_config_cache")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| Path::new(&h).join(".npm")))
+        .unwrap_or_else(|| PathBuf::from(".npm"));
+    let digest = sha2::Sha512::digest(spec.as_bytes());
+    let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    cache.join("_npx").join(hash)
+}
+
+/// npx finished installing `install` into `dir`: it wrote its `_npx` mark after the install,
+/// and the package there is the version asked for.
+fn npx_complete(dir: &Path, install: &Install) -> bool {
+    let read = |path: PathBuf| -> Option<Value> {
+        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    };
+    let marked = read(dir.join("package.json")).is_some_and(|p| p.get("_npx").is_some());
+    let version = read(
+        dir.join("node_modules")
+            .join(&install.package.name)
+            .join("package.json"),
+    )
+    .and_then(|p| p.get("version").and_then(Value::as_str).map(str::to_string));
+    marked && version.as_deref() == Some(install.version())
+}
+
+/// The server starts with the entry's own `npx` command, preferring npm's cache to the
+/// network, so the guard's deadline covers the start and not a second look-up.
+fn resolve_npx(install: &Install, dir: &Path, facts: InstallFacts) -> Installed {
+    match resolve(install, dir, facts) {
+        Installed::Ready { program, facts, .. } => Installed::Ready {
+            program,
+            facts,
+            launcher_env: Some(vec![("npm_config_prefer_offline".into(), "true".into())]),
+        },
+        failed => failed,
     }
 }
 
@@ -187,25 +300,12 @@ pub fn in_project(install: &Install, cwd: &Path) -> Option<Installed> {
     Some(resolve(install, cwd, InstallFacts::none_ran(true, true)))
 }
 
-/// The commands that install the package into `dir`.
+/// The commands that install a PyPI package into `dir` (npx installs npm packages).
 fn commands(install: &Install, dir: &Path) -> Vec<Vec<String>> {
     let dir = dir.display().to_string();
     let spec = install.package.spec.as_str();
     match install.installer {
-        Installer::Npm => vec![[
-            "npm",
-            "install",
-            "--prefix",
-            &dir,
-            "--no-audit",
-            "--no-fund",
-            "--no-save",
-            "--no-package-lock",
-            "--loglevel=error",
-            spec,
-        ]
-        .map(String::from)
-        .to_vec()],
+        Installer::Npm => Vec::new(),
         Installer::Pip => {
             let venv = format!("{dir}/venv");
             vec![
@@ -253,7 +353,11 @@ fn resolve(install: &Install, dir: &Path, facts: InstallFacts) -> Installed {
         Installer::Uv | Installer::Pip => pypi_script(dir, identifier),
     };
     match found {
-        Ok(program) => Installed::Ready { program, facts },
+        Ok(program) => Installed::Ready {
+            program,
+            facts,
+            launcher_env: None,
+        },
         Err(evidence) => {
             let message = message(Code::InstallNoExecutable, install, Duration::ZERO);
             failed(
@@ -285,7 +389,8 @@ fn classify(
         return (Code::InstallFailed, "installer-missing", spawn.to_string());
     }
     // The install failed: a warning (npm's EBADENGINE) may be why.
-    if let Some(fault) = install_faults::fault_in(install.installer, output, false) {
+    let package = Some(install.package.name.as_str());
+    if let Some(fault) = install_faults::fault_in(install.installer, output, false, package) {
         return (fault.code, fault.detail, fault.line);
     }
     let lines: Vec<&str> = output
@@ -338,10 +443,27 @@ fn message(code: Code, install: &Install, timeout: Duration) -> String {
     }
 }
 
+/// A dependency the registry lacks: the package is there, so the fault is not its own as
+/// far as can be told here (a registry or mirror without that version, a yanked release).
+fn dependency_message(install: &Install, output: &str) -> String {
+    let spec = excerpt(&install.package.spec, 120);
+    let package = Some(install.package.name.as_str());
+    let missing = install_faults::fault_in(install.installer, output, false, package)
+        .and_then(|f| f.missing)
+        .unwrap_or_default();
+    format!(
+        "{spec} is on its registry, but its requirement {} is not, so it could not be installed here; the server was not started.",
+        excerpt(&missing, 120)
+    )
+}
+
 fn failed(code: Code, detail: &'static str, evidence: &str, facts: InstallFacts) -> Installed {
-    let finding = Finding::new(code, code.meta().title)
+    let mut finding = Finding::new(code, code.meta().title)
         .detail(detail)
         .evidence(&crate::secrets::mask_tokens(&excerpt(evidence, 300)));
+    if detail == "dependency" {
+        finding.class_override = Some(crate::finding::IssueClass::Environment);
+    }
     Installed::Failed {
         facts,
         finding: Box::new(finding),
@@ -471,11 +593,16 @@ mod tests {
         assert!(npm_bin(dir.path(), "@s/x")
             .expect("named")
             .ends_with(".bin/x"));
+        // Several names for one file (./ or not): the first, whatever its name.
+        write(json!({"other": "./bin/a.js", "only": "bin/a.js"}));
+        assert!(npm_bin(dir.path(), "@s/x")
+            .expect("aliases")
+            .ends_with(".bin/other"));
         write(json!({"other": "a.js", "more": "b.js"}));
         assert!(npm_bin(dir.path(), "@s/x")
             .expect_err("none")
             .0
-            .contains("several executables"));
+            .contains("none named x: other (a.js), more (b.js)"));
         write(Value::Null);
         assert!(npm_bin(dir.path(), "@s/x")
             .expect_err("no bin")

@@ -194,6 +194,7 @@ async fn entry_line(
         }
     }
     let mut shown = launch.command.clone();
+    let mut start_env: Vec<(String, String)> = Vec::new();
     if let Some(install) = &launch.install {
         let own;
         let installs = match &installs {
@@ -210,16 +211,26 @@ async fn entry_line(
             None => installs.install(install, &base_env).await,
         };
         match installed {
-            Installed::Ready { program, mut facts } => {
+            Installed::Ready {
+                program,
+                mut facts,
+                launcher_env,
+            } => {
                 facts.set_program(&program);
                 fields.install = Some(facts);
-                shown = std::iter::once(Shown::text(program.display().to_string()))
-                    .chain(
-                        launch.command[install.args_from.min(launch.command.len())..]
-                            .iter()
-                            .cloned(),
-                    )
-                    .collect();
+                match launcher_env {
+                    // The entry's own command: its launcher finds the package installed.
+                    Some(env) => start_env = env,
+                    None => {
+                        shown = std::iter::once(Shown::text(program.display().to_string()))
+                            .chain(
+                                launch.command[install.args_from.min(launch.command.len())..]
+                                    .iter()
+                                    .cloned(),
+                            )
+                            .collect();
+                    }
+                }
             }
             Installed::Failed { facts, finding } => {
                 let line = Line {
@@ -233,7 +244,7 @@ async fn entry_line(
             }
         }
     }
-    let env = with_entry_env(&base_env, &entry_env);
+    let env = with_entry_env(&with_entry_env(&base_env, &start_env), &entry_env);
     let argv: Vec<String> = shown.iter().map(Shown::value).collect();
     let mut settings = match guard_settings(argv, &env, &cwd, &config) {
         Ok(s) => s,
