@@ -267,12 +267,179 @@ fn normalized(installer: Installer, name: &str) -> String {
     }
 }
 
+/// Why a package's own build or lifecycle script failed during an install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScriptCause {
+    /// A native library or its headers are missing here (`libsecret-1` not found by
+    /// pkg-config, `cannot open shared object file`, a header the compiler cannot find):
+    /// the host's shortcoming.
+    NativeLibrary,
+    /// The script could not reach an upstream (a browser download, a prebuilt binary).
+    Upstream,
+    /// Anything else.
+    Other,
+}
+
+/// A build or lifecycle script that failed an install, and the line that says why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptFailure {
+    /// `keytar@7.9.0 install`, `puppeteer@24.43.1 postinstall`, `manimpango==0.6.1`.
+    pub script: String,
+    pub cause: ScriptCause,
+    /// The decisive line (trimmed, not yet bounded or masked).
+    pub line: String,
+}
+
+impl ScriptFailure {
+    /// `native-library`, `upstream` or `script`.
+    pub fn detail(&self) -> &'static str {
+        match self.cause {
+            ScriptCause::NativeLibrary => "native-library",
+            ScriptCause::Upstream => "upstream",
+            ScriptCause::Other => "script",
+        }
+    }
+}
+
+/// Lines that say a native library or its headers are missing, most specific first.
+const NATIVE: &[&str] = &[
+    "cannot open shared object file",
+    "was not found in the pkg-config search path",
+    "', required by '",
+    ".h: No such file or directory",
+    "gyp ERR! configure error",
+    "gyp ERR! build error",
+    "error: command 'gcc' failed",
+    "error: command 'cc' failed",
+    "error: command '/usr/bin/gcc' failed",
+    "error: command '/usr/bin/cc' failed",
+];
+
+/// A line of `text` that says a native library (or its headers) is missing here, if any:
+/// the most specific such line.
+pub fn native_library_missing(text: &str) -> Option<String> {
+    NATIVE.iter().find_map(|marker| {
+        text.lines()
+            .map(str::trim)
+            .find(|l| l.contains(marker))
+            .map(str::to_string)
+    })
+}
+
+/// The script that failed an install, as npm (run with `--loglevel=info
+/// --foreground-scripts`, so it names each script and shows its output) or uv (`Failed to
+/// build`) reported it.
+pub fn script_failure(installer: Installer, output: &str) -> Option<ScriptFailure> {
+    let lines: Vec<&str> = output.lines().map(str::trim).collect();
+    let (script, body) = match installer {
+        Installer::Npm => {
+            // `npm info run keytar@7.9.0 install { code: 1, signal: null }`, after the
+            // script's own output, which follows `npm info run keytar@7.9.0 install CMD`.
+            let end = lines.iter().position(|l| {
+                l.starts_with("npm info run ")
+                    && l.contains(" { code: ")
+                    && !l.contains(" { code: 0,")
+            })?;
+            let words: Vec<&str> = lines[end]["npm info run ".len()..]
+                .split_whitespace()
+                .take(2)
+                .collect();
+            let script = words.join(" ");
+            let start = lines[..end]
+                .iter()
+                .rposition(|l| l.starts_with(&format!("npm info run {script} ")))
+                .map_or(0, |i| i + 1);
+            (script, &lines[start..end])
+        }
+        Installer::Uv | Installer::Pip => {
+            let at = lines.iter().position(|l| {
+                l.contains("Failed to build") || l.contains("Failed building wheel")
+            })?;
+            let script = lines[at].split('`').nth(1).unwrap_or(lines[at]).to_string();
+            (script, &lines[at..])
+        }
+    };
+    let text = body.join("\n");
+    let (cause, line) = if let Some(line) = native_library_missing(&text) {
+        (ScriptCause::NativeLibrary, line)
+    } else if let Some(up) =
+        crate::upstream::failure_in(&text).filter(|u| u.kind != "credential-missing")
+    {
+        (ScriptCause::Upstream, up.line)
+    } else {
+        let last = body
+            .iter()
+            .rev()
+            .find(|l| l.to_ascii_lowercase().contains("error"))
+            .or_else(|| body.iter().rev().find(|l| !l.is_empty()))
+            .map_or_else(|| "it failed without output".to_string(), |l| l.to_string());
+        (ScriptCause::Other, last)
+    };
+    Some(ScriptFailure {
+        script,
+        cause,
+        line,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn found(installer: Installer, output: &str, fatal_only: bool) -> Option<(Code, &str)> {
         fault_in(installer, output, fatal_only, None).map(|f| (f.code, f.detail))
+    }
+
+    #[test]
+    fn a_failed_script_says_which_and_why() {
+        // npm 11.19 (`npm exec --loglevel=info --foreground-scripts`) on @azure-devops/mcp
+        // 2.10.0 and @wonderwhy-er/desktop-commander 0.2.52, 2026-12-06, here.
+        let keytar = "npm info run keytar@7.9.0 install node_modules/keytar prebuild-install || npm run build\ngyp info spawn args ]\nPackage libsecret-1 was not found in the pkg-config search path.\nPackage 'libsecret-1', required by 'virtual:world', not found\ngyp ERR! configure error\ngyp ERR! not ok\nnpm info run keytar@7.9.0 install { code: 1, signal: null }";
+        let f = script_failure(Installer::Npm, keytar).expect("keytar");
+        assert_eq!(
+            (f.script.as_str(), f.cause, f.detail()),
+            (
+                "keytar@7.9.0 install",
+                ScriptCause::NativeLibrary,
+                "native-library"
+            )
+        );
+        assert_eq!(
+            f.line,
+            "Package libsecret-1 was not found in the pkg-config search path."
+        );
+        let puppeteer = "npm info run sharp@0.34.5 install { code: 0, signal: null }\nnpm info run puppeteer@24.43.1 postinstall node_modules/puppeteer node install.mjs\nError: ERROR: Failed to set up chrome-headless-shell v148.0.7778.97!\n  - DefaultProvider: getaddrinfo ENOTFOUND storage.googleapis.com\nnpm info run puppeteer@24.43.1 postinstall { code: 1, signal: null }";
+        let f = script_failure(Installer::Npm, puppeteer).expect("puppeteer");
+        assert_eq!(
+            (f.script.as_str(), f.cause),
+            ("puppeteer@24.43.1 postinstall", ScriptCause::Upstream)
+        );
+        assert!(
+            f.line.contains("ENOTFOUND storage.googleapis.com"),
+            "{}",
+            f.line
+        );
+        let own = "npm info run x@1.0.0 postinstall node check.js\nError: unsupported platform\nnpm info run x@1.0.0 postinstall { code: 1, signal: null }";
+        let f = script_failure(Installer::Npm, own).expect("own");
+        assert_eq!(
+            (f.cause, f.line.as_str()),
+            (ScriptCause::Other, "Error: unsupported platform")
+        );
+        // A script that succeeded is no failure.
+        assert_eq!(
+            script_failure(
+                Installer::Npm,
+                "npm info run a@1 install { code: 0, signal: null }"
+            ),
+            None
+        );
+        // uv's failed build of a native package.
+        let manim = "  × Failed to build `manimpango==0.6.1`\n  ╰─▶ Call to `setuptools.build_meta.build_wheel` failed (exit status: 1)\n      [stderr]\n      Package pangocairo was not found in the pkg-config search path.";
+        let f = script_failure(Installer::Uv, manim).expect("manimpango");
+        assert_eq!(
+            (f.script.as_str(), f.cause),
+            ("manimpango==0.6.1", ScriptCause::NativeLibrary)
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@ use crate::secrets::names_credential;
 /// What an upstream failure looked like, and the line that says so.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpstreamFailure {
-    /// `dns`, `refused`, `unreachable`, `tls`, `fetch-failed` or `credential-missing`.
+    /// `dns`, `refused`, `unreachable`, `tls`, `fetch-failed`, `native-library` or
+    /// `credential-missing`.
     pub kind: &'static str,
     /// The line that shows it, bounded and escaped.
     pub line: String,
@@ -59,6 +60,8 @@ const MARKERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("fetch-failed", &["fetch failed", "Failed to fetch"]),
+    // Not an upstream, but as much the host's: a library the server loads is not here.
+    ("native-library", &["cannot open shared object file"]),
 ];
 
 /// Words that, beside a credential's name, say it is missing.

@@ -230,14 +230,12 @@ fn a_python_hint_runs_with_uvx_and_a_flag_without_a_value_is_passed() {
         l["runtimeNote"],
         "runtimeHint \"python\" run with uvx, the first of uvx, pipx on PATH"
     );
-    let command = l["command"].as_array().expect("command");
-    assert!(
-        command[0]
-            .as_str()
-            .is_some_and(|p| p.ends_with("/venv/bin/mcp-server-fetch")),
-        "{command:?}"
+    // uvx installed it into its own cache, and the entry's own uvx command started it.
+    assert_eq!(
+        l["command"],
+        json!(["uvx", "mcp-server-fetch==2026.10.24", "--ignore-robots-txt"])
     );
-    assert_eq!(command[1..], [json!("--ignore-robots-txt")]);
+    assert_eq!(l["install"]["command"][0], "uvx");
     assert_eq!(
         l["reproduce"],
         "mcpcheck guard -- uvx 'mcp-server-fetch==2026.10.24' --ignore-robots-txt"

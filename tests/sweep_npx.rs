@@ -185,3 +185,79 @@ fn the_fixture_s_install_script_fails_outside_npx_s_cache() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_package_for_a_newer_node_that_exits_at_start_needs_a_newer_runtime() {
+    // npm only warns of engines.node (EBADENGINE): npx installs it and starts it, and it
+    // exits as a server using newer Node APIs does on an older Node.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = Registry::serving(&["engines-node-newer"]);
+    let manifest = write_manifest(
+        dir.path(),
+        &[entry("newer-node", "mcpcheck-fixture-engines-node-newer")],
+    );
+    let out = dir.path().join("r.jsonl");
+    sweep_once(dir.path(), &registry, &manifest, &out);
+    let lines = lines(&out);
+    let l = line(&lines, "newer-node");
+    assert_eq!(l["status"], "install-failed", "{l}");
+    assert_eq!(
+        support::issue_pairs(l),
+        support::pairs(&[("install-runtime-too-old", "error")])
+    );
+    assert_eq!(l["issues"][0]["detailCode"], "engine");
+    let evidence = l["issues"][0]["evidence"].as_str().expect("evidence");
+    assert!(
+        evidence.starts_with("engines.node \">=999\"; node v")
+            && evidence.ends_with("TypeError: process.getBuiltinModule999 is not a function"),
+        "{evidence}"
+    );
+    // The report counts it as could not be judged here, saying why.
+    let report = support::mcpcheck()
+        .args(["sweep-report", "--format", "json"])
+        .arg(&out)
+        .output()
+        .expect("sweep-report");
+    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    assert_eq!(
+        report["judged"]["notJudgedServers"],
+        json!([{"id": "newer-node", "reason": "runtime too old for this host"}])
+    );
+}
+
+#[test]
+fn a_native_build_that_fails_for_a_missing_library_is_the_host_s() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = Registry::serving(&["native-build-fails"]);
+    let manifest = write_manifest(
+        dir.path(),
+        &[entry("native", "mcpcheck-fixture-native-build-fails")],
+    );
+    let out = dir.path().join("r.jsonl");
+    sweep_once(dir.path(), &registry, &manifest, &out);
+    let lines = lines(&out);
+    let l = line(&lines, "native");
+    assert_eq!(l["status"], "install-failed", "{l}");
+    let issue = &l["issues"][0];
+    assert_eq!(
+        (&issue["code"], &issue["detailCode"], &issue["class"]),
+        (
+            &json!("install-failed"),
+            &json!("native-library"),
+            &json!("environment")
+        ),
+        "{l}"
+    );
+    // npm's line naming the script, and the script's own words, not "command failed".
+    assert_eq!(
+        issue["evidence"],
+        "mcpcheck-fixture-native-build-fails@1.0.0 install: Package libmcpcheckfixture-1 was not found in the pkg-config search path."
+    );
+    // The output's end keeps its line breaks (JSON escapes them once).
+    let tail = l["install"]["outputTail"].as_str().expect("outputTail");
+    assert!(
+        tail.contains("gyp ERR! configure error\ngyp ERR! not ok\n"),
+        "{tail}"
+    );
+    assert!(!tail.contains("\\n"), "{tail}");
+}

@@ -102,6 +102,10 @@ pub enum Installed {
         /// `Some`: start the entry's own launcher command with these variables added (it
         /// finds the package in its cache); `None`: start `program` itself.
         launcher_env: Option<Vec<(String, String)>>,
+        /// The runtime here is older than the package declares (npm `engines.node`): what
+        /// it declares and what is here. The package installs (npm only warns), and is
+        /// started as a client would; if it then exits, this is why.
+        runtime_unmet: Option<String>,
     },
     Failed {
         facts: InstallFacts,
@@ -135,8 +139,10 @@ impl InstallCache {
         };
         let _held = lock.lock().await;
         let started = Instant::now();
-        if install.installer == Installer::Npm {
-            return self.through_npx(install, env, started).await;
+        match install.installer {
+            Installer::Npm => return self.through_npx(install, env, started).await,
+            Installer::Uv => return self.through_uvx(install, env, started).await,
+            Installer::Pip => {}
         }
         let dir = self.root.join(&key);
         if dir.join(READY).is_file() {
@@ -154,7 +160,7 @@ impl InstallCache {
             .run_all(install, &commands(install, &dir), &dir, env, started)
             .await
         {
-            Ok(facts) => facts,
+            Ok((facts, _)) => facts,
             Err(failure) => return failure,
         };
         let _ = std::fs::write(dir.join(READY), &install.package.spec);
@@ -183,6 +189,10 @@ impl InstallCache {
             "npm".to_string(),
             "exec".into(),
             "--yes".into(),
+            // npm names each lifecycle script it runs and shows its output, so a failed
+            // one is named with its own words (npx alone says nothing of it).
+            "--loglevel=info".into(),
+            "--foreground-scripts".into(),
             format!("--package={}", install.package.spec),
             "--".into(),
             "true".into(),
@@ -191,9 +201,101 @@ impl InstallCache {
             .run_all(install, &[argv.to_vec()], &self.root, env, started)
             .await
         {
-            Ok(facts) => resolve_npx(install, &dir, facts),
+            Ok((facts, _)) => resolve_npx(install, &dir, facts),
             Err(failure) => failure,
         }
+    }
+
+    /// uvx installs the package into its own cache with a run of the package's Python that
+    /// prints the console scripts the package itself declares; the server then starts with
+    /// the entry's own `uvx` command, offline (`UV_OFFLINE`), from that cache.
+    async fn through_uvx(
+        &self,
+        install: &Install,
+        env: &[(String, String)],
+        started: Instant,
+    ) -> Installed {
+        if let Err(e) = std::fs::create_dir_all(&self.root) {
+            let why = format!("cannot create the install directory: {e}");
+            let facts = InstallFacts::directory_error(why.clone());
+            return failed(Code::InstallFailed, "io", &why, facts);
+        }
+        let name = &install.package.name;
+        let snippet = format!(
+            "import json, importlib.metadata as m; print(json.dumps(sorted(e.name for e in m.distribution({}).entry_points if e.group == 'console_scripts')))",
+            python_string(name)
+        );
+        let argv = [
+            "uvx".to_string(),
+            "--from".into(),
+            install.package.spec.clone(),
+            "python".into(),
+            "-c".into(),
+            snippet,
+        ];
+        let (mut facts, output) = match self
+            .run_all(install, &[argv.to_vec()], &self.root, env, started)
+            .await
+        {
+            Ok(done) => done,
+            Err(failure) => return failure,
+        };
+        let own: Vec<String> = output
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str(l.trim()).ok())
+            .unwrap_or_default();
+        if own.iter().any(|s| s == name) {
+            facts.set_duration(started.elapsed());
+            return Installed::Ready {
+                program: PathBuf::from(name),
+                facts,
+                launcher_env: Some(vec![("UV_OFFLINE".into(), "1".into())]),
+                runtime_unmet: None,
+            };
+        }
+        // What uvx itself says of it: its list and its suggestion.
+        let suggestion = self.uvx_words(install, env, started).await;
+        let evidence = if own.is_empty() {
+            format!("{name} declares no console script")
+        } else {
+            format!(
+                "{name} declares no console script named {name}; its own: {}",
+                own.iter().take(10).cloned().collect::<Vec<_>>().join(", ")
+            )
+        };
+        let evidence = match suggestion {
+            Some(s) => format!("{evidence}. uvx: {s}"),
+            None => evidence,
+        };
+        let message = message(Code::InstallNoExecutable, install, Duration::ZERO);
+        failed(Code::InstallNoExecutable, "no-executable", &evidence, facts).with_message(message)
+    }
+
+    /// uvx's suggestion for a package without the executable asked for (`Use `uvx --from X
+    /// y` instead.`), from a run that finds the package in its cache and nothing to start.
+    async fn uvx_words(
+        &self,
+        install: &Install,
+        env: &[(String, String)],
+        started: Instant,
+    ) -> Option<String> {
+        let mut env = env.to_vec();
+        env.push(("UV_OFFLINE".into(), "1".into()));
+        let argv = vec!["uvx".to_string(), install.package.spec.clone()];
+        let out = match self
+            .run_all(install, &[argv], &self.root, &env, started)
+            .await
+        {
+            Ok((_, out)) => out,
+            // A failing run is expected: its words are in its output's end.
+            Err(Installed::Failed { facts, .. }) => facts.output_tail().unwrap_or_default(),
+            Err(Installed::Ready { .. }) => String::new(),
+        };
+        out.lines()
+            .map(str::trim)
+            .find(|l| l.starts_with("Use `uvx --from"))
+            .map(str::to_string)
     }
 
     /// Runs the install's commands in `cwd`, in order, within what is left of the deadline.
@@ -204,8 +306,9 @@ impl InstallCache {
         cwd: &Path,
         env: &[(String, String)],
         started: Instant,
-    ) -> Result<InstallFacts, Installed> {
+    ) -> Result<(InstallFacts, String), Installed> {
         let mut facts = InstallFacts::none_ran(false, false);
+        let mut output = String::new();
         for argv in commands {
             let left = self.timeout.saturating_sub(started.elapsed());
             let command = ServerCommand {
@@ -222,6 +325,7 @@ impl InstallCache {
                 &crate::secrets::KnownSecrets::new(),
             )
             .await;
+            output.clone_from(&outcome.output);
             facts = InstallFacts::ran(outcome.facts);
             if !outcome.ok {
                 facts.set_duration(started.elapsed());
@@ -229,14 +333,22 @@ impl InstallCache {
                     classify(install, &facts, &outcome.output, self.timeout);
                 let message = match detail {
                     "dependency" => dependency_message(install, &outcome.output),
+                    "native-library" | "upstream" | "script" => {
+                        script_message(install, detail, &outcome.output)
+                    }
                     _ => message(code, install, self.timeout),
                 };
                 return Err(failed(code, detail, &evidence, facts).with_message(message));
             }
         }
         facts.set_duration(started.elapsed());
-        Ok(facts)
+        Ok((facts, output))
     }
+}
+
+/// `text` as a Python string literal.
+fn python_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "''".into())
 }
 
 /// npx's cache directory for `spec`: `_npx/` under npm's cache, named by the first 16 hex
@@ -277,6 +389,7 @@ fn resolve_npx(install: &Install, dir: &Path, facts: InstallFacts) -> Installed 
             program,
             facts,
             launcher_env: Some(vec![("npm_config_prefer_offline".into(), "true".into())]),
+            runtime_unmet: super::installed_program::node_engine_unmet(dir, &install.package.name),
         },
         failed => failed,
     }
@@ -357,6 +470,7 @@ fn resolve(install: &Install, dir: &Path, facts: InstallFacts) -> Installed {
             program,
             facts,
             launcher_env: None,
+            runtime_unmet: None,
         },
         Err(evidence) => {
             let message = message(Code::InstallNoExecutable, install, Duration::ZERO);
@@ -392,6 +506,10 @@ fn classify(
     let package = Some(install.package.name.as_str());
     if let Some(fault) = install_faults::fault_in(install.installer, output, false, package) {
         return (fault.code, fault.detail, fault.line);
+    }
+    if let Some(script) = install_faults::script_failure(install.installer, output) {
+        let evidence = format!("{}: {}", script.script, script.line);
+        return (Code::InstallFailed, script.detail(), evidence);
     }
     let lines: Vec<&str> = output
         .lines()
@@ -457,11 +575,29 @@ fn dependency_message(install: &Install, output: &str) -> String {
     )
 }
 
+/// A build or lifecycle script failed the install: which one, and whether the host is why.
+fn script_message(install: &Install, detail: &str, output: &str) -> String {
+    let spec = excerpt(&install.package.spec, 120);
+    let script = install_faults::script_failure(install.installer, output)
+        .map(|s| excerpt(&s.script, 120))
+        .unwrap_or_default();
+    match detail {
+        "native-library" => format!(
+            "{spec} could not be installed here: the build of {script} needs a native library (or its headers) this host lacks; the server was not started."
+        ),
+        "upstream" => format!(
+            "{spec} could not be installed here: {script} could not reach what it downloads; the server was not started."
+        ),
+        _ => format!("{spec} could not be installed: {script} failed; the server was not started."),
+    }
+}
+
 fn failed(code: Code, detail: &'static str, evidence: &str, facts: InstallFacts) -> Installed {
     let mut finding = Finding::new(code, code.meta().title)
         .detail(detail)
         .evidence(&crate::secrets::mask_tokens(&excerpt(evidence, 300)));
-    if detail == "dependency" {
+    // The host's or its registry's shortcoming, not the package's.
+    if matches!(detail, "dependency" | "native-library" | "upstream") {
         finding.class_override = Some(crate::finding::IssueClass::Environment);
     }
     Installed::Failed {

@@ -132,3 +132,73 @@ pub(super) fn is_venv_own(name: &str) -> bool {
         || name.ends_with(".bat")
         || name.ends_with(".ps1")
 }
+
+/// The Node versions an installed npm package declares (`engines.node`), when the Node on
+/// PATH is outside them: `engines.node ">=22.0.0"; node v20.20.2`. None when it is inside,
+/// when either is unknown, or when the range is one this reader does not parse.
+pub(super) fn node_engine_unmet(dir: &Path, identifier: &str) -> Option<String> {
+    let manifest = dir
+        .join("node_modules")
+        .join(identifier)
+        .join("package.json");
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(manifest).ok()?).ok()?;
+    let range = value
+        .get("engines")?
+        .get("node")?
+        .as_str()?
+        .trim()
+        .to_string();
+    let out = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .ok()?;
+    let host = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let version = semver::Version::parse(host.trim_start_matches('v')).ok()?;
+    (!npm_range_allows(&range, &version)?).then(|| format!("engines.node \"{range}\"; node {host}"))
+}
+
+/// Whether an npm range (`^20.19.0 || >=22`, comparators joined by spaces) allows
+/// `version`; None when a part does not parse.
+fn npm_range_allows(range: &str, version: &semver::Version) -> Option<bool> {
+    let mut any = false;
+    for alternative in range.split("||") {
+        let alternative = alternative.trim();
+        let req = if alternative.is_empty() || alternative == "*" || alternative == "x" {
+            semver::VersionReq::STAR
+        } else {
+            // `>= 24.0.0` is one comparator: an operator joins the version after it.
+            let mut parts: Vec<String> = Vec::new();
+            let mut operator = String::new();
+            for word in alternative.split_whitespace() {
+                if word
+                    .chars()
+                    .all(|c| matches!(c, '<' | '>' | '=' | '~' | '^'))
+                {
+                    operator.push_str(word);
+                } else {
+                    parts.push(format!("{}{word}", std::mem::take(&mut operator)));
+                }
+            }
+            semver::VersionReq::parse(&parts.join(", ")).ok()?
+        };
+        any |= req.matches(version);
+    }
+    Some(any)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::npm_range_allows;
+
+    #[test]
+    fn npm_ranges_are_read_as_npm_reads_them() {
+        let v = |s: &str| semver::Version::parse(s).expect("version");
+        assert_eq!(npm_range_allows(">=22.0.0", &v("20.20.2")), Some(false));
+        assert_eq!(npm_range_allows(">=18", &v("20.20.2")), Some(true));
+        let mongodb = "^20.19.0 || ^22.13.0 || >= 24.0.0";
+        assert_eq!(npm_range_allows(mongodb, &v("20.20.2")), Some(true));
+        assert_eq!(npm_range_allows(mongodb, &v("22.12.0")), Some(false));
+        assert_eq!(npm_range_allows(">=18 <21", &v("20.1.0")), Some(true));
+        assert_eq!(npm_range_allows("not a range", &v("20.1.0")), None);
+    }
+}
