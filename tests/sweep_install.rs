@@ -372,6 +372,10 @@ fn a_dependency_the_registry_lacks_is_named_and_is_the_environment_s() {
         &[
             server("needs-absent", pypi("mcpcheck-fixture-needs-absent", "1.0")),
             server("absent", pypi("mcpcheck-fixture-needs-absent", "2.0")),
+            server(
+                "elsewhere",
+                pypi("mcpcheck-fixture-script-elsewhere", "1.0"),
+            ),
         ],
     );
     let out = dir.path().join("r.jsonl");
@@ -410,6 +414,16 @@ fn a_dependency_the_registry_lacks_is_named_and_is_the_environment_s() {
         (&own["issues"][0]["detailCode"], &own["issues"][0]["class"]),
         (&json!("version"), &json!("installRuntime")),
         "{own}"
+    );
+    // A package whose one script is named otherwise: its own script, and uvx's words.
+    let elsewhere = line(&lines, "elsewhere@1");
+    assert_eq!(
+        support::issue_pairs(elsewhere),
+        support::pairs(&[("install-no-executable", "error")])
+    );
+    assert_eq!(
+        elsewhere["issues"][0]["evidence"],
+        "uvx: Use `uvx --from mcpcheck-fixture-script-elsewhere script-elsewhere` instead. No script named mcpcheck-fixture-script-elsewhere; its own scripts: script-elsewhere"
     );
     // The report counts the first as not judged here, the second as broken.
     let report = support::mcpcheck()

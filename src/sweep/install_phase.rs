@@ -256,17 +256,18 @@ impl InstallCache {
         }
         // What uvx itself says of it: its list and its suggestion.
         let suggestion = self.uvx_words(install, env, started).await;
-        let evidence = if own.is_empty() {
+        // uvx's own suggestion first: it is what a reader acts on.
+        let declared = if own.is_empty() {
             format!("{name} declares no console script")
         } else {
             format!(
-                "{name} declares no console script named {name}; its own: {}",
+                "its own scripts: {}",
                 own.iter().take(10).cloned().collect::<Vec<_>>().join(", ")
             )
         };
         let evidence = match suggestion {
-            Some(s) => format!("{evidence}. uvx: {s}"),
-            None => evidence,
+            Some(s) => format!("uvx: {s} No script named {name}; {declared}"),
+            None => format!("no script named {name}; {declared}"),
         };
         let message = message(Code::InstallNoExecutable, install, Duration::ZERO);
         failed(Code::InstallNoExecutable, "no-executable", &evidence, facts).with_message(message)
