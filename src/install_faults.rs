@@ -315,10 +315,19 @@ const NATIVE: &[&str] = &[
     "error: command '/usr/bin/cc' failed",
 ];
 
+/// How many of [`NATIVE`]'s markers name what is missing; the others say only that a
+/// native build failed, and are read after a network failure has been looked for
+/// (node-gyp downloads Node's headers first).
+const NATIVE_SPECIFIC: usize = 4;
+
 /// A line of `text` that says a native library (or its headers) is missing here, if any:
 /// the most specific such line.
 pub fn native_library_missing(text: &str) -> Option<String> {
-    NATIVE.iter().find_map(|marker| {
+    native_line(text, NATIVE)
+}
+
+fn native_line(text: &str, markers: &[&str]) -> Option<String> {
+    markers.iter().find_map(|marker| {
         text.lines()
             .map(str::trim)
             .find(|l| l.contains(marker))
@@ -360,12 +369,23 @@ pub fn script_failure(installer: Installer, output: &str) -> Option<ScriptFailur
         }
     };
     let text = body.join("\n");
-    let (cause, line) = if let Some(line) = native_library_missing(&text) {
+    let network = || {
+        crate::upstream::failure_in(&text)
+            .filter(|u| u.kind != "credential-missing")
+            .map(|u| u.line)
+            // node-gyp's own words when it cannot download Node's headers.
+            .or_else(|| {
+                body.iter()
+                    .find(|l| l.contains("related to network connectivity"))
+                    .map(|l| l.to_string())
+            })
+    };
+    let (cause, line) = if let Some(line) = native_line(&text, &NATIVE[..NATIVE_SPECIFIC]) {
         (ScriptCause::NativeLibrary, line)
-    } else if let Some(up) =
-        crate::upstream::failure_in(&text).filter(|u| u.kind != "credential-missing")
-    {
-        (ScriptCause::Upstream, up.line)
+    } else if let Some(line) = network() {
+        (ScriptCause::Upstream, line)
+    } else if let Some(line) = native_line(&text, &NATIVE[NATIVE_SPECIFIC..]) {
+        (ScriptCause::NativeLibrary, line)
     } else {
         let last = body
             .iter()
@@ -432,6 +452,21 @@ mod tests {
                 "npm info run a@1 install { code: 0, signal: null }"
             ),
             None
+        );
+        // node-gyp could not download Node's headers (a fresh HOME, no network).
+        let headers = "npm info run keytar@7.9.0 install node_modules/keytar prebuild-install || npm run build\ngyp http GET https://nodejs.org/download/release/v20.20.2/node-v20.20.2-headers.tar.gz\ngyp ERR! configure error\ngyp ERR! stack Error: This is most likely not a problem with node-gyp or the package itself and\ngyp ERR! stack is related to network connectivity. In most cases you are behind a proxy or have bad\nnpm info run keytar@7.9.0 install { code: 1, signal: null }";
+        let f = script_failure(Installer::Npm, headers).expect("headers");
+        assert_eq!(f.cause, ScriptCause::Upstream);
+        assert!(
+            f.line.contains("related to network connectivity"),
+            "{}",
+            f.line
+        );
+        // A native build that failed and says nothing more is still the host's.
+        let bare = "npm info run n@1.0.0 install node-gyp rebuild\ngyp ERR! build error\nnpm info run n@1.0.0 install { code: 1, signal: null }";
+        assert_eq!(
+            script_failure(Installer::Npm, bare).map(|f| f.cause),
+            Some(ScriptCause::NativeLibrary)
         );
         // uv's failed build of a native package.
         let manim = "  × Failed to build `manimpango==0.6.1`\n  ╰─▶ Call to `setuptools.build_meta.build_wheel` failed (exit status: 1)\n      [stderr]\n      Package pangocairo was not found in the pkg-config search path.";
