@@ -10,7 +10,8 @@ use crate::secrets::names_credential;
 /// What an upstream failure looked like, and the line that says so.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpstreamFailure {
-    /// `dns`, `refused`, `unreachable`, `tls`, `fetch-failed` or `credential-missing`.
+    /// `dns`, `refused`, `unreachable`, `tls`, `fetch-failed`, `native-library` or
+    /// `credential-missing`.
     pub kind: &'static str,
     /// The line that shows it, bounded and escaped.
     pub line: String,
@@ -59,6 +60,8 @@ const MARKERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("fetch-failed", &["fetch failed", "Failed to fetch"]),
+    // Not an upstream, but as much the host's: a library the server loads is not here.
+    ("native-library", &["cannot open shared object file"]),
 ];
 
 /// Words that, beside a credential's name, say it is missing.
@@ -75,9 +78,11 @@ const MISSING: &[&str] = &[
     "undefined",
 ];
 
-/// The first line of `text` that shows an upstream failure, if any.
+/// The first line of `text` that shows an upstream failure, if any. Terminal colours
+/// (`\x1b[36m`) are read past, as a terminal shows the line.
 pub fn failure_in(text: &str) -> Option<UpstreamFailure> {
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+    let plain = without_colours(text);
+    for line in plain.lines().map(str::trim).filter(|l| !l.is_empty()) {
         for (kind, markers) in MARKERS {
             if markers.iter().any(|m| line.contains(m)) {
                 return Some(UpstreamFailure {
@@ -103,7 +108,9 @@ fn credential_missing(line: &str) -> bool {
     if !MISSING.iter().any(|w| lower.contains(w)) {
         return false;
     }
-    lower.contains("api key")
+    ["api key", "access token", "auth token", "api token"]
+        .iter()
+        .any(|phrase| lower.contains(phrase))
         || line
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .any(|word| {
@@ -114,6 +121,25 @@ fn credential_missing(line: &str) -> bool {
                         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
                     && names_credential(word)
             })
+}
+
+/// `text` without ANSI CSI sequences (`ESC [ parameters letter`), the colours loggers add.
+fn without_colours(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -150,6 +176,15 @@ mod tests {
         // @modelcontextprotocol/server-slack 2025.4.25, run without its credentials.
         assert_eq!(
             kind("Please set SLACK_BOT_TOKEN and SLACK_TEAM_ID environment variables"),
+            Some("credential-missing")
+        );
+        // @zereight/mcp-gitlab 2.1.64 and @sentry/mcp-server 0.39.0, run without theirs.
+        assert_eq!(
+            kind("\u{1b}[31mERROR\u{1b}[39m [10:40:04.304] (10422): \u{1b}[36mGITLAB_PERSONAL_ACCESS_TOKEN environment variable is not set\u{1b}[39m"),
+            Some("credential-missing")
+        );
+        assert_eq!(
+            kind("Error: No access token was provided."),
             Some("credential-missing")
         );
         let f = failure_in("starting\n  Error: getaddrinfo ENOTFOUND x.example  \nmore")

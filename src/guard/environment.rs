@@ -54,6 +54,7 @@ pub fn file(found: &mut [Finding], t: &Transcript) {
             "unreachable" => "a network it needs is unreachable",
             "tls" => "TLS to a host it needs failed",
             "fetch-failed" => "a request it made to an upstream failed",
+            "native-library" => "a native library it loads is missing",
             _ => "a credential it needs is missing",
         };
         f.message = format!(

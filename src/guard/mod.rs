@@ -238,12 +238,21 @@ pub fn fetching_installer(command: &ServerCommand) -> Option<Installer> {
     Installer::of_launcher(launch.launcher)
 }
 
+/// The name of the package the server's launcher fetches (`@s/x` of `npx -y @s/x@1`).
+fn fetched_package(command: &ServerCommand) -> Option<String> {
+    let launch = crate::launch::parse_command(&command.program, &command.args)?;
+    Some(launch.fetches?.package.name)
+}
+
 pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> SessionResult {
     let mut findings = Vec::new();
     let mut results = Vec::new();
-    let launcher = match settings.plan.http {
-        None => fetching_installer(&settings.command),
-        Some(_) => None,
+    let (launcher, package) = match settings.plan.http {
+        None => (
+            fetching_installer(&settings.command),
+            fetched_package(&settings.command),
+        ),
+        Some(_) => (None, None),
     };
     let python_buffered = settings.plan.http.is_none() && python::block_buffered(&settings.command);
     for check in checks::registry() {
@@ -255,6 +264,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
             prior: &findings,
             planned: &settings.plan.requests,
             launcher,
+            package: package.clone(),
             python_buffered,
         };
         let mut found = Vec::new();

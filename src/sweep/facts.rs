@@ -157,6 +157,24 @@ impl InstallFacts {
         }
     }
 
+    /// The whole install's time (0 when an earlier install was used).
+    pub fn duration_ms(&self) -> u64 {
+        match self {
+            InstallFacts::Ran(r) => r.run.duration_ms,
+            InstallFacts::NotStarted(n) => n.duration_ms,
+            InstallFacts::NoneRan(n) => n.duration_ms,
+            InstallFacts::NoDirectory(_) => 0,
+        }
+    }
+
+    /// The end of a failed installer's output.
+    pub fn output_tail(&self) -> Option<String> {
+        match self {
+            InstallFacts::Ran(r) => r.run.output_tail.clone(),
+            _ => None,
+        }
+    }
+
     /// Whether the installer ran out of time.
     pub fn timed_out(&self) -> bool {
         matches!(self, InstallFacts::Ran(r) if r.run.timed_out)

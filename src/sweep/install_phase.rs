@@ -1,9 +1,15 @@
 //! The install phase of a registry entry: its npm or PyPI package installed before the
 //! server starts, with a deadline of its own (`--install-timeout`), so an install is never
-//! mistaken for a server that does not answer. Each package is installed once per sweep
-//! (per entry with `--isolated-caches`) into a fresh directory that is renamed into place
-//! only when complete: an install killed half-way leaves nothing another entry reads, and
-//! npm's and uv's own caches are safe for concurrent use (npx's `_npx` directory is not).
+//! mistaken for a server that does not answer.
+//!
+//! An npm package is installed by npx itself (`npm exec --yes --package=SPEC -- true`, a
+//! no-op run that fills npx's own cache exactly as `npx -y SPEC` would: the same
+//! directory, the same lifecycle scripts under an `_npx` path), and the server then starts
+//! with the entry's own `npx` command, which finds it there and runs the executable npx
+//! chooses; npx locks its cache directory, and a later sweep finds the install complete.
+//! A PyPI package is installed once per sweep (per entry with `--isolated-caches`) into a
+//! virtual environment marked complete only when the install succeeded: an install killed
+//! half-way leaves nothing another entry reads.
 
 use super::facts::InstallFacts;
 use super::installed_program::{npm_bin, pypi_script};
@@ -18,6 +24,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+mod launchers;
 
 /// Longest an install may run, by default: a cold cache builds native modules.
 pub const DEFAULT_INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
@@ -90,8 +98,16 @@ impl Install {
 /// The installed server's program, or why there is none.
 pub enum Installed {
     Ready {
+        /// The executable the server runs as.
         program: PathBuf,
         facts: InstallFacts,
+        /// `Some`: start the entry's own launcher command with these variables added (it
+        /// finds the package in its cache); `None`: start `program` itself.
+        launcher_env: Option<Vec<(String, String)>>,
+        /// The runtime here is older than the package declares (npm `engines.node`): what
+        /// it declares and what is here. The package installs (npm only warns), and is
+        /// started as a client would; if it then exits, this is why.
+        runtime_unmet: Option<String>,
     },
     Failed {
         facts: InstallFacts,
@@ -125,6 +141,11 @@ impl InstallCache {
         };
         let _held = lock.lock().await;
         let started = Instant::now();
+        match install.installer {
+            Installer::Npm => return self.through_npx(install, env, started).await,
+            Installer::Uv => return self.through_uvx(install, env, started).await,
+            Installer::Pip => {}
+        }
         let dir = self.root.join(&key);
         if dir.join(READY).is_file() {
             return resolve(install, &dir, InstallFacts::none_ran(true, false));
@@ -137,13 +158,34 @@ impl InstallCache {
             let facts = InstallFacts::directory_error(why.clone());
             return failed(Code::InstallFailed, "io", &why, facts);
         }
+        let facts = match self
+            .run_all(install, &commands(install, &dir), &dir, env, started)
+            .await
+        {
+            Ok((facts, _)) => facts,
+            Err(failure) => return failure,
+        };
+        let _ = std::fs::write(dir.join(READY), &install.package.spec);
+        resolve(install, &dir, facts)
+    }
+
+    /// Runs the install's commands in `cwd`, in order, within what is left of the deadline.
+    async fn run_all(
+        &self,
+        install: &Install,
+        commands: &[Vec<String>],
+        cwd: &Path,
+        env: &[(String, String)],
+        started: Instant,
+    ) -> Result<(InstallFacts, String), Installed> {
         let mut facts = InstallFacts::none_ran(false, false);
-        for argv in commands(install, &dir) {
+        let mut output = String::new();
+        for argv in commands {
             let left = self.timeout.saturating_sub(started.elapsed());
             let command = ServerCommand {
                 program: argv[0].clone(),
                 args: argv[1..].to_vec(),
-                cwd: Some(dir.clone()),
+                cwd: Some(cwd.to_path_buf()),
                 env: env.to_vec(),
                 clear_env: true,
                 unset_env: Vec::new(),
@@ -154,18 +196,24 @@ impl InstallCache {
                 &crate::secrets::KnownSecrets::new(),
             )
             .await;
+            output.clone_from(&outcome.output);
             facts = InstallFacts::ran(outcome.facts);
             if !outcome.ok {
                 facts.set_duration(started.elapsed());
                 let (code, detail, evidence) =
                     classify(install, &facts, &outcome.output, self.timeout);
-                let message = message(code, install, self.timeout);
-                return failed(code, detail, &evidence, facts).with_message(message);
+                let message = match detail {
+                    "dependency" => dependency_message(install, &outcome.output),
+                    "native-library" | "upstream" | "script" => {
+                        script_message(install, detail, &outcome.output)
+                    }
+                    _ => message(code, install, self.timeout),
+                };
+                return Err(failed(code, detail, &evidence, facts).with_message(message));
             }
         }
         facts.set_duration(started.elapsed());
-        let _ = std::fs::write(dir.join(READY), &install.package.spec);
-        resolve(install, &dir, facts)
+        Ok((facts, output))
     }
 }
 
@@ -187,25 +235,12 @@ pub fn in_project(install: &Install, cwd: &Path) -> Option<Installed> {
     Some(resolve(install, cwd, InstallFacts::none_ran(true, true)))
 }
 
-/// The commands that install the package into `dir`.
+/// The commands that install a PyPI package into `dir` (npx installs npm packages).
 fn commands(install: &Install, dir: &Path) -> Vec<Vec<String>> {
     let dir = dir.display().to_string();
     let spec = install.package.spec.as_str();
     match install.installer {
-        Installer::Npm => vec![[
-            "npm",
-            "install",
-            "--prefix",
-            &dir,
-            "--no-audit",
-            "--no-fund",
-            "--no-save",
-            "--no-package-lock",
-            "--loglevel=error",
-            spec,
-        ]
-        .map(String::from)
-        .to_vec()],
+        Installer::Npm => Vec::new(),
         Installer::Pip => {
             let venv = format!("{dir}/venv");
             vec![
@@ -253,7 +288,12 @@ fn resolve(install: &Install, dir: &Path, facts: InstallFacts) -> Installed {
         Installer::Uv | Installer::Pip => pypi_script(dir, identifier),
     };
     match found {
-        Ok(program) => Installed::Ready { program, facts },
+        Ok(program) => Installed::Ready {
+            program,
+            facts,
+            launcher_env: None,
+            runtime_unmet: None,
+        },
         Err(evidence) => {
             let message = message(Code::InstallNoExecutable, install, Duration::ZERO);
             failed(
@@ -285,8 +325,13 @@ fn classify(
         return (Code::InstallFailed, "installer-missing", spawn.to_string());
     }
     // The install failed: a warning (npm's EBADENGINE) may be why.
-    if let Some(fault) = install_faults::fault_in(install.installer, output, false) {
+    let package = Some(install.package.name.as_str());
+    if let Some(fault) = install_faults::fault_in(install.installer, output, false, package) {
         return (fault.code, fault.detail, fault.line);
+    }
+    if let Some(script) = install_faults::script_failure(install.installer, output) {
+        let evidence = format!("{}: {}", script.script, script.line);
+        return (Code::InstallFailed, script.detail(), evidence);
     }
     let lines: Vec<&str> = output
         .lines()
@@ -338,10 +383,45 @@ fn message(code: Code, install: &Install, timeout: Duration) -> String {
     }
 }
 
+/// A dependency the registry lacks: the package is there, so the fault is not its own as
+/// far as can be told here (a registry or mirror without that version, a yanked release).
+fn dependency_message(install: &Install, output: &str) -> String {
+    let spec = excerpt(&install.package.spec, 120);
+    let package = Some(install.package.name.as_str());
+    let missing = install_faults::fault_in(install.installer, output, false, package)
+        .and_then(|f| f.missing)
+        .unwrap_or_default();
+    format!(
+        "{spec} is on its registry, but its requirement {} is not, so it could not be installed here; the server was not started.",
+        excerpt(&missing, 120)
+    )
+}
+
+/// A build or lifecycle script failed the install: which one, and whether the host is why.
+fn script_message(install: &Install, detail: &str, output: &str) -> String {
+    let spec = excerpt(&install.package.spec, 120);
+    let script = install_faults::script_failure(install.installer, output)
+        .map(|s| excerpt(&s.script, 120))
+        .unwrap_or_default();
+    match detail {
+        "native-library" => format!(
+            "{spec} could not be installed here: the build of {script} needs a native library (or its headers) this host lacks; the server was not started."
+        ),
+        "upstream" => format!(
+            "{spec} could not be installed here: {script} could not reach what it downloads; the server was not started."
+        ),
+        _ => format!("{spec} could not be installed: {script} failed; the server was not started."),
+    }
+}
+
 fn failed(code: Code, detail: &'static str, evidence: &str, facts: InstallFacts) -> Installed {
-    let finding = Finding::new(code, code.meta().title)
+    let mut finding = Finding::new(code, code.meta().title)
         .detail(detail)
         .evidence(&crate::secrets::mask_tokens(&excerpt(evidence, 300)));
+    // The host's or its registry's shortcoming, not the package's.
+    if matches!(detail, "dependency" | "native-library" | "upstream") {
+        finding.class_override = Some(crate::finding::IssueClass::Environment);
+    }
     Installed::Failed {
         facts,
         finding: Box::new(finding),
@@ -358,128 +438,4 @@ impl Installed {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn install(argv: &[&str], installer: Installer) -> Install {
-        let argv: Vec<String> = argv.iter().map(|w| w.to_string()).collect();
-        Install::of_command(&argv, installer).expect("installed first")
-    }
-
-    fn npm() -> Install {
-        install(&["npx", "-y", "@s/x@1.0.0"], Installer::Npm)
-    }
-
-    fn pypi() -> Install {
-        install(&["uvx", "x==1.0"], Installer::Uv)
-    }
-
-    fn failure() -> InstallFacts {
-        ran(false)
-    }
-
-    fn ran(timed_out: bool) -> InstallFacts {
-        InstallFacts::ran(crate::sweep::facts::SetupFacts::Ran(
-            crate::sweep::facts::CommandRun {
-                command: vec!["npm".into()],
-                ok: false,
-                timed_out,
-                exit_code: None,
-                signal: None,
-                duration_ms: 0,
-                output_tail: None,
-            },
-        ))
-    }
-
-    #[test]
-    fn the_decisive_line_of_each_failure_is_found() {
-        let t = Duration::from_secs(1);
-        let npm404 = "npm error code E404\nnpm error 404 Not Found - GET https://r/@s%2fx - Not found\nnpm error 404  '@s/x@1.0.0' is not in this registry.\nnpm error A complete log of this run can be found in: /x.log\n";
-        let (code, detail, line) = classify(&npm(), &failure(), npm404, t);
-        assert_eq!((code, detail), (Code::InstallPackageMissing, "package"));
-        assert!(line.contains("404"), "{line}");
-        let notarget = "npm error code ETARGET\nnpm error notarget No matching version found for @s/x@9.9.9.\nnpm error A complete log of this run can be found in: /x.log";
-        let (code, detail, line) = classify(&npm(), &failure(), notarget, t);
-        assert_eq!((code, detail), (Code::InstallPackageMissing, "version"));
-        assert!(line.contains("No matching version found"), "{line}");
-        let old = "  × No solution found when resolving dependencies:\n  ╰─▶ Because the current Python version (3.11.7) does not satisfy Python>=3.12 and x==1.0 depends on Python>=3.12, we can conclude that x==1.0 cannot be used.";
-        let (code, _, line) = classify(&pypi(), &failure(), old, t);
-        assert_eq!(code, Code::InstallRuntimeTooOld);
-        assert!(line.contains("3.12"), "{line}");
-        let missing = "error: No solution found when resolving dependencies\n  cause: Because x was not found in the package registry and you require x==1.0, we can conclude that your requirements are unsatisfiable.";
-        assert_eq!(
-            classify(&pypi(), &failure(), missing, t).0,
-            Code::InstallPackageMissing
-        );
-        let other = "npm error code EACCES\nnpm error syscall mkdir\nnpm error Error: EACCES: permission denied, mkdir '/x'\nnpm error A complete log of this run can be found in: /x.log";
-        let (code, _, line) = classify(&npm(), &failure(), other, t);
-        assert_eq!(code, Code::InstallFailed);
-        assert_eq!(
-            line,
-            "npm error Error: EACCES: permission denied, mkdir '/x'"
-        );
-        // A credential in the installer's output never reaches the evidence.
-        let leaky = "npm error 404 Not Found - GET https://ci:npm_Zx8Qm2Lr5Tn7Vb3Kc9Wd1Hy4Jf6Gs0Pa2Xe7@registry.example/x - Not found";
-        let (_, _, line) = classify(&npm(), &failure(), leaky, t);
-        let Installed::Failed { finding, .. } =
-            failed(Code::InstallPackageMissing, "package", &line, failure())
-        else {
-            panic!("failed")
-        };
-        let shown = finding.evidence.unwrap_or_default();
-        assert!(!shown.contains("npm_Zx8Qm2"), "{shown}");
-        assert!(
-            shown.contains("https://ci:[REDACTED]@registry.example/x"),
-            "{shown}"
-        );
-        let timeout = ran(true);
-        assert_eq!(classify(&npm(), &timeout, "", t).0, Code::InstallTimeout);
-    }
-
-    #[test]
-    fn keys_are_file_names_and_never_shared() {
-        let a = npm().key();
-        assert!(a.starts_with("npm-_s_x_1.0.0-"), "{a}");
-        let b = install(&["npx", "-y", "_s/x@1.0.0"], Installer::Npm).key();
-        assert_ne!(a, b);
-    }
-
-    #[test]
-    fn an_npm_bin_is_chosen_as_npx_chooses_it() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let write = |bin: Value| {
-            let pkg = dir.path().join("node_modules/@s/x");
-            std::fs::create_dir_all(&pkg).expect("dir");
-            std::fs::write(pkg.join("package.json"), json!({"bin": bin}).to_string())
-                .expect("write");
-        };
-        std::fs::create_dir_all(dir.path().join("node_modules/.bin")).expect("bin dir");
-        for name in ["x", "other", "only"] {
-            std::fs::write(dir.path().join("node_modules/.bin").join(name), "").expect("bin");
-        }
-        write(json!("cli.js"));
-        assert!(npm_bin(dir.path(), "@s/x")
-            .expect("string")
-            .ends_with(".bin/x"));
-        write(json!({"only": "a.js"}));
-        assert!(npm_bin(dir.path(), "@s/x")
-            .expect("one")
-            .ends_with(".bin/only"));
-        write(json!({"other": "a.js", "x": "b.js"}));
-        assert!(npm_bin(dir.path(), "@s/x")
-            .expect("named")
-            .ends_with(".bin/x"));
-        write(json!({"other": "a.js", "more": "b.js"}));
-        assert!(npm_bin(dir.path(), "@s/x")
-            .expect_err("none")
-            .0
-            .contains("several executables"));
-        write(Value::Null);
-        assert!(npm_bin(dir.path(), "@s/x")
-            .expect_err("no bin")
-            .0
-            .contains("no \"bin\""));
-    }
-}
+mod tests;

@@ -107,6 +107,13 @@ pub struct IssueFields {
     pub severity: String,
     pub class: String,
     pub message: String,
+    /// Written only where a finding has one.
+    #[serde(default, rename = "detailCode")]
+    pub detail_code: Option<String>,
+    /// The decisive text (an installer's line, the server's stderr, an error's message),
+    /// written only where a finding has some.
+    #[serde(default)]
+    pub evidence: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -5,6 +5,7 @@
 pub mod facts;
 pub mod install_phase;
 mod installed_program;
+pub mod judgement;
 pub mod line;
 pub mod line_verdict;
 pub mod manifest;

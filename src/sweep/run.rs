@@ -194,6 +194,8 @@ async fn entry_line(
         }
     }
     let mut shown = launch.command.clone();
+    let mut start_env: Vec<(String, String)> = Vec::new();
+    let mut runtime_unmet: Option<String> = None;
     if let Some(install) = &launch.install {
         let own;
         let installs = match &installs {
@@ -210,16 +212,28 @@ async fn entry_line(
             None => installs.install(install, &base_env).await,
         };
         match installed {
-            Installed::Ready { program, mut facts } => {
+            Installed::Ready {
+                program,
+                mut facts,
+                launcher_env,
+                runtime_unmet: unmet,
+            } => {
+                runtime_unmet = unmet;
                 facts.set_program(&program);
                 fields.install = Some(facts);
-                shown = std::iter::once(Shown::text(program.display().to_string()))
-                    .chain(
-                        launch.command[install.args_from.min(launch.command.len())..]
-                            .iter()
-                            .cloned(),
-                    )
-                    .collect();
+                match launcher_env {
+                    // The entry's own command: its launcher finds the package installed.
+                    Some(env) => start_env = env,
+                    None => {
+                        shown = std::iter::once(Shown::text(program.display().to_string()))
+                            .chain(
+                                launch.command[install.args_from.min(launch.command.len())..]
+                                    .iter()
+                                    .cloned(),
+                            )
+                            .collect();
+                    }
+                }
             }
             Installed::Failed { facts, finding } => {
                 let line = Line {
@@ -233,7 +247,7 @@ async fn entry_line(
             }
         }
     }
-    let env = with_entry_env(&base_env, &entry_env);
+    let env = with_entry_env(&with_entry_env(&base_env, &start_env), &entry_env);
     let argv: Vec<String> = shown.iter().map(Shown::value).collect();
     let mut settings = match guard_settings(argv, &env, &cwd, &config) {
         Ok(s) => s,
@@ -247,6 +261,15 @@ async fn entry_line(
     // The entry's secrets, by their names (the sandbox's HOME and PATH are not secrets).
     settings.secrets = known;
     let run = guard::run(settings).await;
+    if let Some(finding) = runtime_unmet.and_then(|unmet| too_old(&run.findings, &unmet, &launch)) {
+        drop(sandbox);
+        let line = Line {
+            status: LineStatus::NotJudged(NotJudged::InstallFailed),
+            reason: Some(finding.message.clone()),
+            ..fields.timed(clock)
+        };
+        return line.with((config.render.findings)(std::slice::from_ref(&finding)));
+    }
     let shown: Vec<String> = shown.iter().map(Shown::display).collect();
     let doc = (config.render.guard)(&run, Some(&shown));
     drop(sandbox);
@@ -453,6 +476,43 @@ impl SweepConfig {
 
 fn error_fields(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> Line {
     Line::not_judged(id, NotJudged::SweepError, started_at, clock).reason(excerpt(why, 500))
+}
+
+/// A server that exited before answering initialize on a runtime older than its package
+/// declares: the runtime is why, as a client with this runtime would meet it, unless its
+/// own words already put the failure on the environment (a credential it lacks).
+fn too_old(
+    findings: &[crate::finding::Finding],
+    unmet: &str,
+    launch: &Launch,
+) -> Option<crate::finding::Finding> {
+    use crate::catalog::Code;
+    use crate::finding::{excerpt, Finding, IssueClass};
+    let exited = findings.iter().find(|f| {
+        f.code == Code::ServerExited
+            && f.detail_code
+                .is_some_and(|d| d.ends_with("before-initialize"))
+    })?;
+    if exited.class() == IssueClass::Environment {
+        return None;
+    }
+    let spec = launch
+        .install
+        .as_ref()
+        .map_or(String::new(), |i| excerpt(&i.package.spec, 120));
+    let last = exited
+        .evidence
+        .as_deref()
+        .and_then(|e| e.lines().map(str::trim).rfind(|l| !l.is_empty()))
+        .unwrap_or("");
+    Some(
+        Finding::new(
+            Code::InstallRuntimeTooOld,
+            format!("{spec} needs a newer runtime than the one here ({unmet}), and exited before answering initialize: clients with this runtime cannot start it."),
+        )
+        .detail("engine")
+        .evidence(&excerpt(&format!("{unmet}; {last}"), 300)),
+    )
 }
 
 fn error_line(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> LineOut {

@@ -85,7 +85,10 @@ pub async fn run(
             .chars()
             .skip(count.saturating_sub(SHOWN_CHARS))
             .collect();
-        run.output_tail = Some(excerpt(&end, SHOWN_CHARS));
+        // Each line escaped for the JSON it lands in, the line breaks kept as they are (an
+        // escaped `\n` would be escaped again as JSON).
+        let lines: Vec<String> = end.split('\n').map(|l| excerpt(l, SHOWN_CHARS)).collect();
+        run.output_tail = Some(lines.join("\n"));
     }
     SetupOutcome {
         ok,

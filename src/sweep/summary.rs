@@ -17,6 +17,8 @@ pub struct IssueRow {
     pub severity: String,
     pub class: String,
     pub message: String,
+    pub detail_code: Option<String>,
+    pub evidence: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -28,11 +30,19 @@ pub struct ServerRow {
     pub errors: u64,
     pub warnings: u64,
     pub wall_ms: Option<u64>,
+    /// Time spent installing its package (0 when an earlier install was used).
+    pub install_ms: Option<u64>,
+    /// The server's own time: the entry's wall time less its install.
+    pub run_ms: Option<u64>,
     pub started_at: Option<String>,
     /// Why it was not started or could not be checked.
     pub reason: Option<String>,
     pub server_name: Option<String>,
     pub command: Option<String>,
+    /// The shell command that reruns it alone, secrets as `${NAME}`.
+    pub reproduce: Option<String>,
+    /// The decisive line behind its verdict (`judgement::cause`).
+    pub cause: Option<String>,
     pub issues: Vec<IssueRow>,
     /// The results file and line holding this server's full guard result.
     pub file: String,
@@ -70,6 +80,17 @@ pub struct Timing {
     pub buckets: Vec<Bucket>,
 }
 
+/// The install phase's time, apart from the servers' own.
+#[derive(Debug, Clone, Default)]
+pub struct InstallTime {
+    /// Entries whose package was installed for them.
+    pub installs: usize,
+    /// Entries that used an earlier install (this sweep's, npx's cache, the project's).
+    pub reused: usize,
+    pub total_ms: u64,
+    pub max_ms: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct Bucket {
     pub label: &'static str,
@@ -98,53 +119,11 @@ pub struct Summary {
     pub classes: Vec<ClassTable>,
     pub top_codes: Vec<(String, usize)>,
     pub slowest: Vec<(String, u64)>,
+    /// The servers' own time (install apart), of those that started.
     pub timing: Timing,
+    pub install: InstallTime,
     pub files: Vec<FileSpan>,
     pub duplicates: usize,
-}
-
-/// What a sweep can say of each server it was given: the number an operator needs is how
-/// many are broken, beside how many could not be judged where the sweep ran.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Judged {
-    /// Passed, or only warnings.
-    pub working: usize,
-    /// Failed: a protocol or transport fault, a server that did not run (needs
-    /// inspection, nothing pointing outside it), or a package no client can install.
-    pub broken: usize,
-    /// An upstream or credential it needs was missing here, its configuration or setup was
-    /// not given or failed, or the install ran out of time: no verdict on the server.
-    pub not_judged: usize,
-    /// Not asked (another transport, a remote entry without --remote).
-    pub not_asked: usize,
-}
-
-impl Judged {
-    pub fn of(servers: &[ServerRow]) -> Self {
-        let mut j = Self::default();
-        for s in servers {
-            let environment = s.issue_class.as_deref() == Some(IssueClass::Environment.as_str());
-            let slot = match s.status {
-                LineStatus::Judged(Status::Pass | Status::Warning) => &mut j.working,
-                LineStatus::NotJudged(NotJudged::NotAsked) => &mut j.not_asked,
-                LineStatus::NotJudged(
-                    NotJudged::NeedsConfiguration | NotJudged::SetupFailed | NotJudged::SweepError,
-                ) => &mut j.not_judged,
-                LineStatus::NotJudged(NotJudged::InstallFailed)
-                    if matches!(
-                        s.primary_issue_code.as_deref(),
-                        Some("install-timeout" | "install-failed")
-                    ) =>
-                {
-                    &mut j.not_judged
-                }
-                _ if environment => &mut j.not_judged,
-                _ => &mut j.broken,
-            };
-            *slot += 1;
-        }
-        j
-    }
 }
 
 /// Statuses from worst to best.
@@ -177,7 +156,11 @@ impl Summary {
                 .or_insert((s.status, 0))
                 .1 += 1;
         }
-        let started: Vec<&ServerRow> = servers.iter().filter(|s| s.status.was_started()).collect();
+        // Servers that ran: an entry whose install or setup failed never started one.
+        let started: Vec<&ServerRow> = servers
+            .iter()
+            .filter(|s| matches!(s.status, LineStatus::Judged(_)))
+            .collect();
         let mut slowest: Vec<(String, u64)> = started
             .iter()
             .filter_map(|s| Some((s.id.clone(), s.wall_ms?)))
@@ -186,7 +169,8 @@ impl Summary {
         slowest.truncate(10);
         let (classes, top_codes) = classes(&servers);
         Summary {
-            timing: timing(started.iter().filter_map(|s| s.wall_ms).collect()),
+            timing: timing(started.iter().filter_map(|s| s.run_ms).collect()),
+            install: install_time(&servers),
             statuses: statuses.into_values().collect(),
             classes,
             top_codes,
@@ -210,9 +194,18 @@ fn server_row(r: &ResultLine, file: &str) -> ServerRow {
             severity: excerpt(&i.severity, 20),
             class: excerpt(&i.class, 40),
             message: excerpt(&i.message, 300),
+            detail_code: i.detail_code.as_deref().map(|d| excerpt(d, 60)),
+            evidence: i.evidence.as_deref().map(|e| excerpt(e, 2000)),
         })
-        .collect();
+        .collect::<Vec<IssueRow>>();
+    let started = l.status.was_started();
+    let install_ms = l.install.as_ref().map(|i| i.duration_ms());
+    let primary = summary.and_then(|s| s.primary_issue_code.as_deref());
     ServerRow {
+        cause: super::judgement::cause(&issues, primary, l.reason.as_deref()),
+        install_ms,
+        run_ms: started.then(|| l.wall_ms.saturating_sub(install_ms.unwrap_or(0))),
+        reproduce: l.reproduce.as_deref().map(|r| excerpt(r, 2000)),
         id: excerpt(&l.id, 200),
         status: l.status,
         primary_issue_code: summary
@@ -245,7 +238,8 @@ fn classes(servers: &[ServerRow]) -> (Vec<ClassTable>, Vec<(String, usize)>) {
     let mut servers_in_class: HashMap<String, usize> = HashMap::new();
     for s in servers {
         let mut seen_classes: Vec<&str> = Vec::new();
-        for issue in &s.issues {
+        // A note is not an issue: it counts no server, here or in the top codes.
+        for issue in s.issues.iter().filter(|i| i.severity != "note") {
             let entry = by_class
                 .entry(issue.class.clone())
                 .or_default()
@@ -300,7 +294,7 @@ fn classes(servers: &[ServerRow]) -> (Vec<ClassTable>, Vec<(String, usize)>) {
     // initialize-timeout is environment's on one server, installRuntime on another).
     let mut by_code: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for s in servers {
-        for issue in &s.issues {
+        for issue in s.issues.iter().filter(|i| i.severity != "note") {
             let ids = by_code.entry(issue.code.as_str()).or_default();
             if ids.last() != Some(&s.id.as_str()) {
                 ids.push(s.id.as_str());
@@ -370,6 +364,20 @@ fn timing(mut walls: Vec<u64>) -> Timing {
     }
 }
 
+fn install_time(servers: &[ServerRow]) -> InstallTime {
+    let mut t = InstallTime::default();
+    for ms in servers.iter().filter_map(|s| s.install_ms) {
+        if ms == 0 {
+            t.reused += 1;
+        } else {
+            t.installs += 1;
+        }
+        t.total_ms += ms;
+        t.max_ms = t.max_ms.max(ms);
+    }
+    t
+}
+
 fn file_span(input: &InputFile) -> FileSpan {
     let mut first: Option<i64> = None;
     let mut last: Option<i64> = None;
@@ -406,25 +414,7 @@ fn file_span(input: &InputFile) -> FileSpan {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(status: &str, code: Option<&str>, class: Option<&str>) -> ServerRow {
-        ServerRow {
-            id: "x".into(),
-            status: serde_json::from_value(status.into()).expect("a status"),
-            primary_issue_code: code.map(str::to_string),
-            issue_class: class.map(str::to_string),
-            errors: 0,
-            warnings: 0,
-            wall_ms: None,
-            started_at: None,
-            reason: None,
-            server_name: None,
-            command: None,
-            issues: Vec::new(),
-            file: String::new(),
-            line: 0,
-        }
-    }
+    use crate::sweep::judgement::tests::row;
 
     #[test]
     fn a_code_filed_under_two_classes_is_one_top_code() {
@@ -433,6 +423,8 @@ mod tests {
             severity: "error".into(),
             class: class.into(),
             message: String::new(),
+            detail_code: None,
+            evidence: None,
         };
         let mut a = row(
             "needs_inspection",
@@ -450,46 +442,6 @@ mod tests {
         let (tables, top) = classes(&[a, b]);
         assert_eq!(top, [("initialize-timeout".to_string(), 2)]);
         assert_eq!(tables.len(), 2);
-    }
-
-    #[test]
-    fn broken_servers_are_counted_apart_from_those_not_judged_here() {
-        let rows = [
-            row("pass", None, None),
-            row("warning", Some("stdout-empty-line"), Some("stdioTransport")),
-            row("fail", Some("stdout-non-json"), Some("stdioTransport")),
-            row(
-                "needs_inspection",
-                Some("server-exited"),
-                Some("installRuntime"),
-            ),
-            row(
-                "install-failed",
-                Some("install-package-missing"),
-                Some("installRuntime"),
-            ),
-            row(
-                "needs_inspection",
-                Some("capability-list-error"),
-                Some("environment"),
-            ),
-            row(
-                "install-failed",
-                Some("install-timeout"),
-                Some("installRuntime"),
-            ),
-            row("needs-configuration", None, None),
-            row("not-asked", None, None),
-        ];
-        assert_eq!(
-            Judged::of(&rows),
-            Judged {
-                working: 2,
-                broken: 3,
-                not_judged: 3,
-                not_asked: 1
-            }
-        );
     }
 
     #[test]

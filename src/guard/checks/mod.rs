@@ -34,6 +34,8 @@ pub struct CheckContext<'a> {
     /// The installer that fetches the server (`npx`, `npm exec`, `uvx`), whose words on
     /// stderr may say why the server never started.
     pub launcher: Option<crate::install_faults::Installer>,
+    /// The name of the package the launcher fetches, when it fetches one.
+    pub package: Option<String>,
     /// The server runs on Python with stdout block-buffered (no -u, no PYTHONUNBUFFERED):
     /// what it printed may arrive only at exit.
     pub python_buffered: bool,

@@ -46,7 +46,7 @@ impl Check for Runtime {
             );
             return;
         }
-        initialize_outcome(t, cx.launcher, out);
+        initialize_outcome(t, cx.launcher, cx.package.as_deref(), out);
         explicit_requests(t, out);
         unsent_requests(t, cx.planned, out);
         crash(t, out);
@@ -91,7 +91,12 @@ fn answered_late(t: &Transcript, request: &crate::session::transcript::Exchange)
         .map(|f| f.at_ms.saturating_sub(request.sent_ms))
 }
 
-fn initialize_outcome(t: &Transcript, launcher: Option<Installer>, out: &mut Vec<Finding>) {
+fn initialize_outcome(
+    t: &Transcript,
+    launcher: Option<Installer>,
+    package: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
     let Some(init) = t.handshake() else { return };
     let location = Location::request(&init.method);
     match &init.outcome {
@@ -123,7 +128,7 @@ fn initialize_outcome(t: &Transcript, launcher: Option<Installer>, out: &mut Vec
         }
         Outcome::NoResponse | Outcome::SendFailed(_) if !t.stream_cut() => {
             let f = launcher
-                .and_then(|l| not_installed(t, l))
+                .and_then(|l| not_installed(t, l, package))
                 .unwrap_or_else(|| exited_before_initialize(t, &init.method));
             out.push(f.at(location));
         }
@@ -133,13 +138,17 @@ fn initialize_outcome(t: &Transcript, launcher: Option<Installer>, out: &mut Vec
 
 /// The server never started because its launcher could not install it, as the launcher
 /// said on stderr and with a failing exit: what a client that starts it would meet too.
-fn not_installed(t: &Transcript, launcher: Installer) -> Option<Finding> {
+fn not_installed(t: &Transcript, launcher: Installer, package: Option<&str>) -> Option<Finding> {
     if matches!(t.process.exit, Some(ExitKind::Code(0)) | None) {
         return None;
     }
-    let fault = install_faults::fault_in(launcher, &t.process.stderr.tail_text(), true)?;
+    let fault = install_faults::fault_in(launcher, &t.process.stderr.tail_text(), true, package)?;
     let name = launcher.name();
     let message = match fault.code {
+        Code::InstallPackageMissing if fault.is_dependency() => format!(
+            "The server never started: {name} could not install it, because its requirement {} is not on the registry here (the package itself is).",
+            crate::finding::excerpt(fault.missing.as_deref().unwrap_or_default(), 120)
+        ),
         Code::InstallPackageMissing => format!(
             "The server never started: {name} could not install it, because {} is not on its registry. No client can start it from this command either.",
             if fault.detail == "version" { "the version it names" } else { "the package" }
@@ -151,12 +160,14 @@ fn not_installed(t: &Transcript, launcher: Installer) -> Option<Finding> {
             "The server never started: {name} found no executable to run in its package. No client can start it from this command either."
         ),
     };
-    Some(
-        Finding::new(fault.code, message)
-            .detail(fault.detail)
-            .evidence(&fault.line)
-            .process(ProcessFacts::exit(ProcessPhase::Startup, t.process.exit)),
-    )
+    let mut finding = Finding::new(fault.code, message)
+        .detail(fault.detail)
+        .evidence(&fault.line)
+        .process(ProcessFacts::exit(ProcessPhase::Startup, t.process.exit));
+    if fault.is_dependency() {
+        finding.class_override = Some(crate::finding::IssueClass::Environment);
+    }
+    Some(finding)
 }
 
 fn exited_before_initialize(t: &Transcript, method: &str) -> Finding {

@@ -2,9 +2,10 @@
 //! (bounded, control characters escaped) when the summary was built.
 
 use crate::finding::{excerpt, plural};
+use crate::sweep::judgement::{self, Judged};
 use crate::sweep::line::{LineStatus, NotJudged};
 use crate::sweep::merge::Merged;
-use crate::sweep::summary::{Judged, Summary};
+use crate::sweep::summary::Summary;
 use std::fmt::Write;
 
 pub fn render(summary: &Summary) -> String {
@@ -48,7 +49,11 @@ pub fn render(summary: &Summary) -> String {
         }
     }
     let t = &summary.timing;
-    let _ = writeln!(out, "\ntiming ({} started)", plural(t.count, "server"));
+    let _ = writeln!(
+        out,
+        "\ntiming: the servers' own time, install apart ({} started)",
+        plural(t.count, "server")
+    );
     if t.count > 0 {
         let _ = writeln!(
             out,
@@ -66,6 +71,9 @@ pub fn render(summary: &Summary) -> String {
             .map(|b| format!("{} {}", b.label, b.servers))
             .collect();
         let _ = writeln!(out, "  {}", buckets.join(" · "));
+    }
+    if let Some(line) = install_line(summary) {
+        let _ = writeln!(out, "  {line}");
     }
     for f in &summary.files {
         let span = f.span_ms.map_or("-".into(), secs);
@@ -92,29 +100,57 @@ pub fn render(summary: &Summary) -> String {
         .fold(36, usize::max);
     let _ = writeln!(
         out,
-        "  {:<20} {:<id_w$} {:<issue_w$} {:>9}  DETAILS",
-        "STATUS", "ID", "PRIMARY ISSUE", "WALL"
+        "  {:<20} {:<id_w$} {:<issue_w$} {:>9} {:>9}  DETAILS",
+        "STATUS", "ID", "PRIMARY ISSUE", "INSTALL", "RUN"
     );
     for s in &summary.servers {
-        // A code fits its column; a reason (why an entry was not started) is a sentence,
-        // so it goes last, after where the line is.
+        // A code fits its column; the decisive line (the installer's, the server's last
+        // stderr line, an error's message, why it was not started) is a sentence, so it
+        // goes last, after where the line is.
         let primary = s.primary_issue_code.as_deref().unwrap_or("-");
-        let reason = match (&s.primary_issue_code, &s.reason) {
-            (None, Some(reason)) => format!(" · {}", excerpt(reason, 300)),
-            _ => String::new(),
-        };
+        let cause = s
+            .cause
+            .as_deref()
+            .filter(|_| !matches!(judgement::Judgement::of(s), judgement::Judgement::Working))
+            .map(|c| format!(" · {}", excerpt(c, 200)))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {:<20} {:<id_w$} {:<issue_w$} {:>9}  {}:{}{reason}",
+            "  {:<20} {:<id_w$} {:<issue_w$} {:>9} {:>9}  {}:{}{cause}",
             s.status,
             s.id,
             primary,
-            s.wall_ms.map_or("-".into(), secs),
+            s.install_ms.map_or("-".into(), secs),
+            s.run_ms.map_or("-".into(), secs),
             s.file,
             s.line
         );
     }
     out
+}
+
+/// `install: 30 installed (412.3 s, longest 65.0 s) · 15 reused`, when any entry had one.
+pub fn install_line(summary: &Summary) -> Option<String> {
+    let i = &summary.install;
+    if i.installs + i.reused == 0 {
+        return None;
+    }
+    Some(format!(
+        "install: {} installed ({}, longest {}) · {} reused",
+        i.installs,
+        secs(i.total_ms),
+        secs(i.max_ms),
+        i.reused
+    ))
+}
+
+/// `could not be judged here: a (runtime too old for this host), b (upstream unreachable)`.
+pub fn not_judged_line(summary: &Summary) -> Option<String> {
+    let members: Vec<String> = judgement::not_judged(&summary.servers)
+        .into_iter()
+        .map(|(id, why)| format!("{} ({why})", excerpt(id, 80)))
+        .collect();
+    (!members.is_empty()).then(|| format!("could not be judged here: {}", members.join(", ")))
 }
 
 /// `9 working · 12 broken · 5 could not be judged here · 2 not asked`.
@@ -192,6 +228,9 @@ fn statuses_and_codes(out: &mut String, summary: &Summary, most: usize) {
         .collect();
     let _ = writeln!(out, "  {}", statuses.join(" · "));
     let _ = writeln!(out, "  {}", judged_line(&Judged::of(&summary.servers)));
+    if let Some(line) = not_judged_line(summary) {
+        let _ = writeln!(out, "  {line}");
+    }
     if !summary.top_codes.is_empty() {
         let codes: Vec<String> = summary
             .top_codes

@@ -17,11 +17,16 @@ pub struct SweepReport<'a> {
     pub schema_version: SchemaVersion,
     pub kind: Kind,
     pub totals: Totals,
+    /// What the sweep can say of the servers: working, broken, could not be judged here
+    /// (each with why), not asked.
+    pub judged: JudgedCounts<'a>,
     /// The codes found on the most servers.
     pub top_issue_codes: Vec<CodeCount<'a>>,
     /// Per issue class, the servers with such an issue and each code's count.
     pub issue_classes: Vec<ClassTable<'a>>,
+    /// The servers' own time, install apart.
     pub timing: Timing<'a>,
+    pub install: InstallTime,
     /// The servers that took longest.
     pub slowest: Vec<WallTime<'a>>,
     /// Each results file read: its lines, and how long its run took.
@@ -45,6 +50,41 @@ pub struct Totals {
     pub statuses: NamedMap<usize>,
     /// Lines of a server that a later line of the same server replaced.
     pub duplicates_replaced: usize,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JudgedCounts<'a> {
+    /// Passed, or only warnings.
+    pub working: usize,
+    /// A fault of the server's own.
+    pub broken: usize,
+    /// No verdict where the sweep ran: the host, the registry, a credential, a deadline.
+    pub not_judged: usize,
+    /// Not started by the sweep (another transport, a remote entry without --remote).
+    pub not_asked: usize,
+    /// The servers counted in `notJudged`, each with why.
+    pub not_judged_servers: Vec<NotJudgedServer<'a>>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct NotJudgedServer<'a> {
+    pub id: &'a str,
+    /// `runtime too old for this host`, `upstream unreachable`, `credential missing or
+    /// rejected`, `native library missing`, `launcher not installed`, …
+    pub reason: &'a str,
+}
+
+/// The install phase's time, apart from the servers' own.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallTime {
+    /// Entries whose package was installed for them.
+    pub installs: usize,
+    /// Entries that used an earlier install.
+    pub reused: usize,
+    pub total_ms: u64,
+    pub max_ms: u64,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -127,11 +167,20 @@ pub struct ServerRow<'a> {
     pub errors: u64,
     pub warnings: u64,
     pub wall_ms: Option<u64>,
+    /// Time spent installing its package; 0 when an earlier install was used.
+    pub install_ms: Option<u64>,
+    /// The entry's wall time less its install, when it was started.
+    pub run_ms: Option<u64>,
     pub started_at: Option<&'a str>,
     /// Why it was not started or could not be checked.
     pub reason: Option<&'a str>,
+    /// The decisive line behind the verdict: the installer's line, the server's last
+    /// stderr line, an error answer's message, or why it was not started.
+    pub cause: Option<&'a str>,
     pub server_name: Option<&'a str>,
     pub command: Option<&'a str>,
+    /// The shell command that reruns this server alone.
+    pub reproduce: Option<&'a str>,
     pub issues: Vec<IssueRow<'a>>,
     /// The results file and line holding this server's full guard result.
     pub file: &'a str,
@@ -148,9 +197,26 @@ pub struct IssueRow<'a> {
 
 pub fn report(summary: &Summary) -> SweepReport<'_> {
     let t = &summary.timing;
+    let judged = crate::sweep::judgement::Judged::of(&summary.servers);
     SweepReport {
         schema_version: SchemaVersion,
         kind: Kind::SweepReport,
+        judged: JudgedCounts {
+            working: judged.working,
+            broken: judged.broken,
+            not_judged: judged.not_judged,
+            not_asked: judged.not_asked,
+            not_judged_servers: crate::sweep::judgement::not_judged(&summary.servers)
+                .into_iter()
+                .map(|(id, reason)| NotJudgedServer { id, reason })
+                .collect(),
+        },
+        install: InstallTime {
+            installs: summary.install.installs,
+            reused: summary.install.reused,
+            total_ms: summary.install.total_ms,
+            max_ms: summary.install.max_ms,
+        },
         totals: Totals {
             servers: summary.servers.len(),
             statuses: summary
@@ -235,10 +301,14 @@ fn server_row(s: &crate::sweep::summary::ServerRow) -> ServerRow<'_> {
         errors: s.errors,
         warnings: s.warnings,
         wall_ms: s.wall_ms,
+        install_ms: s.install_ms,
+        run_ms: s.run_ms,
         started_at: s.started_at.as_deref(),
         reason: s.reason.as_deref(),
+        cause: s.cause.as_deref(),
         server_name: s.server_name.as_deref(),
         command: s.command.as_deref(),
+        reproduce: s.reproduce.as_deref(),
         issues: s
             .issues
             .iter()

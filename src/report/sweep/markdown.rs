@@ -66,8 +66,16 @@ pub fn render(summary: &Summary) -> String {
     let _ = write!(
         out,
         "\n\n**{}**",
-        super::human::judged_line(&crate::sweep::summary::Judged::of(&summary.servers))
+        super::human::judged_line(&crate::sweep::judgement::Judged::of(&summary.servers))
     );
+    let not_judged = crate::sweep::judgement::not_judged(&summary.servers);
+    if !not_judged.is_empty() {
+        let members: Vec<String> = not_judged
+            .iter()
+            .map(|(id, why)| format!("{} ({why})", code(id, 80)))
+            .collect();
+        let _ = write!(out, "\n\nCould not be judged here: {}", members.join(", "));
+    }
     let _ = writeln!(out, "\n\n| Status | Servers |\n|---|---:|");
     for (status, n) in &summary.statuses {
         let _ = writeln!(out, "| {} | {n} |", cell(status.as_str(), 40));
@@ -112,7 +120,14 @@ pub fn render(summary: &Summary) -> String {
 
 fn timing(out: &mut String, summary: &Summary) {
     let t = &summary.timing;
-    let _ = writeln!(out, "\n## Timing\n\n{} started.", plural(t.count, "server"));
+    let _ = writeln!(
+        out,
+        "\n## Timing\n\n{} started; their own time, install apart.{}",
+        plural(t.count, "server"),
+        super::human::install_line(summary)
+            .map(|l| format!(" {l}."))
+            .unwrap_or_default()
+    );
     if t.count > 0 {
         let _ = writeln!(
             out,
@@ -163,7 +178,7 @@ fn servers(out: &mut String, summary: &Summary) {
         .collect();
     let _ = writeln!(
         out,
-        "\n## Servers\n\n| # | Status | Id | Primary issue | Wall | Details |\n|---:|---|---|---|---:|---|"
+        "\n## Servers\n\n| # | Status | Id | Primary issue | Cause | Install | Run | Details |\n|---:|---|---|---|---|---:|---:|---|"
     );
     let mut shown = 0;
     for (i, s) in summary.servers.iter().enumerate() {
@@ -181,14 +196,19 @@ fn servers(out: &mut String, summary: &Summary) {
             .as_deref()
             .or(s.reason.as_deref())
             .unwrap_or("");
+        let cause = match crate::sweep::judgement::Judgement::of(s) {
+            crate::sweep::judgement::Judgement::Working => String::new(),
+            _ => cell(s.cause.as_deref().unwrap_or(""), 160),
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {details} |",
+            "| {} | {} | {} | {} | {cause} | {} | {} | {details} |",
             i + 1,
             cell(s.status.as_str(), 40),
             cell(&s.id, 120),
             cell(primary, 100),
-            s.wall_ms.map_or("-".into(), secs),
+            s.install_ms.map_or("-".into(), secs),
+            s.run_ms.map_or("-".into(), secs),
         );
     }
     if shown < summary.servers.len() {
@@ -228,8 +248,13 @@ fn details(out: &mut String, number: usize, s: &ServerRow) {
     if let Some(name) = &s.server_name {
         let _ = writeln!(out, "- server: {}", code(name, 128));
     }
-    if let Some(command) = &s.command {
-        let _ = writeln!(out, "- command: {}", code(command, 200));
+    // The command as run may name the sweep's temporary directories, gone by now: the
+    // command that reruns the server is what a reader can use.
+    if let Some(reproduce) = &s.reproduce {
+        let _ = writeln!(out, "- reproduce: {}", code(reproduce, 600));
+    }
+    if let Some(cause) = &s.cause {
+        let _ = writeln!(out, "- cause: {}", code(cause, 200));
     }
     if let Some(reason) = &s.reason {
         let _ = writeln!(out, "- reason: {}", code(reason, 300));

@@ -173,6 +173,25 @@ fn an_unreachable_upstream_is_the_environments_fault_and_a_server_bug_is_not() {
         issue["evidence"],
         "Please provide EXAMPLE_API_KEY environment variable."
     );
+    // A native library the server loads is not on this host.
+    let native = expect_fixture(
+        "needs_a_missing_native_library",
+        &[],
+        "needs_inspection",
+        &[("server-exited", "error")],
+    );
+    let issue = native.issue("server-exited");
+    assert_eq!(issue["class"], "environment");
+    assert_eq!(
+        issue["evidence"],
+        "ImportError: libodbc.so.2: cannot open shared object file: No such file or directory"
+    );
+    assert!(
+        issue["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("a native library it loads is missing")),
+        "{issue}"
+    );
 }
 
 #[test]

@@ -245,7 +245,7 @@ fn the_markdown_report_keeps_hostile_text_inert() {
         .expect("report");
     assert_eq!(out.status.code(), Some(0));
     let md = String::from_utf8(out.stdout).expect("utf-8");
-    assert!(md.contains("| 1 | `fail` | ``<img src=x onerror=alert(1)> @octocat [c](https://evil.example) ![i](https://evil.example/i.png) \\| `t` **bold**`` | `stdout-non-json` | 1.2 s | [details](#server-1) |"), "{md}");
+    assert!(md.contains("| 1 | `fail` | ``<img src=x onerror=alert(1)> @octocat [c](https://evil.example) ![i](https://evil.example/i.png) \\| `t` **bold**`` | `stdout-non-json` | ``<img src=x onerror=alert(1)> @octocat [c](https://evil.example) ![i](https://evil.example/i.png) \\| `t` **bold**`` | - | 1.2 s | [details](#server-1) |"), "{md}");
     let live = outside_code_spans(&md);
     for needle in ["<img", "@octocat", "evil.example", "**bold**"] {
         assert!(!live.contains(needle), "{needle} is live in:\n{live}");

@@ -230,14 +230,12 @@ fn a_python_hint_runs_with_uvx_and_a_flag_without_a_value_is_passed() {
         l["runtimeNote"],
         "runtimeHint \"python\" run with uvx, the first of uvx, pipx on PATH"
     );
-    let command = l["command"].as_array().expect("command");
-    assert!(
-        command[0]
-            .as_str()
-            .is_some_and(|p| p.ends_with("/venv/bin/mcp-server-fetch")),
-        "{command:?}"
+    // uvx installed it into its own cache, and the entry's own uvx command started it.
+    assert_eq!(
+        l["command"],
+        json!(["uvx", "mcp-server-fetch==2026.10.24", "--ignore-robots-txt"])
     );
-    assert_eq!(command[1..], [json!("--ignore-robots-txt")]);
+    assert_eq!(l["install"]["command"][0], "uvx");
     assert_eq!(
         l["reproduce"],
         "mcpcheck guard -- uvx 'mcp-server-fetch==2026.10.24' --ignore-robots-txt"
@@ -355,4 +353,85 @@ fn an_install_stopped_half_way_leaves_nothing_that_breaks_the_next_entry() {
     let l = line(&lines, "second@1");
     assert_eq!(l["status"], "pass", "{l}");
     assert_eq!(l["install"]["cached"], false);
+}
+
+#[test]
+fn a_dependency_the_registry_lacks_is_named_and_is_the_environment_s() {
+    // A local package location (no index): the package is there, the version of its pinned
+    // dependency is not, as postgres-mcp 0.3.0's pglast==7.2.0 was missing.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let wheels = dir.path().join("wheels");
+    let made = Command::new("python3")
+        .arg(support::repo().join("tests/fixtures/registry/pypi_wheels.py"))
+        .arg(&wheels)
+        .status()
+        .expect("python3");
+    assert!(made.success());
+    let manifest = write_manifest(
+        dir.path(),
+        &[
+            server("needs-absent", pypi("mcpcheck-fixture-needs-absent", "1.0")),
+            server("absent", pypi("mcpcheck-fixture-needs-absent", "2.0")),
+            server(
+                "elsewhere",
+                pypi("mcpcheck-fixture-script-elsewhere", "1.0"),
+            ),
+        ],
+    );
+    let out = dir.path().join("r.jsonl");
+    let run = sweep_command(dir.path(), &manifest, &out, &dir.path().join("npm-cache"))
+        .args(["--pass-env", "UV_FIND_LINKS", "--pass-env", "UV_NO_INDEX"])
+        .env("UV_FIND_LINKS", &wheels)
+        .env("UV_NO_INDEX", "1")
+        .output()
+        .expect("sweep");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines = lines(&out);
+    let l = line(&lines, "needs-absent@1");
+    assert_eq!(l["status"], "install-failed", "{l}");
+    let issue = &l["issues"][0];
+    assert_eq!(
+        (&issue["code"], &issue["detailCode"], &issue["class"]),
+        (
+            &json!("install-package-missing"),
+            &json!("dependency"),
+            &json!("environment")
+        ),
+        "{l}"
+    );
+    assert_eq!(
+        issue["message"],
+        "mcpcheck-fixture-needs-absent==1.0 is on its registry, but its requirement mcpcheck-fixture-absent-dep==7.2.0 is not, so it could not be installed here; the server was not started."
+    );
+    // The package's own version missing stays the package's fault.
+    let own = line(&lines, "absent@1");
+    assert_eq!(
+        (&own["issues"][0]["detailCode"], &own["issues"][0]["class"]),
+        (&json!("version"), &json!("installRuntime")),
+        "{own}"
+    );
+    // A package whose one script is named otherwise: its own script, and uvx's words.
+    let elsewhere = line(&lines, "elsewhere@1");
+    assert_eq!(
+        support::issue_pairs(elsewhere),
+        support::pairs(&[("install-no-executable", "error")])
+    );
+    assert_eq!(
+        elsewhere["issues"][0]["evidence"],
+        "uvx: Use `uvx --from mcpcheck-fixture-script-elsewhere script-elsewhere` instead. No script named mcpcheck-fixture-script-elsewhere; its own scripts: script-elsewhere"
+    );
+    // The report counts the first as not judged here, the second as broken.
+    let report = support::mcpcheck()
+        .args(["sweep-report", "--format", "json"])
+        .arg(&out)
+        .output()
+        .expect("sweep-report");
+    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    let classes = report["issueClasses"].to_string();
+    assert!(classes.contains("environment"), "{classes}");
 }
