@@ -2,6 +2,7 @@
 
 mod inputs;
 mod install;
+mod npx;
 mod remote;
 mod secrets;
 mod servers;

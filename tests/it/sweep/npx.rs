@@ -5,7 +5,7 @@
 //! so named), an install script that runs only from npx's cache (`_npx` in its path), and a
 //! second sweep that finds every install in npx's cache and installs nothing.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
