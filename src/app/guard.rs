@@ -91,6 +91,87 @@ impl GuardArgs {
     }
 }
 
+/// The `mcpcheck guard` command line that asks for `request`: the inverse of
+/// [`GuardArgs::request`] (reading it back gives the same request, secrets aside). Header
+/// values and a URL's password are shown as `<redacted>` and `--env` values as their names
+/// only, since the line is printed in reports; everything else is exact.
+pub fn argv(request: &GuardRequest) -> Vec<String> {
+    let mut argv = vec!["mcpcheck".to_string(), "guard".to_string()];
+    let mut flag = |name: &str, value: Option<String>| {
+        if let Some(value) = value {
+            argv.push(format!("--{name}"));
+            argv.push(value);
+        }
+    };
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let time = |ms: Option<u64>| ms.map(|ms| crate::duration::Millis::ms(ms).to_string());
+    flag("config", path(&request.config));
+    flag("profile", request.profile.clone());
+    flag("protocol", request.protocol.clone());
+    flag("timeout", time(request.timeout));
+    flag("repeat", request.repeat.map(|n| n.to_string()));
+    flag("cwd", path(&request.cwd));
+    for (i, method) in request.requests.iter().enumerate() {
+        flag("request", Some(method.clone()));
+        flag("params", request.params.get(i).cloned());
+    }
+    // The guard job scans the `scan` paths beside the session.
+    for p in &request.scan {
+        flag("scan", Some(p.display().to_string()));
+    }
+    if let Some(url) = &request.url {
+        flag("url", Some(crate::secrets::redact(url)));
+    }
+    for header in &request.headers {
+        let name = header.split('=').next().unwrap_or("").trim();
+        flag("header", Some(format!("{name}=<redacted>")));
+    }
+    for kv in &request.env {
+        let name = kv.split('=').next().unwrap_or("");
+        flag("env", Some(format!("{name}=<redacted>")));
+    }
+    flag("adversarial-probes", request.adversarial_probes.clone());
+    flag("settle", time(request.settle));
+    flag("shutdown-grace", time(request.shutdown_grace));
+    flag(
+        "max-stdout-line-bytes",
+        request.max_stdout_line_bytes.map(|n| n.to_string()),
+    );
+    flag(
+        "max-stdout-bytes",
+        request.max_stdout_bytes.map(|n| n.to_string()),
+    );
+    flag(
+        "max-stderr-bytes",
+        request.max_stderr_bytes.map(|n| n.to_string()),
+    );
+    flag(
+        "stderr-flood-bytes",
+        request.stderr_flood_bytes.map(|n| n.to_string()),
+    );
+    flag(
+        "max-list-pages",
+        request.max_list_pages.map(|n| n.to_string()),
+    );
+    for (on, name) in [
+        (request.protocol_matrix, "--protocol-matrix"),
+        (request.list_probes, "--list-probes"),
+        (request.no_list_probes, "--no-list-probes"),
+        (request.json, "--json"),
+        (request.fail_on_static, "--fail-on-static"),
+        (request.url_policy.allow_unsafe, "--url-allow-unsafe"),
+    ] {
+        if on {
+            argv.push(name.to_string());
+        }
+    }
+    if !request.command.is_empty() {
+        argv.push("--".into());
+        argv.extend(request.command.iter().cloned());
+    }
+    argv
+}
+
 /// The one guard job every front runs (`mcpcheck guard`, the Action): the request resolved
 /// (its URL under its policy), the sessions, then the source scan of `scan` beside them —
 /// stray stdout traced to the write that printed it, and the scan's findings as the

@@ -241,3 +241,69 @@ fn the_flags_help_states_the_builders_defaults() {
         );
     }
 }
+
+/// `mcpcheck guard`'s command line for a request reads back as that request: every flag the
+/// request can carry, set to a value that is not its default (secrets are shown redacted,
+/// so they are left out here; the Action's test covers its inputs the same way).
+#[test]
+fn a_requests_command_line_reads_back_as_the_request() {
+    let request = flags(&[
+        "guard",
+        "--config",
+        "mcpcheck.json",
+        "--profile",
+        "ci",
+        "--protocol",
+        "2025-06-18",
+        "--timeout",
+        "1500ms",
+        "--repeat",
+        "3",
+        "--cwd",
+        "pkg",
+        "--request",
+        "tools/list",
+        "--params",
+        "{\"a\":1}",
+        "--request",
+        "ping",
+        "--scan",
+        "src",
+        "--scan",
+        "lib",
+        "--url",
+        "https://example.com/mcp",
+        "--adversarial-probes",
+        "all",
+        "--settle",
+        "2s",
+        "--shutdown-grace",
+        "3m",
+        "--max-stdout-line-bytes",
+        "1000",
+        "--max-stdout-bytes",
+        "2000",
+        "--max-stderr-bytes",
+        "3000",
+        "--stderr-flood-bytes",
+        "4000",
+        "--max-list-pages",
+        "5",
+        "--protocol-matrix",
+        "--no-list-probes",
+        "--json",
+        "--fail-on-static",
+        "--url-allow-unsafe",
+        "--",
+        "node",
+        "server.js",
+        "--port=1",
+    ]);
+    let line = super::guard::argv(&request);
+    let back = flags(&line.iter().skip(1).map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(back, request, "{line:?}");
+    assert_eq!(
+        super::guard::argv(&flags(&["guard", "--timeout", "30000", "--", "x"])),
+        ["mcpcheck", "guard", "--timeout", "30s", "--", "x"]
+    );
+}

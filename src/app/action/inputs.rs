@@ -187,43 +187,8 @@ impl Inputs {
 
     /// The `mcpcheck guard` command line these inputs stand for.
     pub fn guard_argv(&self) -> Result<Vec<String>, Error> {
-        let mut argv = vec!["mcpcheck".to_string(), "guard".to_string()];
-        let mut option = |name: &str, value: &Option<String>| {
-            if let Some(v) = value {
-                argv.push(format!("--{name}"));
-                argv.push(v.clone());
-            }
-        };
-        option("config", &self.config);
-        option("profile", &self.profile);
-        option("protocol", &self.protocol);
-        option("timeout", &self.timeout);
-        option("repeat", &self.repeat);
-        option("cwd", &self.working_directory);
-        for request in &self.requests {
-            argv.push("--request".into());
-            argv.push(request.clone());
-        }
-        // The guard job scans the `scan` paths beside the session, as `--scan` does.
-        for path in &self.scan {
-            argv.push("--scan".into());
-            argv.push(path.clone());
-        }
-        if let Some(url) = &self.url {
-            argv.push("--url".into());
-            argv.push(crate::secrets::redact(url));
-        }
-        for header in &self.headers {
-            // The invocation is shown in reports: the name only.
-            let name = header.split('=').next().unwrap_or("").trim();
-            argv.push("--header".into());
-            argv.push(format!("{name}=<redacted>"));
-        }
-        if self.command.is_some() {
-            argv.push("--".into());
-            argv.extend(self.command_words()?);
-        }
-        Ok(argv)
+        // Derived from the request, never assembled apart from it.
+        Ok(crate::app::guard::argv(&self.guard_request()?))
     }
 
     /// The `command` input split like a shell would (it is not run through one).
@@ -347,7 +312,7 @@ mod tests {
                 "mcpcheck",
                 "guard",
                 "--timeout",
-                "9000",
+                "9s",
                 "--cwd",
                 "pkg",
                 "--request",
