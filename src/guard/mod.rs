@@ -16,7 +16,6 @@ pub mod progress;
 mod python;
 pub mod remote;
 pub mod runtimes;
-mod surface;
 mod trace;
 
 use crate::catalog::Code;
@@ -266,6 +265,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
             launcher,
             package: package.clone(),
             python_buffered,
+            command: &settings.command,
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
@@ -311,10 +311,6 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
             findings: found,
         });
     }
-    // The surface rules live below the engines; the guard runs its high-precision subset.
-    let surface = surface::check(&transcript, &settings.command);
-    findings.extend(surface.findings.iter().cloned());
-    results.push(surface);
     finding::sort(&mut findings);
     let tool_schema = ToolSchemaSummary::of(&transcript);
     SessionResult {

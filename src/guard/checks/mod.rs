@@ -10,6 +10,7 @@ mod json_rpc;
 mod runtime;
 mod stderr_cause;
 mod stdio;
+mod surface;
 mod tool_calls;
 mod tool_schema;
 mod unasked;
@@ -39,6 +40,8 @@ pub struct CheckContext<'a> {
     /// The server runs on Python with stdout block-buffered (no -u, no PYTHONUNBUFFERED):
     /// what it printed may arrive only at exit.
     pub python_buffered: bool,
+    /// How the server was started (the surface check names an unnamed server after it).
+    pub command: &'a crate::process::ServerCommand,
 }
 
 /// One check: a name for the report, the codes it may emit, and the inspection itself.
@@ -68,5 +71,6 @@ pub fn registry() -> Vec<Box<dyn Check>> {
         Box::new(http_answers::HttpAnswers),
         Box::new(http_probes::HttpProbes),
         Box::new(http_legacy::HttpLegacy),
+        Box::new(surface::Surface),
     ]
 }

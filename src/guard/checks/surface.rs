@@ -1,33 +1,48 @@
 //! The guard's `surface` check: the high-precision surface rules over what the server listed.
 
-use super::CheckResult;
+use super::{Check, CheckContext};
 use crate::catalog::Code;
+use crate::finding::Finding;
 use crate::process::ServerCommand;
 use crate::session::transcript::{ListKind, Transcript};
 use crate::surface::{self, ServerSurface, SurfaceOptions};
 use serde_json::Value;
+use std::sync::LazyLock;
 
 /// Characters of `serverInfo.name` kept as the server's name.
 const MAX_SERVER_NAME_CHARS: usize = 128;
 
-/// Runs the guard's surface rules (poisoning, hidden characters, secrets, look-alike names,
-/// credential resources) over the lists and the `initialize` result (its `instructions`);
-/// the heuristic rules are left to `mcpcheck surface` and the security scan.
-pub fn check(transcript: &Transcript, command: &ServerCommand) -> CheckResult {
-    let surface = surface_of(transcript, command);
-    let findings = surface::check_with_initialize(
-        &[surface],
-        &[transcript.initialize_result().cloned()],
-        &SurfaceOptions {
-            only_guard_rules: true,
-        },
-    );
+/// The surface rules the guard runs, and the note that a listing was too large to read whole.
+static CODES: LazyLock<Vec<Code>> = LazyLock::new(|| {
     let mut codes = surface::rules::guard_codes();
     codes.push(Code::SurfaceScanIncomplete);
-    CheckResult {
-        name: "surface",
-        codes,
-        findings,
+    codes
+});
+
+/// The guard's surface rules (poisoning, hidden characters, secrets, look-alike names,
+/// credential resources) over the lists and the `initialize` result (its `instructions`);
+/// the heuristic rules are left to `mcpcheck surface` and the security scan. The rules live
+/// below the engines; this check runs their high-precision subset.
+pub struct Surface;
+
+impl Check for Surface {
+    fn name(&self) -> &'static str {
+        "surface"
+    }
+
+    fn codes(&self) -> &'static [Code] {
+        &CODES
+    }
+
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Vec<Finding>) {
+        let t = cx.transcript;
+        out.extend(surface::check_with_initialize(
+            &[surface_of(t, cx.command)],
+            &[t.initialize_result().cloned()],
+            &SurfaceOptions {
+                only_guard_rules: true,
+            },
+        ));
     }
 }
 
