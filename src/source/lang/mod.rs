@@ -26,6 +26,7 @@ mod rust;
 mod rust_paths;
 mod scope;
 mod syntax;
+mod transport_branches;
 pub mod transports;
 pub mod transports_window;
 
