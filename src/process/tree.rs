@@ -202,7 +202,19 @@ pub fn describe_live(pids: &[i32]) -> Vec<EscapedProcess> {
         .collect()
 }
 
-fn process_group(pid: i32) -> Option<i32> {
+/// A process that detached from the server's group (a new session, no stream of the server)
+/// and was still running after the server exited, as described before it was killed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeftProcess {
+    pub pid: i32,
+    /// As [`EscapedProcess::argv`]: bounded, not yet redacted or escaped.
+    pub argv: Vec<String>,
+    /// How long after the server's exit it was still seen running, in ms.
+    pub outlived_ms: u64,
+}
+
+pub fn process_group(pid: i32) -> Option<i32> {
     nix::unistd::getpgid(Some(Pid::from_raw(pid)))
         .ok()
         .map(|g| g.as_raw())
