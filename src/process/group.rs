@@ -166,8 +166,9 @@ impl GroupLeader {
         term_grace: Duration,
     ) -> ShutdownReport {
         // A server seen idle (every thread in a wait only an outside event or a known, later
-        // deadline ends) cannot exit within the grace by itself: escalate at once, with the
-        // outcome the full wait would have had.
+        // deadline ends) and that nothing outside can wake (no network socket, no timer
+        // signal or timerfd) cannot exit within the grace: escalate at once, with the outcome
+        // the full wait would have had. Otherwise the grace is waited out.
         let path = if already_exited {
             ShutdownPath::AlreadyExited
         } else if self.wait_exit_unless_idle(grace).await {
@@ -220,10 +221,11 @@ impl GroupLeader {
     }
 
     /// Waits up to `limit` for the leader to exit; false at once when the group is seen idle
-    /// until then (it would not have exited in time).
+    /// until then and nothing its waits do not show can wake it (`Watch::settled`): only
+    /// then can it no longer exit in time, and the verdict no longer change.
     async fn wait_exit_unless_idle(&mut self, limit: Duration) -> bool {
         let end = Instant::now() + limit;
-        let mut watch = super::idle::Watch::group(self.pgid.as_raw());
+        let mut watch = super::idle::Watch::settled(self.pgid.as_raw());
         loop {
             let slice = (Instant::now() + super::idle::CONFIRM).min(end);
             if tokio::time::timeout_at(slice.into(), self.wait_exit())
