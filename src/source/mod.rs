@@ -37,6 +37,7 @@ pub const OFF_STDIO_DETAILS: &[&str] = &[
     "transport-branch",
     "exits-before-serving",
     "other-entry",
+    "script-only",
 ];
 
 /// Default largest file scanned, in bytes. Hand-written server code is far smaller; larger

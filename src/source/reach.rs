@@ -124,7 +124,8 @@ pub(super) fn classify(
         if let Some((_, why)) = facts.off_stdio.iter().find(|(r, _)| within(r)) {
             let (detail, why) = match why {
                 OffStdio::TransportBranch => ("transport-branch", "it runs only in a branch for another transport: its condition picks an HTTP or SSE transport (a comparison of the transport with 'http', 'sse' or 'streamable-http', or with 'stdio' on the other side, an environment variable the module tests to pick an HTTP transport, HTTP request headers, or a name set from one of those), so it never runs while the server speaks stdio"),
-                OffStdio::ExitingPath => ("exits-before-serving", "it is on a path that exits before any server starts (a branch ending in process.exit or sys.exit that starts no server, such as --help, --version or a setup command), so no client is reading"),
+                OffStdio::ExitingPath => ("exits-before-serving", "it is on a path that exits before any server starts (a branch or function ending in a successful process.exit or sys.exit that starts no server, such as --help, --version, --list-tools or a setup command), so no client is reading"),
+                OffStdio::ScriptOnly => ("script-only", "it is in an `if __name__ == \"__main__\":` block that starts no server, which runs only when the file is run as a script, never when the package's entry imports the module"),
             };
             demote(f, detail, why);
             continue;
@@ -247,6 +248,10 @@ impl StdioPath {
             OffStdio::ExitingPath => Some((
                 "exits-before-serving",
                 "the package loads this module only on a path that exits before any server starts (a branch ending in process.exit or sys.exit, such as --help, --version or a setup command), so no client is reading".to_string(),
+            )),
+            OffStdio::ScriptOnly => Some((
+                "script-only",
+                "the package loads this module only in an `if __name__ == \"__main__\":` block that starts no server".to_string(),
             )),
             OffStdio::TransportBranch => Some((
                 "transport-branch",

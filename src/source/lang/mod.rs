@@ -3,6 +3,7 @@
 
 mod c_family_prints;
 mod csharp;
+mod exit_paths;
 mod go;
 mod java;
 mod javascript;

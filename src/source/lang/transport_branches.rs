@@ -12,6 +12,7 @@
 //! - a path that exits before serving: a branch whose last statement exits (`--help`,
 //!   `--version`, a setup wizard's `sys.exit(run_setup())`) and that starts no server.
 
+use super::exit_paths::{exiting_function, exits_before_serving, leaves, script_only_block};
 use super::syntax::{string_content, text};
 use super::Lang;
 use std::collections::HashSet;
@@ -24,6 +25,9 @@ pub enum OffStdio {
     TransportBranch,
     /// Exits before any server starts.
     ExitingPath,
+    /// A Python `if __name__ == "__main__":` block that serves nothing: it runs only when the
+    /// file is run as a script, never when the package's entry imports the module.
+    ScriptOnly,
 }
 
 /// Transport names that are not stdio. A bare `http` counts only when the other side names a
@@ -36,17 +40,6 @@ const HTTP_NAMES: &[&str] = &[
     "httpstream",
     "http-stream",
     "http_stream",
-];
-
-/// Calls that start serving: a branch with one is not a path that exits before serving.
-const SERVING_WORDS: &[&str] = &[
-    ".connect(",
-    ".run(",
-    "run_stdio_async",
-    "stdio_server",
-    "serve",
-    "listen(",
-    ".start(",
 ];
 
 /// Most branches looked at in one module: a bound on time for hostile input.
@@ -98,6 +91,7 @@ pub fn off_stdio(lang: Lang, root: Node<'_>, src: &[u8]) -> Vec<(Range, OffStdio
     let python = lang == Lang::Python;
     let mut branches: Vec<Node<'_>> = Vec::new();
     let mut setters: Vec<(String, Node<'_>)> = Vec::new();
+    let mut exits: Vec<(Range, OffStdio)> = Vec::new();
     super::syntax::preorder(root, |node| {
         if branches.len() >= MAX_BRANCHES {
             return;
@@ -114,6 +108,12 @@ pub fn off_stdio(lang: Lang, root: Node<'_>, src: &[u8]) -> Vec<(Range, OffStdio
                     setters.push(set);
                 }
             }
+        }
+        if let Some(body) = exiting_function(node, src) {
+            exits.push((body.range(), OffStdio::ExitingPath));
+        }
+        if let Some(block) = script_only_block(node, src) {
+            exits.push((block.range(), OffStdio::ScriptOnly));
         }
     });
     let mut c = Conditions {
@@ -133,7 +133,7 @@ pub fn off_stdio(lang: Lang, root: Node<'_>, src: &[u8]) -> Vec<(Range, OffStdio
             }
         }
     }
-    let mut out = Vec::new();
+    let mut out = exits;
     for b in branches {
         c.branch(b, python, &mut out);
     }
@@ -415,6 +415,12 @@ impl<'s> Conditions<'s> {
             .collect();
         let picks_http = |n: Node<'_>| {
             let t = text(n, self.src).to_ascii_lowercase();
+            // `startSSEServer(server)`, `startStreamableHTTPServer(server)`.
+            const STARTS_HTTP: &[&str] =
+                &["sseserver", "httpserver", "startsse", "startstreamable"];
+            if STARTS_HTTP.iter().any(|w| t.contains(w)) {
+                return true;
+            }
             HTTP_NAMES
                 .iter()
                 .any(|h| t.contains(&format!("\"{h}\"")) || t.contains(&format!("'{h}'")))
@@ -532,68 +538,6 @@ impl<'s> Conditions<'s> {
                 out.push((node.range(), OffStdio::TransportBranch));
             }
         }
-    }
-}
-
-/// The last statement of a block (or of a `try` ending it) leaves the function: return,
-/// throw, raise, or an exit.
-fn leaves(block: Node<'_>, src: &[u8]) -> bool {
-    let last = last_statement(block);
-    last.is_some_and(|s| {
-        matches!(
-            s.kind(),
-            "return_statement" | "throw_statement" | "raise_statement"
-        ) || is_exit(s, src)
-    })
-}
-
-fn last_statement(block: Node<'_>) -> Option<Node<'_>> {
-    let inner = match block.kind() {
-        "else_clause" | "else" => block
-            .child_by_field_name("body")
-            .or_else(|| named(block).last().copied())?,
-        _ => block,
-    };
-    let statements: Vec<Node<'_>> = match inner.kind() {
-        "statement_block" | "block" => named(inner)
-            .into_iter()
-            .filter(|n| n.kind() != "comment")
-            .collect(),
-        _ => vec![inner],
-    };
-    let last = *statements.last()?;
-    if last.kind() == "try_statement" {
-        return last.child_by_field_name("body").and_then(last_statement);
-    }
-    Some(last)
-}
-
-/// `process.exit(...)`, `sys.exit(...)`, `exit(...)`, `raise SystemExit(...)` as a statement.
-fn is_exit(statement: Node<'_>, src: &[u8]) -> bool {
-    let Some(call) = statement
-        .named_child(0)
-        .filter(|c| matches!(c.kind(), "call_expression" | "call"))
-    else {
-        return false;
-    };
-    let callee = call
-        .child_by_field_name("function")
-        .map_or("", |f| text(f, src));
-    match statement.kind() {
-        "expression_statement" => {
-            matches!(callee, "process.exit" | "sys.exit" | "exit" | "os._exit")
-        }
-        "raise_statement" => callee == "SystemExit",
-        _ => false,
-    }
-}
-
-/// A branch that ends by exiting the process and starts no server on the way.
-fn exits_before_serving(block: Node<'_>, src: &[u8]) -> bool {
-    let ends = last_statement(block).is_some_and(|s| is_exit(s, src));
-    ends && {
-        let body = text(block, src);
-        !SERVING_WORDS.iter().any(|w| body.contains(w))
     }
 }
 

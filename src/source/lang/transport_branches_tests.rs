@@ -13,7 +13,7 @@ fn off(lang: Lang, src: &str) -> Vec<(usize, OffStdio)> {
         .collect()
 }
 
-use OffStdio::{ExitingPath, TransportBranch};
+use OffStdio::{ExitingPath, ScriptOnly, TransportBranch};
 
 #[test]
 fn a_comparison_with_another_transport_marks_its_branch() {
@@ -96,8 +96,26 @@ fn an_environment_variable_that_picks_http_marks_its_other_tests_and_their_names
 fn a_branch_that_exits_before_serving_is_off_and_one_that_serves_is_not() {
     let js = "if (arg === '--help') {\n  console.log(usage);\n  process.exit(0);\n}\nif (arg === '--serve') {\n  await server.connect(t);\n  process.exit(0);\n}\n";
     assert_eq!(off(Lang::JavaScript, js), vec![(0, ExitingPath)]);
-    let py = "if args.setup:\n    try:\n        from .wizard import run\n        sys.exit(run())\n    except ImportError:\n        sys.exit(1)\nif __name__ == '__main__':\n    sys.exit(main())\n";
+    let py = "if args.setup:\n    try:\n        from .wizard import run_setup\n        sys.exit(run_setup())\n    except ImportError:\n        sys.exit(1)\nif __name__ == '__main__':\n    sys.exit(main())\n";
     assert_eq!(off(Lang::Python, py), vec![(1, ExitingPath)]);
     // Not ending in an exit: the branch may go on to serve.
     assert!(off(Lang::Python, "if args.verbose:\n    print('v')\n").is_empty());
+}
+
+#[test]
+fn a_function_that_prints_and_exits_with_success_and_a_script_only_block_are_off() {
+    let js = "function listTools() {\n  console.log('tools');\n  process.exit(0);\n}\nfunction fatal(m) {\n  console.log(m);\n  process.exit(1);\n}\nprocess.on('SIGTERM', () => {\n  console.log('bye');\n  process.exit(0);\n});\n";
+    // A failing exit is left to the exit-writes rule; a callback runs while serving.
+    assert_eq!(off(Lang::JavaScript, js), vec![(0, ExitingPath)]);
+    let py = "if __name__ == '__main__':\n    print(demo())\nif __name__ == '__main__':\n    mcp.run()\n";
+    assert_eq!(off(Lang::Python, py), vec![(1, ScriptOnly)]);
+}
+
+#[test]
+fn a_truthy_variable_whose_branch_starts_an_http_server_picks_http() {
+    let js = "if (process.env.ENABLE_SSE) {\n  startSSEServer(server);\n  console.log('sse');\n} else {\n  server.connect(new StdioServerTransport());\n}\nif (process.env.ENABLE_SSE) {\n  console.log('x');\n}\n";
+    assert_eq!(
+        off(Lang::JavaScript, js),
+        vec![(0, TransportBranch), (6, TransportBranch)]
+    );
 }

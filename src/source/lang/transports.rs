@@ -37,6 +37,10 @@ pub struct Load {
     pub off_stdio: Option<OffStdio>,
     /// Byte offset, to place it in the parts off stdio.
     pub at: usize,
+    /// The names a JavaScript `import` binds, and where the statement ends: a load whose
+    /// names are used only in parts off the stdio path is off it too.
+    pub bindings: Vec<String>,
+    pub end: usize,
 }
 
 impl Load {
@@ -46,6 +50,8 @@ impl Load {
             in_branch,
             off_stdio: None,
             at,
+            bindings: Vec::new(),
+            end: at,
         }
     }
 }
@@ -84,6 +90,7 @@ const PY_DEMOTING_WORDS: &[&str] = &[
     "streamable_http",
     "getenv",
     "environ",
+    "__main__",
 ];
 
 /// A text test before parsing a module for its facts: false only if no fact of it can turn
@@ -149,7 +156,88 @@ pub fn facts_in(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> Opt
             .find(|(r, _)| r.start_byte <= load.at && load.at < r.end_byte)
             .map(|(_, why)| *why);
     }
+    if !facts.off_stdio.is_empty() && facts.loads.iter().any(|l| !l.bindings.is_empty()) {
+        bindings_used_off_stdio(root, src, &mut facts);
+    }
     Some(facts)
+}
+
+/// The names an `import` statement binds: default, namespace and named (as renamed).
+fn import_bindings(statement: Node<'_>, src: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    syntax::preorder(statement, |n| {
+        let name = match n.kind() {
+            "import_specifier" => n
+                .child_by_field_name("alias")
+                .or_else(|| n.child_by_field_name("name")),
+            "identifier"
+                if n.parent()
+                    .is_some_and(|p| matches!(p.kind(), "import_clause" | "namespace_import")) =>
+            {
+                Some(n)
+            }
+            _ => None,
+        };
+        if let Some(name) = name {
+            names.push(text(name, src).to_string());
+        }
+    });
+    names
+}
+
+/// Marks an `import` off the stdio path when every use of every name it binds is in a part
+/// off it (`startSSEServer` called only in the branch an SSE variable picks).
+fn bindings_used_off_stdio(root: Node<'_>, src: &[u8], facts: &mut ModuleFacts) {
+    let wanted: std::collections::HashSet<&str> = facts
+        .loads
+        .iter()
+        .flat_map(|l| l.bindings.iter().map(String::as_str))
+        .collect();
+    let imports: Vec<(usize, usize)> = facts.loads.iter().map(|l| (l.at, l.end)).collect();
+    let mut uses: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    syntax::preorder(root, |n| {
+        if matches!(n.kind(), "identifier" | "shorthand_property_identifier") {
+            let name = text(n, src);
+            let at = n.start_byte();
+            if wanted.contains(name) && !imports.iter().any(|(s, e)| *s <= at && at < *e) {
+                uses.entry(name).or_default().push(at);
+            }
+        }
+    });
+    let region = |at: usize| {
+        facts
+            .off_stdio
+            .iter()
+            .find(|(r, _)| r.start_byte <= at && at < r.end_byte)
+            .map(|(_, why)| *why)
+    };
+    let mut marks = Vec::new();
+    for (i, load) in facts.loads.iter().enumerate() {
+        if load.bindings.is_empty() || load.off_stdio.is_some() {
+            continue;
+        }
+        let mut why = None;
+        let all_off = load.bindings.iter().all(|name| {
+            let at = uses
+                .get(name.as_str())
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            !at.is_empty()
+                && at.iter().all(|a| match region(*a) {
+                    Some(w) => {
+                        why.get_or_insert(w);
+                        true
+                    }
+                    None => false,
+                })
+        });
+        if all_off {
+            marks.push((i, why));
+        }
+    }
+    for (i, why) in marks {
+        facts.loads[i].off_stdio = why;
+    }
 }
 
 pub(super) const JS_HTTP_TRANSPORTS: &[&str] =
@@ -184,9 +272,10 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
                     .child_by_field_name("source")
                     .and_then(|s| string_content(s, src))
                 {
-                    facts
-                        .loads
-                        .push(Load::new(source, false, node.start_byte()));
+                    let mut load = Load::new(source, false, node.start_byte());
+                    load.end = node.end_byte();
+                    load.bindings = import_bindings(node, src);
+                    facts.loads.push(load);
                 }
             }
             "call_expression" => {
@@ -326,12 +415,11 @@ fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFac
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
                     let name = name.child_by_field_name("name").unwrap_or(name);
-                    facts.loads.push(Load {
-                        specifier: text(name, src).to_string(),
+                    facts.loads.push(Load::new(
+                        text(name, src).to_string(),
                         in_branch,
-                        off_stdio: None,
-                        at: node.start_byte(),
-                    });
+                        node.start_byte(),
+                    ));
                 }
             }
             "import_from_statement" => {

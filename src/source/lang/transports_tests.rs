@@ -137,3 +137,22 @@ fn every_module_whose_facts_demote_passes_the_text_test() {
     let plain = "import { x } from './x.js';\nconsole.log(x);\n";
     assert!(!demotes(Lang::JavaScript, plain) && !may_demote(Lang::JavaScript, plain.as_bytes()));
 }
+
+#[test]
+fn an_import_used_only_off_the_stdio_path_is_a_load_off_it() {
+    let js = "import { startSSEServer } from './sse.js';\nimport { tools } from './tools.js';\n\
+              if (process.env.ENABLE_SSE) {\n  startSSEServer(server, tools);\n} else {\n  server.connect(new StdioServerTransport());\n}\nregister(tools);\n";
+    let facts = of(Lang::JavaScript, js);
+    let off: Vec<(&str, Option<OffStdio>)> = facts
+        .loads
+        .iter()
+        .map(|l| (l.specifier.as_str(), l.off_stdio))
+        .collect();
+    assert_eq!(
+        off,
+        vec![
+            ("./sse.js", Some(OffStdio::TransportBranch)),
+            ("./tools.js", None)
+        ]
+    );
+}
