@@ -115,20 +115,21 @@ fn nothing_scanned(roots: &[std::path::PathBuf], stats: &crate::source::ScanStat
         left_out.push(format!("{n} {dirs} {how}"));
     }
     for (reason, n) in &stats.skipped_files {
-        let how = match reason {
-            FileSkip::Test => "test files (--include-tests scans them)",
-            FileSkip::Excluded => "files left out by --include or --exclude",
-            FileSkip::TooLarge => "files over --max-file-bytes (raise it)",
+        let (kind, how) = match reason {
+            FileSkip::Test => ("test ", " (--include-tests scans them)"),
+            FileSkip::Excluded => ("", " left out by --include or --exclude"),
+            FileSkip::TooLarge => ("", " over --max-file-bytes (raise it)"),
             FileSkip::Minified | FileSkip::Generated => {
-                "minified or generated files (give a file's path to scan it)"
+                ("minified or generated ", " (give a file's path to scan it)")
             }
-            FileSkip::Symlink => "symbolic links (give the target's path)",
+            FileSkip::Symlink => ("", " behind symbolic links (give the target's path)"),
             FileSkip::Binary
             | FileSkip::Unreadable
             | FileSkip::ParseTimeout
-            | FileSkip::Malformed => "unreadable, binary or malformed files",
+            | FileSkip::Malformed => ("unreadable, binary or malformed ", ""),
         };
-        left_out.push(format!("{n} {how}"));
+        let files = if *n == 1 { "file" } else { "files" };
+        left_out.push(format!("{n} {kind}{files}{how}"));
     }
     if left_out.is_empty() {
         // As ruff warns: a pass over nothing is more likely a wrong path than a clean tree.
