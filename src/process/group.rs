@@ -63,7 +63,9 @@ impl GroupLeader {
         if let Some(dir) = &cmd.cwd {
             command.current_dir(dir);
         }
-        let marker = (!super::backend::finds_every_leftover()).then(new_marker);
+        // On both backends: the portable one finds the server's processes by it, and both
+        // tell by it whose an orphan is when several sessions run in one process (a sweep).
+        let marker = Some(new_marker());
         if let Some(value) = &marker {
             command.env(MARKER, value);
         }
@@ -263,10 +265,12 @@ impl GroupLeader {
         let described = tree::escaped_holding(&escaped, self.pgid.as_raw(), &self.pipes);
         let left_running = if detached && self.exit.is_some() {
             let holding: Vec<i32> = described.iter().map(|p| p.pid).collect();
+            // Another session's (a sweep runs several at once) is reported there.
             let candidates: Vec<i32> = escaped
                 .iter()
                 .copied()
                 .filter(|p| !holding.contains(p))
+                .filter(|p| tree::marker_of(*p).is_none_or(|m| Some(&m) == self.marker.as_ref()))
                 .collect();
             self.detached_still_running(&candidates).await
         } else {
