@@ -89,16 +89,57 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     };
     output.write(&text)?;
     if scan.stats.files_scanned == 0 {
-        // As ruff warns: a pass over nothing is more likely a wrong path than a clean tree.
-        super::io::note(&format!(
-            "no source file found under {} (JavaScript, TypeScript, Python, Go, Rust, Java, Kotlin, C#); check the path",
-            options
-                .roots
-                .iter()
-                .map(|r| r.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        super::io::note(&nothing_scanned(&options.roots, &scan.stats));
     }
     Ok(super::verdict_exit(ok))
+}
+
+/// Why a scan read no source file: what the walking rules left out and the flag that
+/// includes it, or, with nothing left out, that no file is in a supported language.
+fn nothing_scanned(roots: &[std::path::PathBuf], stats: &crate::source::ScanStats) -> String {
+    use crate::source::walk::{DirSkip, FileSkip};
+    let roots = roots
+        .iter()
+        .map(|r| crate::finding::excerpt(&r.display().to_string(), 200))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut left_out: Vec<String> = Vec::new();
+    for (reason, n) in &stats.skipped_dirs {
+        let how = match reason {
+            DirSkip::Dependency => "of dependencies or build output (node_modules, dist, build, .venv...; --no-default-excludes scans them)",
+            DirSkip::Test => "of tests (--include-tests scans them)",
+            DirSkip::Excluded => "matching --exclude",
+            DirSkip::Symlink => "behind symbolic links (give the target's path)",
+        };
+        let dirs = if *n == 1 { "directory" } else { "directories" };
+        left_out.push(format!("{n} {dirs} {how}"));
+    }
+    for (reason, n) in &stats.skipped_files {
+        let (kind, how) = match reason {
+            FileSkip::Test => ("test ", " (--include-tests scans them)"),
+            FileSkip::Excluded => ("", " left out by --include or --exclude"),
+            FileSkip::TooLarge => ("", " over --max-file-bytes (raise it)"),
+            FileSkip::Minified | FileSkip::Generated => {
+                ("minified or generated ", " (give a file's path to scan it)")
+            }
+            FileSkip::Symlink => ("", " behind symbolic links (give the target's path)"),
+            FileSkip::Binary
+            | FileSkip::Unreadable
+            | FileSkip::ParseTimeout
+            | FileSkip::Malformed => ("unreadable, binary or malformed ", ""),
+        };
+        let files = if *n == 1 { "file" } else { "files" };
+        left_out.push(format!("{n} {kind}{files}{how}"));
+    }
+    if left_out.is_empty() {
+        // As ruff warns: a pass over nothing is more likely a wrong path than a clean tree.
+        format!(
+            "no source file found under {roots} (JavaScript, TypeScript, Python, Go, Rust, Java, Kotlin, C#); check the path"
+        )
+    } else {
+        format!(
+            "no source file scanned under {roots}: the excludes left out {}",
+            left_out.join(", ")
+        )
+    }
 }

@@ -14,6 +14,8 @@ pub struct GroupLeader {
     child: Child,
     pgid: Pid,
     exit: Option<ExitKind>,
+    /// When the exit was seen: how long processes it left behind outlived it is counted from it.
+    exited_at: Option<Instant>,
     /// Our ends of the server's stdin, stdout and stderr pipes, named as /proc names them,
     /// to find processes that left the group but kept a stream.
     pipes: Vec<(&'static str, String)>,
@@ -61,7 +63,9 @@ impl GroupLeader {
         if let Some(dir) = &cmd.cwd {
             command.current_dir(dir);
         }
-        let marker = (!super::backend::finds_every_leftover()).then(new_marker);
+        // On both backends: the portable one finds the server's processes by it, and both
+        // tell by it whose an orphan is when several sessions run in one process (a sweep).
+        let marker = Some(new_marker());
         if let Some(value) = &marker {
             command.env(MARKER, value);
         }
@@ -96,6 +100,7 @@ impl GroupLeader {
             child,
             pgid: Pid::from_raw(pid as i32),
             exit: None,
+            exited_at: None,
             pipes,
             marker: marker.map(|value| format!("{MARKER}={value}")),
         };
@@ -116,6 +121,7 @@ impl GroupLeader {
             Err(_) => ExitKind::Code(-1),
         };
         self.exit = Some(exit);
+        self.exited_at = Some(Instant::now());
         exit
     }
 
@@ -124,6 +130,7 @@ impl GroupLeader {
         if self.exit.is_none() {
             if let Ok(Some(status)) = self.child.try_wait() {
                 self.exit = Some(ExitKind::from_status(status));
+                self.exited_at = Some(Instant::now());
             }
         }
         self.exit
@@ -161,8 +168,9 @@ impl GroupLeader {
         term_grace: Duration,
     ) -> ShutdownReport {
         // A server seen idle (every thread in a wait only an outside event or a known, later
-        // deadline ends) cannot exit within the grace by itself: escalate at once, with the
-        // outcome the full wait would have had.
+        // deadline ends) and that nothing outside can wake (no network socket, no timer
+        // signal or timerfd) cannot exit within the grace: escalate at once, with the outcome
+        // the full wait would have had. Otherwise the grace is waited out.
         let path = if already_exited {
             ShutdownPath::AlreadyExited
         } else if self.wait_exit_unless_idle(grace).await {
@@ -178,12 +186,13 @@ impl GroupLeader {
                 ShutdownPath::Killed
             }
         };
-        let (killed_leftover_group, escaped) = self.kill_group(escaped).await;
+        let (killed_leftover_group, escaped, left_running) = self.kill_group(escaped, true).await;
         ShutdownReport {
             path,
             exit: self.exit,
             killed_leftover_group,
             escaped,
+            left_running,
             leftovers_checked: super::backend::finds_every_leftover(),
         }
     }
@@ -194,7 +203,7 @@ impl GroupLeader {
         let escaped = self.escaped_candidates();
         let _ = killpg(self.pgid, Signal::SIGKILL);
         self.wait_exit_within(Duration::from_secs(5)).await;
-        let (_, escaped) = self.kill_group(escaped).await;
+        let (_, escaped, _) = self.kill_group(escaped, false).await;
         ShutdownReport {
             path: if already {
                 ShutdownPath::AlreadyExited
@@ -204,6 +213,7 @@ impl GroupLeader {
             exit: self.exit,
             killed_leftover_group: false,
             escaped,
+            left_running: Vec::new(),
             leftovers_checked: super::backend::finds_every_leftover(),
         }
     }
@@ -213,10 +223,11 @@ impl GroupLeader {
     }
 
     /// Waits up to `limit` for the leader to exit; false at once when the group is seen idle
-    /// until then (it would not have exited in time).
+    /// until then and nothing its waits do not show can wake it (`Watch::settled`): only
+    /// then can it no longer exit in time, and the verdict no longer change.
     async fn wait_exit_unless_idle(&mut self, limit: Duration) -> bool {
         let end = Instant::now() + limit;
-        let mut watch = super::idle::Watch::group(self.pgid.as_raw());
+        let mut watch = super::idle::Watch::settled(self.pgid.as_raw());
         loop {
             let slice = (Instant::now() + super::idle::CONFIRM).min(end);
             if tokio::time::timeout_at(slice.into(), self.wait_exit())
@@ -238,14 +249,33 @@ impl GroupLeader {
 
     /// Kills what is left of the group, and the descendants that left it (`escaped`, taken
     /// before the leader died, plus orphans re-parented to us since), and reaps them; returns
-    /// whether anything was left, and the processes outside the group that kept a stream.
-    async fn kill_group(&mut self, mut escaped: Vec<i32>) -> (bool, Vec<tree::EscapedProcess>) {
+    /// whether anything was left, the processes outside the group that kept a stream, and
+    /// (`detached`: after a shutdown, not a kill for a limit) those that detached without
+    /// one and were still running [`LEFT_RUNNING_GRACE`] after the server exited.
+    async fn kill_group(
+        &mut self,
+        mut escaped: Vec<i32>,
+        detached: bool,
+    ) -> (bool, Vec<tree::EscapedProcess>, Vec<tree::LeftProcess>) {
         tree::unregister_leader(self.pgid.as_raw());
         escaped.extend(self.escaped_candidates());
         escaped.sort_unstable();
         escaped.dedup();
         // Described before anything is killed, while /proc still shows them.
         let described = tree::escaped_holding(&escaped, self.pgid.as_raw(), &self.pipes);
+        let left_running = if detached && self.exit.is_some() {
+            let holding: Vec<i32> = described.iter().map(|p| p.pid).collect();
+            // Another session's (a sweep runs several at once) is reported there.
+            let candidates: Vec<i32> = escaped
+                .iter()
+                .copied()
+                .filter(|p| !holding.contains(p))
+                .filter(|p| tree::marker_of(*p).is_none_or(|m| Some(&m) == self.marker.as_ref()))
+                .collect();
+            self.detached_still_running(&candidates).await
+        } else {
+            Vec::new()
+        };
         let alive = killpg(self.pgid, None::<Signal>).is_ok();
         if alive {
             let _ = killpg(self.pgid, Signal::SIGKILL);
@@ -272,9 +302,44 @@ impl GroupLeader {
             }
         }
         tree::kill_and_reap(&escaped).await;
-        (alive || !escaped.is_empty(), described)
+        (alive || !escaped.is_empty(), described, left_running)
+    }
+
+    /// Of `pids`, the processes outside the server's group still running once the server has
+    /// been gone for [`LEFT_RUNNING_GRACE`] (a helper finishing its work exits by then; a
+    /// daemon does not), described with how long they outlived it.
+    async fn detached_still_running(&self, pids: &[i32]) -> Vec<tree::LeftProcess> {
+        let pgid = self.pgid.as_raw();
+        let outside = |pids: &[i32]| -> Vec<i32> {
+            tree::describe_live(pids)
+                .into_iter()
+                .map(|p| p.pid)
+                .filter(|p| tree::process_group(*p).is_some_and(|g| g != pgid))
+                .collect()
+        };
+        if outside(pids).is_empty() {
+            return Vec::new();
+        }
+        let since = self.exited_at.unwrap_or_else(Instant::now);
+        let until = since + LEFT_RUNNING_GRACE;
+        while Instant::now() < until && !outside(pids).is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let outlived = since.elapsed();
+        tree::describe_live(&outside(pids))
+            .into_iter()
+            .map(|p| tree::LeftProcess {
+                pid: p.pid,
+                argv: p.argv,
+                outlived_ms: outlived.as_millis() as u64,
+            })
+            .collect()
     }
 }
+
+/// How long a process that detached from the server's group may outlive the server before
+/// it counts as left running: enough for a helper to finish, never enough for a daemon.
+pub const LEFT_RUNNING_GRACE: Duration = Duration::from_millis(500);
 
 impl Drop for GroupLeader {
     fn drop(&mut self) {

@@ -76,6 +76,9 @@ pub struct Watch {
     /// started since (a shell's subshell, a launcher's child) is watched too.
     pgid: Option<i32>,
     last: Option<(Instant, Snapshot)>,
+    /// Idle counts only when nothing outside the waits can end one either (see
+    /// [`Watch::settled`]).
+    settled: bool,
 }
 
 impl Watch {
@@ -84,6 +87,20 @@ impl Watch {
         Self {
             pgid: super::backend::finds_every_leftover().then_some(pgid),
             last: None,
+            settled: false,
+        }
+    }
+
+    /// For a wait whose outcome is a verdict (the shutdown's): idle counts only when no
+    /// process can be woken by what its waits do not show. A network socket (an update
+    /// check's answer), a timer signal (a SIGALRM handler, a POSIX timer) or a timerfd may
+    /// end a wait that looks endless, and the server then exits within the grace: ending the
+    /// wait early would flip the verdict from run to run. When that cannot be ruled out, the
+    /// wait runs its full time.
+    pub fn settled(pgid: i32) -> Self {
+        Self {
+            settled: true,
+            ..Self::group(pgid)
         }
     }
 
@@ -107,7 +124,9 @@ impl Watch {
         };
         match &self.last {
             Some((at, before)) if before.tasks == now.tasks => {
-                at.elapsed() >= CONFIRM && now.idle_since(before, until)
+                at.elapsed() >= CONFIRM
+                    && now.idle_since(before, until)
+                    && !(self.settled && may_be_woken(&pids))
             }
             _ => {
                 self.last = Some((Instant::now(), now));
@@ -115,6 +134,79 @@ impl Watch {
             }
         }
     }
+}
+
+/// Without /proc nothing is seen idle at all, so nothing is asked.
+#[cfg(not(subreaper))]
+fn may_be_woken(_pids: &[i32]) -> bool {
+    true
+}
+
+/// Whether something the threads' waits do not show may still wake one of `pids`: a timer
+/// signal it handles (SIGALRM, SIGVTALRM, SIGPROF: an `alarm` or `setitimer` is not in
+/// /proc), a POSIX timer, a timerfd, or a TCP or UDP socket (an answer from the network).
+/// True when it cannot be read: then nothing is ruled out.
+#[cfg(subreaper)]
+fn may_be_woken(pids: &[i32]) -> bool {
+    pids.iter().any(|&pid| {
+        handles_timer_signals(pid).unwrap_or(true)
+            || std::fs::read_to_string(format!("/proc/{pid}/timers"))
+                .map(|t| !t.trim().is_empty())
+                .unwrap_or(false)
+            || outside_descriptors(pid).unwrap_or(true)
+    })
+}
+
+/// SIGALRM (14), SIGVTALRM (26) or SIGPROF (27) caught: `SigCgt` in /proc/PID/status.
+#[cfg(subreaper)]
+fn handles_timer_signals(pid: i32) -> Option<bool> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())?;
+    Some([14u32, 26, 27].iter().any(|n| mask & (1 << (n - 1)) != 0))
+}
+
+/// A timerfd, or a socket that is TCP or UDP, among the process's descriptors.
+#[cfg(subreaper)]
+fn outside_descriptors(pid: i32) -> Option<bool> {
+    let mut sockets: Vec<String> = Vec::new();
+    // Bounded: a process with a huge fd table is judged by its first descriptors.
+    for entry in std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .ok()?
+        .take(4096)
+    {
+        let link = std::fs::read_link(entry.ok()?.path()).ok()?;
+        let link = link.to_string_lossy();
+        if link == "anon_inode:[timerfd]" {
+            return Some(true);
+        }
+        if let Some(inode) = link
+            .strip_prefix("socket:[")
+            .and_then(|l| l.strip_suffix(']'))
+        {
+            sockets.push(inode.to_string());
+        }
+    }
+    if sockets.is_empty() {
+        return Some(false);
+    }
+    for table in ["tcp", "tcp6", "udp", "udp6"] {
+        // Absent when the kernel has no IPv6: that table holds nothing then.
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")) else {
+            continue;
+        };
+        let inet = text.lines().skip(1).take(100_000).any(|line| {
+            line.split_whitespace()
+                .nth(9)
+                .is_some_and(|inode| sockets.iter().any(|s| s == inode))
+        });
+        if inet {
+            return Some(true);
+        }
+    }
+    Some(false)
 }
 
 /// Whether a thread is in interruptible sleep (`S` in its stat).

@@ -8,7 +8,7 @@ pub mod idle;
 pub mod setup;
 mod table;
 mod tree;
-pub use tree::EscapedProcess;
+pub use tree::{EscapedProcess, LeftProcess};
 
 pub use group::GroupLeader;
 
@@ -274,6 +274,10 @@ pub struct ShutdownReport {
     /// Processes that left the group but held a stream of the session; killed too.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub escaped: Vec<tree::EscapedProcess>,
+    /// Processes that detached from the group without a stream and were still running after
+    /// the server exited (a daemon); killed too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_running: Vec<tree::LeftProcess>,
     /// Whether processes that left the group were all looked for: false on the portable
     /// backend, which can miss one re-parented to init (launchd), and cannot see which
     /// process holds a pipe, so `escaped` is not checked there.

@@ -56,16 +56,17 @@ pub fn escaped_candidates(leader: i32, marker: Option<&str>) -> Vec<i32> {
     let mut found = Vec::new();
     let mut stack = vec![leader];
     // Only a subreaper gets orphans back; on the portable backend its children are its own.
+    // An orphan that carries another session's marker is that session's to find.
     if super::backend::finds_every_leftover() {
         stack.extend(
             children
                 .get(&me)
                 .into_iter()
                 .flatten()
-                .filter(|p| !leaders.contains(p) && **p != leader),
+                .filter(|p| !leaders.contains(p) && **p != leader)
+                .filter(|p| marker_of(**p).is_none_or(|m| Some(m.as_str()) == marker)),
         );
-    }
-    if let Some(marker) = marker {
+    } else if let Some(marker) = marker {
         stack.extend(table::carrying(marker).into_iter().filter(|p| *p != leader));
     }
     while let Some(pid) = stack.pop() {
@@ -202,7 +203,40 @@ pub fn describe_live(pids: &[i32]) -> Vec<EscapedProcess> {
         .collect()
 }
 
-fn process_group(pid: i32) -> Option<i32> {
+/// A process that detached from the server's group (a new session, no stream of the server)
+/// and was still running after the server exited, as described before it was killed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeftProcess {
+    pub pid: i32,
+    /// As [`EscapedProcess::argv`]: bounded, not yet redacted or escaped.
+    pub argv: Vec<String>,
+    /// How long after the server's exit it was still seen running, in ms.
+    pub outlived_ms: u64,
+}
+
+/// The session marker (`MCPCHECK_SERVER_RUN=...`, see `group::MARKER`) in a process's
+/// environment, read from /proc; `None` when it has none or it cannot be read (and always on
+/// the portable build, whose table finds marked processes itself).
+pub fn marker_of(pid: i32) -> Option<String> {
+    #[cfg(subreaper)]
+    {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        let prefix = format!("{}=", super::group::MARKER);
+        environ
+            .split(|b| *b == 0)
+            .take(10_000)
+            .find(|v| v.starts_with(prefix.as_bytes()) && v.len() < 256)
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    }
+    #[cfg(not(subreaper))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
+pub fn process_group(pid: i32) -> Option<i32> {
     nix::unistd::getpgid(Some(Pid::from_raw(pid)))
         .ok()
         .map(|g| g.as_raw())

@@ -5,6 +5,7 @@
 //! one parser per language. Locations are 1-based; columns count Unicode scalar values.
 
 pub(crate) mod config;
+mod entries;
 pub mod fix;
 pub mod lang;
 mod parse;
@@ -27,6 +28,16 @@ pub const CODES: &[crate::catalog::Code] = &[
     crate::catalog::Code::StaticStdoutWrite,
     crate::catalog::Code::StaticStdoutLogger,
     crate::catalog::Code::StaticStdoutLoggingConfig,
+];
+
+/// The detail codes of writes that never run under stdio, reported as notes (`reach`).
+pub const OFF_STDIO_DETAILS: &[&str] = &[
+    "http-only-module",
+    "exits-before-session",
+    "transport-branch",
+    "exits-before-serving",
+    "other-entry",
+    "script-only",
 ];
 
 /// Default largest file scanned, in bytes. Hand-written server code is far smaller; larger
@@ -179,6 +190,11 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         Severity::Warning
     };
     let collected = Mutex::new(Collected::default());
+    let entry_dirs = if options.default_excludes {
+        entries::excluded_entry_dirs(&options.roots)
+    } else {
+        Vec::new()
+    };
     let prefix_roots = options.roots.len() > 1;
     for root in &options.roots {
         let display = walk::slashed(root);
@@ -194,7 +210,9 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
             .git_exclude(true)
             .git_global(false)
             .ignore(true)
-            .parents(true)
+            // A path given to scan is scanned, as ruff checks a path passed to it: ignore
+            // files above it that leave it out (uv's cache holds a `*`) do not apply.
+            .parents(!walk::ignored_from_above(root))
             .require_git(false)
             .follow_links(false)
             .threads(options.threads);
@@ -205,6 +223,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
             severity,
             prefilter: options.prefilter,
             transport_facts: !options.all_transports,
+            entry_dirs: &entry_dirs,
             collected: &collected,
         };
         walker.build_parallel().visit(&mut builder);

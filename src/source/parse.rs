@@ -29,6 +29,8 @@ pub(super) struct WorkerBuilder<'s> {
     pub prefilter: bool,
     /// Keep the transport facts of files with findings for `reach` (off with --all-transports).
     pub transport_facts: bool,
+    /// Directories the default excludes skip that hold the package's entry points (canonical).
+    pub entry_dirs: &'s [std::path::PathBuf],
     pub collected: &'s Mutex<Collected>,
 }
 
@@ -41,6 +43,7 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             severity: self.severity,
             prefilter: self.prefilter,
             transport_facts: self.transport_facts,
+            entry_dirs: self.entry_dirs,
             collected: self.collected,
             parsers: HashMap::new(),
             module_facts: Vec::new(),
@@ -61,6 +64,7 @@ pub(super) struct Worker<'s> {
     severity: Severity,
     prefilter: bool,
     transport_facts: bool,
+    entry_dirs: &'s [std::path::PathBuf],
     collected: &'s Mutex<Collected>,
     parsers: HashMap<Lang, Parser>,
     /// Transport facts of the files with findings, by canonical path, from the tree the scan
@@ -120,6 +124,16 @@ impl ParallelVisitor for Worker<'_> {
             }
             let name = entry.file_name().to_string_lossy();
             return match self.rules.directory(&name, &relative) {
+                // `dist/` or `build/` holding the package's own entry point: its code.
+                Some(DirSkip::Dependency)
+                    if !self.entry_dirs.is_empty()
+                        && entry
+                            .path()
+                            .canonicalize()
+                            .is_ok_and(|p| self.entry_dirs.contains(&p)) =>
+                {
+                    WalkState::Continue
+                }
                 Some(reason) => {
                     *self.stats.skipped_dirs.entry(reason).or_default() += 1;
                     WalkState::Skip

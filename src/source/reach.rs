@@ -13,7 +13,8 @@
 //! is known, or the entry loads no stdio transport, every HTTP-only module is off the stdio
 //! path.
 
-use super::lang::transports::{self, ModuleFacts};
+use super::entries::python_module;
+use super::lang::transports::{self, ModuleFacts, OffStdio};
 use super::lang::Lang;
 use crate::finding::{Finding, Severity};
 use std::collections::{HashMap, HashSet};
@@ -49,13 +50,14 @@ pub(super) fn classify(
         facts,
         parsers: HashMap::new(),
     };
-    // The files with findings in a language that has transport facts.
+    // Files with findings: with facts, and without (`plain`: only what loads them matters).
     let mut files: HashMap<String, PathBuf> = HashMap::new();
+    let mut plain: HashMap<String, PathBuf> = HashMap::new();
     for f in findings.iter() {
         let Some(file) = &f.location.file else {
             continue;
         };
-        if files.contains_key(file) {
+        if files.contains_key(file) || plain.contains_key(file) {
             continue;
         }
         // With several roots a finding's file already starts with its root.
@@ -64,11 +66,10 @@ pub(super) fn classify(
             .or_else(|| Some(PathBuf::from(file)).filter(|p| p.is_file()));
         if let Some(path) = path {
             let path = path.canonicalize().unwrap_or(path);
-            // Neither HTTP-only nor holding exit writes: its findings stay as they are.
+            // No fact of its own can make its writes notes: only the entries that load it.
             if unaffected.contains(&path) {
-                continue;
-            }
-            if modules.get(&path).is_some() {
+                plain.insert(file.clone(), path);
+            } else if modules.get(&path).is_some() {
                 files.insert(file.clone(), path);
             }
         }
@@ -77,13 +78,16 @@ pub(super) fn classify(
         .values()
         .filter(|p| modules.get(p).is_some_and(|f| f.http_only()))
         .collect();
-    let path = if http_only.is_empty() {
+    let path = if files.is_empty() && plain.is_empty() {
         None
     } else {
         Some(stdio_path(roots, &mut modules))
     };
     for f in findings.iter_mut() {
-        let Some(module) = f.location.file.as_ref().and_then(|file| files.get(file)) else {
+        let Some(file) = f.location.file.as_ref() else {
+            continue;
+        };
+        let Some(module) = files.get(file).or_else(|| plain.get(file)) else {
             continue;
         };
         if http_only.contains(module) {
@@ -92,7 +96,7 @@ pub(super) fn classify(
                 Some(StdioPath::Reached { entry, .. }) => format!(
                     "{entry} does not load it on the stdio path (not at all, or only in a branch that picks another transport)"
                 ),
-                Some(StdioPath::NoStdio { entry }) => {
+                Some(StdioPath::NoStdio { entry, .. }) => {
                     format!("nothing {entry} loads creates a stdio transport")
                 }
                 _ => "no stdio entry is known (package.json bin or main, pyproject.toml [project.scripts])".to_string(),
@@ -104,18 +108,30 @@ pub(super) fn classify(
             );
             continue;
         }
-        let Some(facts) = modules.get(module) else {
+        if let Some(path) = &path {
+            if let Some((detail, why)) = path.off_stdio_module(module) {
+                demote(f, detail, &why);
+                continue;
+            }
+        }
+        let Some(facts) = files.get(file).and_then(|_| modules.get(module)) else {
             continue;
         };
-        let at_exit = !facts.serves_stdio
-            && !facts.connects
-            && f.location.line.is_some_and(|line| {
-                let row = line.saturating_sub(1) as usize;
-                facts
-                    .exit_writes
-                    .iter()
-                    .any(|r| r.start_point.row <= row && row <= r.end_point.row)
-            });
+        let row = f.location.line.map(|l| l.saturating_sub(1) as usize);
+        let within = |r: &tree_sitter::Range| {
+            row.is_some_and(|row| r.start_point.row <= row && row <= r.end_point.row)
+        };
+        if let Some((_, why)) = facts.off_stdio.iter().find(|(r, _)| within(r)) {
+            let (detail, why) = match why {
+                OffStdio::TransportBranch => ("transport-branch", "it runs only in a branch for another transport: its condition picks an HTTP or SSE transport (a comparison of the transport with 'http', 'sse' or 'streamable-http', or with 'stdio' on the other side, an environment variable the module tests to pick an HTTP transport, HTTP request headers, or a name set from one of those), so it never runs while the server speaks stdio"),
+                OffStdio::ExitingPath => ("exits-before-serving", "it is on a path that exits before any server starts (a branch or function ending in a successful process.exit or sys.exit that starts no server, such as --help, --version, --list-tools or a setup command), so no client is reading"),
+                OffStdio::ScriptOnly => ("script-only", "it is in an `if __name__ == \"__main__\":` block that starts no server, which runs only when the file is run as a script, never when the package's entry imports the module"),
+            };
+            demote(f, detail, why);
+            continue;
+        }
+        let at_exit =
+            !facts.serves_stdio && !facts.connects && facts.exit_writes.iter().any(within);
         if at_exit {
             demote(
                 f,
@@ -176,45 +192,85 @@ fn read_facts(
 
 /// What the package's entries load.
 enum StdioPath {
-    /// Every module reached from the entries; `entry` names the first, for messages.
+    /// Every module reached from the entries that serve stdio; `entry` names the first.
     Reached {
         entry: String,
         modules: HashSet<PathBuf>,
+        other: Other,
     },
     /// The entries load no stdio transport: they are not a stdio entry.
     NoStdio {
         entry: String,
+        other: Other,
     },
     Unknown,
 }
 
-fn stdio_path(roots: &[PathBuf], modules: &mut Modules) -> StdioPath {
-    let manifests = manifests(roots);
-    let mut entries: Vec<(String, PathBuf)> = Vec::new();
-    let mut python_bases: Vec<PathBuf> = roots.iter().filter(|r| r.is_dir()).cloned().collect();
-    for dir in &manifests {
-        entries.extend(package_json_entries(dir));
-        python_bases.push(dir.clone());
-        python_bases.push(dir.join("src"));
-    }
-    for dir in &manifests {
-        for (shown, module) in pyproject_scripts(dir) {
-            let found = python_bases
-                .iter()
-                .find_map(|base| python_module(base, &module));
-            if let Some(path) = found {
-                entries.push((shown, path));
-            }
+/// What the stdio path leaves out: modules only other entries load, and modules loaded only
+/// from a part off the stdio path.
+#[derive(Default)]
+struct Other {
+    /// Each module an entry that serves no stdio loads, with that entry's name.
+    entries: HashMap<PathBuf, String>,
+    /// Modules loaded from a part off the stdio path, and why it is off.
+    loaded_off: HashMap<PathBuf, OffStdio>,
+    /// Every module some entry loads.
+    reached: HashSet<PathBuf>,
+}
+
+impl StdioPath {
+    /// A module off the stdio path for a reason of the package's shape: only another entry,
+    /// which serves no stdio, loads it; or it is loaded only from a part that never runs
+    /// under stdio. The detail code and why.
+    fn off_stdio_module(&self, module: &PathBuf) -> Option<(&'static str, String)> {
+        let (stdio, other, stdio_entry) = match self {
+            StdioPath::Reached {
+                modules,
+                other,
+                entry,
+            } => (Some(modules), other, Some(entry)),
+            StdioPath::NoStdio { other, .. } => (None, other, None),
+            StdioPath::Unknown => return None,
+        };
+        if stdio.is_some_and(|m| m.contains(module)) {
+            return None;
+        }
+        if let (Some(stdio_entry), Some(entry)) = (stdio_entry, other.entries.get(module)) {
+            return Some((
+                "other-entry",
+                format!("only {entry} loads it, an entry point of the package that starts no stdio server (the stdio server is {stdio_entry}), so its stdout is that command's own output"),
+            ));
+        }
+        if other.reached.contains(module) {
+            return None;
+        }
+        match other.loaded_off.get(module)? {
+            OffStdio::ExitingPath => Some((
+                "exits-before-serving",
+                "the package loads this module only on a path that exits before any server starts (a branch ending in process.exit or sys.exit, such as --help, --version or a setup command), so no client is reading".to_string(),
+            )),
+            OffStdio::ScriptOnly => Some((
+                "script-only",
+                "the package loads this module only in an `if __name__ == \"__main__\":` block that starts no server".to_string(),
+            )),
+            OffStdio::TransportBranch => Some((
+                "transport-branch",
+                "the package loads this module only in a branch that picks an HTTP or SSE transport, so it never runs while the server speaks stdio".to_string(),
+            )),
         }
     }
-    let Some(entry) = entries.first().map(|(shown, _)| shown.clone()) else {
-        return StdioPath::Unknown;
-    };
+}
+
+/// Modules followed from one entry: those it reaches, and those it loads only from a part
+/// off the stdio path.
+fn follow(
+    entry: &Path,
+    python_bases: &[PathBuf],
+    modules: &mut Modules,
+    loaded_off: &mut HashMap<PathBuf, OffStdio>,
+) -> HashSet<PathBuf> {
     let mut reached: HashSet<PathBuf> = HashSet::new();
-    let mut queue: Vec<PathBuf> = entries
-        .into_iter()
-        .map(|(_, p)| p.canonicalize().unwrap_or(p))
-        .collect();
+    let mut queue = vec![entry.canonicalize().unwrap_or_else(|_| entry.to_path_buf())];
     while let Some(module) = queue.pop() {
         if reached.len() >= MAX_MODULES || !reached.insert(module.clone()) {
             continue;
@@ -223,8 +279,12 @@ fn stdio_path(roots: &[PathBuf], modules: &mut Modules) -> StdioPath {
             continue;
         };
         for load in &facts.loads {
-            for target in resolve(&module, &load.specifier, &python_bases) {
+            for target in resolve(&module, &load.specifier, python_bases) {
                 let target = target.canonicalize().unwrap_or(target);
+                if let Some(why) = load.off_stdio {
+                    loaded_off.entry(target).or_insert(why);
+                    continue;
+                }
                 // A launcher's branch that loads an HTTP-only module is not the stdio choice;
                 // in a module that serves stdio itself, every branch runs under stdio.
                 if load.in_branch
@@ -237,103 +297,45 @@ fn stdio_path(roots: &[PathBuf], modules: &mut Modules) -> StdioPath {
             }
         }
     }
-    let stdio = reached
-        .iter()
-        .any(|m| modules.get(m).is_some_and(|f| f.serves_stdio));
-    if stdio {
-        StdioPath::Reached {
-            entry,
-            modules: reached,
-        }
-    } else {
-        StdioPath::NoStdio { entry }
-    }
+    reached
 }
 
-/// The nearest directory at or above each root with a package.json or pyproject.toml, up to
-/// the repository's top (a directory with `.git`).
-fn manifests(roots: &[PathBuf]) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    for root in roots {
-        let start = if root.is_dir() {
-            root.clone()
+fn stdio_path(roots: &[PathBuf], modules: &mut Modules) -> StdioPath {
+    let (entries, python_bases) = super::entries::of_roots(roots);
+    let Some(first) = entries.first().map(|e| e.shown.clone()) else {
+        return StdioPath::Unknown;
+    };
+    let mut other = Other::default();
+    let mut stdio: Option<(String, HashSet<PathBuf>)> = None;
+    for entry in entries.iter().take(64) {
+        let reached = follow(&entry.path, &python_bases, modules, &mut other.loaded_off);
+        let serves = reached
+            .iter()
+            .any(|m| modules.get(m).is_some_and(|f| f.serves_stdio));
+        other.reached.extend(reached.iter().cloned());
+        if serves {
+            let (_, all) = stdio.get_or_insert_with(|| (entry.shown.clone(), HashSet::new()));
+            all.extend(reached);
         } else {
-            root.parent().map(Path::to_path_buf).unwrap_or_default()
-        };
-        let start = start.canonicalize().unwrap_or(start);
-        for dir in start.ancestors() {
-            if dir.join("package.json").is_file() || dir.join("pyproject.toml").is_file() {
-                if !found.iter().any(|d: &PathBuf| d == dir) {
-                    found.push(dir.to_path_buf());
-                }
-                break;
-            }
-            if dir.join(".git").exists() {
-                break;
+            for m in reached {
+                other
+                    .entries
+                    .entry(m)
+                    .or_insert_with(|| entry.shown.clone());
             }
         }
     }
-    found
-}
-
-/// package.json's `bin` (a path or a map of them) and `main`, as files that exist.
-fn package_json_entries(dir: &Path) -> Vec<(String, PathBuf)> {
-    let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
-        return Vec::new();
-    };
-    let pkg: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-    let mut paths: Vec<(&str, &str)> = Vec::new();
-    match &pkg["bin"] {
-        serde_json::Value::String(s) => paths.push(("bin", s)),
-        serde_json::Value::Object(o) => {
-            paths.extend(o.values().filter_map(|v| v.as_str()).map(|s| ("bin", s)))
-        }
-        _ => {}
+    match stdio {
+        Some((entry, modules)) => StdioPath::Reached {
+            entry,
+            modules,
+            other,
+        },
+        None => StdioPath::NoStdio {
+            entry: first,
+            other,
+        },
     }
-    if let Some(main) = pkg["main"].as_str() {
-        paths.push(("main", main));
-    }
-    paths
-        .into_iter()
-        .filter_map(|(field, p)| {
-            let path = dir.join(p);
-            path.is_file().then(|| {
-                let shown = crate::finding::excerpt(p.trim_start_matches("./"), 100);
-                (format!("{shown} (package.json {field})"), path)
-            })
-        })
-        .collect()
-}
-
-/// pyproject.toml's `[project.scripts]`: `name = "package.module:function"` → the module.
-/// Read line by line: the table is flat, one script per line, and nothing else is needed.
-fn pyproject_scripts(dir: &Path) -> Vec<(String, String)> {
-    let Ok(text) = std::fs::read_to_string(dir.join("pyproject.toml")) else {
-        return Vec::new();
-    };
-    let mut scripts = Vec::new();
-    let mut in_table = false;
-    for line in text.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_table = line == "[project.scripts]";
-            continue;
-        }
-        let Some((name, value)) = line.split_once('=').filter(|_| in_table) else {
-            continue;
-        };
-        let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
-        let module = value.split(':').next().unwrap_or("").trim();
-        let valid = !module.is_empty()
-            && module
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
-        if valid {
-            let name = crate::finding::excerpt(name.trim().trim_matches('"'), 60);
-            let shown = format!("{module} (pyproject.toml script {name})");
-            scripts.push((shown, module.to_string()));
-        }
-    }
-    scripts
 }
 
 /// The files a load names that exist: a relative JavaScript specifier, or a Python module
@@ -371,19 +373,6 @@ fn resolve(from: &Path, specifier: &str, python_bases: &[PathBuf]) -> Vec<PathBu
         }
     }
     found
-}
-
-fn python_module(base: &Path, dotted: &str) -> Option<PathBuf> {
-    let mut path = base.to_path_buf();
-    for part in dotted.split('.').filter(|p| !p.is_empty()) {
-        path.push(part);
-    }
-    let file = path.with_extension("py");
-    if !dotted.is_empty() && file.is_file() {
-        return Some(file);
-    }
-    let init = path.join("__init__.py");
-    init.is_file().then_some(init)
 }
 
 /// As Node and TypeScript resolve a relative specifier: the file, with an extension, a

@@ -255,6 +255,30 @@ fn is_generated(header: &[u8]) -> bool {
         || lower.contains("automatically generated")
 }
 
+/// Whether an ignore file (`.gitignore`, `.ignore`) in a directory above `root` leaves
+/// `root` itself out, as uv's cache does with a `.gitignore` of `*`.
+pub fn ignored_from_above(root: &Path) -> bool {
+    let Ok(root) = root.canonicalize() else {
+        return false;
+    };
+    let is_dir = root.is_dir();
+    root.ancestors().skip(1).any(|dir| {
+        [".gitignore", ".ignore"].iter().any(|name| {
+            let file = dir.join(name);
+            if !file.is_file() {
+                return false;
+            }
+            let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
+            let _ = builder.add(&file);
+            builder.build().is_ok_and(|ignores| {
+                ignores
+                    .matched_path_or_any_parents(&root, is_dir)
+                    .is_ignore()
+            })
+        })
+    })
+}
+
 /// A path with forward slashes.
 pub fn slashed(path: &Path) -> String {
     let text = path.to_string_lossy();

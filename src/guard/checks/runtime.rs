@@ -30,6 +30,7 @@ impl Check for Runtime {
             Code::ServerEndedSession,
             Code::ShutdownSlow,
             Code::ProcessEscapedGroup,
+            Code::ProcessLeftRunning,
             Code::StderrOutputLimitExceeded,
             Code::StderrFlood,
         ]
@@ -358,6 +359,9 @@ fn shutdown(t: &Transcript, out: &mut Vec<Finding>) {
     for p in &report.escaped {
         out.push(escaped_process(p));
     }
+    for p in &report.left_running {
+        out.push(left_running(p));
+    }
     let (detail, what) = match report.path {
         ShutdownPath::Terminated => ("needed-sigterm", "it exited only on SIGTERM"),
         ShutdownPath::Killed => (
@@ -395,6 +399,20 @@ fn escaped_process(p: &crate::process::EscapedProcess) -> Finding {
     } else {
         "holds-stream"
     })
+}
+
+/// A process that detached from the server's group and outlived it: killed by the guard,
+/// left running by a client after every session.
+fn left_running(p: &crate::process::LeftProcess) -> Finding {
+    let command = excerpt(&crate::secrets::redact_argv(&p.argv).join(" "), 200);
+    Finding::new(
+        Code::ProcessLeftRunning,
+        format!(
+            "Process {} (`{command}`), started by the server, detached from its process group and was still running {} ms after the server exited; the guard killed it. A client stops a server by closing stdin and signalling its group, so it would leave this process running after every session.",
+            p.pid, p.outlived_ms,
+        ),
+    )
+    .detail("detached")
 }
 
 /// What stderr says about why a server stopped: the error line as evidence and the excerpt

@@ -79,8 +79,38 @@ pub fn render(scan: &SourceScan, style: Style) -> String {
     }
     closing_counts(&mut out, &verdict);
     let roots: Vec<&str> = scan.roots.iter().map(String::as_str).collect();
+    off_stdio(&mut out, &scan.findings, &roots);
     fixable(&mut out, &scan.findings, &roots);
     out
+}
+
+/// How many writes are notes because they never run under stdio, by detail code, and the
+/// command that reports them as warnings.
+fn off_stdio(out: &mut String, findings: &[crate::finding::Finding], roots: &[&str]) {
+    let mut by_detail: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in findings {
+        if let (crate::finding::Severity::Note, Some(detail)) = (f.severity, f.detail_code) {
+            if crate::source::OFF_STDIO_DETAILS.contains(&detail) {
+                *by_detail.entry(detail).or_default() += 1;
+            }
+        }
+    }
+    let n: usize = by_detail.values().sum();
+    if n == 0 {
+        return;
+    }
+    let details: Vec<String> = by_detail.iter().map(|(d, n)| format!("{d} {n}")).collect();
+    let command = crate::shell::join(
+        ["mcpcheck", "source", "--all-transports"]
+            .into_iter()
+            .chain(roots.iter().copied()),
+    );
+    let _ = writeln!(
+        out,
+        "{n} {} off the stdio path reported as notes ({}): `{command}` reports them as warnings",
+        if n == 1 { "write" } else { "writes" },
+        details.join(", ")
+    );
 }
 
 /// As ruff's `[*] 1 fixable with the --fix option`: how many findings `source --fix`

@@ -3,6 +3,7 @@
 
 mod c_family_prints;
 mod csharp;
+mod exit_paths;
 mod go;
 mod java;
 mod javascript;
@@ -26,6 +27,7 @@ mod rust;
 mod rust_paths;
 mod scope;
 mod syntax;
+mod transport_branches;
 pub mod transports;
 pub mod transports_window;
 

@@ -4,6 +4,7 @@
 //! and the writes that only run on the way to a failing exit.
 
 use super::syntax::{self, args, string_content, text};
+pub use super::transport_branches::OffStdio;
 use super::Lang;
 use tree_sitter::{Node, Range};
 
@@ -20,6 +21,8 @@ pub struct ModuleFacts {
     /// Writes followed, in the same block and with only writes between, by a failing exit
     /// (`process.exit(1)`): a usage or error text printed just before the process ends.
     pub exit_writes: Vec<Range>,
+    /// Parts that never run while the module serves stdio (`transport_branches`).
+    pub off_stdio: Vec<(Range, OffStdio)>,
 }
 
 /// A module loaded by another, as written.
@@ -30,6 +33,27 @@ pub struct Load {
     /// Inside an `if`, a `switch` case or a conditional expression: a choice, such as a
     /// launcher's choice of transport.
     pub in_branch: bool,
+    /// Inside a part off the stdio path: what it loads is not loaded under stdio from here.
+    pub off_stdio: Option<OffStdio>,
+    /// Byte offset, to place it in the parts off stdio.
+    pub at: usize,
+    /// The names a JavaScript `import` binds, and where the statement ends: a load whose
+    /// names are used only in parts off the stdio path is off it too.
+    pub bindings: Vec<String>,
+    pub end: usize,
+}
+
+impl Load {
+    fn new(specifier: String, in_branch: bool, at: usize) -> Self {
+        Self {
+            specifier,
+            in_branch,
+            off_stdio: None,
+            at,
+            bindings: Vec::new(),
+            end: at,
+        }
+    }
 }
 
 impl ModuleFacts {
@@ -42,8 +66,32 @@ impl ModuleFacts {
 /// Whole words without which a module's facts cannot make a write in it a note: no HTTP
 /// server transport, port or FastMCP HTTP run (so not HTTP-only) and no exit (so no exit
 /// writes). Each name the fact walks below compare with is one of them, or ends in one.
-const JS_DEMOTING_WORDS: &[&str] = &["listen", "exit"];
-const PY_DEMOTING_WORDS: &[&str] = &["exit", "SystemExit", "uvicorn", "transport"];
+const JS_DEMOTING_WORDS: &[&str] = &[
+    "listen",
+    "exit",
+    "env",
+    "headers",
+    "stdio",
+    "http",
+    "sse",
+    "transport",
+    "transportType",
+    "httpStream",
+    "streamableHttp",
+];
+const PY_DEMOTING_WORDS: &[&str] = &[
+    "exit",
+    "SystemExit",
+    "uvicorn",
+    "transport",
+    "stdio",
+    "http",
+    "sse",
+    "streamable_http",
+    "getenv",
+    "environ",
+    "__main__",
+];
 
 /// A text test before parsing a module for its facts: false only if no fact of it can turn
 /// a write in it into a note (it may still matter as a module the stdio path loads).
@@ -95,10 +143,100 @@ pub fn facts(lang: Lang, root: Node<'_>, src: &[u8]) -> Option<ModuleFacts> {
 /// parts mention none of `fact_words` (`transports_window`): a Python statement left out
 /// between a write and an exit still parts them.
 pub fn facts_in(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> Option<ModuleFacts> {
-    match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => Some(javascript(lang, root, src)),
-        Lang::Python => Some(python(lang, root, src, ranges)),
-        _ => None,
+    let mut facts = match lang {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript(lang, root, src),
+        Lang::Python => python(lang, root, src, ranges),
+        _ => return None,
+    };
+    facts.off_stdio = super::transport_branches::off_stdio(lang, root, src);
+    for load in &mut facts.loads {
+        load.off_stdio = facts
+            .off_stdio
+            .iter()
+            .find(|(r, _)| r.start_byte <= load.at && load.at < r.end_byte)
+            .map(|(_, why)| *why);
+    }
+    if !facts.off_stdio.is_empty() && facts.loads.iter().any(|l| !l.bindings.is_empty()) {
+        bindings_used_off_stdio(root, src, &mut facts);
+    }
+    Some(facts)
+}
+
+/// The names an `import` statement binds: default, namespace and named (as renamed).
+fn import_bindings(statement: Node<'_>, src: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    syntax::preorder(statement, |n| {
+        let name = match n.kind() {
+            "import_specifier" => n
+                .child_by_field_name("alias")
+                .or_else(|| n.child_by_field_name("name")),
+            "identifier"
+                if n.parent()
+                    .is_some_and(|p| matches!(p.kind(), "import_clause" | "namespace_import")) =>
+            {
+                Some(n)
+            }
+            _ => None,
+        };
+        if let Some(name) = name {
+            names.push(text(name, src).to_string());
+        }
+    });
+    names
+}
+
+/// Marks an `import` off the stdio path when every use of every name it binds is in a part
+/// off it (`startSSEServer` called only in the branch an SSE variable picks).
+fn bindings_used_off_stdio(root: Node<'_>, src: &[u8], facts: &mut ModuleFacts) {
+    let wanted: std::collections::HashSet<&str> = facts
+        .loads
+        .iter()
+        .flat_map(|l| l.bindings.iter().map(String::as_str))
+        .collect();
+    let imports: Vec<(usize, usize)> = facts.loads.iter().map(|l| (l.at, l.end)).collect();
+    let mut uses: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    syntax::preorder(root, |n| {
+        if matches!(n.kind(), "identifier" | "shorthand_property_identifier") {
+            let name = text(n, src);
+            let at = n.start_byte();
+            if wanted.contains(name) && !imports.iter().any(|(s, e)| *s <= at && at < *e) {
+                uses.entry(name).or_default().push(at);
+            }
+        }
+    });
+    let region = |at: usize| {
+        facts
+            .off_stdio
+            .iter()
+            .find(|(r, _)| r.start_byte <= at && at < r.end_byte)
+            .map(|(_, why)| *why)
+    };
+    let mut marks = Vec::new();
+    for (i, load) in facts.loads.iter().enumerate() {
+        if load.bindings.is_empty() || load.off_stdio.is_some() {
+            continue;
+        }
+        let mut why = None;
+        let all_off = load.bindings.iter().all(|name| {
+            let at = uses
+                .get(name.as_str())
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            !at.is_empty()
+                && at.iter().all(|a| match region(*a) {
+                    Some(w) => {
+                        why.get_or_insert(w);
+                        true
+                    }
+                    None => false,
+                })
+        });
+        if all_off {
+            marks.push((i, why));
+        }
+    }
+    for (i, why) in marks {
+        facts.loads[i].off_stdio = why;
     }
 }
 
@@ -134,10 +272,10 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
                     .child_by_field_name("source")
                     .and_then(|s| string_content(s, src))
                 {
-                    facts.loads.push(Load {
-                        specifier: source,
-                        in_branch: false,
-                    });
+                    let mut load = Load::new(source, false, node.start_byte());
+                    load.end = node.end_byte();
+                    load.bindings = import_bindings(node, src);
+                    facts.loads.push(load);
                 }
             }
             "call_expression" => {
@@ -199,10 +337,9 @@ fn load_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFact
         .and_then(|a| args(a).first().copied())
         .and_then(|s| string_content(s, src));
     if let Some(specifier) = specifier {
-        facts.loads.push(Load {
-            specifier,
-            in_branch,
-        });
+        facts
+            .loads
+            .push(Load::new(specifier, in_branch, call.start_byte()));
     }
 }
 
@@ -278,10 +415,11 @@ fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFac
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
                     let name = name.child_by_field_name("name").unwrap_or(name);
-                    facts.loads.push(Load {
-                        specifier: text(name, src).to_string(),
+                    facts.loads.push(Load::new(
+                        text(name, src).to_string(),
                         in_branch,
-                    });
+                        node.start_byte(),
+                    ));
                 }
             }
             "import_from_statement" => {
@@ -301,15 +439,13 @@ fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFac
                     } else {
                         format!("{module}.{name}")
                     };
-                    facts.loads.push(Load {
-                        specifier: joined,
-                        in_branch,
-                    });
+                    facts
+                        .loads
+                        .push(Load::new(joined, in_branch, node.start_byte()));
                 }
-                facts.loads.push(Load {
-                    specifier: module,
-                    in_branch,
-                });
+                facts
+                    .loads
+                    .push(Load::new(module, in_branch, node.start_byte()));
             }
             "call" => python_call(node, src, in_branch, &mut facts),
             "module" | "block" => {
@@ -413,10 +549,9 @@ fn python_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFa
     });
     if matches!(written, "importlib.import_module" | "import_module") {
         if let Some(specifier) = values.first().and_then(|s| string_content(*s, src)) {
-            facts.loads.push(Load {
-                specifier,
-                in_branch,
-            });
+            facts
+                .loads
+                .push(Load::new(specifier, in_branch, call.start_byte()));
         }
     } else if written == "uvicorn.run"
         || PY_HTTP_METHODS.contains(&name)
@@ -438,129 +573,5 @@ fn python_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFa
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn of(lang: Lang, src: &str) -> ModuleFacts {
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&lang.grammar()).expect("grammar");
-        let tree = parser.parse(src, None).expect("parse");
-        facts(lang, tree.root_node(), src.as_bytes()).expect("facts")
-    }
-
-    #[test]
-    fn only_writes_right_before_a_failing_exit_are_exit_writes() {
-        let src = "if (bad) {\n  console.log('a');\n  console.error('b');\n  process.exit(2);\n}\n\
-                   if (v) {\n  console.log('v');\n  process.exit(0);\n}\n\
-                   if (w) {\n  console.log('w');\n  cleanup();\n  process.exit(1);\n}\n";
-        let rows: Vec<usize> = of(Lang::JavaScript, src)
-            .exit_writes
-            .iter()
-            .map(|r| r.start_point.row)
-            .collect();
-        assert_eq!(rows, vec![2, 1]);
-    }
-
-    #[test]
-    fn transports_and_loads_are_read_from_code_not_comments() {
-        let js = of(
-            Lang::TypeScript,
-            "// new StdioServerTransport()\nimport './a.js';\nif (x) { await import('./http.js'); }\nconst t = new StreamableHTTPServerTransport({});\n",
-        );
-        assert!(js.http_only());
-        assert_eq!(
-            js.loads,
-            vec![
-                Load {
-                    specifier: "./a.js".into(),
-                    in_branch: false
-                },
-                Load {
-                    specifier: "./http.js".into(),
-                    in_branch: true
-                },
-            ]
-        );
-        let stdin = of(
-            Lang::JavaScript,
-            "app.listen(3000);\nprocess.stdin.on('data', f);\n",
-        );
-        assert!(stdin.serves_http && stdin.serves_stdio && !stdin.http_only());
-        let py = of(
-            Lang::Python,
-            "from . import tools\nif http:\n    mcp.run(transport='sse')\nelse:\n    mcp.run(transport=args.transport)\n",
-        );
-        assert!(py.serves_http && py.serves_stdio);
-        assert_eq!(py.loads[0].specifier, ".tools");
-        assert!(of(Lang::Python, "uvicorn.run(app)\n").http_only());
-        let exits = of(
-            Lang::Python,
-            "if bad:\n    print('usage')\n    sys.exit(2)\nif ok:\n    print('bye')\n    sys.exit(0)\nif err:\n    print('e')\n    raise SystemExit('failed')\n",
-        );
-        let rows: Vec<usize> = exits
-            .exit_writes
-            .iter()
-            .map(|r| r.start_point.row)
-            .collect();
-        assert_eq!(rows, vec![1, 7]);
-        assert!(!of(Lang::Python, "mcp.run()\nuvicorn.run(app)\n").http_only());
-    }
-
-    /// A module whose facts demote a write (HTTP-only, or writes before a failing exit).
-    fn demotes(lang: Lang, src: &str) -> bool {
-        let facts = of(lang, src);
-        facts.http_only() || !facts.exit_writes.is_empty()
-    }
-
-    #[test]
-    fn every_module_whose_facts_demote_passes_the_text_test() {
-        let mut cases: Vec<(Lang, String)> = vec![
-            (Lang::JavaScript, "app.listen(3000);\n".into()),
-            (
-                Lang::JavaScript,
-                "if (e) {\n  console.log('x');\n  process.exit(1);\n}\n".into(),
-            ),
-            (Lang::Python, "uvicorn.run(app)\n".into()),
-            (Lang::Python, "mcp.run(transport='sse')\n".into()),
-            (
-                Lang::Python,
-                "if e:\n    print('x')\n    sys.exit(1)\n".into(),
-            ),
-            (Lang::Python, "if e:\n    print('x')\n    exit(1)\n".into()),
-            (
-                Lang::Python,
-                "if e:\n    print('x')\n    raise SystemExit('no')\n".into(),
-            ),
-        ];
-        for name in JS_HTTP_TRANSPORTS {
-            cases.push((Lang::TypeScript, format!("const t = new {name}({{}});\n")));
-            cases.push((
-                Lang::TypeScript,
-                format!("const t = new sdk.{name}({{}});\n"),
-            ));
-        }
-        for name in PY_HTTP_METHODS.iter().chain(PY_HTTP_CLASSES) {
-            cases.push((Lang::Python, format!("x = mcp.{name}()\n")));
-        }
-        for (lang, src) in &cases {
-            assert!(demotes(*lang, src), "{src}");
-            assert!(may_demote(*lang, src.as_bytes()), "{src}");
-        }
-        // Look-alikes that are other words: no fact, and the text test says so.
-        for src in [
-            "el.addListener('x', f);\nconsole.log(1);\n",
-            "onExit(() => console.log(1));\n",
-        ] {
-            assert!(
-                !demotes(Lang::JavaScript, src) && !may_demote(Lang::JavaScript, src.as_bytes())
-            );
-        }
-        // Neither a transport nor an exit: the scan keeps no facts for such a module.
-        let plain = "import sys\nprint('hi')\nsys.stdout.write('x')\n";
-        assert!(!demotes(Lang::Python, plain) && !may_demote(Lang::Python, plain.as_bytes()));
-        let plain = "import { x } from './x.js';\nconsole.log(x);\n";
-        assert!(
-            !demotes(Lang::JavaScript, plain) && !may_demote(Lang::JavaScript, plain.as_bytes())
-        );
-    }
-}
+#[path = "transports_tests.rs"]
+mod tests;

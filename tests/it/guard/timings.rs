@@ -68,6 +68,21 @@ fn a_server_that_never_answers_and_ignores_sigterm_is_timed_to_its_kill() {
     assert_eq!(ms(p, "listsMs"), 0, "{p:#}");
 }
 
+/// Issue 45 item 3: a server that exits 1.5 s after stdin closes, on a timer its waits do not
+/// show (a SIGALRM while blocked in a read), looks idle; the shutdown wait may not end early
+/// on that, since it exits inside the 2 s grace. The verdict is the same on every run.
+#[test]
+fn a_server_that_exits_on_a_timer_inside_the_grace_is_not_shutdown_slow() {
+    for _ in 0..2 {
+        let (r, seen) = timed("exits_late_on_a_timer", &[]);
+        assert_eq!(r.issues(), pairs(&[]), "{:#}", r.json["issues"]);
+        assert_eq!(r.exit, 0);
+        assert_wall_time(&r, seen);
+        let shutdown = ms(&r.json["phases"], "shutdownMs");
+        assert!((1_400..2_000).contains(&shutdown), "{shutdown} ms");
+    }
+}
+
 #[test]
 fn a_block_buffered_python_server_is_timed_with_its_rerun() {
     let (r, seen) = timed("buffered_stdout", &["--timeout", "1500"]);

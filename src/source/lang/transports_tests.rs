@@ -1,0 +1,158 @@
+//! Unit tests of `transports`: facts read from code, and the text test before parsing.
+use super::*;
+
+fn of(lang: Lang, src: &str) -> ModuleFacts {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&lang.grammar()).expect("grammar");
+    let tree = parser.parse(src, None).expect("parse");
+    facts(lang, tree.root_node(), src.as_bytes()).expect("facts")
+}
+
+#[test]
+fn only_writes_right_before_a_failing_exit_are_exit_writes() {
+    let src = "if (bad) {\n  console.log('a');\n  console.error('b');\n  process.exit(2);\n}\n\
+               if (v) {\n  console.log('v');\n  process.exit(0);\n}\n\
+               if (w) {\n  console.log('w');\n  cleanup();\n  process.exit(1);\n}\n";
+    let rows: Vec<usize> = of(Lang::JavaScript, src)
+        .exit_writes
+        .iter()
+        .map(|r| r.start_point.row)
+        .collect();
+    assert_eq!(rows, vec![2, 1]);
+}
+
+#[test]
+fn transports_and_loads_are_read_from_code_not_comments() {
+    let js = of(
+        Lang::TypeScript,
+        "// new StdioServerTransport()\nimport './a.js';\nif (x) { await import('./http.js'); }\nconst t = new StreamableHTTPServerTransport({});\n",
+    );
+    assert!(js.http_only());
+    let loads: Vec<(&str, bool)> = js
+        .loads
+        .iter()
+        .map(|l| (l.specifier.as_str(), l.in_branch))
+        .collect();
+    assert_eq!(loads, vec![("./a.js", false), ("./http.js", true)]);
+    let stdin = of(
+        Lang::JavaScript,
+        "app.listen(3000);\nprocess.stdin.on('data', f);\n",
+    );
+    assert!(stdin.serves_http && stdin.serves_stdio && !stdin.http_only());
+    let py = of(
+        Lang::Python,
+        "from . import tools\nif http:\n    mcp.run(transport='sse')\nelse:\n    mcp.run(transport=args.transport)\n",
+    );
+    assert!(py.serves_http && py.serves_stdio);
+    assert_eq!(py.loads[0].specifier, ".tools");
+    assert!(of(Lang::Python, "uvicorn.run(app)\n").http_only());
+    let exits = of(
+        Lang::Python,
+        "if bad:\n    print('usage')\n    sys.exit(2)\nif ok:\n    print('bye')\n    sys.exit(0)\nif err:\n    print('e')\n    raise SystemExit('failed')\n",
+    );
+    let rows: Vec<usize> = exits
+        .exit_writes
+        .iter()
+        .map(|r| r.start_point.row)
+        .collect();
+    assert_eq!(rows, vec![1, 7]);
+    assert!(!of(Lang::Python, "mcp.run()\nuvicorn.run(app)\n").http_only());
+}
+
+/// A module whose facts demote a write (HTTP-only, or writes before a failing exit).
+fn demotes(lang: Lang, src: &str) -> bool {
+    let facts = of(lang, src);
+    facts.http_only() || !facts.exit_writes.is_empty() || !facts.off_stdio.is_empty()
+}
+
+#[test]
+fn every_module_whose_facts_demote_passes_the_text_test() {
+    let mut cases: Vec<(Lang, String)> = vec![
+        (Lang::JavaScript, "app.listen(3000);\n".into()),
+        (
+            Lang::JavaScript,
+            "if (e) {\n  console.log('x');\n  process.exit(1);\n}\n".into(),
+        ),
+        (Lang::Python, "uvicorn.run(app)\n".into()),
+        // Parts off the stdio path (`transport_branches`).
+        (
+            Lang::TypeScript,
+            "if (transport === 'http') {\n  console.log(1);\n}\n".into(),
+        ),
+        (
+            Lang::JavaScript,
+            "if (process.env.X === 'true') { t = 'httpStream'; } else { t = 'stdio'; }\n".into(),
+        ),
+        (
+            Lang::JavaScript,
+            "if (a === '--help') {\n  console.log(u);\n  process.exit(0);\n}\n".into(),
+        ),
+        (
+            Lang::Python,
+            "if args.transport == 'sse':\n    print(1)\n".into(),
+        ),
+        (
+            Lang::Python,
+            "if os.getenv('X') == '1':\n    mcp.run(transport='sse')\nelse:\n    mcp.run(transport='stdio')\n".into(),
+        ),
+        (
+            Lang::Python,
+            "if args.version:\n    print(v)\n    sys.exit(0)\n".into(),
+        ),
+        (Lang::Python, "mcp.run(transport='sse')\n".into()),
+        (
+            Lang::Python,
+            "if e:\n    print('x')\n    sys.exit(1)\n".into(),
+        ),
+        (Lang::Python, "if e:\n    print('x')\n    exit(1)\n".into()),
+        (
+            Lang::Python,
+            "if e:\n    print('x')\n    raise SystemExit('no')\n".into(),
+        ),
+    ];
+    for name in JS_HTTP_TRANSPORTS {
+        cases.push((Lang::TypeScript, format!("const t = new {name}({{}});\n")));
+        cases.push((
+            Lang::TypeScript,
+            format!("const t = new sdk.{name}({{}});\n"),
+        ));
+    }
+    for name in PY_HTTP_METHODS.iter().chain(PY_HTTP_CLASSES) {
+        cases.push((Lang::Python, format!("x = mcp.{name}()\n")));
+    }
+    for (lang, src) in &cases {
+        assert!(demotes(*lang, src), "{src}");
+        assert!(may_demote(*lang, src.as_bytes()), "{src}");
+    }
+    // Look-alikes that are other words: no fact, and the text test says so.
+    for src in [
+        "el.addListener('x', f);\nconsole.log(1);\n",
+        "onExit(() => console.log(1));\n",
+    ] {
+        assert!(!demotes(Lang::JavaScript, src) && !may_demote(Lang::JavaScript, src.as_bytes()));
+    }
+    // Neither a transport nor an exit: the scan keeps no facts for such a module.
+    let plain = "import sys\nprint('hi')\nsys.stdout.write('x')\n";
+    assert!(!demotes(Lang::Python, plain) && !may_demote(Lang::Python, plain.as_bytes()));
+    let plain = "import { x } from './x.js';\nconsole.log(x);\n";
+    assert!(!demotes(Lang::JavaScript, plain) && !may_demote(Lang::JavaScript, plain.as_bytes()));
+}
+
+#[test]
+fn an_import_used_only_off_the_stdio_path_is_a_load_off_it() {
+    let js = "import { startSSEServer } from './sse.js';\nimport { tools } from './tools.js';\n\
+              if (process.env.ENABLE_SSE) {\n  startSSEServer(server, tools);\n} else {\n  server.connect(new StdioServerTransport());\n}\nregister(tools);\n";
+    let facts = of(Lang::JavaScript, js);
+    let off: Vec<(&str, Option<OffStdio>)> = facts
+        .loads
+        .iter()
+        .map(|l| (l.specifier.as_str(), l.off_stdio))
+        .collect();
+    assert_eq!(
+        off,
+        vec![
+            ("./sse.js", Some(OffStdio::TransportBranch)),
+            ("./tools.js", None)
+        ]
+    );
+}
