@@ -8,4 +8,5 @@ mod jvm_config;
 mod jvm_dotnet;
 mod large;
 mod python;
+mod stdio_path;
 mod walk;

@@ -5,7 +5,7 @@
 //! path given is scanned even where an ignore file above it leaves it out, and the package's
 //! entry points even under `dist/`.
 
-mod support;
+use crate::support;
 use support::source::*;
 
 fn detail(scan: &Scan, file: &str, line: u64) -> String {
