@@ -63,12 +63,10 @@ impl ModuleFacts {
     }
 }
 
-/// Whole words without which a module's facts cannot make a write in it a note: no HTTP
-/// server transport, port or FastMCP HTTP run (so not HTTP-only) and no exit (so no exit
-/// writes). Each name the fact walks below compare with is one of them, or ends in one.
-const JS_DEMOTING_WORDS: &[&str] = &[
-    "listen",
-    "exit",
+/// The words of `transport_branches`' conditions (a transport compared with, an
+/// environment variable or a request's headers read): one list for the text test below
+/// and for the windows of `transports_window`.
+pub(super) const JS_BRANCH_WORDS: &[&str] = &[
     "env",
     "headers",
     "stdio",
@@ -79,10 +77,7 @@ const JS_DEMOTING_WORDS: &[&str] = &[
     "httpStream",
     "streamableHttp",
 ];
-const PY_DEMOTING_WORDS: &[&str] = &[
-    "exit",
-    "SystemExit",
-    "uvicorn",
+pub(super) const PY_BRANCH_WORDS: &[&str] = &[
     "transport",
     "stdio",
     "http",
@@ -93,16 +88,25 @@ const PY_DEMOTING_WORDS: &[&str] = &[
     "__main__",
 ];
 
+/// Whole words without which a module's facts cannot make a write in it a note: no HTTP
+/// server transport, port or FastMCP HTTP run (so not HTTP-only), no exit (so no exit
+/// writes) and no branch condition. Each name the fact walks below compare with is one of
+/// them, or ends in one.
+const JS_DEMOTING_WORDS: &[&str] = &["listen", "exit"];
+const PY_DEMOTING_WORDS: &[&str] = &["exit", "SystemExit", "uvicorn"];
+
 /// A text test before parsing a module for its facts: false only if no fact of it can turn
 /// a write in it into a note (it may still matter as a module the stdio path loads).
 pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
     let (words, names, dollar): (&[&str], &[&[&str]], bool) = match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
-            (JS_DEMOTING_WORDS, &[JS_HTTP_TRANSPORTS], true)
-        }
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
+            JS_DEMOTING_WORDS,
+            &[JS_HTTP_TRANSPORTS, JS_BRANCH_WORDS],
+            true,
+        ),
         Lang::Python => (
             PY_DEMOTING_WORDS,
-            &[PY_HTTP_METHODS, PY_HTTP_CLASSES],
+            &[PY_HTTP_METHODS, PY_HTTP_CLASSES, PY_BRANCH_WORDS],
             false,
         ),
         _ => return false,

@@ -8,12 +8,15 @@
 use super::js_window;
 use super::python_window;
 use super::syntax::Words;
-use super::transports::{JS_HTTP_TRANSPORTS, PY_HTTP_CLASSES, PY_HTTP_METHODS};
+use super::transports::{
+    JS_BRANCH_WORDS, JS_HTTP_TRANSPORTS, PY_BRANCH_WORDS, PY_HTTP_CLASSES, PY_HTTP_METHODS,
+};
 use super::{Lang, WINDOW_MIN_BYTES};
 use tree_sitter::Range;
 
 /// Whole words without which a part of a module holds none of its facts: every name the fact
-/// walks in `transports` compare with, or a word of it, and the keywords of the loads.
+/// walks in `transports` compare with, or a word of it, the conditions of
+/// `transport_branches`, and the keywords of the loads.
 fn fact_words(lang: Lang) -> Vec<&'static str> {
     let (words, names): (&[&str], &[&[&str]]) = match lang {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
@@ -26,22 +29,12 @@ fn fact_words(lang: Lang) -> Vec<&'static str> {
                 "exit",
                 "stdin",
                 "StdioServerTransport",
-                // The conditions of `transport_branches`.
-                "env",
-                "headers",
-                "stdio",
-                "http",
-                "sse",
-                "transport",
-                "transportType",
-                "httpStream",
-                "streamableHttp",
                 // Writes, so a part that holds one keeps the branch around it.
                 "console",
                 "stdout",
                 "write",
             ],
-            &[JS_HTTP_TRANSPORTS],
+            &[JS_HTTP_TRANSPORTS, JS_BRANCH_WORDS],
         ),
         Lang::Python => (
             &[
@@ -54,22 +47,13 @@ fn fact_words(lang: Lang) -> Vec<&'static str> {
                 "stdin",
                 "exit",
                 "SystemExit",
-                // The conditions of `transport_branches`.
-                "transport",
-                "stdio",
-                "http",
-                "sse",
-                "streamable_http",
-                "getenv",
-                "environ",
-                "__main__",
                 // Writes, so a part that holds one keeps the branch around it.
                 "print",
                 "stdout",
                 "write",
                 "echo",
             ],
-            &[PY_HTTP_METHODS, PY_HTTP_CLASSES],
+            &[PY_HTTP_METHODS, PY_HTTP_CLASSES, PY_BRANCH_WORDS],
         ),
         _ => (&[], &[]),
     };
