@@ -289,11 +289,7 @@ impl FrameFault {
             | FrameFault::NotificationReply { .. }
                 if n > 1 =>
             {
-                format!(
-                    "{message} The same fault is on {} ({}).",
-                    plural(n - 1, "more stdout line", "more stdout lines"),
-                    line_list(&lines[1..])
-                )
+                format!("{message}{}", also_on(&lines[1..]))
             }
             _ => message,
         };
@@ -474,6 +470,16 @@ pub fn line_list(lines: &[u64]) -> String {
         text.push_str(&format!(" and {} more", lines.len() - SHOWN));
     }
     text
+}
+
+/// " The same fault is on 2 more stdout lines (5, 9).": the lines that repeat a fault whose
+/// finding names its first, for every check that groups repeats into one finding.
+pub fn also_on(more: &[u64]) -> String {
+    format!(
+        " The same fault is on {} ({}).",
+        plural(more.len(), "more stdout line", "more stdout lines"),
+        line_list(more)
+    )
 }
 
 pub fn plural(n: usize, one: &str, many: &str) -> String {

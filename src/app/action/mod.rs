@@ -109,9 +109,11 @@ fn read(log: &mut impl Write) -> Result<Step, Error> {
         .as_deref()
         .map(|a| repo.explicit_anchor(Path::new(a)))
         .transpose()?;
-    let guard_argv = inputs.guard_argv()?;
+    // One request: the job runs it and the reports show its command line.
+    let request = inputs.guard_request()?;
+    let guard_argv = crate::app::guard::argv(&request);
     let job = if inputs.runs_guard() {
-        let mut job = GuardJob::prepare(&inputs.guard_request()?)?;
+        let mut job = GuardJob::prepare(&request)?;
         scrub(&mut job.settings.command, &child);
         let mut secrets = (*job.settings.secrets).clone();
         secrets.extend(&child.given_secrets());

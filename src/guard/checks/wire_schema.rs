@@ -3,7 +3,7 @@
 use super::{Check, CheckContext};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
-use crate::frame_findings::{line_list, plural};
+use crate::frame_findings::also_on;
 use crate::protocol::jsonrpc::{LineContent, Message};
 use crate::protocol::schema::{WireSchemas, WireViolation};
 use crate::protocol::versions;
@@ -89,11 +89,7 @@ impl Check for WireSchema {
         }
         out.extend(found.into_iter().map(|(mut f, more)| {
             if !more.is_empty() {
-                f.message.push_str(&format!(
-                    " The same fault is on {} ({}).",
-                    plural(more.len(), "more stdout line", "more stdout lines"),
-                    line_list(&more)
-                ));
+                f.message.push_str(&also_on(&more));
             }
             f
         }));
