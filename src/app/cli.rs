@@ -3,6 +3,7 @@
 
 mod durations;
 mod guard_args;
+pub mod tuning_flags;
 
 pub use guard_args::{GuardArgs, GUARD_EXAMPLES};
 
@@ -244,9 +245,9 @@ pub struct SweepArgs {
     /// Keep the lines already in --out and run only the entries without one.
     #[arg(long)]
     pub resume: bool,
-    /// The guard's --timeout for every server: 5s, 500ms, 2m (a bare number is milliseconds) [default: 5s].
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<Millis>,
+    /// The guard's times and limits for every server (`--timeout`, `--max-stdout-bytes`…).
+    #[command(flatten)]
+    pub tuning: tuning_flags::TuningFlags,
     /// The guard's --profile for every server.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,

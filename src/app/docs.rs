@@ -15,6 +15,13 @@ pub fn sections() -> Vec<(String, String)> {
         ("codes".to_string(), codes()),
         ("clients".to_string(), crate::report::clients_doc::matrix()),
         (
+            "config-tuning".to_string(),
+            format!(
+                "| Key | Type | Meaning |\n|---|---|---|\n{}",
+                crate::session::tuning::Tuning::config_rows()
+            ),
+        ),
+        (
             "action-workflow".to_string(),
             format!("```yaml\n{}```\n", super::init::documented_workflow()),
         ),

@@ -69,14 +69,7 @@ impl GuardArgs {
             no_list_probes: self.no_list_probes,
             repeat: self.repeat,
             adversarial_probes: self.adversarial_probes.clone(),
-            timeout: self.timeout.map(|t| t.ms),
-            settle: self.settle.map(|t| t.ms),
-            shutdown_grace: self.shutdown_grace.map(|t| t.ms),
-            max_stdout_line_bytes: self.max_stdout_line_bytes,
-            max_stdout_bytes: self.max_stdout_bytes,
-            max_stderr_bytes: self.max_stderr_bytes,
-            stderr_flood_bytes: self.stderr_flood_bytes,
-            max_list_pages: self.max_list_pages,
+            tuning: self.tuning.tuning,
             json: self.json,
             scan: self.scan.clone(),
             fail_on_static: self.fail_on_static,
@@ -97,73 +90,21 @@ impl GuardArgs {
 /// only, since the line is printed in reports; everything else is exact.
 pub fn argv(request: &GuardRequest) -> Vec<String> {
     let mut argv = vec!["mcpcheck".to_string(), "guard".to_string()];
-    let mut flag = |name: &str, value: Option<String>| {
-        if let Some(value) = value {
-            argv.push(format!("--{name}"));
-            argv.push(value);
-        }
+    argv.extend(request.setting_words());
+    let mut flag = |name: &str, value: String| {
+        argv.push(format!("--{name}"));
+        argv.push(value);
     };
-    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
-    let time = |ms: Option<u64>| ms.map(|ms| crate::duration::Millis::ms(ms).to_string());
-    flag("config", path(&request.config));
-    flag("profile", request.profile.clone());
-    flag("protocol", request.protocol.clone());
-    flag("timeout", time(request.timeout));
-    flag("repeat", request.repeat.map(|n| n.to_string()));
-    flag("cwd", path(&request.cwd));
-    for (i, method) in request.requests.iter().enumerate() {
-        flag("request", Some(method.clone()));
-        flag("params", request.params.get(i).cloned());
-    }
-    // The guard job scans the `scan` paths beside the session.
-    for p in &request.scan {
-        flag("scan", Some(p.display().to_string()));
-    }
     if let Some(url) = &request.url {
-        flag("url", Some(crate::secrets::redact(url)));
+        flag("url", crate::secrets::redact(url));
     }
     for header in &request.headers {
         let name = header.split('=').next().unwrap_or("").trim();
-        flag("header", Some(format!("{name}=<redacted>")));
+        flag("header", format!("{name}=<redacted>"));
     }
     for kv in &request.env {
         let name = kv.split('=').next().unwrap_or("");
-        flag("env", Some(format!("{name}=<redacted>")));
-    }
-    flag("adversarial-probes", request.adversarial_probes.clone());
-    flag("settle", time(request.settle));
-    flag("shutdown-grace", time(request.shutdown_grace));
-    flag(
-        "max-stdout-line-bytes",
-        request.max_stdout_line_bytes.map(|n| n.to_string()),
-    );
-    flag(
-        "max-stdout-bytes",
-        request.max_stdout_bytes.map(|n| n.to_string()),
-    );
-    flag(
-        "max-stderr-bytes",
-        request.max_stderr_bytes.map(|n| n.to_string()),
-    );
-    flag(
-        "stderr-flood-bytes",
-        request.stderr_flood_bytes.map(|n| n.to_string()),
-    );
-    flag(
-        "max-list-pages",
-        request.max_list_pages.map(|n| n.to_string()),
-    );
-    for (on, name) in [
-        (request.protocol_matrix, "--protocol-matrix"),
-        (request.list_probes, "--list-probes"),
-        (request.no_list_probes, "--no-list-probes"),
-        (request.json, "--json"),
-        (request.fail_on_static, "--fail-on-static"),
-        (request.url_policy.allow_unsafe, "--url-allow-unsafe"),
-    ] {
-        if on {
-            argv.push(name.to_string());
-        }
+        flag("env", format!("{name}=<redacted>"));
     }
     if !request.command.is_empty() {
         argv.push("--".into());

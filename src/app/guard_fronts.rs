@@ -4,10 +4,8 @@
 
 use super::cli::{Cli, Command};
 use crate::app::action::inputs::Inputs;
-use crate::guard::layers::{
-    DEFAULT_MAX_LIST_PAGES, DEFAULT_SETTLE_MS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUT_MS,
-};
 use crate::guard::{GuardRequest, GuardSettings};
+use crate::session::tuning::Tuning;
 use crate::sweep::sandbox::EnvPolicy;
 use crate::sweep::{Renderers, SweepConfig};
 use clap::{CommandFactory, Parser};
@@ -38,7 +36,10 @@ fn inputs(pairs: &[(&str, &str)]) -> GuardRequest {
 fn sweep(config: &Path, profile: &str, timeout: u64) -> SweepConfig {
     SweepConfig {
         jobs: 1,
-        timeout: Some(timeout),
+        tuning: Tuning {
+            timeout: Some(timeout),
+            ..Tuning::default()
+        },
         profile: Some(profile.into()),
         config: Some(config.to_path_buf()),
         setup_timeout: Duration::from_secs(1),
@@ -219,14 +220,15 @@ fn the_flags_help_states_the_builders_defaults() {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    // Times are shown in their unit (300ms, 2s), as the flags take them.
-    let time = |ms: u64| crate::duration::Millis::ms(ms).to_string();
-    for (flag, default) in [
-        ("--timeout", time(DEFAULT_TIMEOUT_MS)),
-        ("--settle", time(DEFAULT_SETTLE_MS)),
-        ("--shutdown-grace", time(DEFAULT_SHUTDOWN_GRACE_MS)),
-        ("--max-list-pages", DEFAULT_MAX_LIST_PAGES.to_string()),
-    ] {
+    // Times are shown in their unit (300ms, 2s), as the flags take them; the defaults are
+    // the ones the builder's bottom layer holds.
+    let defaults = crate::guard::layers::Layer::defaults().tuning;
+    assert_eq!(defaults, Tuning::defaults());
+    for spec in Tuning::SPECS {
+        let (flag, default) = (
+            spec.flag,
+            spec.unit.show(defaults.get(spec).expect("a default")),
+        );
         let at = help
             .find(&format!("{flag} <"))
             .expect("the flag is in the help");

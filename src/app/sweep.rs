@@ -22,7 +22,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode, Error> {
         jobs: args.jobs,
         shard: args.shard.clone(),
         resume: args.resume,
-        timeout: args.timeout.map(|t| t.ms),
+        tuning: args.tuning.tuning,
         profile: args.profile.clone(),
         config: args.config.clone(),
         setup_timeout: args.setup_timeout.as_duration(),

@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::finding::excerpt;
+use crate::session::tuning::Tuning;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -20,14 +21,8 @@ pub struct GuardConfig {
     pub env: Option<BTreeMap<String, String>>,
     pub profile: Option<String>,
     pub protocol: Option<String>,
-    /// Milliseconds, or a string with its unit ("5s"), as every time mcpcheck reads.
-    #[serde(default, deserialize_with = "crate::duration::millis_opt")]
-    pub timeout_ms: Option<u64>,
     pub repeat: Option<u32>,
     pub json: Option<bool>,
-    pub max_stdout_bytes: Option<u64>,
-    pub max_stdout_line_bytes: Option<usize>,
-    pub max_stderr_bytes: Option<u64>,
     pub scan: Option<PathList>,
     pub fail_on_static: Option<bool>,
     pub request: Option<RequestSpec>,
@@ -35,7 +30,29 @@ pub struct GuardConfig {
     pub safe_tool_calls: Option<Vec<ToolCallSpec>>,
     pub adversarial_probes: Option<ProbeSelection>,
     pub adversarial_tool_calls: Option<Vec<ToolCallSpec>>,
+    /// The times and limits (`timeoutMs`, `maxStdoutBytes`…), as `tuning` declares them.
+    #[serde(flatten)]
+    pub tuning: Tuning,
 }
+
+/// The config file's own keys (the tuning's are [`Tuning::KEYS`]), for "did you mean".
+const KEYS: &[&str] = &[
+    "command",
+    "args",
+    "cwd",
+    "env",
+    "profile",
+    "protocol",
+    "repeat",
+    "json",
+    "scan",
+    "failOnStatic",
+    "request",
+    "requests",
+    "safeToolCalls",
+    "adversarialProbes",
+    "adversarialToolCalls",
+];
 
 /// `"command": ["node", "server.js"]` or `"command": "node", "args": ["server.js"]`.
 #[derive(Debug, Deserialize)]
@@ -112,6 +129,11 @@ pub fn load(path: &Path) -> Result<LoadedConfig, Error> {
         let what = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(m, _)| m);
+        // The tuning's keys and the unknown ones are read once the object has ended: the
+        // place of the key named is where it was written.
+        let (line, column) = named_key(what)
+            .and_then(|key| place_of_key(&text, key))
+            .unwrap_or((e.line(), e.column()));
         let hint = match e.classify() {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
                 "fix the JSON".to_string()
@@ -122,9 +144,7 @@ pub fn load(path: &Path) -> Result<LoadedConfig, Error> {
             },
         };
         Error::Input(format!(
-            "{shown}:{}:{}: {}; {hint}",
-            e.line(),
-            e.column(),
+            "{shown}:{line}:{column}: {}; {hint}",
             crate::finding::excerpt(what, 300)
         ))
     })?;
@@ -177,17 +197,36 @@ pub fn expand_env(
     Ok(out)
 }
 
-/// For serde's "unknown field `x`, expected one of `a`, `b`": the expected key nearest to
-/// the one written, when one is near (a typo or snake_case for camelCase).
+/// The key an error names: "unknown field `x`…" or "config `x`: …".
+fn named_key(message: &str) -> Option<&str> {
+    let rest = message
+        .strip_prefix("unknown field `")
+        .or_else(|| message.strip_prefix("config `"))?;
+    rest.split_once('`').map(|(key, _)| key)
+}
+
+/// Line and column (1-based) of `"key":` in `text`, as serde_json counts them.
+fn place_of_key(text: &str, key: &str) -> Option<(usize, usize)> {
+    let quoted = format!("\"{key}\"");
+    let at = text
+        .match_indices(&quoted)
+        .map(|(i, _)| i)
+        .find(|&i| text[i + quoted.len()..].trim_start().starts_with(':'))?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1;
+    Some((line, column))
+}
+
+/// For an unknown key: the key nearest to the one written, when one is near (a typo, or
+/// snake_case for camelCase).
 fn nearest_key(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
-    let (written, expected) = rest.split_once('`')?;
+    let (written, _) = rest.split_once('`')?;
     let folded = |k: &str| k.replace('_', "").to_ascii_lowercase();
-    expected
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(|k| (strsim::jaro_winkler(&folded(written), &folded(k)), k))
+    KEYS.iter()
+        .chain(Tuning::KEYS)
+        .map(|k| (strsim::jaro_winkler(&folded(written), &folded(k)), *k))
         .filter(|(score, _)| *score >= 0.85)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, k)| k.to_string())
@@ -222,17 +261,27 @@ mod tests {
         assert!(matches!(c.command, Some(CommandSpec::Argv(ref v)) if v.len() == 2));
         assert_eq!(c.repeat, Some(2));
         assert_eq!(c.requests.map(|r| r.len()), Some(2));
+        assert_eq!(c.tuning.max_stdout_line_bytes, Some(5));
+        // Every key "did you mean" offers is one the file takes.
+        let every: serde_json::Map<String, Value> = KEYS
+            .iter()
+            .chain(Tuning::KEYS)
+            .map(|k| (k.to_string(), Value::Null))
+            .collect();
+        parse(&Value::Object(every).to_string()).expect("every key is taken");
     }
 
     #[test]
     fn a_time_takes_a_unit() {
         // Issue 44 item 5: every time mcpcheck reads takes a unit; a number stays milliseconds.
         let c = parse(r#"{"timeoutMs": "5s"}"#).expect("a duration");
-        assert_eq!(c.timeout_ms, Some(5_000));
+        assert_eq!(c.tuning.timeout, Some(5_000));
         let c = parse(r#"{"timeoutMs": 250}"#).expect("milliseconds");
-        assert_eq!(c.timeout_ms, Some(250));
-        let e = parse(r#"{"timeoutMs": "soon"}"#).expect_err("not a time");
+        assert_eq!(c.tuning.timeout, Some(250));
+        let e = parse("{\n  \"command\": [\"x\"],\n  \"timeoutMs\": \"soon\"\n}")
+            .expect_err("not a time");
         assert!(e.contains("\"soon\" is not a duration"), "{e}");
+        assert!(e.contains("mcpcheck.json:3:3: config `timeoutMs`"), "{e}");
     }
 
     #[test]

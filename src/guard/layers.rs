@@ -8,8 +8,8 @@ use super::options::{GuardRequest, Probe, RequestSource, ToolCall};
 use super::profile::Profile;
 use crate::error::Error;
 use crate::finding::excerpt;
-use crate::process::StdioLimits;
 use crate::protocol::versions;
+use crate::session::tuning::{Tuning, Writer};
 use crate::session::PlannedRequest;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -35,14 +35,6 @@ pub enum Setting {
     Params,
     Repeat,
     AdversarialProbes,
-    Timeout,
-    Settle,
-    ShutdownGrace,
-    MaxStdoutLineBytes,
-    MaxStdoutBytes,
-    MaxStderrBytes,
-    StderrFloodBytes,
-    MaxListPages,
     Scan,
     FailOnStatic,
     Url,
@@ -61,14 +53,6 @@ impl Setting {
             Setting::Params => ("--params", "-", "params"),
             Setting::Repeat => ("--repeat", "repeat", "repeat"),
             Setting::AdversarialProbes => ("--adversarial-probes", "-", "adversarialProbes"),
-            Setting::Timeout => ("--timeout", "timeout", "timeoutMs"),
-            Setting::Settle => ("--settle", "-", "-"),
-            Setting::ShutdownGrace => ("--shutdown-grace", "-", "-"),
-            Setting::MaxStdoutLineBytes => ("--max-stdout-line-bytes", "-", "maxStdoutLineBytes"),
-            Setting::MaxStdoutBytes => ("--max-stdout-bytes", "-", "maxStdoutBytes"),
-            Setting::MaxStderrBytes => ("--max-stderr-bytes", "-", "maxStderrBytes"),
-            Setting::StderrFloodBytes => ("--stderr-flood-bytes", "-", "-"),
-            Setting::MaxListPages => ("--max-list-pages", "-", "-"),
             Setting::Scan => ("--scan", "scan", "scan"),
             Setting::FailOnStatic => ("--fail-on-static", "-", "failOnStatic"),
             Setting::Url => ("--url", "url", "-"),
@@ -104,6 +88,16 @@ impl Origin {
     }
 }
 
+impl From<Origin> for Writer {
+    fn from(origin: Origin) -> Writer {
+        match origin {
+            Origin::Front(Front::Flags) => Writer::Flags,
+            Origin::Front(Front::ActionInputs) => Writer::ActionInputs,
+            Origin::ConfigFile => Writer::ConfigFile,
+        }
+    }
+}
+
 /// One layer of settings: `None` and empty mean "not set here".
 #[derive(Debug, Clone, Default)]
 pub struct Layer {
@@ -119,14 +113,7 @@ pub struct Layer {
     pub probe_lists: Option<bool>,
     pub repeat: Option<u32>,
     pub probes: Option<Vec<Probe>>,
-    pub timeout: Option<u64>,
-    pub settle: Option<u64>,
-    pub shutdown_grace: Option<u64>,
-    pub max_list_pages: Option<usize>,
-    pub max_stdout_line_bytes: Option<usize>,
-    pub max_stdout_bytes: Option<u64>,
-    pub max_stderr_bytes: Option<u64>,
-    pub stderr_flood_bytes: Option<u64>,
+    pub tuning: Tuning,
     pub json: Option<bool>,
     pub scan: Option<Vec<PathBuf>>,
     pub fail_on_static: Option<bool>,
@@ -135,14 +122,6 @@ pub struct Layer {
 
 /// Most runs `--repeat` accepts: each is a full session.
 const MAX_REPEAT: u32 = 20;
-/// How long the guard waits for initialize and for each request, by default.
-pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
-/// How long the guard listens for late stdout after the last answer, by default.
-pub const DEFAULT_SETTLE_MS: u64 = 300;
-/// How long a server has to exit after stdin closes (and again after SIGTERM), by default.
-pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 2000;
-/// Most pages followed per list method, by default.
-pub const DEFAULT_MAX_LIST_PAGES: usize = 100;
 
 impl Layer {
     /// This layer over `below`: a value set here wins. Requests add up (below's first) and
@@ -169,14 +148,7 @@ impl Layer {
             probe_lists: self.probe_lists.or(below.probe_lists),
             repeat: self.repeat.or(below.repeat),
             probes: self.probes.or(below.probes),
-            timeout: self.timeout.or(below.timeout),
-            settle: self.settle.or(below.settle),
-            shutdown_grace: self.shutdown_grace.or(below.shutdown_grace),
-            max_list_pages: self.max_list_pages.or(below.max_list_pages),
-            max_stdout_line_bytes: self.max_stdout_line_bytes.or(below.max_stdout_line_bytes),
-            max_stdout_bytes: self.max_stdout_bytes.or(below.max_stdout_bytes),
-            max_stderr_bytes: self.max_stderr_bytes.or(below.max_stderr_bytes),
-            stderr_flood_bytes: self.stderr_flood_bytes.or(below.stderr_flood_bytes),
+            tuning: self.tuning.over(below.tuning),
             json: self.json.or(below.json),
             scan: self.scan.or(below.scan),
             fail_on_static: self.fail_on_static.or(below.fail_on_static),
@@ -186,21 +158,13 @@ impl Layer {
 
     /// The bottom layer: a value for every setting.
     pub fn defaults() -> Layer {
-        let limits = StdioLimits::default();
         Layer {
             profile: Some(Profile::Custom),
             protocol: Some(versions::DEFAULT_VERSION.to_string()),
             protocol_matrix: Some(false),
             safe_tool_calls: Some(Vec::new()),
             adversarial_tool_calls: Some(Vec::new()),
-            timeout: Some(DEFAULT_TIMEOUT_MS),
-            settle: Some(DEFAULT_SETTLE_MS),
-            shutdown_grace: Some(DEFAULT_SHUTDOWN_GRACE_MS),
-            max_list_pages: Some(DEFAULT_MAX_LIST_PAGES),
-            max_stdout_line_bytes: Some(limits.max_stdout_line_bytes),
-            max_stdout_bytes: Some(limits.max_stdout_bytes),
-            max_stderr_bytes: Some(limits.max_stderr_bytes),
-            stderr_flood_bytes: Some(limits.stderr_flood_bytes),
+            tuning: Tuning::defaults(),
             scan: Some(Vec::new()),
             ..Profile::Custom.layer()
         }
@@ -242,14 +206,7 @@ impl Layer {
                 .clone()
                 .map(|k| probe_selection(&ProbeSelection::Keyword(k), origin))
                 .transpose()?,
-            timeout: request.timeout,
-            settle: request.settle,
-            shutdown_grace: request.shutdown_grace,
-            max_list_pages: request.max_list_pages,
-            max_stdout_line_bytes: request.max_stdout_line_bytes,
-            max_stdout_bytes: request.max_stdout_bytes,
-            max_stderr_bytes: request.max_stderr_bytes,
-            stderr_flood_bytes: request.stderr_flood_bytes,
+            tuning: request.tuning,
             json: request.json.then_some(true),
             scan: (!request.scan.is_empty()).then(|| request.scan.clone()),
             fail_on_static: request.fail_on_static.then_some(true),
@@ -293,10 +250,7 @@ impl Layer {
                 .as_ref()
                 .map(|s| probe_selection(s, origin))
                 .transpose()?,
-            timeout: file.timeout_ms,
-            max_stdout_line_bytes: file.max_stdout_line_bytes,
-            max_stdout_bytes: file.max_stdout_bytes,
-            max_stderr_bytes: file.max_stderr_bytes,
+            tuning: file.tuning,
             json: file.json,
             scan: file.scan.as_ref().map(|list| match list {
                 PathList::One(p) => vec![dir.join(p)],
@@ -326,28 +280,7 @@ impl Layer {
                 origin.given(Setting::Repeat, repeat)
             )));
         }
-        let at_least_one = [
-            (Setting::Timeout, self.timeout, "ms"),
-            (
-                Setting::MaxListPages,
-                self.max_list_pages.map(|n| n as u64),
-                "page",
-            ),
-            (
-                Setting::MaxStdoutLineBytes,
-                self.max_stdout_line_bytes.map(|n| n as u64),
-                "byte",
-            ),
-            (Setting::MaxStdoutBytes, self.max_stdout_bytes, "byte"),
-        ];
-        for (setting, value, unit) in at_least_one {
-            if value == Some(0) {
-                return Err(Error::Usage(format!(
-                    "{} must be at least 1 {unit}",
-                    origin.name(setting)
-                )));
-            }
-        }
+        self.tuning.check(origin.into())?;
         if let Some(dir) = self.cwd.as_ref().filter(|d| !d.is_dir()) {
             return Err(Error::Usage(format!(
                 "{}: not a directory; give an existing directory",

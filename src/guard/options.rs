@@ -5,11 +5,10 @@ use super::config::{self, ProbeSelection, RequestSpec, ToolCallSpec};
 use super::layers::{Layer, Origin, Setting};
 use super::profile::Profile;
 use crate::error::Error;
-use crate::process::{ServerCommand, StdioLimits};
+use crate::process::ServerCommand;
 use crate::session::{PlannedRequest, SessionPlan};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// The adversarial probes, by the names users give them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -167,14 +166,8 @@ pub struct GuardRequest {
     pub no_list_probes: bool,
     pub repeat: Option<u32>,
     pub adversarial_probes: Option<String>,
-    pub timeout: Option<u64>,
-    pub settle: Option<u64>,
-    pub shutdown_grace: Option<u64>,
-    pub max_stdout_line_bytes: Option<usize>,
-    pub max_stdout_bytes: Option<u64>,
-    pub max_stderr_bytes: Option<u64>,
-    pub stderr_flood_bytes: Option<u64>,
-    pub max_list_pages: Option<usize>,
+    /// The times and limits asked for (see `tuning`).
+    pub tuning: crate::session::tuning::Tuning,
     /// `--json`: the JSON report was asked for by name.
     pub json: bool,
     pub scan: Vec<PathBuf>,
@@ -186,6 +179,53 @@ pub struct GuardRequest {
     pub headers: Vec<String>,
     /// Which addresses `url` may dial.
     pub url_policy: UrlPolicy,
+}
+
+impl GuardRequest {
+    /// The flags of what this request asks of every run, as `mcpcheck guard` spells them
+    /// (reading them back gives the same settings): config, profile, protocol, times and
+    /// limits, repeat, cwd, requests, scan paths, probes and switches. Not the server — its
+    /// URL, headers, variables and command — which each front shows its own way (redacted,
+    /// or as `${NAME}`).
+    pub fn setting_words(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut flag = |name: &str, value: Option<String>| {
+            if let Some(value) = value {
+                words.push(format!("--{name}"));
+                words.push(value);
+            }
+        };
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        flag("config", path(&self.config));
+        flag("profile", self.profile.clone());
+        flag("protocol", self.protocol.clone());
+        for pair in self.tuning.argv().chunks(2) {
+            flag(pair[0].trim_start_matches("--"), pair.get(1).cloned());
+        }
+        flag("repeat", self.repeat.map(|n| n.to_string()));
+        flag("cwd", path(&self.cwd));
+        for (i, method) in self.requests.iter().enumerate() {
+            flag("request", Some(method.clone()));
+            flag("params", self.params.get(i).cloned());
+        }
+        for p in &self.scan {
+            flag("scan", Some(p.display().to_string()));
+        }
+        flag("adversarial-probes", self.adversarial_probes.clone());
+        for (on, name) in [
+            (self.protocol_matrix, "--protocol-matrix"),
+            (self.list_probes, "--list-probes"),
+            (self.no_list_probes, "--no-list-probes"),
+            (self.json, "--json"),
+            (self.fail_on_static, "--fail-on-static"),
+            (self.url_policy.allow_unsafe, "--url-allow-unsafe"),
+        ] {
+            if on {
+                words.push(name.to_string());
+            }
+        }
+        words
+    }
 }
 
 /// Which addresses a guard over HTTP may dial: loopback and public ones, unless the caller
@@ -221,9 +261,14 @@ impl UrlPolicy {
     }
 }
 
-/// The one builder of guard settings: the request over the config file over the profile over
-/// the defaults, every value checked where it was written, before anything is spawned.
-pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
+/// A request's layers stacked, every value checked, the config file read.
+struct Layered {
+    all: Layer,
+    loaded: Option<config::LoadedConfig>,
+    profile: Profile,
+}
+
+fn layered(args: &GuardRequest) -> Result<Layered, Error> {
     let mine = Layer::of_request(args)?;
     let loaded = args.config.as_deref().map(config::load).transpose()?;
     let file = loaded
@@ -237,41 +282,36 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         .over(file)
         .over(profile.layer())
         .over(Layer::defaults());
-    let (Some(timeout), Some(settle), Some(shutdown_grace), Some(max_list_pages)) = (
-        all.timeout,
-        all.settle,
-        all.shutdown_grace,
-        all.max_list_pages,
-    ) else {
-        unreachable!("the defaults layer sets every setting")
-    };
-    let default_limits = StdioLimits::default();
-    let max_stdout_line_bytes = all
-        .max_stdout_line_bytes
-        .unwrap_or(default_limits.max_stdout_line_bytes);
-    let limits = StdioLimits {
-        max_stdout_line_bytes,
-        soft_stdout_line_bytes: default_limits
-            .soft_stdout_line_bytes
-            .min(max_stdout_line_bytes),
-        max_stdout_bytes: all
-            .max_stdout_bytes
-            .unwrap_or(default_limits.max_stdout_bytes),
-        max_stderr_bytes: all
-            .max_stderr_bytes
-            .unwrap_or(default_limits.max_stderr_bytes),
-        stderr_flood_bytes: all
-            .stderr_flood_bytes
-            .unwrap_or(default_limits.stderr_flood_bytes),
-    };
-    let scan = all.scan.unwrap_or_default();
-    if fail_on_static_asked && scan.is_empty() {
+    if fail_on_static_asked && all.scan.as_ref().is_none_or(Vec::is_empty) {
         return Err(Error::Usage(format!(
             "{} applies to the source scan: add {} PATH (or `scan` in the config)",
             Origin::Front(args.front).name(Setting::FailOnStatic),
             Origin::Front(args.front).name(Setting::Scan),
         )));
     }
+    Ok(Layered {
+        all,
+        loaded,
+        profile,
+    })
+}
+
+/// Checks every setting a request gives, with its config file, without a server to run:
+/// the settings a sweep applies to every entry, before any entry runs.
+pub fn check_shared(args: &GuardRequest) -> Result<(), Error> {
+    layered(args).map(|_| ())
+}
+
+/// The one builder of guard settings: the request over the config file over the profile over
+/// the defaults, every value checked where it was written, before anything is spawned.
+pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
+    let Layered {
+        all,
+        loaded,
+        profile,
+    } = layered(args)?;
+    let tuned = all.tuning.tuned();
+    let scan = all.scan.clone().unwrap_or_default();
     let mut http = super::remote::target(args)?;
     if let Some(why) = http.as_mut().and_then(|t| args.url_policy.apply(t)) {
         return Err(Error::Refused {
@@ -298,19 +338,12 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         secrets,
         progress: Default::default(),
         command,
-        plan: SessionPlan {
-            protocol: all.protocol.unwrap_or_default(),
-            client_name: "mcpcheck".into(),
-            client_version: env!("CARGO_PKG_VERSION").into(),
-            probe_lists: all.probe_lists.unwrap_or(true),
+        plan: tuned.plan(
+            all.protocol.unwrap_or_default(),
+            all.probe_lists.unwrap_or(true),
             requests,
-            timeout: Duration::from_millis(timeout),
-            settle: Duration::from_millis(settle),
-            shutdown_grace: Duration::from_millis(shutdown_grace),
-            max_list_pages,
-            limits,
             http,
-        },
+        ),
         profile,
         repeat: all.repeat.unwrap_or(1),
         protocol_matrix: all.protocol_matrix.unwrap_or(false),

@@ -53,15 +53,22 @@ pub struct StdioLimits {
     pub stderr_flood_bytes: u64,
 }
 
+impl StdioLimits {
+    pub const DEFAULT_MAX_STDOUT_LINE_BYTES: usize = 16 * 1024 * 1024;
+    /// One line at the hard cap plus a session's worth of ordinary messages.
+    pub const DEFAULT_MAX_STDOUT_BYTES: u64 = 17 * 1024 * 1024;
+    pub const DEFAULT_MAX_STDERR_BYTES: u64 = 1024 * 1024;
+    pub const DEFAULT_STDERR_FLOOD_BYTES: u64 = 64 * 1024 * 1024;
+}
+
 impl Default for StdioLimits {
     fn default() -> Self {
         Self {
-            max_stdout_line_bytes: 16 * 1024 * 1024,
+            max_stdout_line_bytes: Self::DEFAULT_MAX_STDOUT_LINE_BYTES,
             soft_stdout_line_bytes: 256 * 1024,
-            // One line at the hard cap plus a session's worth of ordinary messages.
-            max_stdout_bytes: 17 * 1024 * 1024,
-            max_stderr_bytes: 1024 * 1024,
-            stderr_flood_bytes: 64 * 1024 * 1024,
+            max_stdout_bytes: Self::DEFAULT_MAX_STDOUT_BYTES,
+            max_stderr_bytes: Self::DEFAULT_MAX_STDERR_BYTES,
+            stderr_flood_bytes: Self::DEFAULT_STDERR_FLOOD_BYTES,
         }
     }
 }

@@ -6,8 +6,9 @@
 use super::config_file::{ConfigFile, ServerEntry, Transport};
 use super::live_remote::{self, RemoteTarget};
 use super::secrets;
-use crate::process::{ServerCommand, StdioLimits};
+use crate::process::ServerCommand;
 use crate::session::transcript::{ListKind, Outcome, Transcript};
+use crate::session::tuning::Tuning;
 use crate::session::{self, SessionPlan};
 use serde::Serialize;
 use serde_json::Value;
@@ -291,21 +292,21 @@ pub async fn list_all(
     done.into_iter().map(|(_, l)| l).collect()
 }
 
+/// Listing only (never tools/call, prompts/get or resources/read), under the scan's
+/// timeout, with no wait for late output and a short grace to exit.
 fn session_plan(opts: &LiveOptions) -> SessionPlan {
-    SessionPlan {
-        protocol: crate::protocol::versions::DEFAULT_VERSION.into(),
-        client_name: "mcpcheck".into(),
-        client_version: env!("CARGO_PKG_VERSION").into(),
-        probe_lists: true,
-        // Listing only: never tools/call, prompts/get or resources/read.
-        requests: Vec::new(),
-        timeout: opts.timeout,
-        settle: Duration::ZERO,
-        shutdown_grace: Duration::from_millis(500),
-        max_list_pages: 100,
-        limits: StdioLimits::default(),
-        http: None,
-    }
+    let tuning = Tuning {
+        timeout: Some(u64::try_from(opts.timeout.as_millis()).unwrap_or(u64::MAX)),
+        settle: Some(0),
+        shutdown_grace: Some(500),
+        ..Tuning::default()
+    };
+    tuning.tuned().plan(
+        crate::protocol::versions::DEFAULT_VERSION.into(),
+        true,
+        Vec::new(),
+        None,
+    )
 }
 
 async fn list_stdio(listing: LiveListing, cmd: ServerCommand, opts: LiveOptions) -> LiveListing {

@@ -9,6 +9,7 @@ pub mod http;
 mod lists;
 pub mod transcript;
 mod transport;
+pub mod tuning;
 
 use crate::process::{ProcessEvent, ServerCommand, StdioLimits};
 use crate::protocol::jsonrpc::{self, RequestId};

@@ -49,7 +49,8 @@ pub struct SweepRequest {
     /// `I/N`: only this share of the manifest.
     pub shard: Option<String>,
     pub resume: bool,
-    pub timeout: Option<u64>,
+    /// The guard's times and limits for every entry.
+    pub tuning: crate::session::tuning::Tuning,
     pub profile: Option<String>,
     pub config: Option<PathBuf>,
     pub setup_timeout: Duration,
@@ -71,7 +72,7 @@ impl Default for SweepRequest {
             jobs: None,
             shard: None,
             resume: false,
-            timeout: None,
+            tuning: Default::default(),
             profile: None,
             config: None,
             setup_timeout: DEFAULT_SETUP_TIMEOUT,
@@ -248,7 +249,7 @@ fn validate(args: &SweepRequest, render: Renderers) -> Result<SweepConfig, Error
     }
     let config = SweepConfig {
         jobs,
-        timeout: args.timeout,
+        tuning: args.tuning,
         profile: args.profile.clone(),
         config: args.config.clone(),
         setup_timeout: args.setup_timeout,
@@ -261,7 +262,7 @@ fn validate(args: &SweepRequest, render: Renderers) -> Result<SweepConfig, Error
         remote: args.remote,
         remote_allow_unsafe: args.remote_allow_unsafe,
     };
-    // The guard's own checks of --timeout, --profile and --config, once, before anything runs.
-    run::guard_settings(vec!["true".into()], &[], &std::env::temp_dir(), &config)?;
+    // The guard's own checks of its settings, --profile and --config, once, before anything runs.
+    crate::guard::options::check_shared(&config.guard_request())?;
     Ok(config)
 }

@@ -43,7 +43,8 @@ pub struct Renderers {
 #[derive(Clone)]
 pub struct SweepConfig {
     pub jobs: usize,
-    pub timeout: Option<u64>,
+    /// The guard's times and limits for every entry.
+    pub tuning: crate::session::tuning::Tuning,
     pub profile: Option<String>,
     pub config: Option<PathBuf>,
     pub setup_timeout: Duration,
@@ -323,18 +324,11 @@ fn shown_word(secrets: &Secrets, text: String) -> String {
 
 /// `mcpcheck guard` and the sweep's own settings that every entry shares.
 fn settings_words(config: &SweepConfig, secrets: &Secrets) -> Vec<String> {
-    let mut words: Vec<String> = vec!["mcpcheck".into(), "guard".into()];
-    if let Some(t) = config.timeout {
-        words.extend(["--timeout".into(), t.to_string()]);
-    }
-    if let Some(p) = &config.profile {
-        words.extend(["--profile".into(), shown_word(secrets, p.clone())]);
-    }
-    if let Some(c) = &config.config {
-        words.push("--config".into());
-        words.push(shown_word(secrets, c.display().to_string()));
-    }
-    words
+    let shared = config.guard_request().setting_words();
+    ["mcpcheck".to_string(), "guard".to_string()]
+        .into_iter()
+        .chain(shared.into_iter().map(|word| shown_word(secrets, word)))
+        .collect()
 }
 
 /// One remote server's line, with the server.json name of the transport it was guarded as
@@ -461,14 +455,14 @@ pub fn guard_settings(
 }
 
 impl SweepConfig {
-    /// The guard settings every entry shares (the sweep's `--config`, `--profile` and
-    /// `--timeout`, named as those flags); an entry adds its command, variables and directory.
+    /// The guard settings every entry shares (the sweep's `--config`, `--profile` and the
+    /// times and limits, named as those flags); an entry adds its command, variables and directory.
     pub fn guard_request(&self) -> GuardRequest {
         GuardRequest {
             front: guard::layers::Front::Flags,
             config: self.config.clone(),
             profile: self.profile.clone(),
-            timeout: self.timeout,
+            tuning: self.tuning,
             ..GuardRequest::default()
         }
     }

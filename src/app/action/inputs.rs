@@ -8,6 +8,7 @@ use crate::finding::{excerpt, Severity};
 use crate::gate::Gate;
 use crate::guard::layers::Front;
 use crate::guard::GuardRequest;
+use crate::session::tuning::{Tuning, Writer};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -51,7 +52,8 @@ pub struct Inputs {
     pub profile: Option<String>,
     pub requests: Vec<String>,
     pub protocol: Option<String>,
-    pub timeout: Option<String>,
+    /// The tuning inputs given (`timeout`…), by input name, as written.
+    pub tuning: Vec<(String, String)>,
     pub repeat: Option<String>,
     pub scan: Vec<String>,
     pub paths: Vec<String>,
@@ -116,13 +118,22 @@ impl Inputs {
                 }
             },
         };
-        let duration_warnings = ["timeout", "setup_timeout"]
-            .into_iter()
-            .filter_map(|name| {
-                let given = input(name)?.parse::<Millis>().ok()?;
-                given.warning(&format!("input `{name}`:"))
+        let tuning: Vec<(String, String)> = Tuning::SPECS
+            .iter()
+            .filter_map(|spec| {
+                let name = spec.input?;
+                Some((name.to_string(), input(name)?))
             })
             .collect();
+        // A bad value is named when the request is built; a short bare time warns here.
+        let mut duration_warnings = Tuning::read(Writer::ActionInputs, |spec| given(&tuning, spec))
+            .map(|(_, warnings)| warnings)
+            .unwrap_or_default();
+        duration_warnings.extend(
+            input("setup_timeout")
+                .and_then(|v| v.parse::<Millis>().ok())
+                .and_then(|t| t.warning("input `setup_timeout`:")),
+        );
         let inputs = Self {
             command: input("command"),
             url: input("url"),
@@ -139,7 +150,7 @@ impl Inputs {
             profile: input("profile"),
             requests: list(input("requests")),
             protocol: input("protocol"),
-            timeout: input("timeout"),
+            tuning,
             repeat: input("repeat"),
             scan: list(input("scan")),
             paths: list(input("paths")),
@@ -222,22 +233,12 @@ impl Inputs {
                 })
                 .transpose()
         };
-        let duration = |name: &str, value: &Option<String>| -> Result<Option<u64>, Error> {
-            value
-                .as_deref()
-                .map(|v| {
-                    v.parse::<Millis>()
-                        .map(|t| t.ms)
-                        .map_err(|e| Error::Usage(format!("input `{name}`: {e}")))
-                })
-                .transpose()
-        };
         Ok(GuardRequest {
             front: Front::ActionInputs,
             config: self.config.as_ref().map(PathBuf::from),
             profile: self.profile.clone(),
             protocol: self.protocol.clone(),
-            timeout: duration("timeout", &self.timeout)?,
+            tuning: Tuning::read(Writer::ActionInputs, |spec| given(&self.tuning, spec))?.0,
             repeat: number("repeat", &self.repeat)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
             cwd: self.working_directory.as_ref().map(PathBuf::from),
             requests: self.requests.clone(),
@@ -258,6 +259,15 @@ impl Inputs {
     pub fn runs_guard(&self) -> bool {
         self.command.is_some() || self.config.is_some() || self.url.is_some()
     }
+}
+
+/// The text given for `spec`'s input, if the Action has one and it was given.
+fn given(tuning: &[(String, String)], spec: &crate::session::tuning::Spec) -> Option<String> {
+    let name = spec.input?;
+    tuning
+        .iter()
+        .find(|(input, _)| input == name)
+        .map(|(_, text)| text.clone())
 }
 
 /// A list input: one item per line or comma.
@@ -382,11 +392,14 @@ mod tests {
             ("INPUT_SETUP_TIMEOUT", "10m"),
         ])
         .expect("inputs");
-        assert_eq!(i.guard_request().expect("request").timeout, Some(5_000));
+        assert_eq!(
+            i.guard_request().expect("request").tuning.timeout,
+            Some(5_000)
+        );
         assert_eq!(i.setup_timeout, Duration::from_secs(600));
         assert!(i.duration_warnings.is_empty());
         let i = read(&[("INPUT_COMMAND", "node s.js"), ("INPUT_TIMEOUT", "5")]).expect("inputs");
-        assert_eq!(i.guard_request().expect("request").timeout, Some(5));
+        assert_eq!(i.guard_request().expect("request").tuning.timeout, Some(5));
         assert_eq!(
             i.duration_warnings,
             ["input `timeout`: 5 is 5 milliseconds (a bare number is milliseconds); write 5s for seconds, or 5ms to keep it and silence this"]

@@ -7,18 +7,17 @@ use crate::duration::Millis;
 impl Cli {
     /// Times given as bare numbers too short to be meant as milliseconds (`--timeout 5`).
     pub fn duration_warnings(&self) -> Vec<String> {
+        let tuning = match &self.command {
+            Command::Guard(a) => a.tuning.warnings.clone(),
+            Command::Sweep(a) => a.tuning.warnings.clone(),
+            _ => Vec::new(),
+        };
         let given: Vec<(&str, Option<Millis>)> = match &self.command {
-            Command::Guard(a) => vec![
-                ("--timeout", a.timeout),
-                ("--settle", a.settle),
-                ("--shutdown-grace", a.shutdown_grace),
-            ],
             Command::Proxy(a) => vec![
                 ("--timeout", Some(a.timeout)),
                 ("--shutdown-grace", Some(a.shutdown_grace)),
             ],
             Command::Sweep(a) => vec![
-                ("--timeout", a.timeout),
                 ("--setup-timeout", Some(a.setup_timeout)),
                 ("--install-timeout", Some(a.install_timeout)),
             ],
@@ -28,9 +27,9 @@ impl Cli {
             Command::Inventory(a) => vec![("--live-timeout", Some(a.live.live_timeout))],
             _ => Vec::new(),
         };
-        given
+        tuning
             .into_iter()
-            .filter_map(|(flag, t)| t?.warning(flag))
+            .chain(given.into_iter().filter_map(|(flag, t)| t?.warning(flag)))
             .collect()
     }
 }
@@ -48,13 +47,16 @@ mod tests {
         // Issue 44 item 5: `--timeout 5` was silently 5 ms.
         let times = |cli: &Cli| -> Vec<u64> {
             match &cli.command {
-                Command::Guard(a) => [a.timeout, a.settle, a.shutdown_grace]
-                    .iter()
-                    .map(|t| t.map_or(0, |t| t.ms))
-                    .collect(),
+                Command::Guard(a) => {
+                    let t = a.tuning.tuning;
+                    [t.timeout, t.settle, t.shutdown_grace]
+                        .iter()
+                        .map(|t| t.unwrap_or(0))
+                        .collect()
+                }
                 Command::Proxy(a) => vec![a.timeout.ms, a.shutdown_grace.ms],
                 Command::Sweep(a) => vec![
-                    a.timeout.map_or(0, |t| t.ms),
+                    a.tuning.tuning.timeout.unwrap_or(0),
                     a.setup_timeout.ms,
                     a.install_timeout.ms,
                 ],

@@ -1,7 +1,6 @@
 //! `mcpcheck guard`'s flags, grouped under the headings `--help` shows.
 
 use super::Format;
-use crate::duration::Millis;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -70,65 +69,9 @@ pub struct GuardArgs {
         hide_short_help = true
     )]
     pub adversarial_probes: Option<String>,
-    /// How long to wait for initialize and for each request: 5s, 500ms, 2m (a bare number is milliseconds) [default: 5s].
-    #[arg(long, value_name = "DURATION", help_heading = "Timing")]
-    pub timeout: Option<Millis>,
-    /// How long to keep listening for late stdout after the last answer [default: 300ms].
-    #[arg(
-        long,
-        value_name = "DURATION",
-        help_heading = "Timing",
-        hide_short_help = true
-    )]
-    pub settle: Option<Millis>,
-    /// How long the server has to exit after stdin closes (and again after SIGTERM) [default: 2s].
-    #[arg(
-        long,
-        value_name = "DURATION",
-        help_heading = "Timing",
-        hide_short_help = true
-    )]
-    pub shutdown_grace: Option<Millis>,
-    /// Largest stdout line read, in bytes; a longer one stops the run (lines over 256 KiB are parsed and warned about) [default: 16777216].
-    #[arg(
-        long,
-        value_name = "BYTES",
-        help_heading = "Limits",
-        hide_short_help = true
-    )]
-    pub max_stdout_line_bytes: Option<usize>,
-    /// Most stdout accepted over the whole run, in bytes [default: 17825792].
-    #[arg(
-        long,
-        value_name = "BYTES",
-        help_heading = "Limits",
-        hide_short_help = true
-    )]
-    pub max_stdout_bytes: Option<u64>,
-    /// Stderr beyond this many bytes is noted, and only its tail kept (stderr is always drained) [default: 1048576].
-    #[arg(
-        long,
-        value_name = "BYTES",
-        help_heading = "Limits",
-        hide_short_help = true
-    )]
-    pub max_stderr_bytes: Option<u64>,
-    /// Stderr beyond this many bytes in one session is a flood (stderr-flood) [default: 67108864].
-    #[arg(
-        long,
-        value_name = "BYTES",
-        help_heading = "Limits",
-        hide_short_help = true
-    )]
-    pub stderr_flood_bytes: Option<u64>,
-    /// Most pages followed per list method [default: 100].
-    #[arg(
-        long,
-        value_name = "N",
-        help_heading = "Limits",
-        hide_short_help = true
-    )]
-    pub max_list_pages: Option<usize>,
+    /// The times and limits (`--timeout`, `--max-stdout-bytes`…), declared in `session::tuning`.
+    #[command(flatten)]
+    pub tuning: super::tuning_flags::TuningFlags,
     /// Output format: human, json, sarif or markdown [default: human, or json under the ci and strict profiles].
     #[arg(long, value_enum, help_heading = "Report")]
     pub format: Option<Format>,

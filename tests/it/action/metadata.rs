@@ -97,10 +97,26 @@ fn the_docs_list_exactly_the_inputs_the_action_reads() {
         "action.yml inputs vs the table of docs/action.md"
     );
     let source = read("src/app/action/inputs.rs");
+    // The guard's times and limits are read through the table that declares them.
+    let tuning: Vec<&str> = mcpcheck::session::tuning::Tuning::SPECS
+        .iter()
+        .filter_map(|spec| spec.input)
+        .collect();
+    for name in &tuning {
+        assert!(
+            declared.iter().any(|d| d == name),
+            "the tuning table gives the Action input `{name}` but action.yml does not declare it"
+        );
+    }
+    assert!(
+        source.contains("Tuning::SPECS"),
+        "the Action reads the tuning table"
+    );
     for name in &declared {
         assert!(
             source.contains(&format!("input(\"{name}\")"))
-                || source.contains(&format!("flag(\"{name}\"")),
+                || source.contains(&format!("flag(\"{name}\""))
+                || tuning.contains(&name.as_str()),
             "action.yml declares `{name}` but src/app/action/inputs.rs never reads it"
         );
     }
