@@ -4,7 +4,7 @@ pub mod checks;
 pub mod clean;
 pub mod config;
 mod drift;
-mod environment;
+mod environment_cause;
 pub mod fingerprint_package;
 mod launch_hints;
 pub mod layers;
@@ -269,7 +269,7 @@ pub(crate) fn judge(transcript: Transcript, settings: &GuardSettings) -> Session
         };
         let mut found = Vec::new();
         check.run(&cx, &mut found);
-        environment::file(&mut found, &transcript);
+        environment_cause::refile(&mut found, &transcript);
         if settings.plan.http.is_none() {
             launch_hints::file(&mut found, &transcript, &settings.command);
         }

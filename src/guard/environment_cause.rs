@@ -25,10 +25,10 @@ const MAY_BE_ENVIRONMENT: &[Code] = &[
 /// printed before the session.
 const LAST_WORDS: usize = 2;
 
-/// Files each such error under `environment` when the failure's own words show an upstream
+/// Refiles each such error under `environment` when the failure's own words show an upstream
 /// it could not reach or a credential it lacks: an error answer's message, or else the
 /// last lines the server wrote to stderr before it exited or stopped answering.
-pub fn file(found: &mut [Finding], t: &Transcript) {
+pub fn refile(found: &mut [Finding], t: &Transcript) {
     let mut last_words: Option<Option<UpstreamFailure>> = None;
     for f in found
         .iter_mut()
