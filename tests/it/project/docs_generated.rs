@@ -28,7 +28,7 @@ fn generated_sections_equal_what_the_code_generates() {
     }
     assert!(
         stale.is_empty(),
-        "generated sections are stale in {stale:?}; run MCPCHECK_UPDATE_DOCS=1 cargo test --test docs_generated"
+        "generated sections are stale in {stale:?}; run MCPCHECK_UPDATE_DOCS=1 cargo test --test it project::docs_generated"
     );
     // The README carries the usage lines; the guard's options and the code table are in docs/.
     for needed in [
