@@ -2,9 +2,6 @@
 //! run in its own sandbox, streaming one result line per server; and the merge of results
 //! files that `sweep-report` summarises.
 
-pub mod facts;
-pub mod install_phase;
-mod installed_program;
 pub mod judgement;
 pub mod line;
 pub mod line_verdict;
@@ -16,7 +13,6 @@ pub mod results;
 mod run;
 pub mod sandbox;
 pub mod server_json;
-mod setup;
 pub mod shard;
 pub mod shown;
 pub mod summary;
@@ -75,7 +71,7 @@ impl Default for SweepRequest {
             profile: None,
             config: None,
             setup_timeout: DEFAULT_SETUP_TIMEOUT,
-            install_timeout: install_phase::DEFAULT_INSTALL_TIMEOUT,
+            install_timeout: crate::install::DEFAULT_INSTALL_TIMEOUT,
             pass_env: Vec::new(),
             isolated_caches: false,
             remote: false,
@@ -175,7 +171,7 @@ impl PreparedSweep {
             std::fs::create_dir(&root).map_err(|e| {
                 Error::System(format!("cannot create the sweep's install directory: {e}"))
             })?;
-            let installs = install_phase::InstallCache::new(root, self.config.install_timeout);
+            let installs = crate::install::InstallCache::new(root, self.config.install_timeout);
             Some((dir, Arc::new(installs)))
         };
         let installs = shared.as_ref().map(|(_, i)| Arc::clone(i));

@@ -1,18 +1,18 @@
 //! Runs the entries, up to `--jobs` guard runs at once, each in its own sandbox, and streams
 //! each result to the results file as it finishes.
 
-use super::install_phase::{in_project, InstallCache, Installed};
 use super::line::{Line, LineOut, LineStatus, NotJudged};
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::remote::{HeaderValue, Remote};
 use super::results::ResultsWriter;
 use super::sandbox::{EnvPolicy, Sandbox};
-use super::setup;
 use super::shown::{self, Secrets, Shown};
 use super::SweepProgress;
 use crate::error::Error;
 use crate::finding::{excerpt, Finding};
 use crate::guard::{self, GuardRequest, GuardRun, GuardSettings};
+use crate::install::command as setup;
+use crate::install::{in_project, InstallCache, Installed};
 use crate::process::ServerCommand;
 use crate::verdict::{Status, Verdict};
 use serde_json::Value;

@@ -180,10 +180,7 @@ fn resolve_npx(install: &Install, dir: &Path, facts: InstallFacts) -> Installed 
             program,
             facts,
             launcher_env: Some(vec![("npm_config_prefer_offline".into(), "true".into())]),
-            runtime_unmet: crate::sweep::installed_program::node_engine_unmet(
-                dir,
-                &install.package.name,
-            ),
+            runtime_unmet: program::node_engine_unmet(dir, &install.package.name),
         },
         failed => failed,
     }

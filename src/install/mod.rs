@@ -1,6 +1,7 @@
-//! The install phase of a registry entry: its npm or PyPI package installed before the
-//! server starts, with a deadline of its own (`--install-timeout`), so an install is never
-//! mistaken for a server that does not answer.
+//! The install phase: the npm or PyPI package a server's launcher fetches, installed
+//! before the server starts, with a deadline of its own (`--install-timeout`), so an
+//! install is never mistaken for a server that does not answer. Shared by the sweep (a
+//! registry entry's package) and the guard (a command that starts with `npx` or `uvx`).
 //!
 //! An npm package is installed by npx itself (`npm exec --yes --package=SPEC -- true`, a
 //! no-op run that fills npx's own cache exactly as `npx -y SPEC` would: the same
@@ -11,21 +12,23 @@
 //! virtual environment marked complete only when the install succeeded: an install killed
 //! half-way leaves nothing another entry reads.
 
-use super::facts::InstallFacts;
-use super::installed_program::{npm_bin, pypi_script};
-use super::setup;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding};
 use crate::install_faults::{self, Installer};
 use crate::launch::{self, Launcher, Package};
 use crate::process::ServerCommand;
+use facts::InstallFacts;
+use program::{npm_bin, pypi_script};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub mod command;
+pub mod facts;
 mod launchers;
+mod program;
 
 /// Longest an install may run, by default: a cold cache builds native modules.
 pub const DEFAULT_INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
@@ -90,8 +93,10 @@ impl Install {
                 }
             })
             .collect();
-        let hash = crate::sweep::shard::fnv1a64(spec.as_bytes());
-        format!("{kind}-{readable}-{hash:016x}")
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(spec.as_bytes());
+        let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        format!("{kind}-{readable}-{hash}")
     }
 }
 
@@ -190,7 +195,7 @@ impl InstallCache {
                 clear_env: true,
                 unset_env: Vec::new(),
             };
-            let outcome = setup::run(
+            let outcome = command::run(
                 &command,
                 left.max(Duration::from_millis(1)),
                 &crate::secrets::KnownSecrets::new(),
