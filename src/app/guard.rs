@@ -87,6 +87,8 @@ impl GuardArgs {
                 allow_unsafe: self.url_allow_unsafe,
                 ..Default::default()
             },
+            no_install: false,
+            install_timeout: None,
         }
     }
 }

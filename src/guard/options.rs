@@ -141,6 +141,9 @@ pub struct GuardSettings {
     /// The values given to the server (its variables, the headers, a URL's password): no
     /// output of the run shows them.
     pub secrets: std::sync::Arc<crate::secrets::KnownSecrets>,
+    /// The package the command's launcher fetches (`npx -y x@1`, `uvx x==1`), installed
+    /// before the first session; none over HTTP, with `no_install`, or for another command.
+    pub install: Option<crate::install::InstallPlan>,
 }
 
 const PYTHONUNBUFFERED: &str = "PYTHONUNBUFFERED";
@@ -186,6 +189,10 @@ pub struct GuardRequest {
     pub headers: Vec<String>,
     /// Which addresses `url` may dial.
     pub url_policy: UrlPolicy,
+    /// Start the command as given: its launcher installs the server during the session.
+    pub no_install: bool,
+    /// How long the install before the session may take, in ms (default 10 minutes).
+    pub install_timeout: Option<u64>,
 }
 
 /// Which addresses a guard over HTTP may dial: loopback and public ones, unless the caller
@@ -294,7 +301,26 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         request_sources.push(RequestSource::SafeToolCall);
     }
     let secrets = std::sync::Arc::new(given_secrets(&command, args));
+    let install = match &http {
+        Some(_) => None,
+        None if args.no_install => None,
+        None => {
+            let argv: Vec<String> = std::iter::once(command.program.clone())
+                .chain(command.args.iter().cloned())
+                .collect();
+            crate::install::Install::of_launcher_command(&argv).map(|install| {
+                crate::install::InstallPlan {
+                    install,
+                    timeout: args.install_timeout.map_or(
+                        crate::install::DEFAULT_INSTALL_TIMEOUT,
+                        Duration::from_millis,
+                    ),
+                }
+            })
+        }
+    };
     Ok(GuardSettings {
+        install,
         secrets,
         progress: Default::default(),
         command,

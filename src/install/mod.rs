@@ -68,6 +68,18 @@ impl Install {
         })
     }
 
+    /// The package the command's own launcher fetches, installed as that launcher installs
+    /// it: `npx` (its `-y` aside, with no options) by npm, `uvx` (with none) by uv; `None` for
+    /// any other command, which starts as given.
+    pub fn of_launcher_command(argv: &[String]) -> Option<Self> {
+        let installer = match launch::parse(argv)?.launcher {
+            Launcher::Npx => Installer::Npm,
+            Launcher::Uvx => Installer::Uv,
+            _ => return None,
+        };
+        Self::of_command(argv, installer)
+    }
+
     /// The version asked for, empty when none is.
     fn version(&self) -> &str {
         self.package.version.as_deref().unwrap_or("")
@@ -98,6 +110,13 @@ impl Install {
         let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
         format!("{kind}-{readable}-{hash}")
     }
+}
+
+/// What a guard run installs before its first session, and how long that may take.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstallPlan {
+    pub install: Install,
+    pub timeout: Duration,
 }
 
 /// The installed server's program, or why there is none.
@@ -207,10 +226,18 @@ impl InstallCache {
                 facts.set_duration(started.elapsed());
                 let (code, detail, evidence) =
                     classify(install, &facts, &outcome.output, self.timeout);
-                let message = match detail {
-                    "dependency" => dependency_message(install, &outcome.output),
-                    "native-library" | "upstream" | "script" => {
+                let package = Some(install.package.name.as_str());
+                let named =
+                    install_faults::fault_in(install.installer, &outcome.output, false, package)
+                        .filter(|f| !f.is_dependency());
+                let message = match (detail, named) {
+                    ("dependency", _) => dependency_message(install, &outcome.output),
+                    ("native-library" | "upstream" | "script", _) => {
                         script_message(install, detail, &outcome.output)
+                    }
+                    // The launcher's own words: what a client starting the server meets too.
+                    (_, Some(fault)) => {
+                        install_faults::never_started_message(install.installer, &fault)
                     }
                     _ => message(code, install, self.timeout),
                 };
@@ -368,6 +395,36 @@ fn classify(
             |l| l.to_string(),
         );
     (Code::InstallFailed, "other", decisive)
+}
+
+/// A server that exited before answering initialize on a runtime older than its package
+/// declares (`unmet`, npm's `engines.node` against the host's Node): the runtime is why, as
+/// a client with this runtime would meet it, unless its own words already put the failure
+/// on the environment (a credential it lacks). `spec` is the package as the command names it.
+pub fn runtime_too_old(findings: &[Finding], unmet: &str, spec: &str) -> Option<Finding> {
+    use crate::finding::IssueClass;
+    let exited = findings.iter().find(|f| {
+        f.code == Code::ServerExited
+            && f.detail_code
+                .is_some_and(|d| d.ends_with("before-initialize"))
+    })?;
+    if exited.class() == IssueClass::Environment {
+        return None;
+    }
+    let spec = excerpt(spec, 120);
+    let last = exited
+        .evidence
+        .as_deref()
+        .and_then(|e| e.lines().map(str::trim).rfind(|l| !l.is_empty()))
+        .unwrap_or("");
+    Some(
+        Finding::new(
+            Code::InstallRuntimeTooOld,
+            format!("{spec} needs a newer runtime than the one here ({unmet}), and exited before answering initialize: clients with this runtime cannot start it."),
+        )
+        .detail("engine")
+        .evidence(&excerpt(&format!("{unmet}; {last}"), 300)),
+    )
 }
 
 fn message(code: Code, install: &Install, timeout: Duration) -> String {
