@@ -87,8 +87,8 @@ impl GuardArgs {
                 allow_unsafe: self.url_allow_unsafe,
                 ..Default::default()
             },
-            no_install: false,
-            install_timeout: None,
+            no_install: self.no_install,
+            install_timeout: self.install_timeout.map(|t| t.ms),
         }
     }
 }
@@ -135,6 +135,7 @@ pub fn argv(request: &GuardRequest) -> Vec<String> {
     flag("adversarial-probes", request.adversarial_probes.clone());
     flag("settle", time(request.settle));
     flag("shutdown-grace", time(request.shutdown_grace));
+    flag("install-timeout", time(request.install_timeout));
     flag(
         "max-stdout-line-bytes",
         request.max_stdout_line_bytes.map(|n| n.to_string()),
@@ -162,6 +163,7 @@ pub fn argv(request: &GuardRequest) -> Vec<String> {
         (request.json, "--json"),
         (request.fail_on_static, "--fail-on-static"),
         (request.url_policy.allow_unsafe, "--url-allow-unsafe"),
+        (request.no_install, "--no-install"),
     ] {
         if on {
             argv.push(name.to_string());

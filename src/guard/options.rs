@@ -301,6 +301,15 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         request_sources.push(RequestSource::SafeToolCall);
     }
     let secrets = std::sync::Arc::new(given_secrets(&command, args));
+    if args.install_timeout == Some(0) {
+        let name = match args.front {
+            Front::Flags => "--install-timeout",
+            Front::ActionInputs => "input `install_timeout`",
+        };
+        return Err(Error::Usage(format!(
+            "{name} must be at least 1 ms, such as 10m or 90s (a bare number is milliseconds)"
+        )));
+    }
     let install = match &http {
         Some(_) => None,
         None if args.no_install => None,

@@ -89,6 +89,17 @@ pub struct GuardArgs {
         hide_short_help = true
     )]
     pub shutdown_grace: Option<Millis>,
+    /// How long installing the package the command's launcher fetches (npx, uvx) may take, before the session and its --timeout [default: 10m].
+    #[arg(
+        long,
+        value_name = "DURATION",
+        help_heading = "Timing",
+        hide_short_help = true
+    )]
+    pub install_timeout: Option<Millis>,
+    /// Start an npx or uvx command as given, without installing its package first: the launcher installs it during the session, inside --timeout.
+    #[arg(long, help_heading = "Server", hide_short_help = true)]
+    pub no_install: bool,
     /// Largest stdout line read, in bytes; a longer one stops the run (lines over 256 KiB are parsed and warned about) [default: 16777216].
     #[arg(
         long,

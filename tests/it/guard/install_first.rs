@@ -25,17 +25,17 @@ fn with_registry(registry: &Registry, dir: &Path) -> Command {
 fn a_slow_install_comes_before_the_session_and_its_timeout() {
     let dir = tempfile::tempdir().expect("tempdir");
     let registry = Registry::serving(&["slow-install"]);
-    // The install script alone takes 4 s: a session that started the clock with npx would
+    // The install script alone takes 8 s: a session that started the clock with npx would
     // time out at initialize.
     let r = guard_with(
         with_registry(&registry, dir.path()),
-        &["--timeout", "2s"],
+        &["--timeout", "5s"],
         &["npx", "-y", "mcpcheck-fixture-slow-install@1.0.0"],
     );
     assert_eq!(r.status(), "pass", "{:#}", r.json["issues"]);
     assert_eq!(r.exit, 0);
     let install_ms = r.json["phases"]["installMs"].as_u64().expect("installMs");
-    assert!(install_ms >= 4000, "install took {install_ms} ms");
+    assert!(install_ms >= 8000, "install took {install_ms} ms");
     // The install is part of the run's wall time, before every session's clock.
     let duration = r.json["durationMs"].as_u64().expect("durationMs");
     assert!(duration >= install_ms, "{duration} < {install_ms}");
@@ -46,7 +46,7 @@ fn a_slow_install_comes_before_the_session_and_its_timeout() {
     // A second run finds the install complete and installs nothing.
     let again = guard_with(
         with_registry(&registry, dir.path()),
-        &["--timeout", "2s"],
+        &["--timeout", "5s"],
         &["npx", "-y", "mcpcheck-fixture-slow-install@1.0.0"],
     );
     assert_eq!(again.status(), "pass", "{:#}", again.json["issues"]);
@@ -143,4 +143,65 @@ fn a_package_for_a_newer_node_that_exits_at_start_needs_a_newer_runtime() {
     );
     // This server did start (and exit): the run says so.
     assert_eq!(r.json["process"]["started"], true);
+}
+
+#[test]
+fn no_install_leaves_the_install_to_the_launcher_inside_the_timeout() {
+    // Today's behaviour on request: npx installs during the session, and the 8 s install
+    // script outlasts a 5 s timeout at initialize.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = Registry::serving(&["slow-install"]);
+    let r = guard_with(
+        with_registry(&registry, dir.path()),
+        &["--timeout", "5s", "--no-install"],
+        &["npx", "-y", "mcpcheck-fixture-slow-install@1.0.0"],
+    );
+    assert!(
+        r.issues()
+            .iter()
+            .any(|(code, _)| code == "initialize-timeout"),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.json["phases"].get("installMs"), None);
+    assert_eq!(r.json["process"]["started"], true);
+}
+
+#[test]
+fn an_install_past_install_timeout_is_install_timeout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = Registry::serving(&["slow-install"]);
+    let r = guard_with(
+        with_registry(&registry, dir.path()),
+        &["--install-timeout", "1s"],
+        &["npx", "-y", "mcpcheck-fixture-slow-install@1.0.0"],
+    );
+    assert_eq!(
+        r.issues(),
+        support::pairs(&[("install-timeout", "error")]),
+        "{:#}",
+        r.json["issues"]
+    );
+    assert_eq!(r.json["process"]["started"], false);
+    assert_eq!(r.exit, 1);
+    // A zero bound is refused before anything starts, in one line.
+    let out = support::mcpcheck()
+        .args([
+            "guard",
+            "--install-timeout",
+            "0",
+            "--",
+            "npx",
+            "-y",
+            "x@1.0.0",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--install-timeout must be at least 1 ms"),
+        "{stderr}"
+    );
 }
