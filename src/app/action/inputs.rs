@@ -52,6 +52,8 @@ pub struct Inputs {
     pub requests: Vec<String>,
     pub protocol: Option<String>,
     pub timeout: Option<String>,
+    /// How long installing the package an `npx`/`uvx` command fetches may take.
+    pub install_timeout: Option<String>,
     pub repeat: Option<String>,
     pub scan: Vec<String>,
     pub paths: Vec<String>,
@@ -116,7 +118,7 @@ impl Inputs {
                 }
             },
         };
-        let duration_warnings = ["timeout", "setup_timeout"]
+        let duration_warnings = ["timeout", "setup_timeout", "install_timeout"]
             .into_iter()
             .filter_map(|name| {
                 let given = input(name)?.parse::<Millis>().ok()?;
@@ -140,6 +142,7 @@ impl Inputs {
             requests: list(input("requests")),
             protocol: input("protocol"),
             timeout: input("timeout"),
+            install_timeout: input("install_timeout"),
             repeat: input("repeat"),
             scan: list(input("scan")),
             paths: list(input("paths")),
@@ -238,6 +241,7 @@ impl Inputs {
             profile: self.profile.clone(),
             protocol: self.protocol.clone(),
             timeout: duration("timeout", &self.timeout)?,
+            install_timeout: duration("install_timeout", &self.install_timeout)?,
             repeat: number("repeat", &self.repeat)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
             cwd: self.working_directory.as_ref().map(PathBuf::from),
             requests: self.requests.clone(),
