@@ -63,29 +63,6 @@ impl InstallFault {
     }
 }
 
-/// What a client meets when its launcher could not install the server, as a finding says
-/// it: the same words whether the launcher failed during the session (its words on
-/// stderr) or the install before it did.
-pub fn never_started_message(installer: Installer, fault: &InstallFault) -> String {
-    let name = installer.name();
-    match fault.code {
-        Code::InstallPackageMissing if fault.is_dependency() => format!(
-            "The server never started: {name} could not install it, because its requirement {} is not on the registry here (the package itself is).",
-            crate::finding::excerpt(fault.missing.as_deref().unwrap_or_default(), 120)
-        ),
-        Code::InstallPackageMissing => format!(
-            "The server never started: {name} could not install it, because {} is not on its registry. No client can start it from this command either.",
-            if fault.detail == "version" { "the version it names" } else { "the package" }
-        ),
-        Code::InstallRuntimeTooOld => format!(
-            "The server never started: {name} could not install it, because the package needs a newer runtime than the one here. A client with this runtime cannot start it either."
-        ),
-        _ => format!(
-            "The server never started: {name} found no executable to run in its package. No client can start it from this command either."
-        ),
-    }
-}
-
 struct Rule {
     needles: &'static [&'static str],
     code: Code,

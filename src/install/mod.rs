@@ -236,9 +236,7 @@ impl InstallCache {
                         script_message(install, detail, &outcome.output)
                     }
                     // The launcher's own words: what a client starting the server meets too.
-                    (_, Some(fault)) => {
-                        install_faults::never_started_message(install.installer, &fault)
-                    }
+                    (_, Some(fault)) => never_started_message(install.installer, &fault),
                     _ => message(code, install, self.timeout),
                 };
                 return Err(failed(code, detail, &evidence, facts).with_message(message));
@@ -425,6 +423,29 @@ pub fn runtime_too_old(findings: &[Finding], unmet: &str, spec: &str) -> Option<
         .detail("engine")
         .evidence(&excerpt(&format!("{unmet}; {last}"), 300)),
     )
+}
+
+/// What a client meets when its launcher could not install the server, as a finding says
+/// it: the same words whether the launcher failed during the session (its words on
+/// stderr) or the install before it did.
+pub fn never_started_message(installer: Installer, fault: &install_faults::InstallFault) -> String {
+    let name = installer.name();
+    match fault.code {
+        Code::InstallPackageMissing if fault.is_dependency() => format!(
+            "The server never started: {name} could not install it, because its requirement {} is not on the registry here (the package itself is).",
+            crate::finding::excerpt(fault.missing.as_deref().unwrap_or_default(), 120)
+        ),
+        Code::InstallPackageMissing => format!(
+            "The server never started: {name} could not install it, because {} is not on its registry. No client can start it from this command either.",
+            if fault.detail == "version" { "the version it names" } else { "the package" }
+        ),
+        Code::InstallRuntimeTooOld => format!(
+            "The server never started: {name} could not install it, because the package needs a newer runtime than the one here. A client with this runtime cannot start it either."
+        ),
+        _ => format!(
+            "The server never started: {name} found no executable to run in its package. No client can start it from this command either."
+        ),
+    }
 }
 
 fn message(code: Code, install: &Install, timeout: Duration) -> String {

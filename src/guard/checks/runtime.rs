@@ -144,7 +144,7 @@ fn not_installed(t: &Transcript, launcher: Installer, package: Option<&str>) -> 
         return None;
     }
     let fault = install_faults::fault_in(launcher, &t.process.stderr.tail_text(), true, package)?;
-    let message = install_faults::never_started_message(launcher, &fault);
+    let message = crate::install::never_started_message(launcher, &fault);
     let mut finding = Finding::new(fault.code, message)
         .detail(fault.detail)
         .evidence(&fault.line)

@@ -423,6 +423,7 @@ const FLOORS: &[&[&str]] = &[
         "verdict",
         "launch",
         "install_faults",
+        "install",
         "server_traffic",
         "frame_findings",
     ],
