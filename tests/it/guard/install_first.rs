@@ -205,3 +205,41 @@ fn an_install_past_install_timeout_is_install_timeout() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_installer_sees_the_server_s_variables_and_its_words_never_show_them() {
+    // The launcher installs with the server's environment (a registry token given to the
+    // server is the launcher's too); what it repeats of a given value is masked.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = Registry::serving(&["install-script-leaks"]);
+    let secret = "pw-9f8e7d6c5b4a-never-shown";
+    let out = with_registry(&registry, dir.path())
+        .args(["guard", "--json", "--env"])
+        .arg(format!("DB_PASSWORD={secret}"))
+        .args([
+            "--",
+            "npx",
+            "-y",
+            "mcpcheck-fixture-install-script-leaks@1.0.0",
+        ])
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stdout.contains(secret) && !stderr.contains(secret),
+        "{stdout}{stderr}"
+    );
+    let r = parse(out);
+    assert_eq!(
+        r.json["process"]["started"], false,
+        "{:#}",
+        r.json["issues"]
+    );
+    let issue = r.issue("install-failed");
+    let evidence = issue["evidence"].as_str().unwrap_or_default();
+    assert!(
+        evidence.contains("cannot log in to the registry with [REDACTED]"),
+        "{evidence}"
+    );
+}
