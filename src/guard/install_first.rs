@@ -60,6 +60,11 @@ pub(super) async fn install(settings: &mut GuardSettings) -> BeforeSession {
         .clone()
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default();
+    // A directory that is not there is the session's to report (spawn-failed), not the
+    // installer's to create.
+    if !cwd.is_dir() {
+        return BeforeSession::Nothing;
+    }
     let installed = match in_project(&plan.install, &cwd) {
         Some(found) => found,
         None => {

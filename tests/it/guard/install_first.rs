@@ -243,3 +243,21 @@ fn the_installer_sees_the_server_s_variables_and_its_words_never_show_them() {
         "{evidence}"
     );
 }
+
+#[test]
+fn a_working_directory_that_is_not_there_is_refused_not_made_by_the_install() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("not-there");
+    let out = support::mcpcheck()
+        .args(["guard", "--cwd", missing.to_str().expect("utf-8")])
+        .args(["--", "npx", "-y", "mcpcheck-fixture-not-served@1.0.0"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a directory"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!missing.exists());
+}
