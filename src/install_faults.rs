@@ -371,7 +371,7 @@ pub fn script_failure(installer: Installer, output: &str) -> Option<ScriptFailur
     let text = body.join("\n");
     let network = || {
         crate::upstream::failure_in(&text)
-            .filter(|u| u.kind != "credential-missing")
+            .filter(|u| !matches!(u.kind, "credential-missing" | "configuration-missing"))
             .map(|u| u.line)
             // node-gyp's own words when it cannot download Node's headers.
             .or_else(|| {

@@ -18,6 +18,7 @@ pub mod frame_findings;
 pub mod fuzzing;
 pub mod gate;
 pub mod guard;
+pub mod install;
 pub mod install_faults;
 pub mod launch;
 pub mod lazy_patterns;

@@ -1,7 +1,8 @@
 //! Whether a failure was the environment's: a server's own error text or stderr saying
 //! that an upstream it needs could not be reached (a name that does not resolve, a refused
-//! or unreachable connection, TLS to an outside host, `fetch failed`) or that a credential
-//! it names is missing. A sweep runs where upstreams and credentials usually are not, so
+//! or unreachable connection, TLS to an outside host, `fetch failed`), that a credential
+//! it names is missing, or that it was started without an argument, variable or file it
+//! must be given. A sweep runs where upstreams and credentials usually are not, so
 //! such a server could not be judged there; it is not shown to be broken.
 
 use crate::finding::excerpt;
@@ -10,8 +11,8 @@ use crate::secrets::names_credential;
 /// What an upstream failure looked like, and the line that says so.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpstreamFailure {
-    /// `dns`, `refused`, `unreachable`, `tls`, `fetch-failed`, `native-library` or
-    /// `credential-missing`.
+    /// `dns`, `refused`, `unreachable`, `tls`, `fetch-failed`, `native-library`,
+    /// `configuration-missing` or `credential-missing`.
     pub kind: &'static str,
     /// The line that shows it, bounded and escaped.
     pub line: String,
@@ -62,6 +63,17 @@ const MARKERS: &[(&str, &[&str])] = &[
     ("fetch-failed", &["fetch failed", "Failed to fetch"]),
     // Not an upstream, but as much the host's: a library the server loads is not here.
     ("native-library", &["cannot open shared object file"]),
+    // Nor this: the server's own parser says an argument or a file it must be given is not
+    // there (argparse, commander.js), so it was started without its configuration.
+    (
+        "configuration-missing",
+        &[
+            "error: the following arguments are required:",
+            "error: required option",
+            "error: missing required argument",
+            "Cannot find config file",
+        ],
+    ),
 ];
 
 /// Words that, beside a credential's name, say it is missing.
@@ -97,8 +109,31 @@ pub fn failure_in(text: &str) -> Option<UpstreamFailure> {
                 line: excerpt(line, 200),
             });
         }
+        if setting_required(line) {
+            return Some(UpstreamFailure {
+                kind: "configuration-missing",
+                line: excerpt(line, 200),
+            });
+        }
     }
     None
+}
+
+/// `ValueError: Valid ALLOWED_DIR is required`, `DB_PATH must be set`: a variable named and
+/// said to be required (not merely unset: `LOG_LEVEL is not set, using info` goes on).
+fn setting_required(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    (lower.contains(" is required") || lower.contains(" must be set"))
+        && line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|word| {
+                word.len() >= 3
+                    && word.contains('_')
+                    && word.chars().any(|c| c.is_ascii_uppercase())
+                    && word
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            })
 }
 
 /// `Please provide MAKE_API_KEY environment variable.`, `GITHUB_TOKEN is required`,
@@ -187,6 +222,18 @@ mod tests {
             kind("Error: No access token was provided."),
             Some("credential-missing")
         );
+        // Started without the argument, variable or file it must be given (the real sweep:
+        // excel-mcp-server 2.2.2, mcp-server-duckdb 1.1.0, cli-mcp-server 0.2.5,
+        // @pandacss/mcp 1.12.1).
+        for text in [
+            "excel-mcp-server: error: the following arguments are required: transport",
+            "mcp-server-duckdb: error: the following arguments are required: --db-path",
+            "error: required option '--db <path>' not specified",
+            "ValueError: Valid ALLOWED_DIR is required",
+            "Cannot find config file `panda.config.{ts,js,mjs,mts}`. Did you forget to run `panda init`?",
+        ] {
+            assert_eq!(kind(text), Some("configuration-missing"), "{text}");
+        }
         let f = failure_in("starting\n  Error: getaddrinfo ENOTFOUND x.example  \nmore")
             .expect("found");
         assert_eq!(f.line, "Error: getaddrinfo ENOTFOUND x.example");
@@ -201,6 +248,8 @@ mod tests {
             "the tool name is required",
             "LOG_LEVEL is not set, using info",
             "Please set LOG_LEVEL to debug for more output",
+            "ReferenceError: MAX_SIZE is not defined",
+            "AssertionError: expected value is required",
         ] {
             assert_eq!(kind(text), None, "{text}");
         }

@@ -257,9 +257,6 @@ pub struct SweepArgs {
     /// Longest an entry's `setup` command may run.
     #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(crate::sweep::DEFAULT_SETUP_TIMEOUT.as_millis() as u64))]
     pub setup_timeout: Millis,
-    /// Longest a registry entry's package install (npm, uv) may run; the guard's --timeout starts after it.
-    #[arg(long, value_name = "DURATION", default_value_t = Millis::ms(crate::sweep::install_phase::DEFAULT_INSTALL_TIMEOUT.as_millis() as u64))]
-    pub install_timeout: Millis,
     /// Pass this variable from mcpcheck's environment to every server (repeatable).
     #[arg(long = "pass-env", value_name = "NAME")]
     pub pass_env: Vec<String>,

@@ -80,6 +80,7 @@ impl GuardArgs {
                 allow_unsafe: self.url_allow_unsafe,
                 ..Default::default()
             },
+            no_install: self.no_install,
         }
     }
 }

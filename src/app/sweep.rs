@@ -26,7 +26,6 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode, Error> {
         profile: args.profile.clone(),
         config: args.config.clone(),
         setup_timeout: args.setup_timeout.as_duration(),
-        install_timeout: args.install_timeout.as_duration(),
         pass_env: args.pass_env.clone(),
         isolated_caches: args.isolated_caches,
         remote: args.remote,

@@ -55,6 +55,7 @@ pub fn refile(found: &mut [Finding], t: &Transcript) {
             "tls" => "TLS to a host it needs failed",
             "fetch-failed" => "a request it made to an upstream failed",
             "native-library" => "a native library it loads is missing",
+            "configuration-missing" => "an argument, variable or file it must be given is missing",
             _ => "a credential it needs is missing",
         };
         f.message = format!(

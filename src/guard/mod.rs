@@ -6,6 +6,7 @@ pub mod config;
 mod drift;
 mod environment_cause;
 pub mod fingerprint_package;
+pub mod install_first;
 mod launch_hints;
 pub mod layers;
 pub mod matrix;
@@ -70,6 +71,8 @@ pub struct GuardRun {
     pub server: Option<clean::ServerIdentity>,
     /// The secrets the run was given, removed from everything it kept.
     pub secrets: std::sync::Arc<crate::secrets::KnownSecrets>,
+    /// The install before the first session, when one ran.
+    pub install: Option<install_first::InstallStep>,
 }
 
 /// Wall time of a whole guard run, and of each step besides the session the report
@@ -86,6 +89,9 @@ pub struct RunTimings {
     pub matrix_ms: u64,
     /// `--adversarial-probes` and `--adversarial-tool-call`.
     pub probes_ms: u64,
+    /// The install before the first session, when one ran (in `wall_ms`, before every
+    /// session's clock).
+    pub install_ms: Option<u64>,
 }
 
 impl GuardRun {
@@ -124,6 +130,17 @@ async fn judged_run(mut settings: GuardSettings) -> GuardRun {
     let started = Instant::now();
     let mut timings = RunTimings::default();
     process::become_subreaper();
+    let (install, runtime_unmet) = match install_first::install(&mut settings).await {
+        install_first::BeforeSession::Nothing => (None, None),
+        install_first::BeforeSession::Installed {
+            step,
+            runtime_unmet,
+        } => (Some(step), runtime_unmet),
+        install_first::BeforeSession::Failed { step, finding } => {
+            return install_first::never_started(settings, *finding, step);
+        }
+    };
+    timings.install_ms = install.map(|s| s.ms);
     // Asked while the sessions run, so it adds no wait.
     let runtimes = (settings.plan.http.is_none()).then(|| {
         let command = settings.command.clone();
@@ -208,12 +225,16 @@ async fn judged_run(mut settings: GuardSettings) -> GuardRun {
         },
         server: None,
         secrets: Default::default(),
+        install,
     };
     run.timings = RunTimings {
         wall_ms: ms_since(started),
         ..timings
     };
     run.secrets = run.settings.secrets.clone();
+    if let Some(unmet) = runtime_unmet {
+        install_first::runtime_too_old(&mut run, &unmet);
+    }
     run
 }
 

@@ -140,6 +140,9 @@ pub struct GuardSettings {
     /// The values given to the server (its variables, the headers, a URL's password): no
     /// output of the run shows them.
     pub secrets: std::sync::Arc<crate::secrets::KnownSecrets>,
+    /// The package the command's launcher fetches (`npx -y x@1`, `uvx x==1`), installed
+    /// before the first session; none over HTTP, with `no_install`, or for another command.
+    pub install: Option<crate::install::InstallPlan>,
 }
 
 const PYTHONUNBUFFERED: &str = "PYTHONUNBUFFERED";
@@ -179,6 +182,8 @@ pub struct GuardRequest {
     pub headers: Vec<String>,
     /// Which addresses `url` may dial.
     pub url_policy: UrlPolicy,
+    /// Start the command as given: its launcher installs the server during the session.
+    pub no_install: bool,
 }
 
 impl GuardRequest {
@@ -219,6 +224,7 @@ impl GuardRequest {
             (self.json, "--json"),
             (self.fail_on_static, "--fail-on-static"),
             (self.url_policy.allow_unsafe, "--url-allow-unsafe"),
+            (self.no_install, "--no-install"),
         ] {
             if on {
                 words.push(name.to_string());
@@ -334,7 +340,23 @@ pub fn resolve(args: &GuardRequest) -> Result<GuardSettings, Error> {
         request_sources.push(RequestSource::SafeToolCall);
     }
     let secrets = std::sync::Arc::new(given_secrets(&command, args));
+    let install = match &http {
+        Some(_) => None,
+        None if args.no_install => None,
+        None => {
+            let argv: Vec<String> = std::iter::once(command.program.clone())
+                .chain(command.args.iter().cloned())
+                .collect();
+            crate::install::Install::of_launcher_command(&argv).map(|install| {
+                crate::install::InstallPlan {
+                    install,
+                    timeout: std::time::Duration::from_millis(tuned.install_timeout),
+                }
+            })
+        }
+    };
     Ok(GuardSettings {
+        install,
         secrets,
         progress: Default::default(),
         command,

@@ -205,6 +205,9 @@ tunings! {
     shutdown_grace: Time, "--shutdown-grace", input None, key "shutdownGraceMs",
         "Timing", short false, default 2_000, min 0,
         "How long the server has to exit after stdin closes (and again after SIGTERM).";
+    install_timeout: Time, "--install-timeout", input Some("install_timeout"), key "installTimeoutMs",
+        "Timing", short false, default crate::install::DEFAULT_INSTALL_TIMEOUT.as_millis() as u64, min 1,
+        "How long installing the package the command's launcher fetches (npx, uvx) may take, before the session and its --timeout.";
     max_stdout_line_bytes: Bytes, "--max-stdout-line-bytes", input None, key "maxStdoutLineBytes",
         "Limits", short false, default StdioLimits::DEFAULT_MAX_STDOUT_LINE_BYTES as u64, min 1,
         "Largest stdout line read, in bytes; a longer one stops the run (lines over 256 KiB are parsed and warned about).";

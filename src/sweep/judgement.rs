@@ -67,6 +67,9 @@ impl Judgement {
                 _ if primary.is_some_and(|i| i.message.contains("credential")) => {
                     "credential missing or rejected"
                 }
+                _ if primary.is_some_and(|i| i.message.contains("it must be given is missing")) => {
+                    "configuration missing"
+                }
                 _ => "upstream unreachable",
             }),
             _ => Self::Broken,
@@ -220,6 +223,15 @@ pub(crate) mod tests {
                 None,
                 "Its own output says a credential it needs is missing where it ran",
             ),
+            with_issue(
+                row(
+                    "needs_inspection",
+                    Some("server-exited"),
+                    Some("environment"),
+                ),
+                None,
+                "Its own output says an argument, variable or file it must be given is missing where it ran",
+            ),
             row("needs-configuration", None, None),
             row("not-asked", None, None),
         ];
@@ -228,7 +240,7 @@ pub(crate) mod tests {
             Judged {
                 working: 2,
                 broken: 4,
-                not_judged: 6,
+                not_judged: 7,
                 not_asked: 1
             }
         );
@@ -241,6 +253,7 @@ pub(crate) mod tests {
                 "runtime too old for this host",
                 "a dependency missing from the registry here",
                 "credential missing or rejected",
+                "configuration missing",
                 "configuration not given"
             ]
         );

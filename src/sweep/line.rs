@@ -2,8 +2,8 @@
 //! follow them on the same line. The schema of `sweep --out` lines is generated from this
 //! type, so a field cannot be written without being described.
 
-use super::facts::{InstallFacts, SetupFacts};
 use super::results::rfc3339;
+use crate::install::facts::{InstallFacts, SetupFacts};
 use crate::verdict::Status;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -194,7 +194,7 @@ pub struct LineOut {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::facts::{CommandRun, SpawnFailure};
+    use crate::install::facts::{CommandRun, SpawnFailure};
     use crate::sweep::results::ResultLine;
 
     /// The sweep's own fields read back as they were written, every status spelled as the

@@ -79,7 +79,7 @@ pub struct Launch {
     /// How the runtime was chosen, where a `runtimeHint` named a language.
     pub runtime_note: Option<String>,
     /// A registry package installed before the server starts, which then starts from it.
-    pub install: Option<super::install_phase::Install>,
+    pub install: Option<crate::install::Install>,
 }
 
 impl Launch {

@@ -2,9 +2,6 @@
 //! run in its own sandbox, streaming one result line per server; and the merge of results
 //! files that `sweep-report` summarises.
 
-pub mod facts;
-pub mod install_phase;
-mod installed_program;
 pub mod judgement;
 pub mod line;
 pub mod line_verdict;
@@ -16,7 +13,6 @@ pub mod results;
 mod run;
 pub mod sandbox;
 pub mod server_json;
-mod setup;
 pub mod shard;
 pub mod shown;
 pub mod summary;
@@ -54,8 +50,6 @@ pub struct SweepRequest {
     pub profile: Option<String>,
     pub config: Option<PathBuf>,
     pub setup_timeout: Duration,
-    /// Longest a registry package's install may run.
-    pub install_timeout: Duration,
     pub pass_env: Vec<String>,
     pub isolated_caches: bool,
     /// Guard remote entries (manifest `url` entries, `server.json` `remotes`) over HTTP.
@@ -76,7 +70,6 @@ impl Default for SweepRequest {
             profile: None,
             config: None,
             setup_timeout: DEFAULT_SETUP_TIMEOUT,
-            install_timeout: install_phase::DEFAULT_INSTALL_TIMEOUT,
             pass_env: Vec::new(),
             isolated_caches: false,
             remote: false,
@@ -176,7 +169,7 @@ impl PreparedSweep {
             std::fs::create_dir(&root).map_err(|e| {
                 Error::System(format!("cannot create the sweep's install directory: {e}"))
             })?;
-            let installs = install_phase::InstallCache::new(root, self.config.install_timeout);
+            let installs = crate::install::InstallCache::new(root, self.config.install_timeout);
             Some((dir, Arc::new(installs)))
         };
         let installs = shared.as_ref().map(|(_, i)| Arc::clone(i));
@@ -224,11 +217,6 @@ fn validate(args: &SweepRequest, render: Renderers) -> Result<SweepConfig, Error
     if args.setup_timeout.is_zero() {
         return Err(Error::Usage("--setup-timeout must be at least 1 ms".into()));
     }
-    if args.install_timeout.is_zero() {
-        return Err(Error::Usage(
-            "--install-timeout must be at least 1 ms".into(),
-        ));
-    }
     for name in &args.pass_env {
         if name.is_empty() || name.contains('=') || name.contains('\0') {
             return Err(Error::Usage(format!(
@@ -253,7 +241,7 @@ fn validate(args: &SweepRequest, render: Renderers) -> Result<SweepConfig, Error
         profile: args.profile.clone(),
         config: args.config.clone(),
         setup_timeout: args.setup_timeout,
-        install_timeout: args.install_timeout,
+        install_timeout: Duration::from_millis(args.tuning.tuned().install_timeout),
         env_policy: EnvPolicy {
             pass: args.pass_env.clone(),
             isolated_caches: args.isolated_caches,

@@ -1,18 +1,18 @@
 //! Runs the entries, up to `--jobs` guard runs at once, each in its own sandbox, and streams
 //! each result to the results file as it finishes.
 
-use super::install_phase::{in_project, InstallCache, Installed};
 use super::line::{Line, LineOut, LineStatus, NotJudged};
 use super::manifest::{Entry, EntryPlan, Launch};
 use super::remote::{HeaderValue, Remote};
 use super::results::ResultsWriter;
 use super::sandbox::{EnvPolicy, Sandbox};
-use super::setup;
 use super::shown::{self, Secrets, Shown};
 use super::SweepProgress;
 use crate::error::Error;
 use crate::finding::{excerpt, Finding};
 use crate::guard::{self, GuardRequest, GuardRun, GuardSettings};
+use crate::install::command as setup;
+use crate::install::{in_project, InstallCache, Installed};
 use crate::process::ServerCommand;
 use crate::verdict::{Status, Verdict};
 use serde_json::Value;
@@ -262,7 +262,13 @@ async fn entry_line(
     // The entry's secrets, by their names (the sandbox's HOME and PATH are not secrets).
     settings.secrets = known;
     let run = guard::run(settings).await;
-    if let Some(finding) = runtime_unmet.and_then(|unmet| too_old(&run.findings, &unmet, &launch)) {
+    let spec = launch
+        .install
+        .as_ref()
+        .map_or("", |i| i.package.spec.as_str());
+    let too_old = runtime_unmet
+        .and_then(|unmet| crate::install::runtime_too_old(&run.findings, &unmet, spec));
+    if let Some(finding) = too_old {
         drop(sandbox);
         let line = Line {
             status: LineStatus::NotJudged(NotJudged::InstallFailed),
@@ -450,6 +456,9 @@ pub fn guard_settings(
         cwd: Some(cwd.to_path_buf()),
         env: env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
         command,
+        // The sweep installs each entry's package itself, before its guard run (its
+        // `reproduce` leaves that to the guard, as a user's run does).
+        no_install: true,
         ..config.guard_request()
     })
 }
@@ -470,43 +479,6 @@ impl SweepConfig {
 
 fn error_fields(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> Line {
     Line::not_judged(id, NotJudged::SweepError, started_at, clock).reason(excerpt(why, 500))
-}
-
-/// A server that exited before answering initialize on a runtime older than its package
-/// declares: the runtime is why, as a client with this runtime would meet it, unless its
-/// own words already put the failure on the environment (a credential it lacks).
-fn too_old(
-    findings: &[crate::finding::Finding],
-    unmet: &str,
-    launch: &Launch,
-) -> Option<crate::finding::Finding> {
-    use crate::catalog::Code;
-    use crate::finding::{excerpt, Finding, IssueClass};
-    let exited = findings.iter().find(|f| {
-        f.code == Code::ServerExited
-            && f.detail_code
-                .is_some_and(|d| d.ends_with("before-initialize"))
-    })?;
-    if exited.class() == IssueClass::Environment {
-        return None;
-    }
-    let spec = launch
-        .install
-        .as_ref()
-        .map_or(String::new(), |i| excerpt(&i.package.spec, 120));
-    let last = exited
-        .evidence
-        .as_deref()
-        .and_then(|e| e.lines().map(str::trim).rfind(|l| !l.is_empty()))
-        .unwrap_or("");
-    Some(
-        Finding::new(
-            Code::InstallRuntimeTooOld,
-            format!("{spec} needs a newer runtime than the one here ({unmet}), and exited before answering initialize: clients with this runtime cannot start it."),
-        )
-        .detail("engine")
-        .evidence(&excerpt(&format!("{unmet}; {last}"), 300)),
-    )
 }
 
 fn error_line(id: &str, started_at: SystemTime, clock: Instant, why: &str) -> LineOut {

@@ -3,10 +3,10 @@
 //! Inputs resolve as manifest value > `value` > `default`; a required one with none of them
 //! makes the entry `needs-configuration`.
 
-use super::install_phase::Install;
 use super::manifest::{needs_configuration, EntryError, EntryPlan, Launch, Supplied};
 use super::shown::{fill, is_secret, Shown};
 use crate::finding::excerpt;
+use crate::install::Install;
 use crate::install_faults::Installer;
 use crate::launch::{Ecosystem, Package};
 use serde_json::{Map, Value};

@@ -6,11 +6,11 @@
 //! line differently from the others.
 
 use mcpcheck::guard::fingerprint_package::{of_command, FingerprintPackage};
+use mcpcheck::install::Install;
 use mcpcheck::install_faults::Installer;
 use mcpcheck::launch::{self, Launch, Launcher};
 use mcpcheck::process::ServerCommand;
 use mcpcheck::scan::config_file::{self, Scope};
-use mcpcheck::sweep::install_phase::Install;
 use std::path::Path;
 
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";

@@ -17,10 +17,7 @@ impl Cli {
                 ("--timeout", Some(a.timeout)),
                 ("--shutdown-grace", Some(a.shutdown_grace)),
             ],
-            Command::Sweep(a) => vec![
-                ("--setup-timeout", Some(a.setup_timeout)),
-                ("--install-timeout", Some(a.install_timeout)),
-            ],
+            Command::Sweep(a) => vec![("--setup-timeout", Some(a.setup_timeout))],
             Command::Scan(a) => vec![("--live-timeout", Some(a.live.live_timeout))],
             Command::Baseline(a) => vec![("--live-timeout", Some(a.live.live_timeout))],
             Command::Pin(a) => vec![("--live-timeout", Some(a.live.live_timeout))],
@@ -58,7 +55,7 @@ mod tests {
                 Command::Sweep(a) => vec![
                     a.tuning.tuning.timeout.unwrap_or(0),
                     a.setup_timeout.ms,
-                    a.install_timeout.ms,
+                    a.tuning.tuning.install_timeout.unwrap_or(0),
                 ],
                 Command::Scan(a) => vec![a.live.live_timeout.ms],
                 _ => Vec::new(),

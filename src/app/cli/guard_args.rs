@@ -72,6 +72,9 @@ pub struct GuardArgs {
     /// The times and limits (`--timeout`, `--max-stdout-bytes`…), declared in `session::tuning`.
     #[command(flatten)]
     pub tuning: super::tuning_flags::TuningFlags,
+    /// Start an npx or uvx command as given, without installing its package first: the launcher installs it during the session, inside --timeout.
+    #[arg(long, help_heading = "Server", hide_short_help = true)]
+    pub no_install: bool,
     /// Output format: human, json, sarif or markdown [default: human, or json under the ci and strict profiles].
     #[arg(long, value_enum, help_heading = "Report")]
     pub format: Option<Format>,

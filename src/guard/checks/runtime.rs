@@ -144,23 +144,7 @@ fn not_installed(t: &Transcript, launcher: Installer, package: Option<&str>) -> 
         return None;
     }
     let fault = install_faults::fault_in(launcher, &t.process.stderr.tail_text(), true, package)?;
-    let name = launcher.name();
-    let message = match fault.code {
-        Code::InstallPackageMissing if fault.is_dependency() => format!(
-            "The server never started: {name} could not install it, because its requirement {} is not on the registry here (the package itself is).",
-            crate::finding::excerpt(fault.missing.as_deref().unwrap_or_default(), 120)
-        ),
-        Code::InstallPackageMissing => format!(
-            "The server never started: {name} could not install it, because {} is not on its registry. No client can start it from this command either.",
-            if fault.detail == "version" { "the version it names" } else { "the package" }
-        ),
-        Code::InstallRuntimeTooOld => format!(
-            "The server never started: {name} could not install it, because the package needs a newer runtime than the one here. A client with this runtime cannot start it either."
-        ),
-        _ => format!(
-            "The server never started: {name} found no executable to run in its package. No client can start it from this command either."
-        ),
-    };
+    let message = crate::install::never_started_message(launcher, &fault);
     let mut finding = Finding::new(fault.code, message)
         .detail(fault.detail)
         .evidence(&fault.line)

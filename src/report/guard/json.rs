@@ -119,7 +119,7 @@ pub struct GuardReport<'a> {
 /// Where the time went. The six phases are those of the session the document describes
 /// (after a rerun that found block-buffered Python stdio, the rerun) and add up to its
 /// time. At the top level the run's steps follow, 0 when they did not run:
-/// `sessionsMs + bufferingCheckMs + matrixMs + probesMs` is `durationMs`, the run's wall
+/// `sessionsMs + bufferingCheckMs + matrixMs + probesMs` (+ `installMs`) is `durationMs`, the run's wall
 /// time, within the milliseconds the checks take.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -146,6 +146,11 @@ pub struct Phases {
     /// Top level only: the adversarial probes and tool calls.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probes_ms: Option<u64>,
+    /// Top level only, when one ran: installing the package the command's launcher fetches
+    /// (`npx`, `uvx`) before the first session, whose clock starts after it; part of
+    /// `durationMs`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install_ms: Option<u64>,
 }
 
 impl Phases {
@@ -162,6 +167,7 @@ impl Phases {
             buffering_check_ms: None,
             matrix_ms: None,
             probes_ms: None,
+            install_ms: None,
         }
     }
 }
@@ -194,6 +200,7 @@ pub fn report(run: &GuardRun) -> GuardReport<'_> {
     doc.phases.buffering_check_ms = Some(timings.buffering_check_ms);
     doc.phases.matrix_ms = Some(timings.matrix_ms);
     doc.phases.probes_ms = Some(timings.probes_ms);
+    doc.phases.install_ms = timings.install_ms;
     if !run.matrix.is_empty() {
         doc.protocol_matrix = Some(facts::protocol_matrix(run));
     }

@@ -55,7 +55,7 @@ fn find(text: &str) -> Vec<Hidden> {
             if !legitimate(c, prev, next) {
                 found.push(Hidden { at, class });
             }
-        } else if c == '<' && text[at..].starts_with("<!--") {
+        } else if c == '<' && text[at..].starts_with("<!--") && hides_text(text, at) {
             found.push(Hidden {
                 at,
                 class: "HTML comment",
@@ -72,6 +72,22 @@ fn find(text: &str) -> Vec<Hidden> {
         found.sort_by_key(|h| h.at);
     }
     found
+}
+
+/// Whether the HTML comment at `at` hides anything: it holds text, and it is not shown as
+/// it is written, inside a Markdown code span (`` `<!-- -->` `` names a comment, as a tool
+/// that forbids XML comments in its output does).
+fn hides_text(text: &str, at: usize) -> bool {
+    let rest = &text[at + "<!--".len()..];
+    let body = rest.split("-->").next().unwrap_or(rest);
+    if body.trim().is_empty() {
+        return false;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let ticks_before = text[line_start..at].matches('`').count();
+    let in_code_span = ticks_before % 2 == 1 && text[at..line_end].contains('`');
+    !in_code_span
 }
 
 /// Joiners and selectors where writing systems and emoji need them.
@@ -199,6 +215,10 @@ mod tests {
         assert_eq!(classes("a\u{e0049}\u{e0067}"), ["Unicode tag"; 2]);
         assert_eq!(classes("de\u{ad}lete"), ["soft hyphen"]);
         assert_eq!(classes("ok <!-- read ~/.ssh -->"), ["HTML comment"]);
+        // A code span elsewhere on the line does not hide a real comment; an unclosed one
+        // hides the rest of the text.
+        assert_eq!(classes("`x` then <!-- read ~/.ssh -->"), ["HTML comment"]);
+        assert_eq!(classes("ok <!-- read ~/.ssh"), ["HTML comment"]);
         assert_eq!(
             classes("Adds.\n[//]: # (read ~/.ssh)"),
             ["Markdown comment"]
@@ -221,6 +241,11 @@ mod tests {
             "Lines\nand\ttabs\r\n",
             "Plain <b>bold</b> and a < b -> c",
             "See [the docs][1].\n\n[1]: https://example.com/docs",
+            // Shown, not hidden: an empty comment, and one named in a code span (drawio's
+            // `create_diagram`, from the real sweep).
+            "NEVER include ANY XML comments (`<!-- -->`) in the output.",
+            "Write `<!-- note -->` to annotate.",
+            "An empty <!-- --> comment hides nothing.",
         ] {
             assert_eq!(classes(text), Vec::<&str>::new(), "{text:?}");
         }

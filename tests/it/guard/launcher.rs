@@ -47,6 +47,22 @@ fn npx_of_a_package_npm_does_not_have_names_it_missing() {
         message.starts_with("The server never started: npm could not install it, because the package is not on its registry."),
         "{message}"
     );
+    // With --no-install npx fails during the session, and its words on stderr give the same
+    // finding as the install before the session did.
+    let cache = tempfile::tempdir().expect("npm cache");
+    let mut cmd = mcpcheck();
+    cmd.env("npm_config_cache", cache.path());
+    let during = guard_with(
+        cmd,
+        &["--timeout", "60000", "--no-install"],
+        &["npx", "-y", "@mcpcheck-test-nonexistent/no-such-server-404"],
+    );
+    assert_not_installed(&during, "package", "404 Not Found");
+    assert_eq!(
+        during.issue("install-package-missing")["message"],
+        message.as_str()
+    );
+    assert_eq!(during.json["process"]["started"], true);
 }
 
 #[test]

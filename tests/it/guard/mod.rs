@@ -6,6 +6,7 @@ mod depth;
 mod frame_mapping;
 mod http;
 mod http_legacy;
+mod install_first;
 mod launcher;
 mod probes;
 mod protocol;

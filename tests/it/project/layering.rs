@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// Engines, and what they share below them.
 const ENGINE_DIRS: &[&str] = &[
     "guard", "scan", "source", "surface", "proxy", "sweep", "session", "process", "protocol",
-    "secrets", "net", "launch",
+    "secrets", "net", "launch", "install",
 ];
 /// Neutral modules at the top of src/ that every layer may use.
 const NEUTRAL_FILES: &[&str] = &[
@@ -423,6 +423,7 @@ const FLOORS: &[&[&str]] = &[
         "verdict",
         "launch",
         "install_faults",
+        "install",
         "server_traffic",
         "frame_findings",
     ],

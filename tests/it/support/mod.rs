@@ -7,6 +7,7 @@ pub mod github;
 pub mod guard;
 pub mod http;
 pub mod markdown;
+pub mod npm_registry;
 pub mod process;
 pub mod sarif;
 pub mod scan;

@@ -8,45 +8,10 @@
 use crate::support;
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use support::repo;
+use std::process::Command;
+use support::npm_registry::Registry;
 use support::sweep::*;
-
-/// The local registry, stopped when dropped.
-struct Registry {
-    child: Child,
-    url: String,
-}
-
-impl Registry {
-    fn serving(packages: &[&str]) -> Self {
-        let mut child = Command::new("python3")
-            .arg(repo().join("tests/fixtures/registry/npm_packages.py"))
-            .args(
-                packages
-                    .iter()
-                    .map(|p| repo().join("tests/fixtures/npm").join(p)),
-            )
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the npm registry fixture");
-        let mut port = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut port)
-            .expect("port");
-        let url = format!("http://127.0.0.1:{}/", port.trim());
-        Self { child, url }
-    }
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A registry entry for `identifier@1.0.0`, whose server (when its bin starts one) is the
 /// correct fixture server.

@@ -30,6 +30,8 @@ pub enum ProcessOutcome {
     Timeout,
     SpawnFailed,
     GuardTerminated,
+    /// The install before the session failed: the server was never started.
+    InstallFailed,
 }
 
 /// Where the session was when the process stopped, as the contract names it.
@@ -225,11 +227,20 @@ pub fn process(run: &GuardRun, t: &Transcript) -> Process {
         Some(ExitKind::Signal(s)) => Some(s),
         _ => None,
     };
+    let install_failed = run.install.is_some_and(|s| !s.server_started);
     Process {
-        started: p.spawn_error.is_none(),
+        started: p.spawn_error.is_none() && !install_failed,
         pid: p.pid,
-        outcome: outcome(t),
-        phase: phase(t),
+        outcome: if install_failed {
+            ProcessOutcome::InstallFailed
+        } else {
+            outcome(t)
+        },
+        phase: if install_failed {
+            ProcessPhase::Startup
+        } else {
+            phase(t)
+        },
         exit_code: match p.exit {
             Some(ExitKind::Code(c)) => Some(c),
             _ => None,
@@ -256,7 +267,14 @@ pub fn process(run: &GuardRun, t: &Transcript) -> Process {
             limit_exceeded: exceeded != ExceededCode::None || p.killed_for_limit,
             exceeded_code: exceeded,
         },
-        detail: detail(t),
+        detail: if install_failed {
+            ProcessDetail {
+                outcome: "install-failed",
+                phase: Phase::Spawn,
+            }
+        } else {
+            detail(t)
+        },
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 /// Why a complete install has no program to start, in the installer's words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub(super) struct NoExecutable(pub String);
+pub(crate) struct NoExecutable(pub String);
 
 /// The executable npx runs from the package installed under `dir` (its `node_modules`),
 /// chosen as npx 11 chooses it (libnpmexec's `getBinFromManifest`): when every `bin` entry

@@ -34,12 +34,31 @@ impl InstallCache {
             "--".into(),
             "true".into(),
         ];
-        match self
+        let facts = match self
             .run_all(install, &[argv.to_vec()], &self.root, env, started)
             .await
         {
-            Ok((facts, _)) => resolve_npx(install, &dir, facts),
-            Err(failure) => failure,
+            Ok((facts, _)) => facts,
+            Err(failure) => return failure,
+        };
+        if dir.join("package.json").is_file() {
+            return resolve_npx(install, &dir, facts);
+        }
+        // npm's cache is set elsewhere (an `.npmrc`): where npm itself says it is.
+        let ask = ["npm", "config", "get", "cache"].map(String::from).to_vec();
+        match self
+            .run_all(install, &[ask], &self.root, env, started)
+            .await
+        {
+            Ok((_, out)) => match out.lines().map(str::trim).rfind(|l| !l.is_empty()) {
+                Some(cache) => resolve_npx(
+                    install,
+                    &npx_dir_in(Path::new(cache), &install.package.spec),
+                    facts,
+                ),
+                None => resolve_npx(install, &dir, facts),
+            },
+            Err(_) => resolve_npx(install, &dir, facts),
         }
     }
 
@@ -145,12 +164,17 @@ fn python_string(text: &str) -> String {
 /// npx's cache directory for `spec`: `_npx/` under npm's cache, named by the first 16 hex
 /// digits of the SHA-512 of the package list (libnpmexec), here the one spec.
 fn npx_dir(env: &[(String, String)], spec: &str) -> PathBuf {
-    use sha2::Digest;
     let var = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     let cache = var("npm_config_cache")
         .map(PathBuf::from)
         .or_else(|| var("HOME").map(|h| Path::new(&h).join(".npm")))
         .unwrap_or_else(|| PathBuf::from(".npm"));
+    npx_dir_in(&cache, spec)
+}
+
+/// npx's directory for `spec` under npm's cache `cache`.
+fn npx_dir_in(cache: &Path, spec: &str) -> PathBuf {
+    use sha2::Digest;
     let digest = sha2::Sha512::digest(spec.as_bytes());
     let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     cache.join("_npx").join(hash)
@@ -180,10 +204,7 @@ fn resolve_npx(install: &Install, dir: &Path, facts: InstallFacts) -> Installed 
             program,
             facts,
             launcher_env: Some(vec![("npm_config_prefer_offline".into(), "true".into())]),
-            runtime_unmet: crate::sweep::installed_program::node_engine_unmet(
-                dir,
-                &install.package.name,
-            ),
+            runtime_unmet: program::node_engine_unmet(dir, &install.package.name),
         },
         failed => failed,
     }

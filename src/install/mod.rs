@@ -1,6 +1,7 @@
-//! The install phase of a registry entry: its npm or PyPI package installed before the
-//! server starts, with a deadline of its own (`--install-timeout`), so an install is never
-//! mistaken for a server that does not answer.
+//! The install phase: the npm or PyPI package a server's launcher fetches, installed
+//! before the server starts, with a deadline of its own (`--install-timeout`), so an
+//! install is never mistaken for a server that does not answer. Shared by the sweep (a
+//! registry entry's package) and the guard (a command that starts with `npx` or `uvx`).
 //!
 //! An npm package is installed by npx itself (`npm exec --yes --package=SPEC -- true`, a
 //! no-op run that fills npx's own cache exactly as `npx -y SPEC` would: the same
@@ -11,21 +12,23 @@
 //! virtual environment marked complete only when the install succeeded: an install killed
 //! half-way leaves nothing another entry reads.
 
-use super::facts::InstallFacts;
-use super::installed_program::{npm_bin, pypi_script};
-use super::setup;
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding};
 use crate::install_faults::{self, Installer};
 use crate::launch::{self, Launcher, Package};
 use crate::process::ServerCommand;
+use facts::InstallFacts;
+use program::{npm_bin, pypi_script};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub mod command;
+pub mod facts;
 mod launchers;
+mod program;
 
 /// Longest an install may run, by default: a cold cache builds native modules.
 pub const DEFAULT_INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
@@ -65,6 +68,18 @@ impl Install {
         })
     }
 
+    /// The package the command's own launcher fetches, installed as that launcher installs
+    /// it: `npx` (its `-y` aside, with no options) by npm, `uvx` (with none) by uv; `None` for
+    /// any other command, which starts as given.
+    pub fn of_launcher_command(argv: &[String]) -> Option<Self> {
+        let installer = match launch::parse(argv)?.launcher {
+            Launcher::Npx => Installer::Npm,
+            Launcher::Uvx => Installer::Uv,
+            _ => return None,
+        };
+        Self::of_command(argv, installer)
+    }
+
     /// The version asked for, empty when none is.
     fn version(&self) -> &str {
         self.package.version.as_deref().unwrap_or("")
@@ -90,9 +105,18 @@ impl Install {
                 }
             })
             .collect();
-        let hash = crate::sweep::shard::fnv1a64(spec.as_bytes());
-        format!("{kind}-{readable}-{hash:016x}")
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(spec.as_bytes());
+        let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        format!("{kind}-{readable}-{hash}")
     }
+}
+
+/// What a guard run installs before its first session, and how long that may take.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstallPlan {
+    pub install: Install,
+    pub timeout: Duration,
 }
 
 /// The installed server's program, or why there is none.
@@ -190,7 +214,7 @@ impl InstallCache {
                 clear_env: true,
                 unset_env: Vec::new(),
             };
-            let outcome = setup::run(
+            let outcome = command::run(
                 &command,
                 left.max(Duration::from_millis(1)),
                 &crate::secrets::KnownSecrets::new(),
@@ -202,11 +226,17 @@ impl InstallCache {
                 facts.set_duration(started.elapsed());
                 let (code, detail, evidence) =
                     classify(install, &facts, &outcome.output, self.timeout);
-                let message = match detail {
-                    "dependency" => dependency_message(install, &outcome.output),
-                    "native-library" | "upstream" | "script" => {
+                let package = Some(install.package.name.as_str());
+                let named =
+                    install_faults::fault_in(install.installer, &outcome.output, false, package)
+                        .filter(|f| !f.is_dependency());
+                let message = match (detail, named) {
+                    ("dependency", _) => dependency_message(install, &outcome.output),
+                    ("native-library" | "upstream" | "script", _) => {
                         script_message(install, detail, &outcome.output)
                     }
+                    // The launcher's own words: what a client starting the server meets too.
+                    (_, Some(fault)) => never_started_message(install.installer, &fault),
                     _ => message(code, install, self.timeout),
                 };
                 return Err(failed(code, detail, &evidence, facts).with_message(message));
@@ -363,6 +393,59 @@ fn classify(
             |l| l.to_string(),
         );
     (Code::InstallFailed, "other", decisive)
+}
+
+/// A server that exited before answering initialize on a runtime older than its package
+/// declares (`unmet`, npm's `engines.node` against the host's Node): the runtime is why, as
+/// a client with this runtime would meet it, unless its own words already put the failure
+/// on the environment (a credential it lacks). `spec` is the package as the command names it.
+pub fn runtime_too_old(findings: &[Finding], unmet: &str, spec: &str) -> Option<Finding> {
+    use crate::finding::IssueClass;
+    let exited = findings.iter().find(|f| {
+        f.code == Code::ServerExited
+            && f.detail_code
+                .is_some_and(|d| d.ends_with("before-initialize"))
+    })?;
+    if exited.class() == IssueClass::Environment {
+        return None;
+    }
+    let spec = excerpt(spec, 120);
+    let last = exited
+        .evidence
+        .as_deref()
+        .and_then(|e| e.lines().map(str::trim).rfind(|l| !l.is_empty()))
+        .unwrap_or("");
+    Some(
+        Finding::new(
+            Code::InstallRuntimeTooOld,
+            format!("{spec} needs a newer runtime than the one here ({unmet}), and exited before answering initialize: clients with this runtime cannot start it."),
+        )
+        .detail("engine")
+        .evidence(&excerpt(&format!("{unmet}; {last}"), 300)),
+    )
+}
+
+/// What a client meets when its launcher could not install the server, as a finding says
+/// it: the same words whether the launcher failed during the session (its words on
+/// stderr) or the install before it did.
+pub fn never_started_message(installer: Installer, fault: &install_faults::InstallFault) -> String {
+    let name = installer.name();
+    match fault.code {
+        Code::InstallPackageMissing if fault.is_dependency() => format!(
+            "The server never started: {name} could not install it, because its requirement {} is not on the registry here (the package itself is).",
+            crate::finding::excerpt(fault.missing.as_deref().unwrap_or_default(), 120)
+        ),
+        Code::InstallPackageMissing => format!(
+            "The server never started: {name} could not install it, because {} is not on its registry. No client can start it from this command either.",
+            if fault.detail == "version" { "the version it names" } else { "the package" }
+        ),
+        Code::InstallRuntimeTooOld => format!(
+            "The server never started: {name} could not install it, because the package needs a newer runtime than the one here. A client with this runtime cannot start it either."
+        ),
+        _ => format!(
+            "The server never started: {name} found no executable to run in its package. No client can start it from this command either."
+        ),
+    }
 }
 
 fn message(code: Code, install: &Install, timeout: Duration) -> String {

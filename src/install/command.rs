@@ -1,6 +1,6 @@
-//! An entry's `setup` command (install, build), run before the server in the same sandbox
-//! by the process layer's setup runner (`process::setup`, shared with the Action); this
-//! keeps the redacted tail of its output and writes the result line's `setup` facts.
+//! A command run before the server (a sweep entry's `setup`, an installer) by the process
+//! layer's setup runner (`process::setup`, shared with the Action); this keeps the
+//! redacted tail of its output and writes its facts.
 
 use super::facts::{CommandRun, SetupFacts, SpawnFailure};
 use crate::finding::excerpt;

@@ -19,17 +19,15 @@ fn failure() -> InstallFacts {
 }
 
 fn ran(timed_out: bool) -> InstallFacts {
-    InstallFacts::ran(crate::sweep::facts::SetupFacts::Ran(
-        crate::sweep::facts::CommandRun {
-            command: vec!["npm".into()],
-            ok: false,
-            timed_out,
-            exit_code: None,
-            signal: None,
-            duration_ms: 0,
-            output_tail: None,
-        },
-    ))
+    InstallFacts::ran(facts::SetupFacts::Ran(facts::CommandRun {
+        command: vec!["npm".into()],
+        ok: false,
+        timed_out,
+        exit_code: None,
+        signal: None,
+        duration_ms: 0,
+        output_tail: None,
+    }))
 }
 
 #[test]
