@@ -73,10 +73,18 @@ pub fn json_might_hold_credential(json: &str) -> bool {
     // (in any case: its lower-cased literals are in the lower-cased text).
     TEXT.with_borrow_mut(|(lower, squashed)| {
         lower.clear();
-        lower.extend_from_slice(json.as_bytes());
-        lower.make_ascii_lowercase();
+        lower.extend(json.bytes().map(|b| b.to_ascii_lowercase()));
+        // Every byte is written and only letters and digits advance: no branch per byte.
         squashed.clear();
-        squashed.extend(lower.iter().copied().filter(u8::is_ascii_alphanumeric));
+        squashed.resize(lower.len(), 0);
+        let mut kept = 0;
+        for &c in lower.iter() {
+            if let Some(slot) = squashed.get_mut(kept) {
+                *slot = c;
+            }
+            kept += usize::from(c.is_ascii_alphanumeric());
+        }
+        squashed.truncate(kept);
         names.is_match(squashed) || tokens.is_match(lower)
     })
 }

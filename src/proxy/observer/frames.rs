@@ -39,11 +39,18 @@ impl Splitter {
         let mut oversized = Vec::new();
         let mut rest = bytes;
         while !rest.is_empty() {
-            let (head, found) = match rest.iter().position(|&b| b == b'\n') {
+            let (head, found) = match memchr::memchr(b'\n', rest) {
                 Some(i) => (&rest[..i], true),
                 None => (rest, false),
             };
             rest = if found { &rest[head.len() + 1..] } else { &[] };
+            if !self.skipping && found && self.pending.is_empty() && head.len() <= MAX_OBSERVED_LINE
+            {
+                // The common case, a whole line in one chunk: one copy, made to measure.
+                self.line += 1;
+                lines.push((self.line, head.to_vec()));
+                continue;
+            }
             if !self.skipping {
                 if self.pending.len() + head.len() > MAX_OBSERVED_LINE {
                     self.skipping = true;
@@ -217,7 +224,10 @@ impl Observer {
         bytes: &[u8],
     ) -> (Vec<Record>, Vec<Finding>) {
         let (lines, oversized) = self.splitters.entry(dir).or_default().split(bytes);
-        let mut out = Observed::default();
+        let mut out = Observed {
+            records: Vec::with_capacity(lines.len()),
+            findings: Vec::new(),
+        };
         if dir == Direction::ServerToClient {
             for line in oversized {
                 let f = frame_findings::line_too_large(

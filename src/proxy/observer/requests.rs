@@ -13,6 +13,7 @@ use crate::server_traffic::{
 };
 use crate::session::transcript::{Disposition, Phase};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
@@ -181,7 +182,7 @@ impl Observer {
                     self.blind[dir.index()] = true;
                 }
                 let entry = Entry {
-                    method: Some(&method),
+                    method: Some(Cow::Owned(method)),
                     id: Some(&id),
                     ..Entry::new(RecordKind::Request, body)
                 };
@@ -195,7 +196,7 @@ impl Observer {
                     self.meter_unasked(Unasked::Notification, &method, seen, findings);
                 }
                 let entry = Entry {
-                    method: Some(&method),
+                    method: Some(Cow::Owned(method)),
                     ..Entry::new(RecordKind::Notification, body)
                 };
                 self.record(seen, entry)
@@ -252,7 +253,7 @@ impl Observer {
                     }
                 }
                 let entry = Entry {
-                    method: Some(&req.method),
+                    method: Some(Cow::Owned(req.method)),
                     id: Some(&id),
                     latency_ms: Some(latency),
                     ..Entry::new(kind, body)
