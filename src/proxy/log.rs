@@ -396,9 +396,9 @@ fn milliseconds(out: &mut Vec<u8>, ms: f64) {
         b'0' + (fraction / 10 % 10) as u8,
         b'0' + (fraction % 10) as u8,
     ];
-    let kept = if fraction % 100 == 0 {
+    let kept = if fraction.is_multiple_of(100) {
         1
-    } else if fraction % 10 == 0 {
+    } else if fraction.is_multiple_of(10) {
         2
     } else {
         3
