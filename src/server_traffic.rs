@@ -74,6 +74,9 @@ struct MethodMeter {
 #[derive(Debug, Clone, Default)]
 pub struct FloodMeter {
     methods: BTreeMap<(Unasked, String), MethodMeter>,
+    /// The method last metered as it came, and its key in `methods`: a flood repeats one
+    /// method, and its key (an excerpt, cleaned of known secrets) need not be made again.
+    last: Option<(String, (Unasked, String))>,
     /// The lines are messages that came over HTTP.
     pub over_http: bool,
 }
@@ -81,16 +84,27 @@ pub struct FloodMeter {
 impl FloodMeter {
     /// Counts one message; returns true when this message makes its method a flood (once).
     pub fn record(&mut self, kind: Unasked, method: &str, at_ms: u64, line: u64) -> bool {
-        let key = (kind, excerpt(method, 128));
-        let key = if self.methods.len() < MAX_METERED_METHODS || self.methods.contains_key(&key) {
-            key
-        } else {
-            (kind, OTHER_METHODS.to_string())
+        let same = matches!(&self.last, Some((raw, key)) if key.0 == kind && raw == method);
+        if !same {
+            let key = (kind, excerpt(method, 128));
+            let key = if self.methods.len() < MAX_METERED_METHODS || self.methods.contains_key(&key)
+            {
+                key
+            } else {
+                (kind, OTHER_METHODS.to_string())
+            };
+            self.last = Some((method.to_string(), key));
+        }
+        let Some((_, key)) = &self.last else {
+            return false;
         };
-        let m = self.methods.entry(key).or_insert_with(|| MethodMeter {
-            window_start_ms: at_ms,
-            ..MethodMeter::default()
-        });
+        let m = match self.methods.get_mut(key) {
+            Some(m) => m,
+            None => self.methods.entry(key.clone()).or_insert(MethodMeter {
+                window_start_ms: at_ms,
+                ..MethodMeter::default()
+            }),
+        };
         m.count += 1;
         if at_ms.saturating_sub(m.window_start_ms) >= 1000 {
             m.window_start_ms = at_ms;

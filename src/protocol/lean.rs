@@ -3,10 +3,12 @@
 //! JSON value. Anything else (batches, invalid envelopes, error responses, escapes, text
 //! near a parser limit, duplicate members) gets `None`, and is left to
 //! [`super::jsonrpc::parse_line`], whose classification this one equals where it answers.
+//!
+//! The line is read in one pass by a validating scanner of its own (serde_json's derive
+//! took half of the proxy's checks): it accepts exactly the JSON that serde_json accepts,
+//! less what the full parse could read differently (see [`Scanner`]).
 
 use super::jsonrpc::RequestId;
-use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
 
 /// One valid message, its members as raw JSON text.
 #[derive(Debug, Clone)]
@@ -14,46 +16,33 @@ pub enum LeanMessage<'a> {
     Request {
         id: RequestId,
         method: &'a str,
-        params: Option<&'a RawValue>,
+        params: Option<&'a str>,
     },
     Notification {
         method: &'a str,
-        params: Option<&'a RawValue>,
+        params: Option<&'a str>,
     },
     /// A response carrying `result` and an id that is a string or an integer.
-    Result { id: RequestId, result: &'a RawValue },
+    Result { id: RequestId, result: &'a str },
 }
 
-/// The members classification reads; a member given twice makes the derive fail (and the
-/// line goes to the full parse, where the last one counts).
-#[derive(Deserialize)]
+/// The members classification reads, as raw JSON text (`null` included); a member given
+/// twice makes the reading fail (and the line goes to the full parse, where the last one
+/// counts).
+#[derive(Default)]
 struct Members<'a> {
-    #[serde(borrow, default, deserialize_with = "present")]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    method: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    result: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    error: Option<&'a RawValue>,
-}
-
-/// A member that is there, `null` included (`Option` alone would read `null` as absent).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    params: Option<&'a str>,
+    result: Option<&'a str>,
+    error: Option<&'a str>,
 }
 
 /// The line (terminator removed) as one valid message, when it is the common kind.
 pub fn read(text: &str) -> Option<LeanMessage<'_>> {
-    if !plain(text.as_bytes()) {
-        return None;
-    }
-    let m: Members = serde_json::from_str(text).ok()?;
-    if m.jsonrpc?.get() != "\"2.0\"" {
+    let m = members(text)?;
+    if m.jsonrpc? != "\"2.0\"" {
         return None;
     }
     if let Some(method) = m.method {
@@ -61,7 +50,7 @@ pub fn read(text: &str) -> Option<LeanMessage<'_>> {
             return None;
         }
         let method = string(method)?;
-        if m.params.is_some_and(|p| !p.get().starts_with(['{', '['])) {
+        if m.params.is_some_and(|p| !p.starts_with(['{', '['])) {
             return None;
         }
         return Some(match m.id {
@@ -85,45 +74,212 @@ pub fn read(text: &str) -> Option<LeanMessage<'_>> {
     })
 }
 
-/// Text that the full parse reads exactly as the lean one does: no escapes (a string is its
-/// text, and every `"` opens or closes one), no control bytes, and outside strings no
-/// exponent and no run of digits long enough to overflow a float (the full parse refuses
-/// those numbers) and too few brackets to reach its depth limit (the lean parse has none).
-fn plain(bytes: &[u8]) -> bool {
-    let mut in_string = false;
-    let mut brackets = 0usize;
-    let mut digits = 0usize;
-    for &b in bytes {
-        match b {
-            b'\\' | 0..=0x1f => return false,
-            b'"' => in_string = !in_string,
-            _ if in_string => {}
-            b'{' | b'[' => brackets += 1,
-            b'e' | b'E' if digits > 0 => return false,
-            _ => {}
-        }
-        digits = if !in_string && b.is_ascii_digit() {
-            digits + 1
-        } else {
-            0
-        };
-        if digits >= 300 {
-            return false;
+/// The top-level object's members, if the whole text is one JSON object the scanner accepts.
+fn members(text: &str) -> Option<Members<'_>> {
+    // No escape and no control byte anywhere (one pass the compiler vectorises): strings
+    // then end at their next quote.
+    let unusual = text
+        .bytes()
+        .fold(false, |found, b| found | (b < 0x20) | (b == b'\\'));
+    if unusual {
+        return None;
+    }
+    let mut s = Scanner {
+        bytes: text.as_bytes(),
+        at: 0,
+        brackets: 0,
+    };
+    let mut m = Members::default();
+    s.space();
+    s.open(b'{')?;
+    s.space();
+    if !s.eat(b'}') {
+        loop {
+            s.space();
+            let key = s.string()?;
+            s.space();
+            s.expect(b':')?;
+            s.space();
+            let start = s.at;
+            s.value()?;
+            let raw = &text[start..s.at];
+            let slot = match &text[key.0 + 1..key.1 - 1] {
+                "jsonrpc" => Some(&mut m.jsonrpc),
+                "id" => Some(&mut m.id),
+                "method" => Some(&mut m.method),
+                "params" => Some(&mut m.params),
+                "result" => Some(&mut m.result),
+                "error" => Some(&mut m.error),
+                _ => None,
+            };
+            if slot.is_some_and(|slot| slot.replace(raw).is_some()) {
+                return None;
+            }
+            s.space();
+            match s.next()? {
+                b',' => continue,
+                b'}' => break,
+                _ => return None,
+            }
         }
     }
-    brackets <= 64
+    s.space();
+    (s.at == s.bytes.len()).then_some(m)
+}
+
+/// A validating JSON scanner for text that serde_json reads exactly as it is written, and
+/// that holds no escape (a string is then its text) and no control byte (so the only
+/// whitespace is a space): [`members`] makes sure of both first. It refuses exponents and runs of 300 digits or more (numbers the full parse may refuse as
+/// out of range), and more than 64 brackets (the full parse has a depth limit). Everything
+/// else it accepts as serde_json does: no trailing commas, no leading zeros, a digit after a
+/// decimal point, `true`, `false` and `null` spelled out.
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    brackets: usize,
+}
+
+const MAX_BRACKETS: usize = 64;
+const MAX_DIGITS: usize = 300;
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn eat(&mut self, b: u8) -> bool {
+        let found = self.peek() == Some(b);
+        self.at += usize::from(found);
+        found
+    }
+
+    fn expect(&mut self, b: u8) -> Option<()> {
+        self.eat(b).then_some(())
+    }
+
+    fn space(&mut self) {
+        while self.peek() == Some(b' ') {
+            self.at += 1;
+        }
+    }
+
+    fn open(&mut self, b: u8) -> Option<()> {
+        self.expect(b)?;
+        self.brackets += 1;
+        (self.brackets <= MAX_BRACKETS).then_some(())
+    }
+
+    /// A string (the text holds no escape and no control byte): its span, quotes included.
+    fn string(&mut self) -> Option<(usize, usize)> {
+        let start = self.at;
+        self.expect(b'"')?;
+        // Strings are short (names, small values): a plain loop beats memchr's set-up.
+        let end = self.bytes[self.at..].iter().position(|&b| b == b'"')?;
+        self.at += end + 1;
+        Some((start, self.at))
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.at += 1;
+        }
+        self.at - start
+    }
+
+    fn number(&mut self) -> Option<()> {
+        self.eat(b'-');
+        let int = match self.next()? {
+            // One leading zero only.
+            b'0' if self.peek().is_some_and(|b| b.is_ascii_digit()) => return None,
+            b'0' => 1,
+            b'1'..=b'9' => 1 + self.digits(),
+            _ => return None,
+        };
+        let mut longest = int;
+        if self.eat(b'.') {
+            let fraction = self.digits();
+            if fraction == 0 {
+                return None;
+            }
+            longest = longest.max(fraction);
+        }
+        if longest >= MAX_DIGITS || matches!(self.peek(), Some(b'e' | b'E')) {
+            return None;
+        }
+        Some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
+    }
+
+    fn value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => {
+                self.open(b'{')?;
+                self.space();
+                if self.eat(b'}') {
+                    return Some(());
+                }
+                loop {
+                    self.space();
+                    self.string()?;
+                    self.space();
+                    self.expect(b':')?;
+                    self.space();
+                    self.value()?;
+                    self.space();
+                    match self.next()? {
+                        b',' => continue,
+                        b'}' => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.open(b'[')?;
+                self.space();
+                if self.eat(b']') {
+                    return Some(());
+                }
+                loop {
+                    self.space();
+                    self.value()?;
+                    self.space();
+                    match self.next()? {
+                        b',' => continue,
+                        b']' => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
 }
 
 /// The text of a JSON string without escapes.
-fn string(raw: &RawValue) -> Option<&str> {
-    raw.get().strip_prefix('"')?.strip_suffix('"')
+fn string(raw: &str) -> Option<&str> {
+    raw.strip_prefix('"')?.strip_suffix('"')
 }
 
 /// A request id as the full parse reads it: a string, or an integer within i64 (`-0` is a
 /// float to serde_json, so an invalid id).
-fn request_id(raw: &RawValue) -> Option<RequestId> {
-    let text = raw.get();
-    if let Some(s) = string(raw) {
+fn request_id(text: &str) -> Option<RequestId> {
+    if let Some(s) = string(text) {
         return Some(RequestId::String(s.to_string()));
     }
     let digits = text.strip_prefix('-').unwrap_or(text);
@@ -134,111 +290,5 @@ fn request_id(raw: &RawValue) -> Option<RequestId> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::jsonrpc::{parse_line, LineContent, Message, ResponseId};
-
-    /// What the full parse makes of a line the lean one read, in the lean one's terms.
-    fn agrees(line: &str) {
-        let lean = read(line).expect("lean reads it");
-        let LineContent::Single { message, .. } = parse_line(line.as_bytes()) else {
-            panic!("the full parse does not see one message in {line}")
-        };
-        let params_of = |p: Option<&RawValue>| {
-            p.map(|p| serde_json::from_str::<serde_json::Value>(p.get()).expect("json"))
-        };
-        match (lean, message) {
-            (
-                LeanMessage::Request { id, method, params },
-                Message::Request {
-                    id: full_id,
-                    method: full_method,
-                    params: full_params,
-                },
-            ) => {
-                assert_eq!(id, full_id, "{line}");
-                assert_eq!(method, full_method, "{line}");
-                assert_eq!(params_of(params), full_params, "{line}");
-            }
-            (
-                LeanMessage::Notification { method, params },
-                Message::Notification {
-                    method: full_method,
-                    params: full_params,
-                },
-            ) => {
-                assert_eq!(method, full_method, "{line}");
-                assert_eq!(params_of(params), full_params, "{line}");
-            }
-            (
-                LeanMessage::Result { id, result },
-                Message::Response {
-                    id: ResponseId::Id(full_id),
-                    outcome: Ok(full_result),
-                },
-            ) => {
-                assert_eq!(id, full_id, "{line}");
-                assert_eq!(params_of(Some(result)), Some(full_result), "{line}");
-            }
-            (lean, full) => panic!("{line}: lean {lean:?}, full {full:?}"),
-        }
-    }
-
-    #[test]
-    fn the_common_messages_read_as_the_full_parse_reads_them() {
-        for line in [
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
-            r#"  {"method":"ping","id":"a b","jsonrpc":"2.0"}  "#,
-            r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"x","params":[1,2.5,null]}"#,
-            r#"{"jsonrpc":"2.0","id":9223372036854775807,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            r#"{"jsonrpc":"2.0","id":0,"result":null,"extra":{"deep":[[{}]]}}"#,
-            r#"{"jsonrpc":"2.0","id":"ü","result":{"text":"héllo 1.5"}}"#,
-            r#"{"jsonrpc":"2.0","id":"1e5","result":{"uuid":"3e4f-12E9","s":"[[[[{{{{"}}"#,
-        ] {
-            agrees(line);
-        }
-    }
-
-    #[test]
-    fn anything_unusual_is_left_to_the_full_parse() {
-        let deep = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#,
-            "[".repeat(200),
-            "]".repeat(200)
-        );
-        let long_number = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}}}"#, "9".repeat(400));
-        for line in [
-            // Invalid envelopes, each of which the full parse names.
-            r#"{"id":1,"method":"x"}"#,
-            r#"{"jsonrpc":"2.1","id":1,"method":"x"}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":null}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}"#,
-            r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
-            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
-            r#"{"jsonrpc":"2.0","id":-0,"method":"x"}"#,
-            r#"{"jsonrpc":"2.0","id":9223372036854775808,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#,
-            r#"{"jsonrpc":"2.0","id":1}"#,
-            // Valid, but not the common kind.
-            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#,
-            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","result":{}}"#,
-            r#"[{"jsonrpc":"2.0","method":"x"}]"#,
-            // What the full parse reads differently or refuses.
-            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"x\u0041"}"#,
-            r#"{"jsonrpc":"2.0","id":1,"result":{"n":1e400}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"result":{"n":1E4}}"#,
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"a\tb\"}",
-            &deep,
-            &long_number,
-            r#"{"jsonrpc":"2.0","id":1,"result":{}} x"#,
-            "not json",
-        ] {
-            assert!(read(line).is_none(), "{line}");
-        }
-    }
-}
+#[path = "lean_tests.rs"]
+mod tests;

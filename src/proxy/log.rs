@@ -333,7 +333,7 @@ fn write_all<T: Line, W: Write>(
 /// redact is copied as it came instead of being parsed and written again.
 fn write_record(record: Record, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"timeMs\":");
-    json(out, &((record.time_ms * 1000.0).round() / 1000.0));
+    milliseconds(out, record.time_ms);
     out.extend_from_slice(b",\"direction\":\"");
     out.extend_from_slice(record.direction.name().as_bytes());
     out.extend_from_slice(b"\",\"kind\":\"");
@@ -371,6 +371,39 @@ fn write_record(record: Record, out: &mut Vec<u8>) {
         }
     }
     out.push(b'}');
+}
+
+/// Appends a time in milliseconds rounded to the microsecond, as serde_json writes the
+/// rounded float, without formatting a float: below 10^12 microseconds (11 days) the
+/// shortest text that reads back as the float is the decimal itself, trailing zeros cut (a
+/// decimal of at most 15 digits is the only one that short to read as its float).
+fn milliseconds(out: &mut Vec<u8>, ms: f64) {
+    let rounded = (ms * 1000.0).round() / 1000.0;
+    let micros = (ms * 1000.0).round();
+    if !(0.0..1e12).contains(&micros) {
+        return json(out, &rounded);
+    }
+    let micros = micros as u64;
+    let _ = write!(out, "{}", micros / 1000);
+    out.push(b'.');
+    let fraction = micros % 1000;
+    if fraction == 0 {
+        out.push(b'0');
+        return;
+    }
+    let text = [
+        b'0' + (fraction / 100) as u8,
+        b'0' + (fraction / 10 % 10) as u8,
+        b'0' + (fraction % 10) as u8,
+    ];
+    let kept = if fraction.is_multiple_of(100) {
+        1
+    } else if fraction.is_multiple_of(10) {
+        2
+    } else {
+        3
+    };
+    out.extend_from_slice(&text[..kept]);
 }
 
 /// Appends the JSON text of a value, as serde_json writes it.
@@ -442,6 +475,33 @@ mod tests {
             prepare_log_file(std::path::Path::new("/dev/null")),
             Ok(None)
         ));
+    }
+
+    #[test]
+    fn times_are_written_as_serde_json_writes_the_rounded_float() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut samples = vec![
+            0.0, 0.0004, 0.0005, 0.001, 0.01, 0.1, 1.0, 2.5, 999.9995, 1e6,
+        ];
+        samples.extend([1e9 - 0.0004, 1e9 - 0.0006, 1e9, 1e12, -1.0, f64::NAN]);
+        for _ in 0..300_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let scale = [1.0, 1e3, 1e6, 1e9][(state % 4) as usize];
+            samples.push((state >> 11) as f64 / (1u64 << 53) as f64 * scale);
+        }
+        for ms in samples {
+            let mut ours = Vec::new();
+            milliseconds(&mut ours, ms);
+            let mut theirs = Vec::new();
+            json(&mut theirs, &((ms * 1000.0).round() / 1000.0));
+            assert_eq!(
+                String::from_utf8_lossy(&ours),
+                String::from_utf8_lossy(&theirs),
+                "{ms}"
+            );
+        }
     }
 
     #[test]

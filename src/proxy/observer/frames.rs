@@ -39,11 +39,18 @@ impl Splitter {
         let mut oversized = Vec::new();
         let mut rest = bytes;
         while !rest.is_empty() {
-            let (head, found) = match rest.iter().position(|&b| b == b'\n') {
+            let (head, found) = match memchr::memchr(b'\n', rest) {
                 Some(i) => (&rest[..i], true),
                 None => (rest, false),
             };
             rest = if found { &rest[head.len() + 1..] } else { &[] };
+            if !self.skipping && found && self.pending.is_empty() && head.len() <= MAX_OBSERVED_LINE
+            {
+                // The common case, a whole line in one chunk: one copy, made to measure.
+                self.line += 1;
+                lines.push((self.line, head.to_vec()));
+                continue;
+            }
             if !self.skipping {
                 if self.pending.len() + head.len() > MAX_OBSERVED_LINE {
                     self.skipping = true;
@@ -184,15 +191,15 @@ impl LineJudge {
 
 impl Observer {
     /// The common line, one valid message, read without building JSON values (only what
-    /// the checks read of it is parsed); its record is returned without a body. `None`
-    /// leaves the line to the full parse.
-    fn observe_lean(
+    /// the checks read of it is parsed), its line judged; the message is returned for
+    /// `observe_message`. `None` leaves the line to the full parse.
+    fn read_lean(
         &mut self,
         seen: &LineSeen,
         raw: &[u8],
         had_cr: bool,
         findings: &mut Vec<Finding>,
-    ) -> Option<Record> {
+    ) -> Option<Message> {
         if !self.lean {
             return None;
         }
@@ -204,8 +211,7 @@ impl Observer {
                 self.report(findings, f);
             }
         }
-        self.messages += 1;
-        Some(self.observe_message(seen, message, Body::None, findings))
+        Some(message)
     }
 
     /// Feeds a copy of forwarded bytes read at `at`; returns the records and the findings
@@ -217,7 +223,10 @@ impl Observer {
         bytes: &[u8],
     ) -> (Vec<Record>, Vec<Finding>) {
         let (lines, oversized) = self.splitters.entry(dir).or_default().split(bytes);
-        let mut out = Observed::default();
+        let mut out = Observed {
+            records: Vec::with_capacity(lines.len()),
+            findings: Vec::new(),
+        };
         if dir == Direction::ServerToClient {
             for line in oversized {
                 let f = frame_findings::line_too_large(
@@ -252,11 +261,12 @@ impl Observer {
             line,
             size: raw.len(),
         };
-        if let Some(record) = self.observe_lean(&seen, &raw, had_cr, &mut out.findings) {
-            out.records.push(Record {
-                body: Body::Raw(raw),
-                ..record
-            });
+        if let Some(message) = self.read_lean(&seen, &raw, had_cr, &mut out.findings) {
+            // The record is made with its body in place: a record is large, and each move
+            // of one is a copy.
+            self.messages += 1;
+            let record = self.observe_message(&seen, message, Body::Raw(raw), &mut out.findings);
+            out.records.push(record);
             return;
         }
         let content = jsonrpc::parse_line(&raw);

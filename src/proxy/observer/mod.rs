@@ -155,7 +155,8 @@ struct LineSeen {
 /// What the record of one message says besides where it was read.
 struct Entry<'a> {
     kind: RecordKind,
-    method: Option<&'a str>,
+    /// Owned where the observer has a copy to give (no copy made for the record).
+    method: Option<std::borrow::Cow<'a, str>>,
     id: Option<&'a RequestId>,
     latency_ms: Option<f64>,
     body: Body,
@@ -292,7 +293,7 @@ impl Observer {
                 * 1000.0,
             direction: seen.dir,
             kind: entry.kind,
-            method: entry.method.map(str::to_string),
+            method: entry.method.map(std::borrow::Cow::into_owned),
             id: entry.id.cloned(),
             size: seen.size,
             latency_ms: entry.latency_ms,

@@ -12,8 +12,8 @@ use crate::server_traffic::{
     undeclared_capability, undeclared_capability_finding, MessageAt, Unasked,
 };
 use crate::session::transcript::{Disposition, Phase};
-use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
@@ -105,11 +105,11 @@ impl Observer {
     /// they may hold a cursor, a result only when it answers a handshake or a listing the
     /// server was asked for. `None` if one of those does not parse.
     pub(super) fn lean_message(&self, dir: Direction, lean: LeanMessage<'_>) -> Option<Message> {
-        let value = |raw: &RawValue| serde_json::from_str::<Value>(raw.get()).ok();
+        let value = |raw: &str| serde_json::from_str::<Value>(raw).ok();
         Some(match lean {
             LeanMessage::Request { id, method, params } => {
-                let read = method == "initialize"
-                    || params.is_some_and(|p| p.get().contains("\"cursor\""));
+                let read =
+                    method == "initialize" || params.is_some_and(|p| p.contains("\"cursor\""));
                 let params = match params {
                     Some(p) if read => Some(value(p)?),
                     _ => None,
@@ -182,7 +182,7 @@ impl Observer {
                     self.blind[dir.index()] = true;
                 }
                 let entry = Entry {
-                    method: Some(&method),
+                    method: Some(Cow::Owned(method)),
                     id: Some(&id),
                     ..Entry::new(RecordKind::Request, body)
                 };
@@ -196,7 +196,7 @@ impl Observer {
                     self.meter_unasked(Unasked::Notification, &method, seen, findings);
                 }
                 let entry = Entry {
-                    method: Some(&method),
+                    method: Some(Cow::Owned(method)),
                     ..Entry::new(RecordKind::Notification, body)
                 };
                 self.record(seen, entry)
@@ -253,7 +253,7 @@ impl Observer {
                     }
                 }
                 let entry = Entry {
-                    method: Some(&req.method),
+                    method: Some(Cow::Owned(req.method)),
                     id: Some(&id),
                     latency_ms: Some(latency),
                     ..Entry::new(kind, body)
