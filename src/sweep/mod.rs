@@ -2,6 +2,7 @@
 //! run in its own sandbox, streaming one result line per server; and the merge of results
 //! files that `sweep-report` summarises.
 
+pub mod changes;
 pub mod facts;
 pub mod install_phase;
 mod installed_program;

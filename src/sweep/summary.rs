@@ -5,6 +5,7 @@ use super::merge::{parse_rfc3339_ms, InputFile, Merged};
 use super::results::ResultLine;
 use crate::catalog::Code;
 use crate::finding::{excerpt, IssueClass};
+use crate::launch::Ecosystem;
 use crate::verdict::Status;
 use std::collections::{BTreeMap, HashMap};
 
@@ -19,11 +20,17 @@ pub struct IssueRow {
     pub message: String,
     pub detail_code: Option<String>,
     pub evidence: Option<String>,
+    pub fix: Option<String>,
 }
 
 #[derive(Debug, Clone)]
 pub struct ServerRow {
     pub id: String,
+    /// Where its package comes from (`npm`, `pypi`, `oci`; `remote` for a URL), read from
+    /// the command that reruns it.
+    pub registry_type: Option<String>,
+    /// The package version that command names.
+    pub version: Option<String>,
     pub status: LineStatus,
     pub primary_issue_code: Option<String>,
     pub issue_class: Option<String>,
@@ -124,6 +131,9 @@ pub struct Summary {
     pub install: InstallTime,
     pub files: Vec<FileSpan>,
     pub duplicates: usize,
+    /// The first server's start and the last one's finish (RFC 3339, UTC), over every file.
+    pub started: Option<String>,
+    pub finished: Option<String>,
 }
 
 /// Statuses from worst to best.
@@ -168,7 +178,10 @@ impl Summary {
         slowest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         slowest.truncate(10);
         let (classes, top_codes) = classes(&servers);
+        let (first_start, last_finish) = run_span(merged);
         Summary {
+            started: first_start,
+            finished: last_finish,
             timing: timing(started.iter().filter_map(|s| s.run_ms).collect()),
             install: install_time(&servers),
             statuses: statuses.into_values().collect(),
@@ -196,12 +209,16 @@ fn server_row(r: &ResultLine, file: &str) -> ServerRow {
             message: excerpt(&i.message, 300),
             detail_code: i.detail_code.as_deref().map(|d| excerpt(d, 60)),
             evidence: i.evidence.as_deref().map(|e| excerpt(e, 2000)),
+            fix: i.fix.as_deref().map(|f| excerpt(f, 600)),
         })
         .collect::<Vec<IssueRow>>();
     let started = l.status.was_started();
     let install_ms = l.install.as_ref().map(|i| i.duration_ms());
     let primary = summary.and_then(|s| s.primary_issue_code.as_deref());
+    let (registry_type, version) = l.reproduce.as_deref().map(package_of).unwrap_or_default();
     ServerRow {
+        registry_type,
+        version,
         cause: super::judgement::cause(&issues, primary, l.reason.as_deref()),
         install_ms,
         run_ms: started.then(|| l.wall_ms.saturating_sub(install_ms.unwrap_or(0))),
@@ -229,6 +246,35 @@ fn server_row(r: &ResultLine, file: &str) -> ServerRow {
         file: file.to_string(),
         line: r.line,
     }
+}
+
+/// The registry type and version of the package a `reproduce` command starts, as the
+/// launcher reads it (`npx -y @s/x@1.2.0` is npm 1.2.0); `remote` for a URL.
+fn package_of(reproduce: &str) -> (Option<String>, Option<String>) {
+    let Ok(words) = shell_words::split(reproduce) else {
+        return (None, None);
+    };
+    if words.iter().any(|w| w == "--url") && !words.iter().any(|w| w == "--") {
+        return (Some("remote".into()), None);
+    }
+    let Some(start) = words.iter().position(|w| w == "--") else {
+        return (None, None);
+    };
+    let Some(launch) = crate::launch::parse(&words[start + 1..]) else {
+        return (None, None);
+    };
+    let Some(package) = launch.fetches.map(|f| f.package) else {
+        return (Some("command".into()), None);
+    };
+    let registry = match package.ecosystem {
+        Ecosystem::Npm => "npm",
+        Ecosystem::PyPI => "pypi",
+        Ecosystem::Docker => "oci",
+    };
+    (
+        Some(registry.into()),
+        package.version.map(|v| excerpt(&v, 60)),
+    )
 }
 
 /// Tables per issue class (codes by how many servers have them) and the most common codes.
@@ -378,6 +424,28 @@ fn install_time(servers: &[ServerRow]) -> InstallTime {
     t
 }
 
+/// When the sweep's first entry started and its last one finished.
+fn run_span(merged: &Merged) -> (Option<String>, Option<String>) {
+    let spans = merged.inputs.iter().flat_map(|i| &i.lines).filter_map(|l| {
+        let start = parse_rfc3339_ms(&l.fields.started_at)?;
+        Some((start, start + l.fields.wall_ms as i64))
+    });
+    let (first, last) = spans.fold(
+        (None, None),
+        |(f, l): (Option<i64>, Option<i64>), (s, e)| {
+            (
+                Some(f.map_or(s, |f| f.min(s))),
+                Some(l.map_or(e, |l| l.max(e))),
+            )
+        },
+    );
+    let shown = |ms: i64| {
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
+        super::results::rfc3339(at)
+    };
+    (first.map(shown), last.map(shown))
+}
+
 fn file_span(input: &InputFile) -> FileSpan {
     let mut first: Option<i64> = None;
     let mut last: Option<i64> = None;
@@ -425,6 +493,7 @@ mod tests {
             message: String::new(),
             detail_code: None,
             evidence: None,
+            fix: None,
         };
         let mut a = row(
             "needs_inspection",
@@ -442,6 +511,34 @@ mod tests {
         let (tables, top) = classes(&[a, b]);
         assert_eq!(top, [("initialize-timeout".to_string(), 2)]);
         assert_eq!(tables.len(), 2);
+    }
+
+    #[test]
+    fn the_package_is_read_from_the_reproduce_command() {
+        let of = |r: &str| {
+            let (reg, ver) = package_of(r);
+            (reg.unwrap_or_default(), ver.unwrap_or_default())
+        };
+        assert_eq!(
+            of("mcpcheck guard --timeout 10000 -- npx -y @s/x@1.2.0 /tmp"),
+            ("npm".into(), "1.2.0".into())
+        );
+        assert_eq!(
+            of("mcpcheck guard -- uvx 'mcp-server-time==2026.10.19'"),
+            ("pypi".into(), "2026.10.19".into())
+        );
+        assert_eq!(
+            of("mcpcheck guard --env 'K=${K}' -- python3 server.py"),
+            ("command".into(), String::new())
+        );
+        assert_eq!(
+            of("mcpcheck guard --url https://x.example/mcp"),
+            ("remote".into(), String::new())
+        );
+        assert_eq!(
+            of("mcpcheck guard -- 'unclosed"),
+            (String::new(), String::new())
+        );
     }
 
     #[test]

@@ -1,0 +1,84 @@
+use super::*;
+use crate::sweep::merge::merge;
+
+fn page_of(lines: &[serde_json::Value]) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("r.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).expect("write");
+    let summary = Summary::of(&merge(&[path]).expect("merge"));
+    render(&Page {
+        summary: &summary,
+        changes: None,
+    })
+}
+
+fn hostile_line() -> serde_json::Value {
+    serde_json::json!({
+        "id": "</script><script>alert(1)</script>", "status": "fail",
+        "startedAt": "2026-01-01T00:00:00.000Z", "wallMs": 5,
+        "reproduce": "mcpcheck guard -- npx -y \"x\" '<!--'",
+        "summary": {"issueClass": "stdioTransport", "primaryIssueCode": "stdout-non-json",
+            "issueCounts": {"error": 1, "warning": 0}},
+        "issues": [{"code": "stdout-non-json", "severity": "error", "class": "stdioTransport",
+            "message": "<img src=x onerror=alert(2)>", "evidence": "</pre><b>x</b>"}],
+        "command": ["npx"], "serverInfo": {"name": "<svg onload=alert(3)>"},
+    })
+}
+
+#[test]
+fn untrusted_text_never_becomes_markup() {
+    let page = page_of(&[hostile_line()]);
+    for raw in [
+        "<script>alert(1)",
+        "<img src=x",
+        "<svg onload",
+        "</pre><b>",
+        "'<!--'",
+    ] {
+        assert!(!page.contains(raw), "{raw} appears unescaped");
+    }
+    assert!(page.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(
+        page.contains(r#"data-copy="mcpcheck guard -- npx -y &quot;x&quot; &#39;&lt;!--&#39;""#)
+    );
+    // The page's only scripts are its own two and its JSON.
+    assert_eq!(page.matches("<script").count(), 3);
+    assert_eq!(page.matches("</script>").count(), 3);
+}
+
+#[test]
+fn the_policy_allows_the_page_s_own_script_and_style_and_no_request() {
+    let page = page_of(&[hostile_line()]);
+    let csp = page
+        .split("Content-Security-Policy\" content=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a policy");
+    assert!(csp.starts_with("default-src 'none';"), "{csp}");
+    assert!(csp.contains(&escape::csp_hash(SCRIPT)));
+    assert!(csp.contains(&escape::csp_hash(STYLE)));
+    assert!(page.contains(&format!("<script>{SCRIPT}</script>")));
+    for remote in ["http://", "https://", "//fonts", "@import", "url("] {
+        assert!(
+            !STYLE.contains(remote) && !SCRIPT.contains(remote),
+            "{remote}"
+        );
+    }
+}
+
+#[test]
+fn counts_rows_and_details_are_html() {
+    let mut pass = hostile_line();
+    pass["id"] = "ok-server".into();
+    pass["status"] = "pass".into();
+    pass["issues"] = serde_json::json!([]);
+    pass["summary"]["primaryIssueCode"] = "".into();
+    pass["summary"]["issueClass"] = "".into();
+    let page = page_of(&[hostile_line(), pass]);
+    assert!(page.contains(r#"<li class="h-working"><b>1</b> working"#));
+    assert!(page.contains(r#"<li class="h-broken"><b>1</b> broken"#));
+    assert_eq!(page.matches(r#"<tbody class="srv""#).count(), 2);
+    assert!(page.contains(r#"<pre class="evidence">&lt;/pre&gt;&lt;b&gt;x&lt;/b&gt;</pre>"#));
+    assert!(page.contains(r#"id="code-stdout-non-json""#));
+}
