@@ -4,3 +4,4 @@ mod formats;
 mod schemas;
 mod secrets;
 mod snapshots_reports;
+mod sweep_html;
