@@ -20,6 +20,7 @@ pub struct IssueRow {
     pub message: String,
     pub detail_code: Option<String>,
     pub evidence: Option<String>,
+    /// How to fix it: the finding's own, else its code's.
     pub fix: Option<String>,
 }
 
@@ -209,7 +210,12 @@ fn server_row(r: &ResultLine, file: &str) -> ServerRow {
             message: excerpt(&i.message, 300),
             detail_code: i.detail_code.as_deref().map(|d| excerpt(d, 60)),
             evidence: i.evidence.as_deref().map(|e| excerpt(e, 2000)),
-            fix: i.fix.as_deref().map(|f| excerpt(f, 600)),
+            // A finding whose fix is its code's own carries none: the catalog has it.
+            fix: i
+                .fix
+                .as_deref()
+                .or_else(|| Code::from_name(&i.code).map(|c| c.meta().help))
+                .map(|f| excerpt(f, 2000)),
         })
         .collect::<Vec<IssueRow>>();
     let started = l.status.was_started();

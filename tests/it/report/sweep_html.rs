@@ -43,13 +43,13 @@ fn browser_script() -> PathBuf {
 }
 
 /// Runs the browser script on a page and returns what it saw.
-pub fn observe(page: &Path, shots: &Path, mode: Option<&str>) -> Value {
+fn observe(page: &Path, shots: &Path, expand: &str) -> Value {
     let out = std::process::Command::new("node")
         .arg(browser_script())
         .arg(page)
         .arg(shots)
-        .args(mode)
         .env("CHROMIUM", chromium())
+        .env("EXPAND", expand)
         .output()
         .expect("run node");
     assert!(
@@ -115,7 +115,7 @@ fn the_page_sorts_filters_expands_copies_and_runs_nothing_it_shows() {
     let dir = tempfile::tempdir().expect("tempdir");
     let page = swept_page(dir.path());
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sweep-html");
-    let seen = observe(&page, &shots, None);
+    let seen = observe(&page, &shots, "banner");
     let i = &seen["interactive"];
     let nothing: Vec<Value> = Vec::new();
 
@@ -174,8 +174,10 @@ fn the_page_sorts_filters_expands_copies_and_runs_nothing_it_shows() {
         .all(|codes| strings(codes).contains(&code.to_string())));
     assert_eq!(ids(&i["searched"]), ["clean"]);
 
-    // Expanded with the keyboard: findings, what clients did, the command and its copy.
+    // The banner's row, expanded with the keyboard: findings, their fix and what clients
+    // did, the command and its copy.
     let e = &i["expanded"];
+    assert_eq!(e["id"], "banner");
     assert_eq!(
         (&e["aria"], &e["display"]),
         (&json!("true"), &json!("table-row")),
@@ -188,6 +190,17 @@ fn the_page_sorts_filters_expands_copies_and_runs_nothing_it_shows() {
                 || line.starts_with("No real client was observed with"),
             "{line}"
         );
+    }
+    // A finding's usual fix is written once, in the codes table, and copied in on expanding.
+    let fixes: Vec<&str> = e["fixes"]
+        .as_array()
+        .expect("fixes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(!fixes.is_empty(), "{e:#}");
+    for fix in fixes {
+        assert!(fix.starts_with("Fix: ") && fix.len() > 40, "{fix}");
     }
     let reproduce = e["reproduce"].as_str().expect("a reproduce command");
     assert!(reproduce.starts_with("mcpcheck guard"), "{reproduce}");

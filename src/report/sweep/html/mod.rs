@@ -22,6 +22,8 @@ const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
 /// Runs before the body is parsed: with scripts on, rows past the first page are never laid out.
 const HEAD_SCRIPT: &str = "document.documentElement.className='js';";
+/// Fixes of one code written once in the codes table; a rarer one is written in its finding.
+const FIXES_PER_CODE: usize = 4;
 
 /// What the page shows.
 pub struct Page<'a> {
@@ -29,20 +31,97 @@ pub struct Page<'a> {
     pub changes: Option<&'a Changes>,
 }
 
-/// What the page's script reads: each code's title and what real clients did, and the values
-/// its filters offer.
+/// What the page's script reads: each code's title, usual fix and what real clients did, and
+/// the values its filters offer (statuses worst first: the status column sorts by that order).
 #[derive(Serialize)]
 struct ScriptData<'a> {
-    codes: BTreeMap<&'a str, CodeInfo>,
+    codes: &'a BTreeMap<String, CodeInfo>,
     statuses: Vec<&'static str>,
     classes: Vec<&'a str>,
     registries: Vec<&'a str>,
+}
+
+/// Each code found, notes too: written once in the codes table and the script's data, not
+/// again in every finding.
+pub struct CodeBook {
+    codes: BTreeMap<String, CodeInfo>,
 }
 
 #[derive(Serialize)]
 struct CodeInfo {
     title: String,
     clients: Option<String>,
+    /// The fixes its findings give, the commonest first (a few at most).
+    fixes: Vec<String>,
+    #[serde(skip)]
+    class: String,
+    #[serde(skip)]
+    severity: String,
+    /// Servers with it.
+    #[serde(skip)]
+    servers: usize,
+}
+
+impl CodeBook {
+    fn of(summary: &Summary) -> Self {
+        let mut fixes: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+        let mut codes: BTreeMap<String, CodeInfo> = BTreeMap::new();
+        for s in &summary.servers {
+            let mut mine: Vec<&str> = Vec::new();
+            for issue in &s.issues {
+                if let Some(fix) = &issue.fix {
+                    *fixes
+                        .entry(&issue.code)
+                        .or_default()
+                        .entry(fix)
+                        .or_default() += 1;
+                }
+                let info = codes.entry(issue.code.clone()).or_insert_with(|| CodeInfo {
+                    title: crate::catalog::Code::from_name(&issue.code)
+                        .map(|c| c.meta().title.to_string())
+                        .unwrap_or_default(),
+                    clients: crate::catalog::clients::line(&issue.code),
+                    fixes: Vec::new(),
+                    class: issue.class.clone(),
+                    severity: issue.severity.clone(),
+                    servers: 0,
+                });
+                if !mine.contains(&issue.code.as_str()) {
+                    mine.push(&issue.code);
+                    info.servers += 1;
+                }
+                if severity_rank(&issue.severity) < severity_rank(&info.severity) {
+                    info.severity.clone_from(&issue.severity);
+                }
+            }
+        }
+        for (code, info) in &mut codes {
+            let Some(fixes) = fixes.get(code.as_str()) else {
+                continue;
+            };
+            let mut by_count: Vec<(&&str, &usize)> = fixes.iter().collect();
+            by_count.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+            info.fixes = by_count
+                .into_iter()
+                .take(FIXES_PER_CODE)
+                .map(|(fix, _)| fix.to_string())
+                .collect();
+        }
+        CodeBook { codes }
+    }
+
+    /// Which of its code's fixes `fix` is, when the book has it.
+    pub fn fix_index(&self, code: &str, fix: &str) -> Option<usize> {
+        self.codes.get(code)?.fixes.iter().position(|f| f == fix)
+    }
+}
+
+fn severity_rank(s: &str) -> u8 {
+    match s {
+        "error" => 0,
+        "warning" => 1,
+        _ => 2,
+    }
 }
 
 pub fn render(page: &Page) -> String {
@@ -83,15 +162,20 @@ pub fn render(page: &Page) -> String {
     );
     out.push_str(r#"<section aria-labelledby="h-servers"><h2 id="h-servers">Servers</h2>"#);
     out.push_str(FILTERS);
-    rows::table(&mut out, summary);
-    out.push_str(r#"<nav class="pager" aria-label="Pages" hidden></nav></section>"#);
-    codes_section(&mut out, summary);
-    facts_section(&mut out, summary);
+    let codes = CodeBook::of(summary);
+    let mut tail = String::new();
+    codes_section(&mut tail, &codes);
+    facts_section(&mut tail, summary);
     let _ = write!(
-        out,
+        tail,
         r#"</main><script type="application/json" id="data">{}</script><script>{SCRIPT}</script></body></html>"#,
-        escape::script_json(&script_data(summary))
+        escape::script_json(&script_data(summary, &codes))
     );
+    // The table's own closing tags and pager, with the tail.
+    let around = tail.len() + 128;
+    rows::table(&mut out, summary, &codes, around);
+    out.push_str(r#"<nav class="pager" aria-label="Pages" hidden></nav></section>"#);
+    out.push_str(&tail);
     out
 }
 
@@ -177,34 +261,36 @@ fn changes_section(out: &mut String, c: &Changes) {
     out.push_str("</section>");
 }
 
-/// Every code found, once: its title, how many servers have it, what real clients did.
-fn codes_section(out: &mut String, summary: &Summary) {
-    if summary.classes.is_empty() {
+/// Every code found, once, by how many servers have it: its title, its usual fix, what real
+/// clients did.
+fn codes_section(out: &mut String, codes: &CodeBook) {
+    if codes.codes.is_empty() {
         return;
     }
-    out.push_str(r#"<section aria-labelledby="h-codes"><h2 id="h-codes">Codes found</h2><table class="codes"><thead><tr><th scope="col">Code</th><th scope="col">Class</th><th scope="col">Severity</th><th scope="col" class="num">Servers</th><th scope="col">What it is, and what real clients did</th></tr></thead><tbody>"#);
-    let mut seen: Vec<&str> = Vec::new();
-    for class in &summary.classes {
-        for row in &class.codes {
-            let anchor = if seen.contains(&row.code.as_str()) {
-                String::new()
-            } else {
-                seen.push(&row.code);
-                format!(r#" id="code-{}""#, text(&row.code))
-            };
-            let clients = crate::catalog::clients::line(&row.code)
-                .map(|l| format!("<br><small>{}</small>", text(&l)))
-                .unwrap_or_default();
-            let _ = write!(
-                out,
-                r#"<tr{anchor}><td><code>{}</code></td><td>{}</td><td>{}</td><td class="num">{}</td><td>{}{clients}</td></tr>"#,
-                text(&row.code),
-                text(&class.class),
-                text(&row.severity),
-                row.servers,
-                text(&row.title)
-            );
-        }
+    out.push_str(r#"<section aria-labelledby="h-codes"><h2 id="h-codes">Codes found</h2><table class="codes"><thead><tr><th scope="col">Code</th><th scope="col">Class</th><th scope="col">Severity</th><th scope="col" class="num">Servers</th><th scope="col">What it is, its usual fix, and what real clients did</th></tr></thead><tbody>"#);
+    let mut rows: Vec<(&String, &CodeInfo)> = codes.codes.iter().collect();
+    rows.sort_by(|a, b| b.1.servers.cmp(&a.1.servers).then_with(|| a.0.cmp(b.0)));
+    for (code, info) in rows {
+        let fix: String = info
+            .fixes
+            .iter()
+            .map(|f| format!("<br>Fix: {}", text(f)))
+            .collect();
+        let clients = info
+            .clients
+            .as_deref()
+            .map(|l| format!("<br><small>What real clients did: {}</small>", text(l)))
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            r#"<tr id="code-{}"><td><code>{}</code></td><td>{}</td><td>{}</td><td class="num">{}</td><td>{}{fix}{clients}</td></tr>"#,
+            text(code),
+            text(code),
+            text(&info.class),
+            text(&info.severity),
+            info.servers,
+            text(&info.title)
+        );
     }
     out.push_str("</tbody></table></section>");
 }
@@ -262,16 +348,7 @@ fn facts_section(out: &mut String, summary: &Summary) {
     out.push_str("</tbody></table></section>");
 }
 
-fn script_data(summary: &Summary) -> ScriptData<'_> {
-    let mut codes = BTreeMap::new();
-    for class in &summary.classes {
-        for row in &class.codes {
-            codes.entry(row.code.as_str()).or_insert_with(|| CodeInfo {
-                title: row.title.clone(),
-                clients: crate::catalog::clients::line(&row.code),
-            });
-        }
-    }
+fn script_data<'a>(summary: &'a Summary, codes: &'a CodeBook) -> ScriptData<'a> {
     let mut registries: Vec<&str> = summary
         .servers
         .iter()
@@ -280,7 +357,7 @@ fn script_data(summary: &Summary) -> ScriptData<'_> {
     registries.sort_unstable();
     registries.dedup();
     ScriptData {
-        codes,
+        codes: &codes.codes,
         statuses: summary.statuses.iter().map(|(s, _)| s.as_str()).collect(),
         classes: summary.classes.iter().map(|c| c.class.as_str()).collect(),
         registries,

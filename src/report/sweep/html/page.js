@@ -7,17 +7,22 @@
   var pager = document.querySelector("nav.pager");
   var count = form.querySelector(".count");
   var heads = table.tHead.rows[0].cells;
+  var rank = {};
+  data.statuses.forEach(function (s, i) { rank[s] = i; });
+  // Each row's values, read once from its cells: the page holds them only as HTML.
   var rows = Array.prototype.map.call(table.querySelectorAll("tbody.srv"), function (el, n) {
-    var d = el.dataset;
+    var c = el.rows[0].cells, d = el.dataset;
+    var seconds = function (td) { var v = parseFloat(td.textContent); return isNaN(v) ? -1 : v; };
+    var s = c[0].textContent;
     return {
-      el: el, n: n, s: d.s, r: +d.r, i: +d.i, t: +d.t, g: d.g, p: d.p,
+      el: el, n: n, s: s, rank: s in rank ? rank[s] : 99, cells: c,
+      g: c[3].textContent, i: seconds(c[6]), t: seconds(c[7]),
       k: d.k ? d.k.split(" ") : [], c: d.c ? d.c.split(" ") : [], text: null
     };
   });
   var state = { sort: -1, dir: 1, page: 0, shown: [] };
   var matching = rows;
 
-  function cell(row, col) { return row.el.rows[0].cells[col].textContent; }
   function haystack(row) {
     if (row.text === null) { row.text = row.el.rows[0].textContent.toLowerCase(); }
     return row.text;
@@ -71,17 +76,17 @@
   }
 
   function sortBy(col) {
-    var key = heads[col].dataset.key;
-    var numeric = heads[col].dataset.num === "1";
+    var how = heads[col].dataset.sort;
     state.dir = state.sort === col ? -state.dir : 1;
     state.sort = col;
     var value = function (r) {
-      if (key) { return numeric ? r[key] : (r[key] || ""); }
-      return cell(r, col);
+      if (how === "r") { return r.rank; }
+      if (how === "n") { return col === 6 ? r.i : r.t; }
+      return r.cells[col].textContent;
     };
     rows.sort(function (a, b) {
       var x = value(a), y = value(b);
-      var c = numeric ? x - y : String(x).localeCompare(String(y));
+      var c = how === "t" ? x.localeCompare(y) : x - y;
       return (c || a.n - b.n) * state.dir;
     });
     var frag = document.createDocumentFragment();
@@ -108,18 +113,22 @@
       body.dataset.filled = "1";
       body.querySelectorAll(".finding[data-code]").forEach(function (f) {
         var info = data.codes[f.dataset.code];
-        var p = f.querySelector(".clients");
-        if (p && info) {
-          p.textContent = info.clients
-            ? "What real clients did: " + info.clients
-            : "No real client was observed with " + f.dataset.code + ".";
-        }
+        if (!info) { return; }
+        var fix = f.querySelector(".fix");
+        var text = fix && info.fixes[+fix.dataset.fix];
+        if (text) { fix.lastChild.replaceWith(document.createTextNode(text)); }
+        var p = document.createElement("p");
+        p.className = "clients";
+        p.textContent = info.clients
+          ? "What real clients did: " + info.clients
+          : "No real client was observed with " + f.dataset.code + ".";
+        f.appendChild(p);
       });
     }
   }
 
   function copy(btn) {
-    var text = btn.getAttribute("data-copy");
+    var text = btn.previousElementSibling.textContent;
     var done = function (ok) {
       btn.textContent = ok ? "Copied" : "Select and copy";
       btn.setAttribute("data-copied", ok ? "yes" : "no");

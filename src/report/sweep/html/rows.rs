@@ -1,82 +1,89 @@
 //! The servers table: one `<tbody>` per server, its row and its details (findings, the
 //! command that reruns it), all rendered here so the page reads without JavaScript. The
-//! script sorts, filters, pages and expands what is already there.
+//! script sorts, filters, pages and expands what is already there, reading the cells.
 
 use super::escape::text;
+use super::CodeBook;
 use crate::finding::excerpt;
 use crate::sweep::judgement::Judgement;
-use crate::sweep::summary::{status_rank, ServerRow, Summary};
+use crate::sweep::summary::{ServerRow, Summary};
 use std::fmt::Write;
 
-/// Room for every server's details; past it a server's details point to its results line,
-/// so 10,000 servers stay under 10 MB.
-const DETAILS_BUDGET_BYTES: usize = 6 * 1024 * 1024;
+/// The page's size limit (10 MB, less a margin); a server's findings are left out (its
+/// details then point to its results line) when showing them would leave too little room
+/// for the servers after it, each without its findings.
+pub const PAGE_BUDGET_BYTES: usize = 9_900_000;
 const MAX_ISSUES_PER_SERVER: usize = 12;
+const MAX_EVIDENCE_CHARS: usize = 600;
+const MAX_REPRODUCE_CHARS: usize = 600;
 
-/// The columns: heading, the row's `data-` attribute the script sorts by (else the cell's
-/// text), and whether that sorts as a number.
-pub const COLUMNS: &[(&str, &str, bool)] = &[
-    ("Status", "r", true),
-    ("Id", "", false),
-    ("Version", "", false),
-    ("Registry", "g", false),
-    ("Primary code", "p", false),
-    ("Decisive line", "", false),
-    ("Install", "i", true),
-    ("Run", "t", true),
+/// The columns: heading, and how the script sorts them (`n` a number, `t` text, `r` the
+/// status's rank).
+pub const COLUMNS: &[(&str, &str)] = &[
+    ("Status", "r"),
+    ("Id", "t"),
+    ("Version", "t"),
+    ("Registry", "t"),
+    ("Primary code", "t"),
+    ("Decisive line", "t"),
+    ("Install", "n"),
+    ("Run", "n"),
 ];
 
 fn secs(ms: Option<u64>) -> String {
     ms.map_or("-".into(), super::super::human::secs)
 }
 
-pub fn table(out: &mut String, summary: &Summary) {
+/// The table; `used` is the size of the page around it, for the budget.
+pub fn table(out: &mut String, summary: &Summary, codes: &CodeBook, used: usize) {
     out.push_str(
         r#"<table id="servers"><caption class="sr">Servers, worst first</caption><thead><tr>"#,
     );
-    for (heading, key, numeric) in COLUMNS {
-        let _ = write!(
-            out,
-            r#"<th scope="col" data-key="{key}"{}>{heading}</th>"#,
-            match (*numeric, *key) {
-                (true, "r") => r#" data-num="1""#,
-                (true, _) => r#" data-num="1" class="num""#,
-                _ => "",
-            }
-        );
+    for (heading, sort) in COLUMNS {
+        let _ = write!(out, r#"<th scope="col" data-sort="{sort}">{heading}</th>"#);
     }
     out.push_str("</tr></thead>");
-    let start = out.len();
+    let brief: Vec<usize> = summary
+        .servers
+        .iter()
+        .enumerate()
+        .map(|(n, s)| {
+            let mut row = String::new();
+            server(&mut row, n, s, codes, false);
+            row.len()
+        })
+        .collect();
+    // Rows are worst first: the worst keep their findings.
+    let mut after: usize = brief.iter().sum();
+    let mut row = String::new();
     for (n, s) in summary.servers.iter().enumerate() {
-        let full = out.len() - start < DETAILS_BUDGET_BYTES;
-        server(out, n, s, full);
+        after -= brief[n];
+        row.clear();
+        server(&mut row, n, s, codes, true);
+        if used + out.len() + row.len() + after > PAGE_BUDGET_BYTES {
+            row.clear();
+            server(&mut row, n, s, codes, false);
+        }
+        out.push_str(&row);
     }
     out.push_str("</table>");
 }
 
-fn server(out: &mut String, n: usize, s: &ServerRow, full: bool) {
-    let mut classes: Vec<&str> = s.issues.iter().map(|i| i.class.as_str()).collect();
-    classes.sort_unstable();
-    classes.dedup();
-    let mut codes: Vec<&str> = s.issues.iter().map(|i| i.code.as_str()).collect();
-    codes.sort_unstable();
-    codes.dedup();
+/// Words of a data attribute: each value once, space-separated.
+fn words<'a>(values: impl Iterator<Item = &'a str>) -> String {
+    let mut v: Vec<&str> = values.collect();
+    v.sort_unstable();
+    v.dedup();
+    text(&v.join(" "))
+}
+
+fn server(out: &mut String, n: usize, s: &ServerRow, codes: &CodeBook, full: bool) {
     let working = matches!(Judgement::of(s), Judgement::Working);
     let _ = write!(
         out,
-        r#"<tbody class="srv" id="s{n}" data-s="{}" data-r="{}" data-k="{}" data-c="{}" data-p="{}" data-g="{}" data-i="{}" data-t="{}">"#,
-        s.status.as_str(),
-        status_rank(s.status),
-        text(&classes.join(" ")),
-        text(&codes.join(" ")),
-        text(s.primary_issue_code.as_deref().unwrap_or("")),
-        text(s.registry_type.as_deref().unwrap_or("")),
-        s.install_ms.map_or(-1, |v| v as i64),
-        s.run_ms.map_or(-1, |v| v as i64),
-    );
-    let _ = write!(
-        out,
-        r#"<tr class="row"><td><span class="st st-{}">{}</span></td><td class="id"><button type="button" class="exp" aria-expanded="false" aria-controls="d{n}">{}</button>{}</td><td>{}</td><td>{}</td><td class="code">{}</td><td class="cause">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+        r#"<tbody class="srv" data-k="{}" data-c="{}"><tr><td><span class="st st-{}">{}</span></td><td><button class="exp" aria-expanded="false" aria-controls="d{n}">{}</button>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+        words(s.issues.iter().map(|i| i.class.as_str())),
+        words(s.issues.iter().map(|i| i.code.as_str())),
         s.status.as_str(),
         s.status.as_str(),
         text(&s.id),
@@ -100,30 +107,21 @@ fn server(out: &mut String, n: usize, s: &ServerRow, full: bool) {
         r#"<tr class="detail" id="d{n}"><td colspan="{}">"#,
         COLUMNS.len()
     );
-    details(out, s, full);
+    details(out, s, codes, full);
     out.push_str("</td></tr></tbody>");
 }
 
-fn details(out: &mut String, s: &ServerRow, full: bool) {
-    let place = format!("{}:{}", s.file, s.line);
+fn details(out: &mut String, s: &ServerRow, codes: &CodeBook, full: bool) {
     if let Some(reason) = &s.reason {
-        let _ = write!(out, r#"<p><b>Why:</b> {}</p>"#, text(reason));
-    }
-    if let Some(command) = &s.command {
-        let _ = write!(
-            out,
-            r#"<p><b>Command:</b> <code>{}</code></p>"#,
-            text(command)
-        );
+        let _ = write!(out, "<p><b>Why:</b> {}</p>", text(reason));
     }
     if full {
         for issue in s.issues.iter().take(MAX_ISSUES_PER_SERVER) {
+            let code = text(&issue.code);
             let _ = write!(
                 out,
-                r#"<div class="finding sev-{}" data-code="{}"><p><b class="code">{}</b> <span class="sev">{}</span> · {}</p><p>{}</p>"#,
+                r##"<div class="finding sev-{}" data-code="{code}"><p><b>{code}</b> {} · {}</p><p>{}</p>"##,
                 text(&excerpt(&issue.severity, 20)),
-                text(&issue.code),
-                text(&issue.code),
                 text(&issue.severity),
                 text(&issue.class),
                 text(&issue.message)
@@ -131,20 +129,29 @@ fn details(out: &mut String, s: &ServerRow, full: bool) {
             if let Some(evidence) = &issue.evidence {
                 let _ = write!(
                     out,
-                    r#"<pre class="evidence">{}</pre>"#,
-                    text(&excerpt(evidence, 1000))
+                    "<pre>{}</pre>",
+                    text(&excerpt(evidence, MAX_EVIDENCE_CHARS))
                 );
             }
-            if let Some(fix) = &issue.fix {
-                let _ = write!(out, r#"<p><b>Fix:</b> {}</p>"#, text(fix));
+            let in_book = issue
+                .fix
+                .as_deref()
+                .and_then(|f| codes.fix_index(&issue.code, f));
+            match (in_book, &issue.fix) {
+                // The code's fixes are written once, in the codes table (with what real
+                // clients did); the script copies them here on expanding.
+                (Some(i), _) => {
+                    let _ = write!(
+                        out,
+                        r##"<p class="fix" data-fix="{i}"><b>Fix:</b> <a href="#code-{code}">see the code</a></p>"##
+                    );
+                }
+                (None, Some(fix)) => {
+                    let _ = write!(out, "<p><b>Fix:</b> {}</p>", text(fix));
+                }
+                (None, None) => {}
             }
-            // What real clients did with this code: filled in from the code table on
-            // expanding, and listed once per code in the codes section below the table.
-            let _ = write!(
-                out,
-                r##"<p class="clients"><a href="#code-{}">What real clients did</a></p></div>"##,
-                text(&issue.code)
-            );
+            out.push_str("</div>");
         }
         if s.issues.len() > MAX_ISSUES_PER_SERVER {
             let _ = write!(
@@ -156,21 +163,28 @@ fn details(out: &mut String, s: &ServerRow, full: bool) {
     } else if !s.issues.is_empty() {
         let _ = write!(
             out,
-            "<p>{} findings: past this page's size budget, see the full result.</p>",
+            "<p>{} findings, left out to keep this page small: see the full result.</p>",
             s.issues.len()
         );
     }
-    if let Some(reproduce) = &s.reproduce {
-        let _ = write!(
-            out,
-            r#"<div class="repro"><b>Reproduce:</b> <code>{}</code> <button type="button" class="copy" data-copy="{}">Copy</button></div>"#,
-            text(reproduce),
-            text(reproduce)
-        );
+    match &s.reproduce {
+        // Past the budget a long command is cut, and a cut command is not offered to copy.
+        Some(r) if !full && r.chars().count() > MAX_REPRODUCE_CHARS => {
+            let _ = write!(
+                out,
+                r#"<p class="repro"><b>Reproduce</b> (cut; the full result has it): <code>{}</code></p>"#,
+                text(&excerpt(r, MAX_REPRODUCE_CHARS))
+            );
+        }
+        // The button copies the code element before it.
+        Some(r) => {
+            let _ = write!(
+                out,
+                r#"<p class="repro"><b>Reproduce:</b> <code>{}</code> <button class="copy">Copy</button></p>"#,
+                text(r)
+            );
+        }
+        None => {}
     }
-    let _ = write!(
-        out,
-        r#"<p class="where">Full result: <code>{}</code></p>"#,
-        text(&place)
-    );
+    let _ = write!(out, r#"<p class="where">{}:{}</p>"#, text(&s.file), s.line);
 }

@@ -21,7 +21,9 @@ fn hostile_line() -> serde_json::Value {
         "summary": {"issueClass": "stdioTransport", "primaryIssueCode": "stdout-non-json",
             "issueCounts": {"error": 1, "warning": 0}},
         "issues": [{"code": "stdout-non-json", "severity": "error", "class": "stdioTransport",
-            "message": "<img src=x onerror=alert(2)>", "evidence": "</pre><b>x</b>"}],
+            "message": "<img src=x onerror=alert(2)>", "evidence": "</pre><b>x</b>"},
+            {"code": "x\" onmouseover=\"alert(5)", "severity": "warning", "class": "y'z",
+            "message": "m"}],
         "command": ["npx"], "serverInfo": {"name": "<svg onload=alert(3)>"},
     })
 }
@@ -39,9 +41,17 @@ fn untrusted_text_never_becomes_markup() {
         assert!(!page.contains(raw), "{raw} appears unescaped");
     }
     assert!(page.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
-    assert!(
-        page.contains(r#"data-copy="mcpcheck guard -- npx -y &quot;x&quot; &#39;&lt;!--&#39;""#)
-    );
+    assert!(page.contains(
+        r#"<code>mcpcheck guard -- npx -y &quot;x&quot; &#39;&lt;!--&#39;</code> <button class="copy">"#
+    ));
+    // A code and a class from the results, in attributes and a link.
+    assert!(page.contains(r#"data-k="stdioTransport y&#39;z" data-c="stdout-non-json x&quot; onmouseover=&quot;alert(5)""#), "{page}");
+    assert!(page.contains(r#"<tr id="code-x&quot; onmouseover=&quot;alert(5)">"#));
+    let html = page
+        .split(r#"<script type="application/json""#)
+        .next()
+        .expect("the HTML");
+    assert!(!html.contains("\" onmouseover"));
     // The page's only scripts are its own two and its JSON.
     assert_eq!(page.matches("<script").count(), 3);
     assert_eq!(page.matches("</script>").count(), 3);
@@ -79,6 +89,66 @@ fn counts_rows_and_details_are_html() {
     assert!(page.contains(r#"<li class="h-working"><b>1</b> working"#));
     assert!(page.contains(r#"<li class="h-broken"><b>1</b> broken"#));
     assert_eq!(page.matches(r#"<tbody class="srv""#).count(), 2);
-    assert!(page.contains(r#"<pre class="evidence">&lt;/pre&gt;&lt;b&gt;x&lt;/b&gt;</pre>"#));
+    assert!(page.contains("<pre>&lt;/pre&gt;&lt;b&gt;x&lt;/b&gt;</pre>"));
     assert!(page.contains(r#"id="code-stdout-non-json""#));
+}
+
+#[test]
+fn a_page_too_big_for_every_finding_keeps_the_worst_servers_and_stays_under_10_mb() {
+    use crate::sweep::judgement::tests::row;
+    use crate::sweep::summary::IssueRow;
+    let servers: Vec<_> = (0..4000)
+        .map(|n| {
+            let mut r = row("fail", Some("stdout-non-json"), Some("stdioTransport"));
+            r.id = format!("server-{n:05}");
+            r.issues = (0..12)
+                .map(|i| IssueRow {
+                    code: "stdout-non-json".into(),
+                    severity: "error".into(),
+                    class: "stdioTransport".into(),
+                    message: format!("line {i} is not JSON"),
+                    detail_code: None,
+                    evidence: Some("x".repeat(2000)),
+                    fix: None,
+                })
+                .collect();
+            r
+        })
+        .collect();
+    let summary = Summary {
+        servers,
+        statuses: Vec::new(),
+        classes: Vec::new(),
+        top_codes: Vec::new(),
+        slowest: Vec::new(),
+        timing: Default::default(),
+        install: Default::default(),
+        files: Vec::new(),
+        duplicates: 0,
+        started: None,
+        finished: None,
+    };
+    let page = render(&Page {
+        summary: &summary,
+        changes: None,
+    });
+    assert!(page.len() <= 10_000_000, "{} bytes", page.len());
+    assert!(
+        page.len() > 9_000_000,
+        "the budget is used: {} bytes",
+        page.len()
+    );
+    let rows: Vec<&str> = page.split(r#"<tbody class="srv""#).skip(1).collect();
+    assert_eq!(rows.len(), 4000);
+    assert!(rows[0].contains(r#"<div class="finding"#));
+    assert!(rows[3999].contains("12 findings, left out to keep this page small"));
+    let kept = rows
+        .iter()
+        .filter(|r| r.contains(r#"<div class="finding"#))
+        .count();
+    // 12 findings of 600 characters' evidence each: about 8 KB a server.
+    assert!(
+        (700..1300).contains(&kept),
+        "{kept} servers kept their findings"
+    );
 }
