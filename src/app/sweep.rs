@@ -78,6 +78,12 @@ pub fn report(args: &SweepReportArgs) -> Result<ExitCode, Error> {
             "--baseline is not shown in SARIF (Code Scanning compares runs itself); use --format human, json, markdown or html".into(),
         ));
     }
+    if let Some(missing) = args.baseline.iter().find(|p| !p.is_file()) {
+        return Err(Error::Usage(format!(
+            "--baseline {}: no such file; give the results files of an earlier sweep",
+            missing.display()
+        )));
+    }
     let merged = merge(&args.results)?;
     if args.format == SweepReportFormat::Sarif {
         output.write(&render_findings(

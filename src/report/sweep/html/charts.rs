@@ -105,9 +105,9 @@ pub fn codes_by_class(summary: &Summary) -> Option<String> {
     let mut lines = Vec::new();
     for class in &summary.classes {
         lines.push(Line::Heading(format!(
-            "{} ({} servers)",
+            "{} ({})",
             crate::finding::excerpt(&class.class, 40),
-            class.servers
+            crate::finding::plural(class.servers, "server")
         )));
         for row in class.codes.iter().take(CODES_PER_CLASS) {
             lines.push(Line::Bar(Bar {
