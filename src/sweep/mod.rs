@@ -13,6 +13,7 @@ pub mod manifest;
 mod manifest_fields;
 pub mod merge;
 pub mod remote;
+mod reproduce_package;
 pub mod results;
 mod run;
 pub mod sandbox;

@@ -5,7 +5,6 @@ use super::merge::{parse_rfc3339_ms, InputFile, Merged};
 use super::results::ResultLine;
 use crate::catalog::Code;
 use crate::finding::{excerpt, IssueClass};
-use crate::launch::Ecosystem;
 use crate::verdict::Status;
 use std::collections::{BTreeMap, HashMap};
 
@@ -221,7 +220,11 @@ fn server_row(r: &ResultLine, file: &str) -> ServerRow {
     let started = l.status.was_started();
     let install_ms = l.install.as_ref().map(|i| i.duration_ms());
     let primary = summary.and_then(|s| s.primary_issue_code.as_deref());
-    let (registry_type, version) = l.reproduce.as_deref().map(package_of).unwrap_or_default();
+    let (registry_type, version) = l
+        .reproduce
+        .as_deref()
+        .map(super::reproduce_package::package_of)
+        .unwrap_or_default();
     ServerRow {
         registry_type,
         version,
@@ -252,35 +255,6 @@ fn server_row(r: &ResultLine, file: &str) -> ServerRow {
         file: file.to_string(),
         line: r.line,
     }
-}
-
-/// The registry type and version of the package a `reproduce` command starts, as the
-/// launcher reads it (`npx -y @s/x@1.2.0` is npm 1.2.0); `remote` for a URL.
-fn package_of(reproduce: &str) -> (Option<String>, Option<String>) {
-    let Ok(words) = shell_words::split(reproduce) else {
-        return (None, None);
-    };
-    if words.iter().any(|w| w == "--url") && !words.iter().any(|w| w == "--") {
-        return (Some("remote".into()), None);
-    }
-    let Some(start) = words.iter().position(|w| w == "--") else {
-        return (None, None);
-    };
-    let Some(launch) = crate::launch::parse(&words[start + 1..]) else {
-        return (None, None);
-    };
-    let Some(package) = launch.fetches.map(|f| f.package) else {
-        return (Some("command".into()), None);
-    };
-    let registry = match package.ecosystem {
-        Ecosystem::Npm => "npm",
-        Ecosystem::PyPI => "pypi",
-        Ecosystem::Docker => "oci",
-    };
-    (
-        Some(registry.into()),
-        package.version.map(|v| excerpt(&v, 60)),
-    )
 }
 
 /// Tables per issue class (codes by how many servers have them) and the most common codes.
@@ -517,34 +491,6 @@ mod tests {
         let (tables, top) = classes(&[a, b]);
         assert_eq!(top, [("initialize-timeout".to_string(), 2)]);
         assert_eq!(tables.len(), 2);
-    }
-
-    #[test]
-    fn the_package_is_read_from_the_reproduce_command() {
-        let of = |r: &str| {
-            let (reg, ver) = package_of(r);
-            (reg.unwrap_or_default(), ver.unwrap_or_default())
-        };
-        assert_eq!(
-            of("mcpcheck guard --timeout 10000 -- npx -y @s/x@1.2.0 /tmp"),
-            ("npm".into(), "1.2.0".into())
-        );
-        assert_eq!(
-            of("mcpcheck guard -- uvx 'mcp-server-time==2026.10.19'"),
-            ("pypi".into(), "2026.10.19".into())
-        );
-        assert_eq!(
-            of("mcpcheck guard --env 'K=${K}' -- python3 server.py"),
-            ("command".into(), String::new())
-        );
-        assert_eq!(
-            of("mcpcheck guard --url https://x.example/mcp"),
-            ("remote".into(), String::new())
-        );
-        assert_eq!(
-            of("mcpcheck guard -- 'unclosed"),
-            (String::new(), String::new())
-        );
     }
 
     #[test]
