@@ -43,11 +43,12 @@ fn browser_script() -> PathBuf {
 }
 
 /// Runs the browser script on a page and returns what it saw.
-fn observe(page: &Path, shots: &Path, expand: &str) -> Value {
+fn observe(page: &Path, shots: &Path, expand: &str, mode: Option<&str>) -> Value {
     let out = std::process::Command::new("node")
         .arg(browser_script())
         .arg(page)
         .arg(shots)
+        .args(mode)
         .env("CHROMIUM", chromium())
         .env("EXPAND", expand)
         .output()
@@ -115,7 +116,7 @@ fn the_page_sorts_filters_expands_copies_and_runs_nothing_it_shows() {
     let dir = tempfile::tempdir().expect("tempdir");
     let page = swept_page(dir.path());
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sweep-html");
-    let seen = observe(&page, &shots, "banner");
+    let seen = observe(&page, &shots, "banner", None);
     let i = &seen["interactive"];
     let nothing: Vec<Value> = Vec::new();
 
@@ -252,4 +253,64 @@ fn the_page_sorts_filters_expands_copies_and_runs_nothing_it_shows() {
             shots.display()
         );
     }
+}
+
+#[test]
+fn a_catalogue_of_250_servers_shows_100_rows_a_page() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    swept_page(dir.path());
+    // The four real lines, each under 62 or 63 new ids.
+    let lines: Vec<String> = std::fs::read_to_string(dir.path().join("results.jsonl"))
+        .expect("results")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let many: String = (0..250)
+        .map(|n| {
+            let mut v: Value = serde_json::from_str(&lines[n % 4]).expect("a line");
+            v["id"] = json!(format!("server-{n:03}"));
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(dir.path().join("many.jsonl"), many).expect("many");
+    let report = mcpcheck()
+        .current_dir(dir.path())
+        .args([
+            "sweep-report",
+            "many.jsonl",
+            "--format",
+            "html",
+            "--output",
+            "many.html",
+        ])
+        .output()
+        .expect("sweep-report");
+    assert!(report.status.success(), "{report:?}");
+    let seen = observe(
+        &dir.path().join("many.html"),
+        &dir.path().join("shots"),
+        "",
+        Some("--paging"),
+    );
+    let p = &seen["paging"];
+    let shown = |state: &Value| state["shown"].as_array().map_or(0, Vec::len);
+    assert_eq!(shown(&p["first"]), 100);
+    assert_eq!(p["first"]["pager"], "Page 1 of 3 (1–100)");
+    assert_eq!(shown(&p["next"]), 100);
+    assert_eq!(p["next"]["pager"], "Page 2 of 3 (101–200)");
+    assert_ne!(p["next"]["shown"][0], p["first"]["shown"][0]);
+    assert_eq!(shown(&p["last"]), 50);
+    assert_eq!(p["last"]["pager"], "Page 3 of 3 (201–250)");
+    assert_eq!(p["nextDisabled"], true);
+    // A filter starts again at page 1: the passing servers (62 or 63, as the sweep wrote
+    // its lines) fit on it, so no pager.
+    let passing = (0..250)
+        .filter(|n| {
+            serde_json::from_str::<Value>(&lines[n % 4]).expect("a line")["status"] == "pass"
+        })
+        .count();
+    assert!((62..=63).contains(&passing));
+    assert_eq!(shown(&p["filtered"]), passing);
+    assert_eq!(p["filtered"]["pager"], Value::Null);
+    assert_eq!(p["consoleErrors"], json!([]));
 }
