@@ -337,7 +337,8 @@ fn classes(servers: &[ServerRow]) -> (Vec<ClassTable>, Vec<(String, usize)>) {
     (tables, top)
 }
 
-fn severity_rank(s: &str) -> u8 {
+/// Severities from worst: error, warning, note, anything else.
+pub fn severity_rank(s: &str) -> u8 {
     match s {
         "error" => 0,
         "warning" => 1,

@@ -12,7 +12,7 @@ mod rows;
 use crate::finding::plural;
 use crate::sweep::changes::{Changes, Moved};
 use crate::sweep::judgement::{self, Judged};
-use crate::sweep::summary::Summary;
+use crate::sweep::summary::{severity_rank, Summary};
 use escape::text;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -24,6 +24,9 @@ const SCRIPT: &str = include_str!("page.js");
 const HEAD_SCRIPT: &str = "document.documentElement.className='js';";
 /// Fixes of one code written once in the codes table; a rarer one is written in its finding.
 const FIXES_PER_CODE: usize = 4;
+/// Codes in the codes table, the commonest (the catalog has about 150; a results file
+/// written by hand could name any number).
+const MAX_CODES: usize = 400;
 
 /// What the page shows.
 pub struct Page<'a> {
@@ -95,6 +98,12 @@ impl CodeBook {
                 }
             }
         }
+        if codes.len() > MAX_CODES {
+            let mut counts: Vec<usize> = codes.values().map(|c| c.servers).collect();
+            counts.sort_unstable_by(|a, b| b.cmp(a));
+            let least = counts[MAX_CODES - 1];
+            codes.retain(|_, c| c.servers > least);
+        }
         for (code, info) in &mut codes {
             let Some(fixes) = fixes.get(code.as_str()) else {
                 continue;
@@ -113,14 +122,6 @@ impl CodeBook {
     /// Which of its code's fixes `fix` is, when the book has it.
     pub fn fix_index(&self, code: &str, fix: &str) -> Option<usize> {
         self.codes.get(code)?.fixes.iter().position(|f| f == fix)
-    }
-}
-
-fn severity_rank(s: &str) -> u8 {
-    match s {
-        "error" => 0,
-        "warning" => 1,
-        _ => 2,
     }
 }
 

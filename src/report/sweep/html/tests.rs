@@ -152,3 +152,19 @@ fn a_page_too_big_for_every_finding_keeps_the_worst_servers_and_stays_under_10_m
         "{kept} servers kept their findings"
     );
 }
+
+#[test]
+fn a_results_file_naming_thousands_of_codes_gets_a_bounded_codes_table() {
+    let lines: Vec<serde_json::Value> = (0..2000)
+        .map(|n| {
+            let mut l = hostile_line();
+            l["id"] = format!("s{n}").into();
+            l["issues"][1]["code"] = format!("made-up-{n}").into();
+            l
+        })
+        .collect();
+    let page = page_of(&lines);
+    let codes = page.matches(r#"<tr id="code-"#).count();
+    assert!((1..=400).contains(&codes), "{codes} codes");
+    assert!(page.contains(r#"<tr id="code-stdout-non-json">"#));
+}
