@@ -10,8 +10,9 @@ const WIDTH: usize = 640;
 const LABEL: usize = 250;
 const BAR: usize = 20;
 const GAP: usize = 6;
-/// Codes drawn per class; the tables below the chart list every one.
+/// Codes drawn per class, and classes drawn; the codes table lists the rest.
 const CODES_PER_CLASS: usize = 5;
+const CLASSES: usize = 12;
 
 /// A status's colour: red for a fault, amber for inspection, grey where nothing was judged.
 pub fn status_colour(status: LineStatus) -> &'static str {
@@ -103,7 +104,7 @@ pub fn statuses(summary: &Summary) -> String {
 /// The commonest codes of each class, by servers; `None` when no server had an issue.
 pub fn codes_by_class(summary: &Summary) -> Option<String> {
     let mut lines = Vec::new();
-    for class in &summary.classes {
+    for class in summary.classes.iter().take(CLASSES) {
         lines.push(Line::Heading(format!(
             "{} ({})",
             crate::finding::excerpt(&class.class, 40),

@@ -360,7 +360,12 @@ fn script_data<'a>(summary: &'a Summary, codes: &'a CodeBook) -> ScriptData<'a> 
     ScriptData {
         codes: &codes.codes,
         statuses: summary.statuses.iter().map(|(s, _)| s.as_str()).collect(),
-        classes: summary.classes.iter().map(|c| c.class.as_str()).collect(),
+        classes: summary
+            .classes
+            .iter()
+            .take(MAX_CODES)
+            .map(|c| c.class.as_str())
+            .collect(),
         registries,
     }
 }
