@@ -299,6 +299,7 @@ fn a_catalogue_of_250_servers_shows_100_rows_a_page() {
     assert_eq!(shown(&p["next"]), 100);
     assert_eq!(p["next"]["pager"], "Page 2 of 3 (101–200)");
     assert_ne!(p["next"]["shown"][0], p["first"]["shown"][0]);
+    assert_eq!(p["focusAfterNext"], "Next page");
     assert_eq!(shown(&p["last"]), 50);
     assert_eq!(p["last"]["pager"], "Page 3 of 3 (201–250)");
     assert_eq!(p["nextDisabled"], true);

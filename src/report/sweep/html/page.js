@@ -57,6 +57,8 @@
       ? rows.length + " servers"
       : matching.length + " of " + rows.length + " servers match";
     pager.hidden = pages < 2;
+    // The pager is drawn anew: a keyboard user on one of its buttons stays on it.
+    var focused = pager.contains(document.activeElement) ? document.activeElement.textContent : null;
     pager.innerHTML = "";
     if (pages > 1) {
       var prev = button("Previous page", state.page === 0, function () { state.page--; show(); });
@@ -65,6 +67,7 @@
         (from + 1) + "–" + (from + state.shown.length) + ")";
       var next = button("Next page", state.page === pages - 1, function () { state.page++; show(); });
       pager.append(prev, label, next);
+      if (focused) { (focused === prev.textContent && !prev.disabled || next.disabled ? prev : next).focus(); }
     }
   }
 
