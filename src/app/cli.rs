@@ -277,6 +277,8 @@ pub enum SweepReportFormat {
     Json,
     Markdown,
     Sarif,
+    /// One self-contained page (inline CSS, JS and SVG; no network request).
+    Html,
 }
 
 #[derive(Debug, Args)]
@@ -290,6 +292,10 @@ pub struct SweepReportArgs {
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Results files of an earlier sweep: report what changed since (newly broken, fixed,
+    /// new codes, servers added and gone). Repeat for shards; not with --format sarif.
+    #[arg(long, value_name = "OLD")]
+    pub baseline: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

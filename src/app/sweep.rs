@@ -7,7 +7,8 @@ use super::io::{json_text, Output};
 use super::render::render_findings;
 use super::sweep_progress::Progress;
 use crate::error::Error;
-use crate::report::sweep::{human, json, markdown};
+use crate::report::sweep::{html, human, json, markdown};
+use crate::sweep::changes::Changes;
 use crate::sweep::merge::{findings_of, merge};
 use crate::sweep::summary::Summary;
 use crate::sweep::{SweepEnd, SweepRequest};
@@ -71,14 +72,44 @@ pub fn report(args: &SweepReportArgs) -> Result<ExitCode, Error> {
         args.output.as_deref(),
         super::cli::ColorChoice::Never,
     )?;
+    if args.format == SweepReportFormat::Sarif && !args.baseline.is_empty() {
+        return Err(Error::Usage(
+            "--baseline is not shown in SARIF (Code Scanning compares runs itself); use --format human, json, markdown or html".into(),
+        ));
+    }
+    if let Some(missing) = args.baseline.iter().find(|p| !p.is_file()) {
+        return Err(Error::Usage(format!(
+            "--baseline {}: no such file; give the results files of an earlier sweep",
+            missing.display()
+        )));
+    }
     let merged = merge(&args.results)?;
+    if args.format == SweepReportFormat::Sarif {
+        output.write(&render_findings(
+            Format::Sarif,
+            "sweep",
+            &findings_of(&merged),
+            0,
+        )?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let summary = Summary::of(&merged);
+    let changes = if args.baseline.is_empty() {
+        None
+    } else {
+        let baseline = Summary::of(&merge(&args.baseline)?);
+        Some(Changes::between(&summary, &baseline))
+    };
+    let changes = changes.as_ref();
     let text = match args.format {
-        SweepReportFormat::Sarif => {
-            render_findings(Format::Sarif, "sweep", &findings_of(&merged), 0)?
-        }
-        SweepReportFormat::Human => human::render(&Summary::of(&merged)),
-        SweepReportFormat::Markdown => markdown::render(&Summary::of(&merged)),
-        SweepReportFormat::Json => json_text(&json::render(&Summary::of(&merged)))?,
+        SweepReportFormat::Human => human::render(&summary, changes),
+        SweepReportFormat::Markdown => markdown::render(&summary, changes),
+        SweepReportFormat::Json => json_text(&json::render(&summary, changes))?,
+        // SARIF was written above.
+        SweepReportFormat::Html | SweepReportFormat::Sarif => html::render(&html::Page {
+            summary: &summary,
+            changes,
+        }),
     };
     output.write(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -87,6 +87,28 @@ pub struct Judged {
 }
 
 impl Judged {
+    /// Each count with its name and what it means, as reports explain them.
+    pub fn explained(&self) -> [(usize, &'static str, &'static str); 4] {
+        [
+            (self.working, "working", "Passed, or only warnings."),
+            (
+                self.broken,
+                "broken",
+                "A fault of the server's own: a protocol or transport fault, a server that did not run with nothing pointing outside it, a package or executable no client can install.",
+            ),
+            (
+                self.not_judged,
+                "could not be judged here",
+                "No verdict where the sweep ran, and why: the host, the registry, a credential, a deadline.",
+            ),
+            (
+                self.not_asked,
+                "not asked",
+                "Not started by the sweep: another transport, or a remote entry without --remote.",
+            ),
+        ]
+    }
+
     pub fn of(servers: &[ServerRow]) -> Self {
         let mut j = Self::default();
         for s in servers {
@@ -137,6 +159,8 @@ pub(crate) mod tests {
     pub(crate) fn row(status: &str, code: Option<&str>, class: Option<&str>) -> ServerRow {
         ServerRow {
             id: "x".into(),
+            registry_type: None,
+            version: None,
             status: serde_json::from_value(status.into()).expect("a status"),
             primary_issue_code: code.map(str::to_string),
             issue_class: class.map(str::to_string),
@@ -165,6 +189,7 @@ pub(crate) mod tests {
             message: message.into(),
             detail_code: detail.map(str::to_string),
             evidence: None,
+            fix: None,
         });
         r
     }
@@ -268,6 +293,7 @@ pub(crate) mod tests {
             message: "The server exited with code 1 before answering initialize.".into(),
             detail_code: None,
             evidence: evidence.map(str::to_string),
+            fix: None,
         };
         let stderr = issue(Some("stderr: Traceback\n  File x\nKeyError: 'TOKEN'\n"));
         assert_eq!(

@@ -114,6 +114,9 @@ pub struct IssueFields {
     /// written only where a finding has some.
     #[serde(default)]
     pub evidence: Option<String>,
+    /// How to fix it, written only where a finding has a fix.
+    #[serde(default)]
+    pub fix: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

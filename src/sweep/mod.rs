@@ -2,6 +2,7 @@
 //! run in its own sandbox, streaming one result line per server; and the merge of results
 //! files that `sweep-report` summarises.
 
+pub mod changes;
 pub mod judgement;
 pub mod line;
 pub mod line_verdict;
@@ -9,6 +10,7 @@ pub mod manifest;
 mod manifest_fields;
 pub mod merge;
 pub mod remote;
+mod reproduce_package;
 pub mod results;
 mod run;
 pub mod sandbox;

@@ -19,11 +19,18 @@ pub struct IssueRow {
     pub message: String,
     pub detail_code: Option<String>,
     pub evidence: Option<String>,
+    /// How to fix it: the finding's own, else its code's.
+    pub fix: Option<String>,
 }
 
 #[derive(Debug, Clone)]
 pub struct ServerRow {
     pub id: String,
+    /// Where its package comes from (`npm`, `pypi`, `oci`; `remote` for a URL), read from
+    /// the command that reruns it.
+    pub registry_type: Option<String>,
+    /// The package version that command names.
+    pub version: Option<String>,
     pub status: LineStatus,
     pub primary_issue_code: Option<String>,
     pub issue_class: Option<String>,
@@ -124,6 +131,9 @@ pub struct Summary {
     pub install: InstallTime,
     pub files: Vec<FileSpan>,
     pub duplicates: usize,
+    /// The first server's start and the last one's finish (RFC 3339, UTC), over every file.
+    pub started: Option<String>,
+    pub finished: Option<String>,
 }
 
 /// Statuses from worst to best.
@@ -168,7 +178,10 @@ impl Summary {
         slowest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         slowest.truncate(10);
         let (classes, top_codes) = classes(&servers);
+        let (first_start, last_finish) = run_span(merged);
         Summary {
+            started: first_start,
+            finished: last_finish,
             timing: timing(started.iter().filter_map(|s| s.run_ms).collect()),
             install: install_time(&servers),
             statuses: statuses.into_values().collect(),
@@ -196,12 +209,25 @@ fn server_row(r: &ResultLine, file: &str) -> ServerRow {
             message: excerpt(&i.message, 300),
             detail_code: i.detail_code.as_deref().map(|d| excerpt(d, 60)),
             evidence: i.evidence.as_deref().map(|e| excerpt(e, 2000)),
+            // A finding whose fix is its code's own carries none: the catalog has it.
+            fix: i
+                .fix
+                .as_deref()
+                .or_else(|| Code::from_name(&i.code).map(|c| c.meta().help))
+                .map(|f| excerpt(f, 2000)),
         })
         .collect::<Vec<IssueRow>>();
     let started = l.status.was_started();
     let install_ms = l.install.as_ref().map(|i| i.duration_ms());
     let primary = summary.and_then(|s| s.primary_issue_code.as_deref());
+    let (registry_type, version) = l
+        .reproduce
+        .as_deref()
+        .map(super::reproduce_package::package_of)
+        .unwrap_or_default();
     ServerRow {
+        registry_type,
+        version,
         cause: super::judgement::cause(&issues, primary, l.reason.as_deref()),
         install_ms,
         run_ms: started.then(|| l.wall_ms.saturating_sub(install_ms.unwrap_or(0))),
@@ -311,7 +337,8 @@ fn classes(servers: &[ServerRow]) -> (Vec<ClassTable>, Vec<(String, usize)>) {
     (tables, top)
 }
 
-fn severity_rank(s: &str) -> u8 {
+/// Severities from worst: error, warning, note, anything else.
+pub fn severity_rank(s: &str) -> u8 {
     match s {
         "error" => 0,
         "warning" => 1,
@@ -378,6 +405,28 @@ fn install_time(servers: &[ServerRow]) -> InstallTime {
     t
 }
 
+/// When the sweep's first entry started and its last one finished.
+fn run_span(merged: &Merged) -> (Option<String>, Option<String>) {
+    let spans = merged.inputs.iter().flat_map(|i| &i.lines).filter_map(|l| {
+        let start = parse_rfc3339_ms(&l.fields.started_at)?;
+        Some((start, start + l.fields.wall_ms as i64))
+    });
+    let (first, last) = spans.fold(
+        (None, None),
+        |(f, l): (Option<i64>, Option<i64>), (s, e)| {
+            (
+                Some(f.map_or(s, |f| f.min(s))),
+                Some(l.map_or(e, |l| l.max(e))),
+            )
+        },
+    );
+    let shown = |ms: i64| {
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
+        super::results::rfc3339(at)
+    };
+    (first.map(shown), last.map(shown))
+}
+
 fn file_span(input: &InputFile) -> FileSpan {
     let mut first: Option<i64> = None;
     let mut last: Option<i64> = None;
@@ -425,6 +474,7 @@ mod tests {
             message: String::new(),
             detail_code: None,
             evidence: None,
+            fix: None,
         };
         let mut a = row(
             "needs_inspection",

@@ -2,13 +2,14 @@
 //! (bounded, control characters escaped) when the summary was built.
 
 use crate::finding::{excerpt, plural};
+use crate::sweep::changes::Changes;
 use crate::sweep::judgement::{self, Judged};
 use crate::sweep::line::{LineStatus, NotJudged};
 use crate::sweep::merge::Merged;
 use crate::sweep::summary::Summary;
 use std::fmt::Write;
 
-pub fn render(summary: &Summary) -> String {
+pub fn render(summary: &Summary, changes: Option<&Changes>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -24,6 +25,9 @@ pub fn render(summary: &Summary) -> String {
             String::new()
         }
     );
+    if let Some(changes) = changes {
+        changes_section(&mut out, changes);
+    }
     statuses_and_codes(&mut out, summary, usize::MAX);
     for class in &summary.classes {
         let _ = writeln!(
@@ -127,6 +131,39 @@ pub fn render(summary: &Summary) -> String {
         );
     }
     out
+}
+
+/// What changed since the baseline, before anything else: a registry sees regressions first.
+fn changes_section(out: &mut String, c: &Changes) {
+    let _ = writeln!(
+        out,
+        "  since the baseline ({}): {}",
+        plural(c.baseline_servers, "server"),
+        c.counts()
+    );
+    let moved = |m: &crate::sweep::changes::Moved| {
+        let was = m
+            .was_id
+            .as_deref()
+            .map(|w| format!(" (was {})", excerpt(w, 80)))
+            .unwrap_or_default();
+        format!("{}{was}: {} → {}", excerpt(&m.id, 120), m.before, m.now)
+    };
+    for m in &c.newly_broken {
+        let _ = writeln!(out, "    newly broken  {}", moved(m));
+    }
+    for m in &c.fixed {
+        let _ = writeln!(out, "    fixed         {}", moved(m));
+    }
+    for (code, n) in &c.new_codes {
+        let _ = writeln!(out, "    new code      {code} ({})", plural(*n, "server"));
+    }
+    for id in &c.added {
+        let _ = writeln!(out, "    added         {}", excerpt(id, 120));
+    }
+    for id in &c.gone {
+        let _ = writeln!(out, "    gone          {}", excerpt(id, 120));
+    }
 }
 
 /// `install: 30 installed (412.3 s, longest 65.0 s) · 15 reused`, when any entry had one.

@@ -2,6 +2,7 @@
 
 use crate::report::issue::SchemaVersion;
 use crate::report::named::NamedMap;
+use crate::sweep::changes;
 use crate::sweep::summary::Summary;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -33,6 +34,43 @@ pub struct SweepReport<'a> {
     pub files: Vec<FileSpan<'a>>,
     /// One row per server, worst first.
     pub servers: Vec<ServerRow<'a>>,
+    /// With `--baseline`: what changed since that earlier sweep. Added in v1 without
+    /// breaking it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Changes<'a>>,
+}
+
+/// What changed since the baseline sweep.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Changes<'a> {
+    /// Servers in the baseline.
+    pub baseline_servers: usize,
+    /// Broken now, not broken in the baseline.
+    pub newly_broken: Vec<Moved<'a>>,
+    /// Broken in the baseline, working now.
+    pub fixed: Vec<Moved<'a>>,
+    /// Codes found now that no baseline server had.
+    pub new_codes: Vec<CodeCount<'a>>,
+    /// Servers not in the baseline.
+    pub added: &'a [String],
+    /// Baseline servers not in this sweep.
+    pub gone: &'a [String],
+}
+
+/// A server whose verdict moved.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Moved<'a> {
+    pub id: &'a str,
+    /// The baseline's id, when it differs (another version of the same server).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub was_id: Option<&'a str>,
+    /// What the baseline said, with its status and primary code: `working (pass)`,
+    /// `broken (fail stdout-non-json)`, `not judged, upstream unreachable (…)`.
+    pub before: &'a str,
+    /// What this sweep says, alike.
+    pub now: &'a str,
 }
 
 /// What kind of document this is: always `sweep-report`.
@@ -161,6 +199,13 @@ pub struct FileSpan<'a> {
 #[serde(rename_all = "camelCase")]
 pub struct ServerRow<'a> {
     pub id: &'a str,
+    /// Where its package comes from (`npm`, `pypi`, `oci`; `command` for a plain command,
+    /// `remote` for a URL), read from its `reproduce` command. Added in v1 without breaking it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registry_type: Option<&'a str>,
+    /// The package version its `reproduce` command names. Added in v1 without breaking it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<&'a str>,
     pub status: &'a str,
     pub primary_issue_code: Option<&'a str>,
     pub issue_class: Option<&'a str>,
@@ -195,7 +240,7 @@ pub struct IssueRow<'a> {
     pub message: &'a str,
 }
 
-pub fn report(summary: &Summary) -> SweepReport<'_> {
+pub fn report<'a>(summary: &'a Summary, changes: Option<&'a changes::Changes>) -> SweepReport<'a> {
     let t = &summary.timing;
     let judged = crate::sweep::judgement::Judged::of(&summary.servers);
     SweepReport {
@@ -289,12 +334,37 @@ pub fn report(summary: &Summary) -> SweepReport<'_> {
             })
             .collect(),
         servers: summary.servers.iter().map(server_row).collect(),
+        changes: changes.map(|c| {
+            let moved = |m: &'a changes::Moved| Moved {
+                id: &m.id,
+                was_id: m.was_id.as_deref(),
+                before: &m.before,
+                now: &m.now,
+            };
+            Changes {
+                baseline_servers: c.baseline_servers,
+                newly_broken: c.newly_broken.iter().map(moved).collect(),
+                fixed: c.fixed.iter().map(moved).collect(),
+                new_codes: c
+                    .new_codes
+                    .iter()
+                    .map(|(code, servers)| CodeCount {
+                        code,
+                        servers: *servers,
+                    })
+                    .collect(),
+                added: &c.added,
+                gone: &c.gone,
+            }
+        }),
     }
 }
 
 fn server_row(s: &crate::sweep::summary::ServerRow) -> ServerRow<'_> {
     ServerRow {
         id: &s.id,
+        registry_type: s.registry_type.as_deref(),
+        version: s.version.as_deref(),
         status: s.status.as_str(),
         primary_issue_code: s.primary_issue_code.as_deref(),
         issue_class: s.issue_class.as_deref(),
@@ -324,6 +394,6 @@ fn server_row(s: &crate::sweep::summary::ServerRow) -> ServerRow<'_> {
     }
 }
 
-pub fn render(summary: &Summary) -> Value {
-    serde_json::to_value(report(summary)).unwrap_or(Value::Null)
+pub fn render(summary: &Summary, changes: Option<&changes::Changes>) -> Value {
+    serde_json::to_value(report(summary, changes)).unwrap_or(Value::Null)
 }

@@ -5,6 +5,7 @@
 
 use super::human::secs;
 use crate::finding::{excerpt, plural};
+use crate::sweep::changes::Changes;
 use crate::sweep::summary::{ServerRow, Summary};
 use std::fmt::Write;
 
@@ -13,6 +14,8 @@ const BUDGET_BYTES: usize = 900 * 1024;
 const MAX_SERVER_ROWS: usize = 2000;
 const MAX_DETAILS: usize = 300;
 const MAX_ISSUES_PER_SERVER: usize = 20;
+/// Servers listed per kind of change; the JSON report lists every one.
+const MAX_CHANGES: usize = 200;
 
 /// Untrusted text as an inline code span.
 pub fn code(text: &str, max_chars: usize) -> String {
@@ -47,7 +50,7 @@ fn span(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-pub fn render(summary: &Summary) -> String {
+pub fn render(summary: &Summary, changes: Option<&Changes>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# mcpcheck sweep report\n");
     let _ = write!(
@@ -75,6 +78,9 @@ pub fn render(summary: &Summary) -> String {
             .map(|(id, why)| format!("{} ({why})", code(id, 80)))
             .collect();
         let _ = write!(out, "\n\nCould not be judged here: {}", members.join(", "));
+    }
+    if let Some(changes) = changes {
+        changes_section(&mut out, changes);
     }
     let _ = writeln!(out, "\n\n| Status | Servers |\n|---|---:|");
     for (status, n) in &summary.statuses {
@@ -116,6 +122,53 @@ pub fn render(summary: &Summary) -> String {
     timing(&mut out, summary);
     servers(&mut out, summary);
     out
+}
+
+/// What changed since the baseline, near the top: regressions first.
+fn changes_section(out: &mut String, c: &Changes) {
+    let _ = write!(
+        out,
+        "\n\n## Since the baseline\n\n{} in the baseline: **{}**",
+        plural(c.baseline_servers, "server"),
+        c.counts()
+    );
+    let moved = |m: &crate::sweep::changes::Moved| {
+        let was = m
+            .was_id
+            .as_deref()
+            .map(|w| format!(" (was {})", code(w, 120)))
+            .unwrap_or_default();
+        format!(
+            "{}{was}: {} → {}",
+            code(&m.id, 120),
+            code(&m.before, 120),
+            code(&m.now, 120)
+        )
+    };
+    let mut list = |title: &str, items: Vec<String>| {
+        if items.is_empty() {
+            return;
+        }
+        let _ = write!(out, "\n\n{title}:\n");
+        let shown = items.len().min(MAX_CHANGES);
+        for item in &items[..shown] {
+            let _ = write!(out, "\n- {item}");
+        }
+        if items.len() > shown {
+            let _ = write!(out, "\n- … {} more", items.len() - shown);
+        }
+    };
+    list("Newly broken", c.newly_broken.iter().map(moved).collect());
+    list("Fixed", c.fixed.iter().map(moved).collect());
+    list(
+        "New codes",
+        c.new_codes
+            .iter()
+            .map(|(c, n)| format!("{} ({})", code(c, 80), plural(*n, "server")))
+            .collect(),
+    );
+    list("Added", c.added.iter().map(|id| code(id, 120)).collect());
+    list("Gone", c.gone.iter().map(|id| code(id, 120)).collect());
 }
 
 fn timing(out: &mut String, summary: &Summary) {

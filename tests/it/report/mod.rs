@@ -4,3 +4,5 @@ mod formats;
 mod schemas;
 mod secrets;
 mod snapshots_reports;
+mod sweep_changes;
+mod sweep_html;

@@ -242,8 +242,8 @@ fn no_secret_reaches_any_output_and_each_reproduce_command_reruns_the_server() {
             .into()
     );
 
-    // Every report format.
-    for format in ["human", "json", "markdown", "sarif"] {
+    // Every report format (the secrets are plain letters and digits: no escaping could hide one).
+    for format in ["human", "json", "markdown", "sarif", "html"] {
         let report = support::mcpcheck()
             .args(["sweep-report", "--format", format])
             .arg(&out)

@@ -23,6 +23,18 @@ fn fixed_times(results: &str) -> String {
         .collect()
 }
 
+/// The page without its stylesheet and script (src/report/sweep/html/page.{css,js}) and
+/// their hashes, one element a line.
+fn readable_page(page: &str) -> String {
+    let style = regex::Regex::new(r"(?s)<style>.*?</style>").expect("regex");
+    let script = regex::Regex::new(r"(?s)<script>\(function.*?</script>").expect("regex");
+    let hash = regex::Regex::new(r"'sha256-[A-Za-z0-9+/=]+'").expect("regex");
+    let page = style.replace(page, "<style>[page.css]</style>");
+    let page = script.replace(&page, "<script>[page.js]</script>");
+    hash.replace_all(&page, "'sha256-[hash]'")
+        .replace("><", ">\n<")
+}
+
 #[test]
 fn sweep_results_summary_and_every_sweep_report() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -69,7 +81,7 @@ fn sweep_results_summary_and_every_sweep_report() {
     let mut fixed = exact_settings(&[dir.path()]);
     fixed.add_filter(&regex::escape(python), "[python]");
     fixed.bind(|| {
-        for format in ["human", "json", "markdown", "sarif"] {
+        for format in ["human", "json", "markdown", "sarif", "html"] {
             let r = run(mcpcheck().current_dir(dir.path()).args([
                 "sweep-report",
                 "results.jsonl",
@@ -84,7 +96,12 @@ fn sweep_results_summary_and_every_sweep_report() {
             if format == "json" {
                 validate_text(ReportKind::SweepReport, &r.stdout);
             }
-            insta::assert_snapshot!(format!("sweep_report_{format}"), r.stdout);
+            let shown = if format == "html" {
+                readable_page(&r.stdout)
+            } else {
+                r.stdout
+            };
+            insta::assert_snapshot!(format!("sweep_report_{format}"), shown);
         }
     });
 }
