@@ -71,7 +71,69 @@ fn codes(servers: &[ServerRow]) -> BTreeMap<&str, usize> {
     by_code
 }
 
+/// One thing that changed, as a list of [`Changes::lists`] holds it; each format writes it
+/// with its own escaping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Changed<'a> {
+    /// A server whose verdict moved (newly broken, fixed).
+    Moved(&'a Moved),
+    /// A code no baseline server had, and how many servers have it now.
+    Code(&'a str, usize),
+    /// A server added or gone, by its id.
+    Server(&'a str),
+}
+
+/// One list of changes: its title, the word one item is called in a line ("new code"), and
+/// its items.
+pub struct ChangeList<'a> {
+    pub title: &'static str,
+    pub label: &'static str,
+    pub items: Vec<Changed<'a>>,
+}
+
 impl Changes {
+    /// The lists every format shows, regressions first; empty ones are left out.
+    pub fn lists(&self) -> Vec<ChangeList<'_>> {
+        [
+            (
+                "Newly broken",
+                "newly broken",
+                self.newly_broken.iter().map(Changed::Moved).collect(),
+            ),
+            (
+                "Fixed",
+                "fixed",
+                self.fixed.iter().map(Changed::Moved).collect(),
+            ),
+            (
+                "New codes",
+                "new code",
+                self.new_codes
+                    .iter()
+                    .map(|(code, n)| Changed::Code(code, *n))
+                    .collect(),
+            ),
+            (
+                "Added",
+                "added",
+                self.added.iter().map(|id| Changed::Server(id)).collect(),
+            ),
+            (
+                "Gone",
+                "gone",
+                self.gone.iter().map(|id| Changed::Server(id)).collect(),
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, _, items): &(_, _, Vec<Changed<'_>>)| !items.is_empty())
+        .map(|(title, label, items)| ChangeList {
+            title,
+            label,
+            items,
+        })
+        .collect()
+    }
+
     pub fn between(now: &Summary, baseline: &Summary) -> Self {
         let by_id: HashMap<&str, &ServerRow> = baseline
             .servers

@@ -2,7 +2,7 @@
 //! (bounded, control characters escaped) when the summary was built.
 
 use crate::finding::{excerpt, plural};
-use crate::sweep::changes::Changes;
+use crate::sweep::changes::{Changed, Changes};
 use crate::sweep::judgement::{self, Judged};
 use crate::sweep::line::{LineStatus, NotJudged};
 use crate::sweep::merge::Merged;
@@ -141,28 +141,22 @@ fn changes_section(out: &mut String, c: &Changes) {
         plural(c.baseline_servers, "server"),
         c.counts()
     );
-    let moved = |m: &crate::sweep::changes::Moved| {
-        let was = m
-            .was_id
-            .as_deref()
-            .map(|w| format!(" (was {})", excerpt(w, 80)))
-            .unwrap_or_default();
-        format!("{}{was}: {} → {}", excerpt(&m.id, 120), m.before, m.now)
-    };
-    for m in &c.newly_broken {
-        let _ = writeln!(out, "    newly broken  {}", moved(m));
-    }
-    for m in &c.fixed {
-        let _ = writeln!(out, "    fixed         {}", moved(m));
-    }
-    for (code, n) in &c.new_codes {
-        let _ = writeln!(out, "    new code      {code} ({})", plural(*n, "server"));
-    }
-    for id in &c.added {
-        let _ = writeln!(out, "    added         {}", excerpt(id, 120));
-    }
-    for id in &c.gone {
-        let _ = writeln!(out, "    gone          {}", excerpt(id, 120));
+    for list in c.lists() {
+        for item in list.items {
+            let shown = match item {
+                Changed::Moved(m) => {
+                    let was = m
+                        .was_id
+                        .as_deref()
+                        .map(|w| format!(" (was {})", excerpt(w, 80)))
+                        .unwrap_or_default();
+                    format!("{}{was}: {} → {}", excerpt(&m.id, 120), m.before, m.now)
+                }
+                Changed::Code(code, n) => format!("{code} ({})", plural(n, "server")),
+                Changed::Server(id) => excerpt(id, 120),
+            };
+            let _ = writeln!(out, "    {:<13} {shown}", list.label);
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::human::secs;
 use crate::finding::{excerpt, plural};
-use crate::sweep::changes::Changes;
+use crate::sweep::changes::{Changed, Changes};
 use crate::sweep::summary::{ServerRow, Summary};
 use std::fmt::Write;
 
@@ -132,43 +132,33 @@ fn changes_section(out: &mut String, c: &Changes) {
         plural(c.baseline_servers, "server"),
         c.counts()
     );
-    let moved = |m: &crate::sweep::changes::Moved| {
-        let was = m
-            .was_id
-            .as_deref()
-            .map(|w| format!(" (was {})", code(w, 120)))
-            .unwrap_or_default();
-        format!(
-            "{}{was}: {} → {}",
-            code(&m.id, 120),
-            code(&m.before, 120),
-            code(&m.now, 120)
-        )
-    };
-    let mut list = |title: &str, items: Vec<String>| {
-        if items.is_empty() {
-            return;
-        }
-        let _ = write!(out, "\n\n{title}:\n");
-        let shown = items.len().min(MAX_CHANGES);
-        for item in &items[..shown] {
+    for list in c.lists() {
+        let _ = write!(out, "\n\n{}:\n", list.title);
+        let shown = list.items.len().min(MAX_CHANGES);
+        for item in &list.items[..shown] {
+            let item = match *item {
+                Changed::Moved(m) => {
+                    let was = m
+                        .was_id
+                        .as_deref()
+                        .map(|w| format!(" (was {})", code(w, 120)))
+                        .unwrap_or_default();
+                    format!(
+                        "{}{was}: {} → {}",
+                        code(&m.id, 120),
+                        code(&m.before, 120),
+                        code(&m.now, 120)
+                    )
+                }
+                Changed::Code(c, n) => format!("{} ({})", code(c, 80), plural(n, "server")),
+                Changed::Server(id) => code(id, 120),
+            };
             let _ = write!(out, "\n- {item}");
         }
-        if items.len() > shown {
-            let _ = write!(out, "\n- … {} more", items.len() - shown);
+        if list.items.len() > shown {
+            let _ = write!(out, "\n- … {} more", list.items.len() - shown);
         }
-    };
-    list("Newly broken", c.newly_broken.iter().map(moved).collect());
-    list("Fixed", c.fixed.iter().map(moved).collect());
-    list(
-        "New codes",
-        c.new_codes
-            .iter()
-            .map(|(c, n)| format!("{} ({})", code(c, 80), plural(*n, "server")))
-            .collect(),
-    );
-    list("Added", c.added.iter().map(|id| code(id, 120)).collect());
-    list("Gone", c.gone.iter().map(|id| code(id, 120)).collect());
+    }
 }
 
 fn timing(out: &mut String, summary: &Summary) {

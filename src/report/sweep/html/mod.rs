@@ -10,7 +10,7 @@ mod escape;
 mod rows;
 
 use crate::finding::plural;
-use crate::sweep::changes::{Changes, Moved};
+use crate::sweep::changes::{Changed, Changes};
 use crate::sweep::judgement::{self, Judged};
 use crate::sweep::summary::{severity_rank, Summary};
 use escape::text;
@@ -220,45 +220,35 @@ fn changes_section(out: &mut String, c: &Changes) {
         plural(c.baseline_servers, "server"),
         text(&c.counts())
     );
-    let moved = |m: &Moved| {
-        let was = m
-            .was_id
-            .as_deref()
-            .map(|w| format!(" (was <code>{}</code>)", text(w)))
-            .unwrap_or_default();
-        format!(
-            "<code>{}</code>{was}: {} → {}",
-            text(&m.id),
-            text(&m.before),
-            text(&m.now)
-        )
-    };
-    let mut list = |title: &str, items: Vec<String>| {
-        if items.is_empty() {
-            return;
-        }
-        let _ = write!(out, "<h3>{title} ({})</h3><ul>", items.len());
-        for item in items {
-            let _ = write!(out, "<li>{item}</li>");
+    for list in c.lists() {
+        let _ = write!(out, "<h3>{} ({})</h3><ul>", list.title, list.items.len());
+        for item in list.items {
+            let _ = match item {
+                Changed::Moved(m) => {
+                    let was = m
+                        .was_id
+                        .as_deref()
+                        .map(|w| format!(" (was <code>{}</code>)", text(w)))
+                        .unwrap_or_default();
+                    write!(
+                        out,
+                        "<li><code>{}</code>{was}: {} → {}</li>",
+                        text(&m.id),
+                        text(&m.before),
+                        text(&m.now)
+                    )
+                }
+                Changed::Code(code, n) => write!(
+                    out,
+                    "<li><code>{}</code> ({})</li>",
+                    text(code),
+                    plural(n, "server")
+                ),
+                Changed::Server(id) => write!(out, "<li><code>{}</code></li>", text(id)),
+            };
         }
         out.push_str("</ul>");
-    };
-    list("Newly broken", c.newly_broken.iter().map(moved).collect());
-    list("Fixed", c.fixed.iter().map(moved).collect());
-    list(
-        "New codes",
-        c.new_codes
-            .iter()
-            .map(|(code, n)| format!("<code>{}</code> ({})", text(code), plural(*n, "server")))
-            .collect(),
-    );
-    let ids = |ids: &[String]| -> Vec<String> {
-        ids.iter()
-            .map(|id| format!("<code>{}</code>", text(id)))
-            .collect()
-    };
-    list("Added", ids(&c.added));
-    list("Gone", ids(&c.gone));
+    }
     out.push_str("</section>");
 }
 
