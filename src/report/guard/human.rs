@@ -51,6 +51,13 @@ pub fn render(run: &GuardRun, style: Style) -> String {
             .map(|s| format!(" · server: {s}"))
             .unwrap_or_default()
     );
+    if let Some(ms) = run.timings.install_ms {
+        let _ = writeln!(
+            out,
+            "  install: the launcher's package installed first, in {:.1} s (before the session; --timeout started with the server)",
+            ms as f64 / 1000.0
+        );
+    }
     let invalid = t.frames.iter().filter(|f| !f.is_valid_message()).count();
     let stderr = &t.process.stderr;
     if let Some(line) = super::http::human_line(t) {

@@ -57,6 +57,19 @@ fn a_slow_install_comes_before_the_session_and_its_timeout() {
         warm_ms < 2000,
         "a complete install took {warm_ms} ms to find"
     );
+    // The human report says the install came first, and how long it took.
+    let human = with_registry(&registry, dir.path())
+        .args(["guard", "--timeout", "5s", "--"])
+        .args(["npx", "-y", "mcpcheck-fixture-slow-install@1.0.0"])
+        .output()
+        .expect("mcpcheck runs");
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.lines().any(|l| l
+            .starts_with("  install: the launcher's package installed first, in ")
+            && l.ends_with(" s (before the session; --timeout started with the server)")),
+        "{text}"
+    );
 }
 
 #[test]
