@@ -1,5 +1,5 @@
 //! One line of `proxy --log`, as a type: its schema is generated from it. The log's writer
-//! (`log::write_record`) puts the bytes together itself, to copy a message that holds
+//! (`log::line::write_record`) puts the bytes together itself, to copy a message that holds
 //! nothing to mask as it came instead of parsing and writing it again; the test below reads
 //! each kind of line it writes back into this type and writes it again byte for byte, so
 //! the two cannot drift.

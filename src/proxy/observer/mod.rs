@@ -16,7 +16,7 @@ use crate::frame_findings;
 use crate::protocol::jsonrpc::RequestId;
 use crate::session::transcript::Phase;
 use frames::{LineJudge, Splitter};
-use requests::{MethodCounts, PendingRequest, RecentAnswers};
+use requests::{MethodCounts, MethodNames, PendingRequest, RecentAnswers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -100,7 +100,8 @@ pub struct Record {
     pub time_ms: f64,
     pub direction: Direction,
     pub kind: RecordKind,
-    pub method: Option<String>,
+    /// Shared with every record of the same method (one copy per name).
+    pub method: Option<std::sync::Arc<str>>,
     pub id: Option<RequestId>,
     pub size: usize,
     pub latency_ms: Option<f64>,
@@ -155,8 +156,7 @@ struct LineSeen {
 /// What the record of one message says besides where it was read.
 struct Entry<'a> {
     kind: RecordKind,
-    /// Owned where the observer has a copy to give (no copy made for the record).
-    method: Option<std::borrow::Cow<'a, str>>,
+    method: Option<std::sync::Arc<str>>,
     id: Option<&'a RequestId>,
     latency_ms: Option<f64>,
     body: Body,
@@ -192,6 +192,7 @@ pub struct Observer {
     /// Per direction: bytes forwarded that the observer never saw (it was behind).
     unobserved_bytes: [u64; 2],
     counts: MethodCounts,
+    names: MethodNames,
     latencies: Vec<f64>,
     listings: Listings,
     findings: Vec<Finding>,
@@ -223,6 +224,7 @@ impl Observer {
             blind: [false; 2],
             unobserved_bytes: [0; 2],
             counts: MethodCounts::default(),
+            names: MethodNames::default(),
             latencies: Vec::new(),
             listings: Listings::new(),
             findings: Vec::new(),
@@ -293,7 +295,7 @@ impl Observer {
                 * 1000.0,
             direction: seen.dir,
             kind: entry.kind,
-            method: entry.method.map(std::borrow::Cow::into_owned),
+            method: entry.method,
             id: entry.id.cloned(),
             size: seen.size,
             latency_ms: entry.latency_ms,

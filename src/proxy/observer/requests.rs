@@ -13,8 +13,8 @@ use crate::server_traffic::{
 };
 use crate::session::transcript::{Disposition, Phase};
 use serde_json::Value;
-use std::borrow::Cow;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Latency samples kept for percentiles.
@@ -27,7 +27,7 @@ const MAX_METHODS: usize = 1_000;
 const OTHER_METHODS: &str = "(other methods)";
 
 pub(super) struct PendingRequest {
-    method: String,
+    method: Arc<str>,
     /// Whether the request asked for a later page (it had a cursor).
     next_page: bool,
     sent: Instant,
@@ -39,12 +39,12 @@ pub(super) struct PendingRequest {
 /// as one; the oldest are forgotten first.
 #[derive(Default)]
 pub(super) struct RecentAnswers {
-    methods: super::IdMap<String>,
+    methods: super::IdMap<Arc<str>>,
     order: VecDeque<RequestId>,
 }
 
 impl RecentAnswers {
-    fn insert(&mut self, id: RequestId, method: &str) {
+    fn insert(&mut self, id: RequestId, method: &Arc<str>) {
         if self.order.len() == MAX_PENDING {
             if let Some(old) = self.order.pop_front() {
                 self.methods.remove(&old);
@@ -52,7 +52,7 @@ impl RecentAnswers {
         }
         if self
             .methods
-            .insert(id.clone(), method.to_string())
+            .insert(id.clone(), Arc::clone(method))
             .is_none()
         {
             self.order.push_back(id);
@@ -60,7 +60,7 @@ impl RecentAnswers {
     }
 
     fn method(&self, id: &RequestId) -> Option<&str> {
-        self.methods.get(id).map(String::as_str)
+        self.methods.get(id).map(|m| &**m)
     }
 }
 
@@ -82,6 +82,24 @@ impl MethodCounts {
             OTHER_METHODS.to_string()
         };
         *self.0.entry(key).or_default() += 1;
+    }
+}
+
+/// One shared copy of each method name (bounded like the counts), so a request's pending
+/// entry, its recent answer and its records hold a reference, not a string each.
+#[derive(Default)]
+pub(super) struct MethodNames(HashSet<Arc<str>, foldhash::fast::RandomState>);
+
+impl MethodNames {
+    pub(super) fn get(&mut self, method: &str) -> Arc<str> {
+        if let Some(name) = self.0.get(method) {
+            return Arc::clone(name);
+        }
+        let name: Arc<str> = Arc::from(method);
+        if self.0.len() < MAX_METHODS {
+            self.0.insert(Arc::clone(&name));
+        }
+        name
     }
 }
 
@@ -155,6 +173,7 @@ impl Observer {
         match message {
             Message::Request { id, method, params } => {
                 self.counts.count(&method);
+                let name = self.names.get(&method);
                 if !from_server && self.phase == Phase::Spawn && is_handshake(&method) {
                     self.phase = Phase::Initialize;
                 }
@@ -170,7 +189,7 @@ impl Observer {
                 if pending.len() < MAX_PENDING || pending.contains_key(&id) {
                     let next_page = params.as_ref().and_then(|p| p.get("cursor")).is_some();
                     let req = PendingRequest {
-                        method: method.clone(),
+                        method: Arc::clone(&name),
                         next_page,
                         sent: seen.at,
                         settled: false,
@@ -182,7 +201,7 @@ impl Observer {
                     self.blind[dir.index()] = true;
                 }
                 let entry = Entry {
-                    method: Some(Cow::Owned(method)),
+                    method: Some(name),
                     id: Some(&id),
                     ..Entry::new(RecordKind::Request, body)
                 };
@@ -196,7 +215,7 @@ impl Observer {
                     self.meter_unasked(Unasked::Notification, &method, seen, findings);
                 }
                 let entry = Entry {
-                    method: Some(Cow::Owned(method)),
+                    method: Some(self.names.get(&method)),
                     ..Entry::new(RecordKind::Notification, body)
                 };
                 self.record(seen, entry)
@@ -233,7 +252,7 @@ impl Observer {
                     self.latencies.push(latency);
                 }
                 if let (true, Some(sent)) = (from_server, &loose_id) {
-                    let answered = [(req.method.as_str(), sent, Some(seen.line))];
+                    let answered = [(&*req.method, sent, Some(seen.line))];
                     if let Some(f) = frame_findings::id_type_mismatch(&answered) {
                         self.report(findings, f);
                     }
@@ -253,7 +272,7 @@ impl Observer {
                     }
                 }
                 let entry = Entry {
-                    method: Some(Cow::Owned(req.method)),
+                    method: Some(req.method),
                     id: Some(&id),
                     latency_ms: Some(latency),
                     ..Entry::new(kind, body)
