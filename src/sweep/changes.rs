@@ -232,16 +232,7 @@ mod tests {
     fn summary(servers: Vec<ServerRow>) -> Summary {
         Summary {
             servers,
-            statuses: Vec::new(),
-            classes: Vec::new(),
-            top_codes: Vec::new(),
-            slowest: Vec::new(),
-            timing: Default::default(),
-            install: Default::default(),
-            files: Vec::new(),
-            duplicates: 0,
-            started: None,
-            finished: None,
+            ..Summary::default()
         }
     }
 

@@ -118,7 +118,7 @@ pub struct FileSpan {
     pub concurrency: Option<f64>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Summary {
     pub servers: Vec<ServerRow>,
     /// Servers per status, worst first.

@@ -117,16 +117,7 @@ fn a_page_too_big_for_every_finding_keeps_the_worst_servers_and_stays_under_10_m
         .collect();
     let summary = Summary {
         servers,
-        statuses: Vec::new(),
-        classes: Vec::new(),
-        top_codes: Vec::new(),
-        slowest: Vec::new(),
-        timing: Default::default(),
-        install: Default::default(),
-        files: Vec::new(),
-        duplicates: 0,
-        started: None,
-        finished: None,
+        ..Summary::default()
     };
     let page = render(&Page {
         summary: &summary,
