@@ -93,7 +93,8 @@ pub(super) const PY_BRANCH_WORDS: &[&str] = &[
 /// writes) and no branch condition. Each name the fact walks below compare with is one of
 /// them, or ends in one.
 const JS_DEMOTING_WORDS: &[&str] = &["listen", "exit"];
-const PY_DEMOTING_WORDS: &[&str] = &["exit", "SystemExit", "uvicorn"];
+/// `_exit` for `os._exit`, where `exit` is not a word of its own.
+const PY_DEMOTING_WORDS: &[&str] = &["exit", "_exit", "SystemExit", "uvicorn"];
 
 /// A text test before parsing a module for its facts: false only if no fact of it can turn
 /// a write in it into a note (it may still matter as a module the stdio path loads).

@@ -120,6 +120,11 @@ fn every_module_whose_facts_demote_passes_the_text_test() {
     for name in PY_HTTP_METHODS.iter().chain(PY_HTTP_CLASSES) {
         cases.push((Lang::Python, format!("x = mcp.{name}()\n")));
     }
+    // A function that prints and ends the process with success is off the stdio path.
+    cases.push((
+        Lang::Python,
+        "def version():\n    print(v)\n    os._exit(0)\n".into(),
+    ));
     for (lang, src) in &cases {
         assert!(demotes(*lang, src), "{src}");
         assert!(may_demote(*lang, src.as_bytes()), "{src}");
