@@ -81,19 +81,45 @@ struct Conditions<'s> {
     flags: HashSet<String>,
 }
 
+/// Every kind the walk of `off_stdio` acts on: branches, what `setter` reads, and what
+/// `exiting_function` and `script_only_block` read.
+const VISIT: &[&str] = &[
+    "if_statement",
+    "elif_clause",
+    "ternary_expression",
+    "conditional_expression",
+    "switch_case",
+    "case_clause",
+    "variable_declarator",
+    "assignment_expression",
+    "assignment",
+    "field_definition",
+    "public_field_definition",
+    "function_declaration",
+    "function_definition",
+    "method_definition",
+];
+
 /// The parts of the module off the stdio path, in source order.
 pub fn off_stdio(lang: Lang, root: Node<'_>, src: &[u8]) -> Vec<(Range, OffStdio)> {
-    let kinds = match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &JS,
-        Lang::Python => &PY,
-        _ => return Vec::new(),
-    };
-    let python = lang == Lang::Python;
-    let mut branches: Vec<Node<'_>> = Vec::new();
-    let mut setters: Vec<(String, Node<'_>)> = Vec::new();
-    let mut exits: Vec<(Range, OffStdio)> = Vec::new();
-    super::syntax::preorder(root, |node| {
-        if branches.len() >= MAX_BRANCHES {
+    // Only the kinds `Found::visit` acts on, tested by id: most nodes are none of them.
+    let visit = super::syntax::kinds(lang, VISIT);
+    off_stdio_by(lang, src, |each| {
+        super::syntax::walk(root, visit, |node, _| each(node))
+    })
+}
+
+/// What the walk over a module's nodes collects.
+#[derive(Default)]
+struct Found<'t> {
+    branches: Vec<Node<'t>>,
+    setters: Vec<(String, Node<'t>)>,
+    exits: Vec<(Range, OffStdio)>,
+}
+
+impl<'t> Found<'t> {
+    fn visit(&mut self, node: Node<'t>, src: &[u8]) {
+        if self.branches.len() >= MAX_BRANCHES {
             return;
         }
         match node.kind() {
@@ -102,20 +128,41 @@ pub fn off_stdio(lang: Lang, root: Node<'_>, src: &[u8]) -> Vec<(Range, OffStdio
             | "ternary_expression"
             | "conditional_expression"
             | "switch_case"
-            | "case_clause" => branches.push(node),
+            | "case_clause" => self.branches.push(node),
             _ => {
                 if let Some(set) = setter(node, src) {
-                    setters.push(set);
+                    self.setters.push(set);
                 }
             }
         }
         if let Some(body) = exiting_function(node, src) {
-            exits.push((body.range(), OffStdio::ExitingPath));
+            self.exits.push((body.range(), OffStdio::ExitingPath));
         }
         if let Some(block) = script_only_block(node, src) {
-            exits.push((block.range(), OffStdio::ScriptOnly));
+            self.exits.push((block.range(), OffStdio::ScriptOnly));
         }
-    });
+    }
+}
+
+/// `off_stdio`, with `walk` handing each node to visit, in source order.
+fn off_stdio_by<'t>(
+    lang: Lang,
+    src: &[u8],
+    walk: impl FnOnce(&mut dyn FnMut(Node<'t>)),
+) -> Vec<(Range, OffStdio)> {
+    let kinds = match lang {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &JS,
+        Lang::Python => &PY,
+        _ => return Vec::new(),
+    };
+    let python = lang == Lang::Python;
+    let mut found = Found::default();
+    walk(&mut |node| found.visit(node, src));
+    let Found {
+        branches,
+        setters,
+        exits,
+    } = found;
     let mut c = Conditions {
         src,
         kinds,

@@ -119,3 +119,67 @@ fn a_truthy_variable_whose_branch_starts_an_http_server_picks_http() {
         vec![(0, TransportBranch), (6, TransportBranch)]
     );
 }
+
+/// The walk visits only the kinds in `VISIT`: over every JavaScript, TypeScript and Python
+/// file of the fixtures, the parts it finds are those of a walk handing over every node.
+#[test]
+fn the_walk_by_kind_finds_what_a_walk_over_every_node_finds() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            if path.is_dir() && !matches!(name.as_str(), "node_modules" | ".venv") {
+                dirs.push(path);
+            } else if let Some(lang) = Lang::of_path(&path).filter(|l| {
+                matches!(
+                    l,
+                    Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Python
+                )
+            }) {
+                files.push((lang, path));
+            }
+        }
+    }
+    assert!(files.len() > 100, "{} files", files.len());
+    let mut sources: Vec<(Lang, String, Vec<u8>)> = files
+        .into_iter()
+        .map(|(lang, path)| {
+            let src = std::fs::read(&path).expect("read");
+            (lang, path.display().to_string(), src)
+        })
+        .collect();
+    // A part of each kind the walk reads: flags set by a declaration, an assignment, a class
+    // field and a function returning one; an exiting function and method; `__main__`.
+    for (lang, src) in [
+        (Lang::JavaScript, "const sse = process.env.MODE === 'sse';\nlet quiet;\nquiet = sse;\nif (quiet) {\n  console.log(1);\n}\n"),
+        (Lang::TypeScript, "class S {\n  http = this.mode === 'sse';\n  run() {\n    if (this.http) {\n      console.log(1);\n    }\n  }\n}\n"),
+        (Lang::JavaScript, "function isSse() {\n  return transport === 'sse';\n}\nif (isSse()) {\n  console.log(1);\n}\n"),
+        (Lang::JavaScript, "class C {\n  list() {\n    console.log(tools);\n    process.exit(0);\n  }\n}\nfunction version() {\n  console.log(v);\n  process.exit(0);\n}\n"),
+        (Lang::Python, "sse = os.environ.get('MODE') == 'sse'\nquiet = sse\nif quiet:\n    print(1)\ndef version():\n    print(v)\n    sys.exit(0)\nif __name__ == '__main__':\n    print(demo())\n"),
+    ] {
+        sources.push((lang, format!("{src:?}"), src.as_bytes().to_vec()));
+    }
+    let mut with_parts = 0;
+    for (lang, path, src) in sources {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).expect("grammar");
+        let tree = parser.parse(&src, None).expect("parse");
+        let root = tree.root_node();
+        let every = off_stdio_by(lang, &src, |each| {
+            super::super::syntax::preorder(root, each)
+        });
+        let by_kind = off_stdio(lang, root, &src);
+        let key = |parts: &[(Range, OffStdio)]| -> Vec<(usize, usize, OffStdio)> {
+            parts
+                .iter()
+                .map(|(r, why)| (r.start_byte, r.end_byte, *why))
+                .collect()
+        };
+        assert_eq!(key(&by_kind), key(&every), "{path}");
+        with_parts += usize::from(!every.is_empty());
+    }
+    assert!(with_parts >= 5, "{with_parts} files with parts off stdio");
+}
