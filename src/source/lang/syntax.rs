@@ -104,16 +104,32 @@ impl KindSet {
     }
 }
 
-type KindCache = HashMap<(super::Lang, usize), &'static KindSet>;
+/// By language, the address of the list (or list of lists) and whether it is one of lists.
+type KindCache = HashMap<(super::Lang, usize, bool), &'static KindSet>;
 
 /// The set of `names` in `lang`'s grammar, built once per language and list.
 pub fn kinds(lang: super::Lang, names: &'static [&'static str]) -> &'static KindSet {
+    cached((lang, names.as_ptr() as usize, false), || {
+        KindSet::build(&lang.grammar(), names)
+    })
+}
+
+/// The set of every name of `lists` in `lang`'s grammar, built once per language and lists:
+/// for one walk that serves several passes.
+pub fn kinds_of(lang: super::Lang, lists: &'static [&'static [&'static str]]) -> &'static KindSet {
+    cached((lang, lists.as_ptr() as usize, true), || {
+        let names: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
+        KindSet::build(&lang.grammar(), &names)
+    })
+}
+
+fn cached(key: (super::Lang, usize, bool), build: impl FnOnce() -> KindSet) -> &'static KindSet {
     static CACHE: OnceLock<Mutex<KindCache>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     cache
-        .entry((lang, names.as_ptr() as usize))
-        .or_insert_with(|| Box::leak(Box::new(KindSet::build(&lang.grammar(), names))))
+        .entry(key)
+        .or_insert_with(|| Box::leak(Box::new(build())))
 }
 
 /// Named children that are not comments (comments are named nodes in most grammars).

@@ -83,7 +83,7 @@ struct Conditions<'s> {
 
 /// Every kind the walk of `off_stdio` acts on: branches, what `setter` reads, and what
 /// `exiting_function` and `script_only_block` read.
-const VISIT: &[&str] = &[
+pub(super) const VISIT: &[&str] = &[
     "if_statement",
     "elif_clause",
     "ternary_expression",
@@ -100,25 +100,29 @@ const VISIT: &[&str] = &[
     "method_definition",
 ];
 
-/// The parts of the module off the stdio path, in source order.
+/// The parts of the module off the stdio path, in source order, from a walk of their own
+/// (the scan's walk is `transports`', shared with its facts).
+#[cfg(test)]
 pub fn off_stdio(lang: Lang, root: Node<'_>, src: &[u8]) -> Vec<(Range, OffStdio)> {
     // Only the kinds `Found::visit` acts on, tested by id: most nodes are none of them.
     let visit = super::syntax::kinds(lang, VISIT);
-    off_stdio_by(lang, src, |each| {
-        super::syntax::walk(root, visit, |node, _| each(node))
-    })
+    let mut found = Found::default();
+    super::syntax::walk(root, visit, |node, _| found.visit(node, src));
+    found.parts(lang, src)
 }
 
-/// What the walk over a module's nodes collects.
+/// What a walk over a module's nodes collects for `off_stdio`; a walk of its own, or one a
+/// caller shares (`transports` walks once for its facts and these).
 #[derive(Default)]
-struct Found<'t> {
+pub(super) struct Found<'t> {
     branches: Vec<Node<'t>>,
     setters: Vec<(String, Node<'t>)>,
     exits: Vec<(Range, OffStdio)>,
 }
 
 impl<'t> Found<'t> {
-    fn visit(&mut self, node: Node<'t>, src: &[u8]) {
+    /// Each node of a kind in `VISIT`, in source order (a node of another kind adds nothing).
+    pub(super) fn visit(&mut self, node: Node<'t>, src: &[u8]) {
         if self.branches.len() >= MAX_BRANCHES {
             return;
         }
@@ -142,50 +146,44 @@ impl<'t> Found<'t> {
             self.exits.push((block.range(), OffStdio::ScriptOnly));
         }
     }
-}
 
-/// `off_stdio`, with `walk` handing each node to visit, in source order.
-fn off_stdio_by<'t>(
-    lang: Lang,
-    src: &[u8],
-    walk: impl FnOnce(&mut dyn FnMut(Node<'t>)),
-) -> Vec<(Range, OffStdio)> {
-    let kinds = match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &JS,
-        Lang::Python => &PY,
-        _ => return Vec::new(),
-    };
-    let python = lang == Lang::Python;
-    let mut found = Found::default();
-    walk(&mut |node| found.visit(node, src));
-    let Found {
-        branches,
-        setters,
-        exits,
-    } = found;
-    let mut c = Conditions {
-        src,
-        kinds,
-        selectors: HashSet::new(),
-        flags: HashSet::new(),
-    };
-    for b in &branches {
-        c.collect_selectors(*b, python);
-    }
-    // Twice, so a flag set from another flag is seen whatever their order.
-    for _ in 0..2 {
-        for (name, value) in &setters {
-            if c.holds_off(*value) {
-                c.flags.insert(name.clone());
+    /// The parts off the stdio path, in source order.
+    pub(super) fn parts(self, lang: Lang, src: &[u8]) -> Vec<(Range, OffStdio)> {
+        let kinds = match lang {
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &JS,
+            Lang::Python => &PY,
+            _ => return Vec::new(),
+        };
+        let python = lang == Lang::Python;
+        let Found {
+            branches,
+            setters,
+            exits,
+        } = self;
+        let mut c = Conditions {
+            src,
+            kinds,
+            selectors: HashSet::new(),
+            flags: HashSet::new(),
+        };
+        for b in &branches {
+            c.collect_selectors(*b, python);
+        }
+        // Twice, so a flag set from another flag is seen whatever their order.
+        for _ in 0..2 {
+            for (name, value) in &setters {
+                if c.holds_off(*value) {
+                    c.flags.insert(name.clone());
+                }
             }
         }
+        let mut out = exits;
+        for b in branches {
+            c.branch(b, python, &mut out);
+        }
+        out.sort_by_key(|(r, _)| r.start_byte);
+        out
     }
-    let mut out = exits;
-    for b in branches {
-        c.branch(b, python, &mut out);
-    }
-    out.sort_by_key(|(r, _)| r.start_byte);
-    out
 }
 
 /// `name = value`, `const name = value`, a class field, or a function whose body is one

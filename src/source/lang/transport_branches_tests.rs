@@ -120,8 +120,9 @@ fn a_truthy_variable_whose_branch_starts_an_http_server_picks_http() {
     );
 }
 
-/// The walk visits only the kinds in `VISIT`: over every JavaScript, TypeScript and Python
-/// file of the fixtures, the parts it finds are those of a walk handing over every node.
+/// The walks visit only the kinds in `VISIT` (`off_stdio`'s own, and the facts' walk in
+/// `transports`, which visits its kinds too): over every JavaScript, TypeScript and Python
+/// file of the fixtures, the parts they find are those of a walk handing over every node.
 #[test]
 fn the_walk_by_kind_finds_what_a_walk_over_every_node_finds() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -168,10 +169,11 @@ fn the_walk_by_kind_finds_what_a_walk_over_every_node_finds() {
         parser.set_language(&lang.grammar()).expect("grammar");
         let tree = parser.parse(&src, None).expect("parse");
         let root = tree.root_node();
-        let every = off_stdio_by(lang, &src, |each| {
-            super::super::syntax::preorder(root, each)
-        });
+        let mut found = Found::default();
+        super::super::syntax::preorder(root, |node| found.visit(node, &src));
+        let every = found.parts(lang, &src);
         let by_kind = off_stdio(lang, root, &src);
+
         let key = |parts: &[(Range, OffStdio)]| -> Vec<(usize, usize, OffStdio)> {
             parts
                 .iter()
@@ -179,6 +181,11 @@ fn the_walk_by_kind_finds_what_a_walk_over_every_node_finds() {
                 .collect()
         };
         assert_eq!(key(&by_kind), key(&every), "{path}");
+        // The facts' walk, which visits these kinds and its own, finds the same.
+        let shared = super::super::transports::facts(lang, root, &src)
+            .expect("facts")
+            .off_stdio;
+        assert_eq!(key(&shared), key(&every), "{path}");
         with_parts += usize::from(!every.is_empty());
     }
     assert!(with_parts >= 5, "{with_parts} files with parts off stdio");

@@ -4,6 +4,7 @@
 //! and the writes that only run on the way to a failing exit.
 
 use super::syntax::{self, args, string_content, text};
+use super::transport_branches;
 pub use super::transport_branches::OffStdio;
 use super::Lang;
 use tree_sitter::{Node, Range};
@@ -153,7 +154,6 @@ pub fn facts_in(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> Opt
         Lang::Python => python(lang, root, src, ranges),
         _ => return None,
     };
-    facts.off_stdio = super::transport_branches::off_stdio(lang, root, src);
     for load in &mut facts.loads {
         load.off_stdio = facts
             .off_stdio
@@ -266,10 +266,25 @@ const JS_BRANCHES: &[&str] = &[
     "ternary_expression",
 ];
 
+/// One walk for the facts (`JS_VISIT`) and the parts off the stdio path
+/// (`transport_branches::VISIT`).
+const JS_WALK: &[&[&str]] = &[JS_VISIT, transport_branches::VISIT];
+
 fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, JS_BRANCHES);
-    syntax::walk(root, syntax::kinds(lang, JS_VISIT), |node, ancestors| {
+    let (visit, off_visit) = (
+        syntax::kinds(lang, JS_VISIT),
+        syntax::kinds(lang, transport_branches::VISIT),
+    );
+    let mut off = transport_branches::Found::default();
+    syntax::walk(root, syntax::kinds_of(lang, JS_WALK), |node, ancestors| {
+        if off_visit.has(node) {
+            off.visit(node, src);
+        }
+        if !visit.has(node) {
+            return;
+        }
         let in_branch = ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {
             "import_statement" | "export_statement" => {
@@ -326,6 +341,7 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
             }
         }
     });
+    facts.off_stdio = off.parts(lang, src);
     facts
 }
 
@@ -410,10 +426,24 @@ pub(super) const PY_HTTP_METHODS: &[&str] = &[
 pub(super) const PY_HTTP_CLASSES: &[&str] = &["SseServerTransport", "StreamableHTTPSessionManager"];
 const PY_HTTP_TRANSPORTS: &[&str] = &["sse", "streamable-http", "streamable_http", "http"];
 
+/// One walk for the facts (`PY_VISIT`) and the parts off the stdio path.
+const PY_WALK: &[&[&str]] = &[PY_VISIT, transport_branches::VISIT];
+
 fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, PY_BRANCHES);
-    syntax::walk(root, syntax::kinds(lang, PY_VISIT), |node, ancestors| {
+    let (visit, off_visit) = (
+        syntax::kinds(lang, PY_VISIT),
+        syntax::kinds(lang, transport_branches::VISIT),
+    );
+    let mut off = transport_branches::Found::default();
+    syntax::walk(root, syntax::kinds_of(lang, PY_WALK), |node, ancestors| {
+        if off_visit.has(node) {
+            off.visit(node, src);
+        }
+        if !visit.has(node) {
+            return;
+        }
         let in_branch = ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {
             "import_statement" => {
@@ -465,6 +495,7 @@ fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFac
             _ => {}
         }
     });
+    facts.off_stdio = off.parts(lang, src);
     facts
 }
 
