@@ -1,0 +1,219 @@
+//! The transport facts of a Python module (`transports`): what it loads, the servers it
+//! runs (FastMCP's `run`, uvicorn, the SDK's HTTP apps), stdin read, and the writes just
+//! before a failing exit.
+
+use super::super::syntax::{self, args, string_content, text};
+use super::super::transport_branches;
+use super::super::Lang;
+use super::{Load, ModuleFacts};
+use tree_sitter::{Node, Range};
+
+const PY_VISIT: &[&str] = &[
+    "module",
+    "block",
+    "import_statement",
+    "import_from_statement",
+    "call",
+    "identifier",
+    "attribute",
+];
+const PY_BRANCHES: &[&str] = &[
+    "if_statement",
+    "elif_clause",
+    "else_clause",
+    "conditional_expression",
+    "case_clause",
+];
+/// Methods that build or run an HTTP or SSE server (FastMCP, the low-level SDK, uvicorn).
+pub(crate) const PY_HTTP_METHODS: &[&str] = &[
+    "streamable_http_app",
+    "sse_app",
+    "http_app",
+    "run_sse_async",
+    "run_streamable_http_async",
+    "run_http_async",
+];
+pub(crate) const PY_HTTP_CLASSES: &[&str] = &["SseServerTransport", "StreamableHTTPSessionManager"];
+const PY_HTTP_TRANSPORTS: &[&str] = &["sse", "streamable-http", "streamable_http", "http"];
+
+/// One walk for the facts (`PY_VISIT`) and the parts off the stdio path.
+const PY_WALK: &[&[&str]] = &[PY_VISIT, transport_branches::VISIT];
+
+pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFacts {
+    let mut facts = ModuleFacts::default();
+    let branches = syntax::kinds(lang, PY_BRANCHES);
+    let (visit, off_visit) = (
+        syntax::kinds(lang, PY_VISIT),
+        syntax::kinds(lang, transport_branches::VISIT),
+    );
+    let mut off = transport_branches::Found::default();
+    syntax::walk(root, syntax::kinds_of(lang, PY_WALK), |node, ancestors| {
+        if off_visit.has(node) {
+            off.visit(node, src);
+        }
+        if !visit.has(node) {
+            return;
+        }
+        let in_branch = ancestors.iter().any(|a| branches.has(*a));
+        match node.kind() {
+            "import_statement" => {
+                let mut cursor = node.walk();
+                for name in node.children_by_field_name("name", &mut cursor) {
+                    let name = name.child_by_field_name("name").unwrap_or(name);
+                    facts.loads.push(Load::new(
+                        text(name, src).to_string(),
+                        in_branch,
+                        node.start_byte(),
+                    ));
+                }
+            }
+            "import_from_statement" => {
+                let Some(module) = node.child_by_field_name("module_name") else {
+                    return;
+                };
+                let module = text(module, src).to_string();
+                // `from pkg import http`: `http` may be a module of the package.
+                let mut cursor = node.walk();
+                let names: Vec<String> = node
+                    .children_by_field_name("name", &mut cursor)
+                    .map(|n| text(n.child_by_field_name("name").unwrap_or(n), src).to_string())
+                    .collect();
+                for name in names {
+                    let joined = if module.ends_with('.') {
+                        format!("{module}{name}")
+                    } else {
+                        format!("{module}.{name}")
+                    };
+                    facts
+                        .loads
+                        .push(Load::new(joined, in_branch, node.start_byte()));
+                }
+                facts
+                    .loads
+                    .push(Load::new(module, in_branch, node.start_byte()));
+            }
+            "call" => python_call(node, src, in_branch, &mut facts),
+            "module" | "block" => {
+                python_exit_writes(&args(node), src, ranges, &mut facts.exit_writes)
+            }
+            // A server that reads stdin itself speaks stdio, whatever else it serves.
+            "identifier" | "attribute" => {
+                if matches!(text(node, src), "stdio_server" | "sys.stdin") {
+                    facts.serves_stdio = true;
+                }
+            }
+            _ => {}
+        }
+    });
+    facts.off_stdio = off.parts(lang, src);
+    facts
+}
+
+/// In one block: the writes just before `sys.exit(N)`, `exit(N)` or `raise SystemExit(N)`
+/// with N a non-zero number or a message (which exits with 1). Statements with a part of the
+/// file left out of `ranges` between them were not next to each other.
+fn python_exit_writes<'t>(
+    statements: &[Node<'t>],
+    src: &[u8],
+    ranges: &[Range],
+    out: &mut Vec<Range>,
+) {
+    let apart = |before: Node<'t>, after: Node<'t>| {
+        ranges.windows(2).any(|pair| {
+            before.end_byte() <= pair[0].end_byte && pair[1].start_byte <= after.start_byte()
+        })
+    };
+    let call_in = |statement: Node<'t>| {
+        let expression = statement.named_child(0)?;
+        let call = match (statement.kind(), expression.kind()) {
+            ("expression_statement" | "raise_statement", "call") => expression,
+            _ => return None,
+        };
+        let callee = text(call.child_by_field_name("function")?, src);
+        let first = call
+            .child_by_field_name("arguments")
+            .and_then(|a| args(a).first().copied());
+        Some((statement.kind(), callee, first))
+    };
+    let is_write = |statement: Node<'t>| {
+        call_in(statement).is_some_and(|(kind, callee, _)| {
+            kind == "expression_statement"
+                && matches!(
+                    callee,
+                    "print" | "sys.stdout.write" | "sys.stderr.write" | "click.echo" | "typer.echo"
+                )
+        })
+    };
+    for (i, statement) in statements.iter().enumerate() {
+        let failing = call_in(*statement).is_some_and(|(kind, callee, first)| {
+            let exits = match kind {
+                "raise_statement" => callee == "SystemExit",
+                _ => matches!(callee, "sys.exit" | "exit"),
+            };
+            let code = first.map(|f| (f.kind(), text(f, src)));
+            exits
+                && match code {
+                    Some(("integer", n)) => n.parse::<i64>().is_ok_and(|n| n != 0),
+                    Some((kind, _)) => kind == "string",
+                    None => false,
+                }
+        });
+        if failing {
+            let mut next = *statement;
+            for write in statements[..i].iter().rev() {
+                if !is_write(*write) || apart(*write, next) {
+                    break;
+                }
+                out.push(write.range());
+                next = *write;
+            }
+        }
+    }
+}
+
+fn python_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFacts) {
+    let (Some(callee), Some(arguments)) = (
+        call.child_by_field_name("function"),
+        call.child_by_field_name("arguments"),
+    ) else {
+        return;
+    };
+    let name = match callee.kind() {
+        "attribute" => callee
+            .child_by_field_name("attribute")
+            .map_or("", |a| text(a, src)),
+        _ => text(callee, src),
+    };
+    let written = text(callee, src);
+    let values = args(arguments);
+    let transport = values.iter().find_map(|a| {
+        (a.kind() == "keyword_argument"
+            && a.child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == "transport"))
+        .then(|| a.child_by_field_name("value"))
+        .flatten()
+    });
+    if matches!(written, "importlib.import_module" | "import_module") {
+        if let Some(specifier) = values.first().and_then(|s| string_content(*s, src)) {
+            facts
+                .loads
+                .push(Load::new(specifier, in_branch, call.start_byte()));
+        }
+    } else if written == "uvicorn.run"
+        || PY_HTTP_METHODS.contains(&name)
+        || PY_HTTP_CLASSES.contains(&name)
+    {
+        facts.serves_http = true;
+    } else if name == "run_stdio_async" {
+        facts.serves_stdio = true;
+    } else if name == "run" && callee.kind() == "attribute" {
+        // FastMCP's run(): stdio unless its transport is a literal HTTP one. A transport
+        // chosen at run time may be stdio, so it counts as stdio.
+        match transport.map(|t| string_content(t, src)) {
+            Some(Some(t)) if PY_HTTP_TRANSPORTS.contains(&t.as_str()) => facts.serves_http = true,
+            Some(_) => facts.serves_stdio = true,
+            None if values.is_empty() => facts.serves_stdio = true,
+            None => {}
+        }
+    }
+}
