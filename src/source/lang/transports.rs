@@ -268,23 +268,35 @@ const JS_BRANCHES: &[&str] = &[
 
 /// One walk for the facts (`JS_VISIT`) and the parts off the stdio path
 /// (`transport_branches::VISIT`).
-const JS_WALK: &[&[&str]] = &[JS_VISIT, transport_branches::VISIT];
+const JS_WALK: &[&[&str]; 2] = &[JS_VISIT, transport_branches::VISIT];
+
+/// One walk of `root` over the kinds of both `lists`: `visit` gets the nodes of the first
+/// list's kinds (the facts'), with their ancestors; the second's are the parts off the stdio
+/// path's, which are returned.
+fn walk<'t>(
+    lang: Lang,
+    root: Node<'t>,
+    src: &[u8],
+    lists: &'static [&'static [&'static str]; 2],
+    mut visit: impl FnMut(Node<'t>, &[Node<'t>]),
+) -> Vec<(Range, OffStdio)> {
+    let (facts, off_kinds) = (syntax::kinds(lang, lists[0]), syntax::kinds(lang, lists[1]));
+    let mut off = transport_branches::Found::default();
+    syntax::walk(root, syntax::kinds_of(lang, lists), |node, ancestors| {
+        if off_kinds.has(node) {
+            off.visit(node, src);
+        }
+        if facts.has(node) {
+            visit(node, ancestors);
+        }
+    });
+    off.parts(lang, src)
+}
 
 fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, JS_BRANCHES);
-    let (visit, off_visit) = (
-        syntax::kinds(lang, JS_VISIT),
-        syntax::kinds(lang, transport_branches::VISIT),
-    );
-    let mut off = transport_branches::Found::default();
-    syntax::walk(root, syntax::kinds_of(lang, JS_WALK), |node, ancestors| {
-        if off_visit.has(node) {
-            off.visit(node, src);
-        }
-        if !visit.has(node) {
-            return;
-        }
+    facts.off_stdio = walk(lang, root, src, JS_WALK, |node, ancestors| {
         let in_branch = ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {
             "import_statement" | "export_statement" => {
@@ -341,7 +353,6 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
             }
         }
     });
-    facts.off_stdio = off.parts(lang, src);
     facts
 }
 

@@ -37,23 +37,12 @@ pub(crate) const PY_HTTP_CLASSES: &[&str] = &["SseServerTransport", "StreamableH
 const PY_HTTP_TRANSPORTS: &[&str] = &["sse", "streamable-http", "streamable_http", "http"];
 
 /// One walk for the facts (`PY_VISIT`) and the parts off the stdio path.
-const PY_WALK: &[&[&str]] = &[PY_VISIT, transport_branches::VISIT];
+const PY_WALK: &[&[&str]; 2] = &[PY_VISIT, transport_branches::VISIT];
 
 pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, PY_BRANCHES);
-    let (visit, off_visit) = (
-        syntax::kinds(lang, PY_VISIT),
-        syntax::kinds(lang, transport_branches::VISIT),
-    );
-    let mut off = transport_branches::Found::default();
-    syntax::walk(root, syntax::kinds_of(lang, PY_WALK), |node, ancestors| {
-        if off_visit.has(node) {
-            off.visit(node, src);
-        }
-        if !visit.has(node) {
-            return;
-        }
+    facts.off_stdio = super::walk(lang, root, src, PY_WALK, |node, ancestors| {
         let in_branch = ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {
             "import_statement" => {
@@ -105,7 +94,6 @@ pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -
             _ => {}
         }
     });
-    facts.off_stdio = off.parts(lang, src);
     facts
 }
 
