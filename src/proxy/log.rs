@@ -5,7 +5,7 @@
 
 mod line;
 
-use super::observer::{Direction, Record, RecordKind};
+use super::observer::{Batch, Direction, RecordKind};
 use crate::finding::excerpt;
 use line::write_record;
 use std::io::Write;
@@ -48,14 +48,21 @@ impl<T: Line> Line for Vec<T> {
     }
 }
 
-impl Line for Record {
+/// A batch goes through the queue as one item: one wake-up of the writer, not one a record.
+impl Line for Batch {
     fn weight(&self) -> usize {
-        160 + self.size
+        self.records.iter().map(|r| 160 + r.size).sum()
     }
 
-    fn write(self, out: &mut Vec<u8>) {
-        write_record(self, out);
-        out.push(b'\n');
+    fn lines(&self) -> u64 {
+        self.records.len() as u64
+    }
+
+    fn write(mut self, out: &mut Vec<u8>) {
+        for record in self.take_records() {
+            write_record(record, &self, out);
+            out.push(b'\n');
+        }
     }
 }
 
@@ -93,14 +100,10 @@ pub struct CompactLines {
 impl CompactLines {
     /// The lines to print for `records`: each record's compact line while its kind stays
     /// under the rate, and a "not shown" line for a kind whose second ended with lines held back.
-    pub fn lines(&mut self, records: &[Record]) -> Vec<String> {
+    pub fn lines(&mut self, batch: &Batch) -> Vec<String> {
         let mut out = Vec::new();
-        for r in records {
-            let method = r
-                .method
-                .as_deref()
-                .map(|m| excerpt(m, 60))
-                .unwrap_or_default();
+        for r in &batch.records {
+            let method = batch.method(r).map(|m| excerpt(m, 60)).unwrap_or_default();
             let mut key = (r.direction == Direction::ServerToClient, r.kind, method);
             if self.windows.len() >= MAX_COMPACT_KINDS && !self.windows.contains_key(&key) {
                 key.2 = "(other methods)".to_string();
@@ -120,7 +123,7 @@ impl CompactLines {
             }
             if window.shown < COMPACT_LINES_PER_SECOND {
                 window.shown += 1;
-                out.push(r.compact());
+                out.push(batch.compact(r));
             } else {
                 window.held_back += 1;
             }
@@ -164,7 +167,7 @@ pub struct Outlet<T: Line> {
 }
 
 /// The record log, a file created with mode 0600; records go in batches.
-pub type RecordLog = Outlet<Vec<Record>>;
+pub type RecordLog = Outlet<Batch>;
 
 impl RecordLog {
     /// The file is opened by the writer, so even an open that blocks (a FIFO with no

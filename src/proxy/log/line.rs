@@ -1,14 +1,15 @@
 //! One record as one line of the log: its fields written in place and its message
 //! redacted, or copied as it came when nothing in it could be masked.
 
-use super::super::observer::{Body, Record};
+use super::super::observer::{Batch, Body, Record};
 use crate::protocol::jsonrpc::RequestId;
 use serde_json::Value;
 use std::io::Write;
 
-/// A record as one JSON line, its message redacted. A line that cannot hold anything to
-/// redact is copied as it came instead of being parsed and written again.
-pub(super) fn write_record(record: Record, out: &mut Vec<u8>) {
+/// A record of `batch` (which keeps its method and its line) as one JSON line, its message
+/// redacted. A line that cannot hold anything to redact is copied as it came instead of
+/// being parsed and written again.
+pub(super) fn write_record(record: Record, batch: &Batch, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"timeMs\":");
     milliseconds(out, record.time_ms);
     out.extend_from_slice(b",\"direction\":\"");
@@ -16,7 +17,7 @@ pub(super) fn write_record(record: Record, out: &mut Vec<u8>) {
     out.extend_from_slice(b"\",\"kind\":\"");
     out.extend_from_slice(record.kind.as_str().as_bytes());
     out.extend_from_slice(b"\",\"method\":");
-    json(out, &record.method.as_deref());
+    json(out, &batch.method(&record));
     out.extend_from_slice(b",\"id\":");
     match &record.id {
         None => out.extend_from_slice(b"null"),
@@ -30,11 +31,11 @@ pub(super) fn write_record(record: Record, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"message\":");
     match record.body {
         Body::None => out.extend_from_slice(b"null"),
-        Body::Raw(raw) => match std::str::from_utf8(&raw) {
+        Body::Raw(line) => match std::str::from_utf8(batch.raw(line)) {
             Ok(text) if !crate::secrets::json_might_hold_credential(text) => {
                 out.extend_from_slice(text.trim().as_bytes())
             }
-            _ => match serde_json::from_slice::<Value>(&raw) {
+            _ => match serde_json::from_slice::<Value>(batch.raw(line)) {
                 Ok(mut v) => {
                     redact(&mut v);
                     json(out, &v);
