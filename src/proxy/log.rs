@@ -5,9 +5,9 @@
 
 mod line;
 
-use super::observer::{Batch, Direction, RecordKind};
+use super::observer::{Batch, Body, Direction, RecordKind};
 use crate::finding::excerpt;
-use line::write_record;
+use line::{write_record, Shared};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -59,8 +59,21 @@ impl Line for Batch {
     }
 
     fn write(mut self, out: &mut Vec<u8>) {
-        for record in self.take_records() {
-            write_record(record, &self, out);
+        let records = self.take_records();
+        // Which raw lines can be copied as they came, decided for the whole batch at once.
+        let texts: Vec<Option<&[u8]>> = records
+            .iter()
+            .map(|r| match r.body {
+                Body::Raw(line) => Some(self.raw(line)),
+                _ => None,
+            })
+            .collect();
+        let screened: Vec<&[u8]> = texts.iter().flatten().copied().collect();
+        let mut might_hold = crate::secrets::json_might_hold_credentials(&screened).into_iter();
+        let shared = Shared::new(&self);
+        for (record, text) in records.into_iter().zip(texts) {
+            let clean = text.filter(|_| might_hold.next() == Some(false));
+            write_record(record, &shared, clean, out);
             out.push(b'\n');
         }
     }

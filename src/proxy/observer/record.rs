@@ -144,6 +144,16 @@ impl Batch {
             .map(|name| &**name)
     }
 
+    /// The names the batch's records carry.
+    pub fn names(&self) -> &[Arc<str>] {
+        &self.names
+    }
+
+    /// A record's method's place among [`Batch::names`].
+    pub fn name_of(&self, record: &Record) -> Option<usize> {
+        record.method.map(|i| i as usize)
+    }
+
     /// A raw line's bytes.
     pub fn raw(&self, line: RawLine) -> &[u8] {
         line.bytes(&self.chunk, &self.own)
