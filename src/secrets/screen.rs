@@ -118,7 +118,8 @@ impl Haystacks {
             squashed: self.squashed.len(),
         });
         let from = self.lower.len();
-        self.lower.extend(json.iter().map(u8::to_ascii_lowercase));
+        self.lower.extend_from_slice(json);
+        self.lower[from..].make_ascii_lowercase();
         // Block by block, every byte is written and only letters and digits advance: no
         // branch and no bounds check per byte.
         let mut block = [0u8; 64];

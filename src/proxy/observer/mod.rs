@@ -132,17 +132,18 @@ impl<'a> Entry<'a> {
 
     /// Adds the record of the message read at `seen` to `batch`.
     fn add_to(self, seen: &LineSeen, batch: &mut Batch) {
-        let record = Record {
+        // Made where it is kept: a record is large, and each move of one is a copy.
+        let method = self.method.map(|name| batch.name_index(name));
+        batch.records.push(Record {
             time_ms: seen.time_ms,
             direction: seen.dir,
             kind: self.kind,
-            method: None,
+            method,
             id: self.id.cloned(),
             size: seen.size,
             latency_ms: self.latency_ms,
             body: self.body,
-        };
-        batch.push(record, self.method);
+        });
     }
 }
 

@@ -118,12 +118,14 @@ impl Batch {
     }
 
     /// Adds a record carrying `method` (one of the observer's shared names).
-    pub(super) fn push(&mut self, mut record: Record, method: Option<&Arc<str>>) {
+    #[cfg(test)]
+    fn push(&mut self, mut record: Record, method: Option<&Arc<str>>) {
         record.method = method.map(|name| self.name_index(name));
         self.records.push(record);
     }
 
-    fn name_index(&mut self, name: &Arc<str>) -> u32 {
+    /// `name`'s place among the batch's names, added if it is not among the latest.
+    pub(super) fn name_index(&mut self, name: &Arc<str>) -> u32 {
         let looked_back = self.names.len().saturating_sub(NAMES_LOOKED_BACK);
         let found = self.names[looked_back..]
             .iter()

@@ -13,10 +13,11 @@ use crate::server_traffic::{
     undeclared_capability, undeclared_capability_finding, MessageAt, Unasked,
 };
 use crate::session::transcript::{Disposition, Phase};
+use memchr::memmem;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 /// Latency samples kept for percentiles.
@@ -125,8 +126,11 @@ impl Observer {
         let value = |raw: &str| serde_json::from_str::<Value>(raw).ok();
         Some(match lean {
             LeanMessage::Request { id, method, params } => {
-                let read =
-                    method == "initialize" || params.is_some_and(|p| p.contains("\"cursor\""));
+                // A finder made once: `str::contains` sets one up per call.
+                static CURSOR: LazyLock<memmem::Finder<'static>> =
+                    LazyLock::new(|| memmem::Finder::new("\"cursor\""));
+                let read = method == "initialize"
+                    || params.is_some_and(|p| CURSOR.find(p.as_bytes()).is_some());
                 let params = match params {
                     Some(p) if read => Some(value(p)?),
                     _ => None,
