@@ -1,7 +1,7 @@
 //! Method names: one shared copy of each, and the count of messages of each, both bounded.
 
 use crate::finding::excerpt;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// Distinct method names counted; the rest are counted together.
@@ -30,57 +30,85 @@ impl MethodCounts {
     }
 }
 
+/// A method name as the observer keeps it (in a pending request, a recent answer): its
+/// place among the shared names, or past their bound a reference of its own. Copying a
+/// place touches no shared count.
+#[derive(Clone)]
+pub(super) enum Name {
+    Shared(u32),
+    Own(Arc<str>),
+}
+
 /// The messages of each method: one shared copy of each method name (bounded like the
-/// counts), so a request's pending entry, its recent answer and its records hold a
-/// reference, not a string each; and the count of each. The name seen last is kept apart
-/// with the messages of it not yet counted: a run of one method (a stream of calls, a
-/// flood) costs one comparison a message.
+/// counts), so a request's pending entry, its recent answer and its records refer to it
+/// instead of holding a string each; and the count of each. The name seen last is kept
+/// apart with the messages of it not yet counted: a run of one method (a stream of calls,
+/// a flood) costs one comparison a message.
 #[derive(Default)]
 pub(super) struct MethodNames {
-    names: HashSet<Arc<str>, foldhash::fast::RandomState>,
+    places: HashMap<Arc<str>, u32, foldhash::fast::RandomState>,
+    shared: Vec<Arc<str>>,
     counts: MethodCounts,
     /// The name seen last, and how many of its messages `counts` does not hold yet.
-    last: Option<(Arc<str>, u64)>,
+    last: Option<(Name, u64)>,
 }
 
 impl MethodNames {
-    /// Counts a message of `method`; returns its shared name.
-    pub(super) fn count(&mut self, method: &str) -> &Arc<str> {
-        if self
-            .last
-            .as_ref()
-            .is_some_and(|(name, _)| **name != *method)
-        {
+    /// Counts a message of `method`; returns its name.
+    pub(super) fn count(&mut self, method: &str) -> Name {
+        let same = match &self.last {
+            Some((name, _)) => **self.get(name) == *method,
+            None => true,
+        };
+        if !same {
             if let Some((name, n)) = self.last.take() {
-                self.counts.add(&name, n);
+                let text = Arc::clone(self.get(&name));
+                self.counts.add(&text, n);
             }
         }
-        let names = &mut self.names;
-        let (name, n) = self.last.get_or_insert_with(|| (shared(names, method), 0));
-        *n += 1;
-        name
+        if self.last.is_none() {
+            self.last = Some((self.name(method), 0));
+        }
+        match &mut self.last {
+            Some((name, n)) => {
+                *n += 1;
+                name.clone()
+            }
+            None => self.name(method),
+        }
+    }
+
+    /// A name's text.
+    pub(super) fn get<'a>(&'a self, name: &'a Name) -> &'a Arc<str> {
+        match name {
+            Name::Shared(place) => &self.shared[*place as usize],
+            Name::Own(text) => text,
+        }
+    }
+
+    /// `method`'s name, made a shared one if it is new and there is room.
+    fn name(&mut self, method: &str) -> Name {
+        if let Some(place) = self.places.get(method) {
+            return Name::Shared(*place);
+        }
+        let text: Arc<str> = Arc::from(method);
+        if self.shared.len() >= MAX_METHODS {
+            return Name::Own(text);
+        }
+        let place = self.shared.len() as u32;
+        self.shared.push(Arc::clone(&text));
+        self.places.insert(text, place);
+        Name::Shared(place)
     }
 
     /// Messages per method.
     pub(super) fn counts(&self) -> BTreeMap<String, u64> {
         let mut counts = self.counts.clone();
         if let Some((name, n)) = &self.last {
-            counts.add(name, *n);
+            counts.add(self.get(name), *n);
         }
         counts.0
     }
-}
-
-/// `method`'s copy in `names`, made there if it is new and there is room.
-fn shared(names: &mut HashSet<Arc<str>, foldhash::fast::RandomState>, method: &str) -> Arc<str> {
-    if let Some(name) = names.get(method) {
-        return Arc::clone(name);
-    }
-    let name: Arc<str> = Arc::from(method);
-    if names.len() < MAX_METHODS {
-        names.insert(Arc::clone(&name));
-    }
-    name
 }
 
 #[cfg(test)]
@@ -111,7 +139,7 @@ mod tests {
             };
             for _ in 0..=next(5) {
                 let name = names.count(&method);
-                assert_eq!(**name, *method);
+                assert_eq!(**names.get(&name), *method);
                 each.add(&method, 1);
             }
             if step % 1_000 == 0 {
@@ -120,6 +148,6 @@ mod tests {
         }
         assert_eq!(names.counts(), each.0);
         assert!(each.0.contains_key(OTHER_METHODS));
-        assert!(names.names.len() <= MAX_METHODS);
+        assert!(names.shared.len() <= MAX_METHODS);
     }
 }

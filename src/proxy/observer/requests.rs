@@ -2,6 +2,7 @@
 //! ids, second answers, replies to notifications), and requests left unanswered too long.
 
 use super::frames::Observed;
+use super::methods::Name;
 use super::surface::Listings;
 use super::{Body, Direction, Entry, LineSeen, Observer, RecordKind};
 use crate::catalog::Code;
@@ -27,7 +28,7 @@ const MAX_SAMPLES: usize = 100_000;
 pub(super) const MAX_PENDING: usize = 10_000;
 
 pub(super) struct PendingRequest {
-    method: Arc<str>,
+    method: Name,
     /// Whether the request asked for a later page (it had a cursor).
     next_page: bool,
     sent: Instant,
@@ -39,28 +40,24 @@ pub(super) struct PendingRequest {
 /// as one; the oldest are forgotten first.
 #[derive(Default)]
 pub(super) struct RecentAnswers {
-    methods: super::IdMap<Arc<str>>,
+    methods: super::IdMap<Name>,
     order: VecDeque<RequestId>,
 }
 
 impl RecentAnswers {
-    fn insert(&mut self, id: RequestId, method: &Arc<str>) {
+    fn insert(&mut self, id: RequestId, method: &Name) {
         if self.order.len() == MAX_PENDING {
             if let Some(old) = self.order.pop_front() {
                 self.methods.remove(&old);
             }
         }
-        if self
-            .methods
-            .insert(id.clone(), Arc::clone(method))
-            .is_none()
-        {
+        if self.methods.insert(id.clone(), method.clone()).is_none() {
             self.order.push_back(id);
         }
     }
 
-    fn method(&self, id: &RequestId) -> Option<&str> {
-        self.methods.get(id).map(|m| &**m)
+    fn method(&self, id: &RequestId) -> Option<&Name> {
+        self.methods.get(id)
     }
 }
 
@@ -151,7 +148,8 @@ impl Observer {
                         .get(&id)
                         .or_else(|| loosely_equal_id(&id).and_then(|l| pending.get(&l)))
                         .is_some_and(|req| {
-                            is_handshake(&req.method) || Listings::reads_result(&req.method)
+                            let method = self.names.get(&req.method);
+                            is_handshake(method) || Listings::reads_result(method)
                         });
                 let result = if read { value(result)? } else { Value::Null };
                 Incoming::Response {
@@ -192,7 +190,7 @@ impl Observer {
                 if pending.len() < MAX_PENDING || pending.contains_key(&id) {
                     let next_page = params.as_ref().and_then(|p| p.get("cursor")).is_some();
                     let req = PendingRequest {
-                        method: Arc::clone(name),
+                        method: name.clone(),
                         next_page,
                         sent: seen.at,
                         settled: false,
@@ -204,7 +202,7 @@ impl Observer {
                     self.blind[dir.index()] = true;
                 }
                 let entry = Entry {
-                    method: Some(name),
+                    method: Some(self.names.get(&name)),
                     id: Some(&id),
                     ..Entry::new(RecordKind::Request, body)
                 };
@@ -216,8 +214,9 @@ impl Observer {
                 } else {
                     self.meter_unasked(Unasked::Notification, &method, seen, findings);
                 }
+                let name = self.names.count(&method);
                 let entry = Entry {
-                    method: Some(self.names.count(&method)),
+                    method: Some(self.names.get(&name)),
                     ..Entry::new(RecordKind::Notification, body)
                 };
                 entry.add_to(seen, &mut out.batch);
@@ -235,7 +234,7 @@ impl Observer {
                     if from_server && !self.blind[other.index()] {
                         let fault = match self.answered.method(&id) {
                             Some(method) => FrameFault::DuplicateResponse {
-                                method: method.to_string(),
+                                method: self.names.get(method).to_string(),
                                 id: id.clone(),
                             },
                             None => FrameFault::UnknownId,
@@ -254,7 +253,7 @@ impl Observer {
                     self.latencies.push(latency);
                 }
                 if let (true, Some(sent)) = (from_server, &loose_id) {
-                    let answered = [(&*req.method, sent, Some(seen.line))];
+                    let answered = [(&**self.names.get(&req.method), sent, Some(seen.line))];
                     if let Some(f) = frame_findings::id_type_mismatch(&answered) {
                         self.report(findings, f);
                     }
@@ -262,19 +261,18 @@ impl Observer {
                 if from_server {
                     self.answered.insert(id.clone(), &req.method);
                     if let Ok(result) = &outcome {
-                        if is_handshake(&req.method) {
+                        let method = self.names.get(&req.method);
+                        if is_handshake(method) {
                             self.phase = Phase::Operations;
                         }
-                        let found = self
-                            .listings
-                            .after_result(&req.method, req.next_page, result);
+                        let found = self.listings.after_result(method, req.next_page, result);
                         for f in found {
                             self.report(findings, f);
                         }
                     }
                 }
                 let entry = Entry {
-                    method: Some(&req.method),
+                    method: Some(self.names.get(&req.method)),
                     id: Some(&id),
                     latency_ms: Some(latency),
                     ..Entry::new(kind, body)
@@ -388,7 +386,7 @@ impl Observer {
         for (id, req) in self.pending[Direction::ClientToServer.index()].iter_mut() {
             if !req.settled && now.saturating_duration_since(req.sent) > timeout {
                 req.settled = true;
-                late.push((id.clone(), req.method.clone()));
+                late.push((id.clone(), Arc::clone(self.names.get(&req.method))));
             }
         }
         for (id, method) in late {
