@@ -50,8 +50,11 @@ impl<T: Line> Line for Vec<T> {
 
 /// A batch goes through the queue as one item: one wake-up of the writer, not one a record.
 impl Line for Batch {
+    /// What its records weigh, or at least what the batch holds: a chunk of one short record
+    /// and a line too long to keep (not recorded) still holds the whole chunk.
     fn weight(&self) -> usize {
-        self.records.iter().map(|r| 160 + r.size).sum()
+        let records: usize = self.records.iter().map(|r| 160 + r.size).sum();
+        records.max(self.held())
     }
 
     fn lines(&self) -> u64 {
@@ -349,6 +352,26 @@ fn write_all<T: Line, W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A batch weighs at least what it holds, so the queue's bound in bytes bounds the
+    /// chunks waiting in it however few records they carry.
+    #[test]
+    fn a_batch_weighs_at_least_the_chunk_it_holds() {
+        let mut o = super::super::observer::Observer::new(Duration::from_secs(30));
+        // Longer than the observer keeps (4 MiB): skipped, not recorded.
+        let long = vec![b'x'; 5 * 1024 * 1024];
+        let dir = Direction::ServerToClient;
+        let t = std::time::Instant::now();
+        o.feed(dir, t, &long);
+        let mut chunk = b"\n{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n".to_vec();
+        chunk.extend_from_slice(&[b'y'; 60_000]);
+        let (batch, _) = o.feed(dir, t, &chunk);
+        assert_eq!(batch.records.len(), 1);
+        assert!(batch.weight() >= chunk.len(), "{}", batch.weight());
+        let end = br#"{"jsonrpc":"2.0","method":"b"}"#;
+        let (batch, _) = o.feed(dir, t, &[&end[..], b"\n"].concat());
+        assert_eq!(batch.weight(), 160 + 60_000 + end.len());
+    }
 
     #[test]
     fn the_log_file_is_made_private_and_never_a_symlink() {

@@ -113,6 +113,11 @@ impl Batch {
         self.own = own;
     }
 
+    /// Bytes the batch holds besides its records: the chunk and the lines copied whole.
+    pub fn held(&self) -> usize {
+        self.chunk.len() + self.own.iter().map(Vec::len).sum::<usize>()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
