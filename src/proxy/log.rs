@@ -5,9 +5,9 @@
 
 mod line;
 
-use super::observer::{Direction, Record, RecordKind};
+use super::observer::{Batch, Body, Direction, RecordKind};
 use crate::finding::excerpt;
-use line::write_record;
+use line::{write_record, Shared};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -48,14 +48,37 @@ impl<T: Line> Line for Vec<T> {
     }
 }
 
-impl Line for Record {
+/// A batch goes through the queue as one item: one wake-up of the writer, not one a record.
+impl Line for Batch {
+    /// What its records weigh, or at least what the batch holds: a chunk of one short record
+    /// and a line too long to keep (not recorded) still holds the whole chunk.
     fn weight(&self) -> usize {
-        160 + self.size
+        let records: usize = self.records.iter().map(|r| 160 + r.size).sum();
+        records.max(self.held())
     }
 
-    fn write(self, out: &mut Vec<u8>) {
-        write_record(self, out);
-        out.push(b'\n');
+    fn lines(&self) -> u64 {
+        self.records.len() as u64
+    }
+
+    fn write(mut self, out: &mut Vec<u8>) {
+        let records = self.take_records();
+        // Which raw lines can be copied as they came, decided for the whole batch at once.
+        let texts: Vec<Option<&[u8]>> = records
+            .iter()
+            .map(|r| match r.body {
+                Body::Raw(line) => Some(self.raw(line)),
+                _ => None,
+            })
+            .collect();
+        let screened: Vec<&[u8]> = texts.iter().flatten().copied().collect();
+        let mut might_hold = crate::secrets::json_might_hold_credentials(&screened).into_iter();
+        let shared = Shared::new(&self);
+        for (record, text) in records.into_iter().zip(texts) {
+            let clean = text.filter(|_| might_hold.next() == Some(false));
+            write_record(record, &shared, clean, out);
+            out.push(b'\n');
+        }
     }
 }
 
@@ -93,14 +116,10 @@ pub struct CompactLines {
 impl CompactLines {
     /// The lines to print for `records`: each record's compact line while its kind stays
     /// under the rate, and a "not shown" line for a kind whose second ended with lines held back.
-    pub fn lines(&mut self, records: &[Record]) -> Vec<String> {
+    pub fn lines(&mut self, batch: &Batch) -> Vec<String> {
         let mut out = Vec::new();
-        for r in records {
-            let method = r
-                .method
-                .as_deref()
-                .map(|m| excerpt(m, 60))
-                .unwrap_or_default();
+        for r in &batch.records {
+            let method = batch.method(r).map(|m| excerpt(m, 60)).unwrap_or_default();
             let mut key = (r.direction == Direction::ServerToClient, r.kind, method);
             if self.windows.len() >= MAX_COMPACT_KINDS && !self.windows.contains_key(&key) {
                 key.2 = "(other methods)".to_string();
@@ -120,7 +139,7 @@ impl CompactLines {
             }
             if window.shown < COMPACT_LINES_PER_SECOND {
                 window.shown += 1;
-                out.push(r.compact());
+                out.push(batch.compact(r));
             } else {
                 window.held_back += 1;
             }
@@ -164,7 +183,7 @@ pub struct Outlet<T: Line> {
 }
 
 /// The record log, a file created with mode 0600; records go in batches.
-pub type RecordLog = Outlet<Vec<Record>>;
+pub type RecordLog = Outlet<Batch>;
 
 impl RecordLog {
     /// The file is opened by the writer, so even an open that blocks (a FIFO with no
@@ -333,6 +352,26 @@ fn write_all<T: Line, W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A batch weighs at least what it holds, so the queue's bound in bytes bounds the
+    /// chunks waiting in it however few records they carry.
+    #[test]
+    fn a_batch_weighs_at_least_the_chunk_it_holds() {
+        let mut o = super::super::observer::Observer::new(Duration::from_secs(30));
+        // Longer than the observer keeps (4 MiB): skipped, not recorded.
+        let long = vec![b'x'; 5 * 1024 * 1024];
+        let dir = Direction::ServerToClient;
+        let t = std::time::Instant::now();
+        o.feed(dir, t, &long);
+        let mut chunk = b"\n{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n".to_vec();
+        chunk.extend_from_slice(&[b'y'; 60_000]);
+        let (batch, _) = o.feed(dir, t, &chunk);
+        assert_eq!(batch.records.len(), 1);
+        assert!(batch.weight() >= chunk.len(), "{}", batch.weight());
+        let end = br#"{"jsonrpc":"2.0","method":"b"}"#;
+        let (batch, _) = o.feed(dir, t, &[&end[..], b"\n"].concat());
+        assert_eq!(batch.weight(), 160 + 60_000 + end.len());
+    }
 
     #[test]
     fn the_log_file_is_made_private_and_never_a_symlink() {

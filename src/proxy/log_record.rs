@@ -43,60 +43,45 @@ pub enum LogId {
 #[cfg(test)]
 mod tests {
     use super::super::log::Line;
-    use super::super::observer::{Body, Record};
+    use super::super::observer::{Batch, Body, Record};
     use super::*;
     use crate::protocol::jsonrpc::RequestId;
     use serde_json::json;
 
-    fn record(kind: RecordKind, id: Option<RequestId>, body: Body) -> Record {
-        Record {
-            time_ms: 12.3456,
-            direction: Direction::ServerToClient,
-            kind,
-            method: Some("tools/call".into()),
-            id,
-            size: 90,
-            latency_ms: Some(1.5),
-            body,
-        }
-    }
-
     #[test]
     fn every_kind_of_line_the_log_writes_is_a_log_record_byte_for_byte() {
-        let clean = br#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#.to_vec();
-        let secret = br#"{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m","data":{"apiKey":"k-123456"}}}"#.to_vec();
-        let mut notification = record(
-            RecordKind::Notification,
-            None,
-            Body::Value(json!({"jsonrpc": "2.0", "method": "notifications/progress"})),
-        );
+        let clean = br#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#;
+        let secret = br#"{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m","data":{"apiKey":"k-123456"}}}"#;
+        let mut notification = Record::for_test(RecordKind::Notification, None, false);
+        notification.body =
+            Body::Value(json!({"jsonrpc": "2.0", "method": "notifications/progress"}));
         notification.direction = Direction::ClientToServer;
         notification.latency_ms = None;
-        let mut invalid = record(RecordKind::Invalid, None, Body::None);
-        invalid.method = None;
+        let mut invalid = Record::for_test(RecordKind::Invalid, None, false);
         invalid.latency_ms = None;
-        let records = [
-            record(
-                RecordKind::Response,
-                Some(RequestId::Number(3)),
-                Body::Raw(clean),
+        let method = Some("tools/call");
+        let batches = [
+            Batch::single(
+                Record::for_test(RecordKind::Response, Some(RequestId::Number(3)), true),
+                method,
+                clean,
             ),
-            record(
-                RecordKind::Error,
-                Some(RequestId::String("a".into())),
-                Body::Raw(secret),
+            Batch::single(
+                Record::for_test(RecordKind::Error, Some(RequestId::String("a".into())), true),
+                method,
+                secret,
             ),
-            record(
-                RecordKind::Request,
-                Some(RequestId::Number(-1)),
-                Body::Raw(br#"{"jsonrpc":"2.0","id":-1,"method":"tools/call"}"#.to_vec()),
+            Batch::single(
+                Record::for_test(RecordKind::Request, Some(RequestId::Number(-1)), true),
+                method,
+                br#"{"jsonrpc":"2.0","id":-1,"method":"tools/call"}"#,
             ),
-            notification,
-            invalid,
+            Batch::single(notification, method, b""),
+            Batch::single(invalid, None, b""),
         ];
-        for r in records {
+        for batch in batches {
             let mut out = Vec::new();
-            r.write(&mut out);
+            batch.write(&mut out);
             let text = String::from_utf8(out).expect("utf-8");
             let line = text.strip_suffix('\n').expect("one line");
             let read: LogRecord = serde_json::from_str(line).expect("a log record");

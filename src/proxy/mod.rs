@@ -91,7 +91,7 @@ fn observe(mut observer: Observer, drain: Drain, out: &Outlets) -> Observer {
                 if let Some(gap) = gap {
                     emit(&out.err, &observer.missed(dir, gap));
                 }
-                let (records, findings) = observer.feed(dir, at, &bytes);
+                let (records, findings) = observer.feed_chunk(dir, at, bytes);
                 if !records.is_empty() {
                     match &out.log {
                         Some(log) => log.send(records),

@@ -1,14 +1,41 @@
 //! One record as one line of the log: its fields written in place and its message
 //! redacted, or copied as it came when nothing in it could be masked.
 
-use super::super::observer::{Body, Record};
+use super::super::observer::{Batch, Body, Record};
 use crate::protocol::jsonrpc::RequestId;
 use serde_json::Value;
-use std::io::Write;
 
-/// A record as one JSON line, its message redacted. A line that cannot hold anything to
-/// redact is copied as it came instead of being parsed and written again.
-pub(super) fn write_record(record: Record, out: &mut Vec<u8>) {
+/// What the records of one batch share as the log writes them: the batch (their lines and
+/// names) and each name's JSON text, escaped once a batch instead of once a record.
+pub(super) struct Shared<'a> {
+    batch: &'a Batch,
+    names: Vec<Vec<u8>>,
+}
+
+impl<'a> Shared<'a> {
+    pub(super) fn new(batch: &'a Batch) -> Self {
+        let names = batch
+            .names()
+            .iter()
+            .map(|name| {
+                let mut text = Vec::new();
+                json(&mut text, &**name);
+                text
+            })
+            .collect();
+        Shared { batch, names }
+    }
+}
+
+/// A record of a batch as one JSON line, its message redacted. A raw line that cannot hold
+/// anything to redact (`clean`: its bytes, as [`crate::secrets::json_might_hold_credentials`]
+/// found) is copied as it came instead of being parsed and written again.
+pub(super) fn write_record(
+    record: Record,
+    shared: &Shared,
+    clean: Option<&[u8]>,
+    out: &mut Vec<u8>,
+) {
     out.extend_from_slice(b"{\"timeMs\":");
     milliseconds(out, record.time_ms);
     out.extend_from_slice(b",\"direction\":\"");
@@ -16,25 +43,35 @@ pub(super) fn write_record(record: Record, out: &mut Vec<u8>) {
     out.extend_from_slice(b"\",\"kind\":\"");
     out.extend_from_slice(record.kind.as_str().as_bytes());
     out.extend_from_slice(b"\",\"method\":");
-    json(out, &record.method.as_deref());
+    match shared
+        .batch
+        .name_of(&record)
+        .and_then(|i| shared.names.get(i))
+    {
+        Some(text) => out.extend_from_slice(text),
+        None => out.extend_from_slice(b"null"),
+    }
     out.extend_from_slice(b",\"id\":");
     match &record.id {
         None => out.extend_from_slice(b"null"),
-        Some(RequestId::Number(n)) => json(out, n),
+        Some(RequestId::Number(n)) => {
+            if *n < 0 {
+                out.push(b'-');
+            }
+            decimal(out, n.unsigned_abs());
+        }
         Some(RequestId::String(s)) => json(out, s),
     }
     out.extend_from_slice(b",\"size\":");
-    json(out, &record.size);
+    decimal(out, record.size as u64);
     out.extend_from_slice(b",\"latencyMs\":");
     json(out, &record.latency_ms);
     out.extend_from_slice(b",\"message\":");
     match record.body {
         Body::None => out.extend_from_slice(b"null"),
-        Body::Raw(raw) => match std::str::from_utf8(&raw) {
-            Ok(text) if !crate::secrets::json_might_hold_credential(text) => {
-                out.extend_from_slice(text.trim().as_bytes())
-            }
-            _ => match serde_json::from_slice::<Value>(&raw) {
+        Body::Raw(line) => match clean {
+            Some(text) => out.extend_from_slice(trim(text)),
+            None => match serde_json::from_slice::<Value>(shared.batch.raw(line)) {
                 Ok(mut v) => {
                     redact(&mut v);
                     json(out, &v);
@@ -61,7 +98,7 @@ fn milliseconds(out: &mut Vec<u8>, ms: f64) {
         return json(out, &rounded);
     }
     let micros = micros as u64;
-    let _ = write!(out, "{}", micros / 1000);
+    decimal(out, micros / 1000);
     out.push(b'.');
     let fraction = micros % 1000;
     if fraction == 0 {
@@ -81,6 +118,33 @@ fn milliseconds(out: &mut Vec<u8>, ms: f64) {
         3
     };
     out.extend_from_slice(&text[..kept]);
+}
+
+/// Appends `n` in decimal, as serde_json writes an integer.
+fn decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// ASCII text less the whitespace `str::trim` takes from its ends (in ASCII: tab, line
+/// feed, vertical tab, form feed, carriage return, space).
+fn trim(text: &[u8]) -> &[u8] {
+    let white = |b: &u8| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
+    let start = text.iter().position(|b| !white(b)).unwrap_or(text.len());
+    let end = text
+        .iter()
+        .rposition(|b| !white(b))
+        .map_or(start, |i| i + 1);
+    &text[start..end]
 }
 
 /// Appends the JSON text of a value, as serde_json writes it.
@@ -139,6 +203,47 @@ mod tests {
                 String::from_utf8_lossy(&theirs),
                 "{ms}"
             );
+        }
+    }
+
+    /// Integers and ids are written as serde_json writes them; clean text is trimmed as
+    /// `str::trim` trims it.
+    #[test]
+    fn integers_and_trimmed_text_are_written_as_before() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut samples = vec![0, 1, 9, 10, 99, 100, u64::MAX, i64::MAX as u64];
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            samples.push(state >> (state % 64));
+        }
+        for n in samples {
+            let mut ours = Vec::new();
+            decimal(&mut ours, n);
+            let mut theirs = Vec::new();
+            json(&mut theirs, &n);
+            assert_eq!(ours, theirs, "{n}");
+            let id = n as i64;
+            let mut ours = Vec::new();
+            if id < 0 {
+                ours.push(b'-');
+            }
+            decimal(&mut ours, id.unsigned_abs());
+            let mut theirs = Vec::new();
+            json(&mut theirs, &id);
+            assert_eq!(ours, theirs, "{id}");
+        }
+        for text in [
+            "",
+            " ",
+            "{}",
+            " \t{\"a\":1}\r\n",
+            "\x0b{}\x0c",
+            "{ }",
+            "\x0e{}",
+        ] {
+            assert_eq!(trim(text.as_bytes()), text.trim().as_bytes(), "{text:?}");
         }
     }
 

@@ -1,7 +1,7 @@
 //! Lines: each direction split into lines with bounded memory, and what the server's lines
 //! show on their own, named by the frame → finding mapping the guard uses.
 
-use super::{Body, Direction, Entry, LineSeen, Observer, Record, RecordKind};
+use super::{Batch, Body, Direction, Entry, LineSeen, Observer, RawLine, RecordKind};
 use crate::catalog::Code;
 use crate::finding::Finding;
 use crate::frame_findings::{
@@ -16,9 +16,9 @@ use std::time::Instant;
 
 /// What a chunk of traffic produced.
 #[derive(Default)]
-struct Observed {
-    records: Vec<Record>,
-    findings: Vec<Finding>,
+pub(super) struct Observed {
+    pub(super) batch: Batch,
+    pub(super) findings: Vec<Finding>,
 }
 
 /// Largest line the observer parses; longer ones are forwarded all the same, and reported.
@@ -33,22 +33,25 @@ pub(super) struct Splitter {
 }
 
 impl Splitter {
-    /// Splits `bytes`: the complete lines, and the numbers of those that grew too large.
-    fn split(&mut self, bytes: &[u8]) -> (Vec<(u64, Vec<u8>)>, Vec<u64>) {
+    /// Splits `bytes`: the complete lines (in `bytes`, or copied whole into `own` when they
+    /// began in an earlier chunk), and the numbers of those that grew too large.
+    fn split(&mut self, bytes: &[u8], own: &mut Vec<Vec<u8>>) -> (Vec<(u64, RawLine)>, Vec<u64>) {
         let mut lines = Vec::new();
         let mut oversized = Vec::new();
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            let (head, found) = match memchr::memchr(b'\n', rest) {
-                Some(i) => (&rest[..i], true),
-                None => (rest, false),
+        let mut at = 0;
+        while at < bytes.len() {
+            let rest = &bytes[at..];
+            let (len, found) = match memchr::memchr(b'\n', rest) {
+                Some(i) => (i, true),
+                None => (rest.len(), false),
             };
-            rest = if found { &rest[head.len() + 1..] } else { &[] };
-            if !self.skipping && found && self.pending.is_empty() && head.len() <= MAX_OBSERVED_LINE
-            {
-                // The common case, a whole line in one chunk: one copy, made to measure.
+            let head = &rest[..len];
+            let start = at;
+            at += len + usize::from(found);
+            if !self.skipping && found && self.pending.is_empty() && len <= MAX_OBSERVED_LINE {
+                // The common case, a whole line in one chunk: it stays where it is.
                 self.line += 1;
-                lines.push((self.line, head.to_vec()));
+                lines.push((self.line, RawLine::in_chunk(start, start + len)));
                 continue;
             }
             if !self.skipping {
@@ -65,7 +68,9 @@ impl Splitter {
                 if self.skipping {
                     self.skipping = false;
                 } else {
-                    lines.push((self.line, std::mem::take(&mut self.pending)));
+                    let line = std::mem::take(&mut self.pending);
+                    lines.push((self.line, RawLine::own(own.len(), line.len())));
+                    own.push(line);
                 }
             }
         }
@@ -191,40 +196,54 @@ impl LineJudge {
 
 impl Observer {
     /// The common line, one valid message, read without building JSON values (only what
-    /// the checks read of it is parsed), its line judged; the message is returned for
-    /// `observe_message`. `None` leaves the line to the full parse.
+    /// the checks read of it is parsed), its line judged and its message observed. False
+    /// leaves the line to the full parse.
     fn read_lean(
         &mut self,
         seen: &LineSeen,
         raw: &[u8],
+        place: RawLine,
         had_cr: bool,
-        findings: &mut Vec<Finding>,
-    ) -> Option<Message> {
+        out: &mut Observed,
+    ) -> bool {
         if !self.lean {
-            return None;
+            return false;
         }
-        let lean = lean::read(std::str::from_utf8(raw).ok()?)?;
-        let message = self.lean_message(seen.dir, lean)?;
+        let Some(lean) = std::str::from_utf8(raw).ok().and_then(lean::read) else {
+            return false;
+        };
+        let Some(message) = self.lean_message(seen.dir, lean) else {
+            return false;
+        };
         if seen.dir == Direction::ServerToClient {
             let phase = self.phase;
             for f in self.lines.judge_message(seen, phase, had_cr) {
-                self.report(findings, f);
+                self.report(&mut out.findings, f);
             }
         }
-        Some(message)
+        // The record is made with its body in place: a record is large, and each move of
+        // one is a copy.
+        self.messages += 1;
+        self.observe_message(seen, message, Body::Raw(place), out);
+        true
     }
 
-    /// Feeds a copy of forwarded bytes read at `at`; returns the records and the findings
-    /// they caused.
-    pub fn feed(
+    /// Feeds a copy of forwarded bytes read at `at`; returns the batch of their records
+    /// (which keeps the chunk, its records' lines) and the findings they caused.
+    pub fn feed_chunk(
         &mut self,
         dir: Direction,
         at: Instant,
-        bytes: &[u8],
-    ) -> (Vec<Record>, Vec<Finding>) {
-        let (lines, oversized) = self.splitters.entry(dir).or_default().split(bytes);
+        chunk: Vec<u8>,
+    ) -> (Batch, Vec<Finding>) {
+        let mut own = Vec::new();
+        let (lines, oversized) = self
+            .splitters
+            .entry(dir)
+            .or_default()
+            .split(&chunk, &mut own);
         let mut out = Observed {
-            records: Vec::with_capacity(lines.len()),
+            batch: Batch::with_capacity(lines.len()),
             findings: Vec::new(),
         };
         if dir == Direction::ServerToClient {
@@ -237,39 +256,42 @@ impl Observer {
                 self.report(&mut out.findings, f);
             }
         }
-        for (line, raw) in lines {
-            self.observe_line(dir, at, line, raw, &mut out);
+        let time_ms = at.saturating_duration_since(self.started).as_secs_f64() * 1000.0;
+        for (line, place) in lines {
+            let raw = place.bytes(&chunk, &own);
+            let seen = LineSeen {
+                dir,
+                at,
+                time_ms,
+                line,
+                size: raw.len(),
+            };
+            self.observe_line(seen, raw, place, &mut out);
         }
-        (out.records, out.findings)
+        out.batch.keep(chunk, own);
+        (out.batch, out.findings)
     }
 
-    fn observe_line(
-        &mut self,
-        dir: Direction,
-        at: Instant,
-        line: u64,
-        mut raw: Vec<u8>,
-        out: &mut Observed,
-    ) {
+    /// [`Observer::feed_chunk`] on a copy of `bytes` (tests).
+    #[cfg(test)]
+    pub fn feed(&mut self, dir: Direction, at: Instant, bytes: &[u8]) -> (Batch, Vec<Finding>) {
+        self.feed_chunk(dir, at, bytes.to_vec())
+    }
+
+    /// Observes one line, `raw` (at `place` in its batch), read at `seen`.
+    fn observe_line(&mut self, mut seen: LineSeen, raw: &[u8], place: RawLine, out: &mut Observed) {
         let had_cr = raw.last() == Some(&b'\r');
-        if had_cr {
-            raw.pop();
-        }
-        let seen = LineSeen {
-            dir,
-            at,
-            line,
-            size: raw.len(),
+        let (raw, place) = if had_cr {
+            (&raw[..raw.len() - 1], place.trimmed())
+        } else {
+            (raw, place)
         };
-        if let Some(message) = self.read_lean(&seen, &raw, had_cr, &mut out.findings) {
-            // The record is made with its body in place: a record is large, and each move
-            // of one is a copy.
-            self.messages += 1;
-            let record = self.observe_message(&seen, message, Body::Raw(raw), &mut out.findings);
-            out.records.push(record);
+        seen.size = raw.len();
+        if self.read_lean(&seen, raw, place, had_cr, out) {
             return;
         }
-        let content = jsonrpc::parse_line(&raw);
+        let dir = seen.dir;
+        let content = jsonrpc::parse_line(raw);
         if dir == Direction::ServerToClient {
             let batches_allowed = self.listings.negotiated.as_deref() == Some("2025-03-26");
             let phase = self.phase;
@@ -282,7 +304,7 @@ impl Observer {
         }
         let messages: Vec<(Message, Body)> = match content {
             // The log shows the line as it came: no need to keep the parsed value.
-            LineContent::Single { message, .. } => vec![(message, Body::Raw(raw))],
+            LineContent::Single { message, .. } => vec![(message, Body::Raw(place))],
             LineContent::Batch { messages } => messages
                 .into_iter()
                 .map(|(m, v)| (m, Body::Value(v)))
@@ -292,15 +314,13 @@ impl Observer {
                 if dir == Direction::ClientToServer {
                     self.client_sent_malformed = true;
                 }
-                out.records
-                    .push(self.record(&seen, Entry::new(RecordKind::Invalid, Body::None)));
+                Entry::new(RecordKind::Invalid, Body::None).add_to(&seen, &mut out.batch);
                 return;
             }
         };
         for (message, body) in messages {
             self.messages += 1;
-            let record = self.observe_message(&seen, message, body, &mut out.findings);
-            out.records.push(record);
+            self.observe_message(&seen, message.into(), body, out);
         }
     }
 }
@@ -386,15 +406,15 @@ mod tests {
             for (dir, lines) in [(c2s, &client), (s2c, &server)] {
                 if let Some(line) = lines.get(i) {
                     let (r, f) = o.feed(dir, t, line.as_bytes());
-                    records.extend(r.iter().map(|r| {
+                    records.extend(r.records.iter().map(|rec| {
                         format!(
                             "{:?} {} {:?} {:?} {} {}",
-                            r.direction,
-                            r.kind,
-                            r.method,
-                            r.id,
-                            r.size,
-                            r.latency_ms.is_some()
+                            rec.direction,
+                            rec.kind,
+                            r.method(rec),
+                            rec.id,
+                            rec.size,
+                            rec.latency_ms.is_some()
                         )
                     }));
                     findings.extend(f.iter().map(|f| format!("{f:?}")));

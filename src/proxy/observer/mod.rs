@@ -2,25 +2,31 @@
 //! live with the guard's codes and messages. It never touches the bytes that are forwarded.
 //!
 //! `frames` splits lines and judges what a line shows on its own (with the frame → finding
-//! mapping the guard uses), `requests` matches answers to requests, `surface` collects and
-//! judges what the server advertises.
+//! mapping the guard uses), `requests` matches answers to requests, `methods` names and
+//! counts methods, `surface` collects and judges what the server advertises; `record` is
+//! what the observer hands on, a record per message in batches.
 
 mod frames;
+mod methods;
+mod record;
 mod requests;
 mod surface;
 
 use super::tap::Gap;
 use crate::catalog::Code;
-use crate::finding::{excerpt, Finding};
+use crate::finding::Finding;
 use crate::frame_findings;
 use crate::protocol::jsonrpc::RequestId;
 use crate::session::transcript::Phase;
 use frames::{LineJudge, Splitter};
-use requests::{MethodCounts, MethodNames, PendingRequest, RecentAnswers};
+use methods::MethodNames;
+pub use record::{Batch, Body, RawLine, Record};
+use requests::{PendingRequest, RecentAnswers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use surface::Listings;
 
@@ -94,61 +100,12 @@ impl std::fmt::Display for RecordKind {
     }
 }
 
-/// One observed message, for the log and the stderr line.
-pub struct Record {
-    /// Milliseconds since the session started, when the message was read.
-    pub time_ms: f64,
-    pub direction: Direction,
-    pub kind: RecordKind,
-    /// Shared with every record of the same method (one copy per name).
-    pub method: Option<std::sync::Arc<str>>,
-    pub id: Option<RequestId>,
-    pub size: usize,
-    pub latency_ms: Option<f64>,
-    pub body: Body,
-}
-
-/// The message itself, as the log shows it.
-pub enum Body {
-    /// Not a JSON value (shown as null).
-    None,
-    /// The line as it came, known to be one valid JSON value.
-    Raw(Vec<u8>),
-    /// One message of a batch.
-    Value(Value),
-}
-
-impl Record {
-    /// The one-line form for stderr, built only when it is printed.
-    pub fn compact(&self) -> String {
-        let arrow = match self.direction {
-            Direction::ClientToServer => "→",
-            Direction::ServerToClient => "←",
-        };
-        format!(
-            "mcpcheck: {arrow} {}{}{} {}B{}",
-            self.kind,
-            self.method
-                .as_deref()
-                .map(|m| format!(" {}", excerpt(m, 60)))
-                .unwrap_or_default(),
-            match &self.id {
-                None => String::new(),
-                Some(RequestId::Number(n)) => format!(" #{}", excerpt(&n.to_string(), 40)),
-                Some(RequestId::String(id)) => format!(" #{}", excerpt(id, 40)),
-            },
-            self.size,
-            self.latency_ms
-                .map(|l| format!(" {l:.1}ms"))
-                .unwrap_or_default(),
-        )
-    }
-}
-
 /// Where a message was read: its direction, when, its stdout line and the line's size.
 struct LineSeen {
     dir: Direction,
     at: Instant,
+    /// `at` in milliseconds since the session started.
+    time_ms: f64,
     line: u64,
     size: usize,
 }
@@ -156,13 +113,13 @@ struct LineSeen {
 /// What the record of one message says besides where it was read.
 struct Entry<'a> {
     kind: RecordKind,
-    method: Option<std::sync::Arc<str>>,
+    method: Option<&'a Arc<str>>,
     id: Option<&'a RequestId>,
     latency_ms: Option<f64>,
     body: Body,
 }
 
-impl Entry<'_> {
+impl<'a> Entry<'a> {
     fn new(kind: RecordKind, body: Body) -> Self {
         Entry {
             kind,
@@ -171,6 +128,22 @@ impl Entry<'_> {
             latency_ms: None,
             body,
         }
+    }
+
+    /// Adds the record of the message read at `seen` to `batch`.
+    fn add_to(self, seen: &LineSeen, batch: &mut Batch) {
+        // Made where it is kept: a record is large, and each move of one is a copy.
+        let method = self.method.map(|name| batch.name_index(name));
+        batch.records.push(Record {
+            time_ms: seen.time_ms,
+            direction: seen.dir,
+            kind: self.kind,
+            method,
+            id: self.id.cloned(),
+            size: seen.size,
+            latency_ms: self.latency_ms,
+            body: self.body,
+        });
     }
 }
 
@@ -191,7 +164,7 @@ pub struct Observer {
     blind: [bool; 2],
     /// Per direction: bytes forwarded that the observer never saw (it was behind).
     unobserved_bytes: [u64; 2],
-    counts: MethodCounts,
+    /// Messages per method, and one shared copy of each method name.
     names: MethodNames,
     latencies: Vec<f64>,
     listings: Listings,
@@ -223,7 +196,6 @@ impl Observer {
             untracked: [0; 2],
             blind: [false; 2],
             unobserved_bytes: [0; 2],
-            counts: MethodCounts::default(),
             names: MethodNames::default(),
             latencies: Vec::new(),
             listings: Listings::new(),
@@ -286,23 +258,6 @@ impl Observer {
         }
     }
 
-    fn record(&self, seen: &LineSeen, entry: Entry<'_>) -> Record {
-        Record {
-            time_ms: seen
-                .at
-                .saturating_duration_since(self.started)
-                .as_secs_f64()
-                * 1000.0,
-            direction: seen.dir,
-            kind: entry.kind,
-            method: entry.method,
-            id: entry.id.cloned(),
-            size: seen.size,
-            latency_ms: entry.latency_ms,
-            body: entry.body,
-        }
-    }
-
     pub fn findings(&self) -> &[Finding] {
         &self.findings
     }
@@ -321,7 +276,7 @@ impl Observer {
         super::SessionCounts {
             messages: self.messages,
             invalid: self.invalid,
-            per_method: self.counts.0.clone(),
+            per_method: self.names.counts(),
             latency: super::Latency {
                 p50: pct(0.5),
                 p90: pct(0.9),

@@ -1,20 +1,24 @@
 //! Messages: requests waiting for their answers, answers matched to them (latency, unknown
 //! ids, second answers, replies to notifications), and requests left unanswered too long.
 
+use super::frames::Observed;
+use super::methods::Name;
 use super::surface::Listings;
-use super::{Body, Direction, Entry, LineSeen, Observer, Record, RecordKind};
+use super::{Body, Direction, Entry, LineSeen, Observer, RecordKind};
 use crate::catalog::Code;
 use crate::finding::{excerpt, Finding, Location};
 use crate::frame_findings::{self, FrameFault};
-use crate::protocol::jsonrpc::{Message, RequestId, ResponseId};
+use crate::protocol::jsonrpc::{ErrorObject, Message, RequestId, ResponseId};
 use crate::protocol::lean::LeanMessage;
 use crate::server_traffic::{
     undeclared_capability, undeclared_capability_finding, MessageAt, Unasked,
 };
 use crate::session::transcript::{Disposition, Phase};
+use memchr::memmem;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 /// Latency samples kept for percentiles.
@@ -22,12 +26,9 @@ const MAX_SAMPLES: usize = 100_000;
 /// Requests awaiting an answer that are tracked per direction; a peer that never answers
 /// cannot make the observer grow without bound.
 pub(super) const MAX_PENDING: usize = 10_000;
-/// Distinct method names counted; the rest are counted together.
-const MAX_METHODS: usize = 1_000;
-const OTHER_METHODS: &str = "(other methods)";
 
 pub(super) struct PendingRequest {
-    method: Arc<str>,
+    method: Name,
     /// Whether the request asked for a later page (it had a cursor).
     next_page: bool,
     sent: Instant,
@@ -39,67 +40,59 @@ pub(super) struct PendingRequest {
 /// as one; the oldest are forgotten first.
 #[derive(Default)]
 pub(super) struct RecentAnswers {
-    methods: super::IdMap<Arc<str>>,
+    methods: super::IdMap<Name>,
     order: VecDeque<RequestId>,
 }
 
 impl RecentAnswers {
-    fn insert(&mut self, id: RequestId, method: &Arc<str>) {
+    fn insert(&mut self, id: RequestId, method: &Name) {
         if self.order.len() == MAX_PENDING {
             if let Some(old) = self.order.pop_front() {
                 self.methods.remove(&old);
             }
         }
-        if self
-            .methods
-            .insert(id.clone(), Arc::clone(method))
-            .is_none()
-        {
+        if self.methods.insert(id.clone(), method.clone()).is_none() {
             self.order.push_back(id);
         }
     }
 
-    fn method(&self, id: &RequestId) -> Option<&str> {
-        self.methods.get(id).map(|m| &**m)
+    fn method(&self, id: &RequestId) -> Option<&Name> {
+        self.methods.get(id)
     }
 }
 
-/// Message counts per method name, bounded.
-#[derive(Default)]
-pub(super) struct MethodCounts(pub(super) BTreeMap<String, u64>);
-
-impl MethodCounts {
-    fn count(&mut self, method: &str) {
-        if let Some(n) = self.0.get_mut(method) {
-            *n += 1;
-            return;
-        }
-        // Distinct method names are bounded: a peer inventing names cannot grow this.
-        let key = excerpt(method, 128);
-        let key = if self.0.len() < MAX_METHODS || self.0.contains_key(&key) {
-            key
-        } else {
-            OTHER_METHODS.to_string()
-        };
-        *self.0.entry(key).or_default() += 1;
-    }
+/// A message as `observe_message` reads it: its method borrowed from the line when it was
+/// read lean, owned when it was parsed.
+pub(super) enum Incoming<'a> {
+    Request {
+        id: RequestId,
+        method: Cow<'a, str>,
+        params: Option<Value>,
+    },
+    Notification {
+        method: Cow<'a, str>,
+    },
+    Response {
+        id: ResponseId,
+        outcome: Result<Value, ErrorObject>,
+    },
+    Invalid,
 }
 
-/// One shared copy of each method name (bounded like the counts), so a request's pending
-/// entry, its recent answer and its records hold a reference, not a string each.
-#[derive(Default)]
-pub(super) struct MethodNames(HashSet<Arc<str>, foldhash::fast::RandomState>);
-
-impl MethodNames {
-    pub(super) fn get(&mut self, method: &str) -> Arc<str> {
-        if let Some(name) = self.0.get(method) {
-            return Arc::clone(name);
+impl From<Message> for Incoming<'_> {
+    fn from(message: Message) -> Self {
+        match message {
+            Message::Request { id, method, params } => Incoming::Request {
+                id,
+                method: Cow::Owned(method),
+                params,
+            },
+            Message::Notification { method, .. } => Incoming::Notification {
+                method: Cow::Owned(method),
+            },
+            Message::Response { id, outcome } => Incoming::Response { id, outcome },
+            Message::Invalid { .. } => Incoming::Invalid,
         }
-        let name: Arc<str> = Arc::from(method);
-        if self.0.len() < MAX_METHODS {
-            self.0.insert(Arc::clone(&name));
-        }
-        name
     }
 }
 
@@ -118,29 +111,35 @@ fn is_handshake(method: &str) -> bool {
 }
 
 impl Observer {
-    /// The message a lean reading stands for, with the JSON values `observe_message` reads
-    /// parsed and the others left empty: a request's params only for `initialize` or when
+    /// The message a lean reading stands for, its method borrowed from the line, with the
+    /// JSON values `observe_message` reads parsed and the others left empty: a request's params only for `initialize` or when
     /// they may hold a cursor, a result only when it answers a handshake or a listing the
     /// server was asked for. `None` if one of those does not parse.
-    pub(super) fn lean_message(&self, dir: Direction, lean: LeanMessage<'_>) -> Option<Message> {
+    pub(super) fn lean_message<'a>(
+        &self,
+        dir: Direction,
+        lean: LeanMessage<'a>,
+    ) -> Option<Incoming<'a>> {
         let value = |raw: &str| serde_json::from_str::<Value>(raw).ok();
         Some(match lean {
             LeanMessage::Request { id, method, params } => {
-                let read =
-                    method == "initialize" || params.is_some_and(|p| p.contains("\"cursor\""));
+                // A finder made once: `str::contains` sets one up per call.
+                static CURSOR: LazyLock<memmem::Finder<'static>> =
+                    LazyLock::new(|| memmem::Finder::new("\"cursor\""));
+                let read = method == "initialize"
+                    || params.is_some_and(|p| CURSOR.find(p.as_bytes()).is_some());
                 let params = match params {
                     Some(p) if read => Some(value(p)?),
                     _ => None,
                 };
-                Message::Request {
+                Incoming::Request {
                     id,
-                    method: method.to_string(),
+                    method: Cow::Borrowed(method),
                     params,
                 }
             }
-            LeanMessage::Notification { method, .. } => Message::Notification {
-                method: method.to_string(),
-                params: None,
+            LeanMessage::Notification { method, .. } => Incoming::Notification {
+                method: Cow::Borrowed(method),
             },
             LeanMessage::Result { id, result } => {
                 let pending = &self.pending[dir.other().index()];
@@ -149,10 +148,11 @@ impl Observer {
                         .get(&id)
                         .or_else(|| loosely_equal_id(&id).and_then(|l| pending.get(&l)))
                         .is_some_and(|req| {
-                            is_handshake(&req.method) || Listings::reads_result(&req.method)
+                            let method = self.names.get(&req.method);
+                            is_handshake(method) || Listings::reads_result(method)
                         });
                 let result = if read { value(result)? } else { Value::Null };
-                Message::Response {
+                Incoming::Response {
                     id: ResponseId::Id(id),
                     outcome: Ok(result),
                 }
@@ -160,20 +160,20 @@ impl Observer {
         })
     }
 
+    /// Observes one message read at `seen`; its record goes to `out`.
     pub(super) fn observe_message(
         &mut self,
         seen: &LineSeen,
-        message: Message,
+        message: Incoming<'_>,
         body: Body,
-        findings: &mut Vec<Finding>,
-    ) -> Record {
+        out: &mut Observed,
+    ) {
         let dir = seen.dir;
         let from_server = dir == Direction::ServerToClient;
         let other = dir.other();
+        let findings = &mut out.findings;
         match message {
-            Message::Request { id, method, params } => {
-                self.counts.count(&method);
-                let name = self.names.get(&method);
+            Incoming::Request { id, method, params } => {
                 if !from_server && self.phase == Phase::Spawn && is_handshake(&method) {
                     self.phase = Phase::Initialize;
                 }
@@ -185,11 +185,12 @@ impl Observer {
                     self.judge_server_request(&method, seen.line, findings);
                     self.meter_unasked(Unasked::Request, &method, seen, findings);
                 }
+                let name = self.names.count(&method);
                 let pending = &mut self.pending[dir.index()];
                 if pending.len() < MAX_PENDING || pending.contains_key(&id) {
                     let next_page = params.as_ref().and_then(|p| p.get("cursor")).is_some();
                     let req = PendingRequest {
-                        method: Arc::clone(&name),
+                        method: name.clone(),
                         next_page,
                         sent: seen.at,
                         settled: false,
@@ -201,26 +202,26 @@ impl Observer {
                     self.blind[dir.index()] = true;
                 }
                 let entry = Entry {
-                    method: Some(name),
+                    method: Some(self.names.get(&name)),
                     id: Some(&id),
                     ..Entry::new(RecordKind::Request, body)
                 };
-                self.record(seen, entry)
+                entry.add_to(seen, &mut out.batch);
             }
-            Message::Notification { method, .. } => {
-                self.counts.count(&method);
+            Incoming::Notification { method } => {
                 if !from_server {
                     self.last_notification = Some(excerpt(&method, 128));
                 } else {
                     self.meter_unasked(Unasked::Notification, &method, seen, findings);
                 }
+                let name = self.names.count(&method);
                 let entry = Entry {
-                    method: Some(self.names.get(&method)),
+                    method: Some(self.names.get(&name)),
                     ..Entry::new(RecordKind::Notification, body)
                 };
-                self.record(seen, entry)
+                entry.add_to(seen, &mut out.batch);
             }
-            Message::Response {
+            Incoming::Response {
                 id: ResponseId::Id(id),
                 outcome,
             } => {
@@ -233,7 +234,7 @@ impl Observer {
                     if from_server && !self.blind[other.index()] {
                         let fault = match self.answered.method(&id) {
                             Some(method) => FrameFault::DuplicateResponse {
-                                method: method.to_string(),
+                                method: self.names.get(method).to_string(),
                                 id: id.clone(),
                             },
                             None => FrameFault::UnknownId,
@@ -245,14 +246,14 @@ impl Observer {
                         id: Some(&id),
                         ..Entry::new(kind, body)
                     };
-                    return self.record(seen, entry);
+                    return entry.add_to(seen, &mut out.batch);
                 };
                 let latency = seen.at.saturating_duration_since(req.sent).as_secs_f64() * 1000.0;
                 if self.latencies.len() < MAX_SAMPLES {
                     self.latencies.push(latency);
                 }
                 if let (true, Some(sent)) = (from_server, &loose_id) {
-                    let answered = [(&*req.method, sent, Some(seen.line))];
+                    let answered = [(&**self.names.get(&req.method), sent, Some(seen.line))];
                     if let Some(f) = frame_findings::id_type_mismatch(&answered) {
                         self.report(findings, f);
                     }
@@ -260,26 +261,25 @@ impl Observer {
                 if from_server {
                     self.answered.insert(id.clone(), &req.method);
                     if let Ok(result) = &outcome {
-                        if is_handshake(&req.method) {
+                        let method = self.names.get(&req.method);
+                        if is_handshake(method) {
                             self.phase = Phase::Operations;
                         }
-                        let found = self
-                            .listings
-                            .after_result(&req.method, req.next_page, result);
+                        let found = self.listings.after_result(method, req.next_page, result);
                         for f in found {
                             self.report(findings, f);
                         }
                     }
                 }
                 let entry = Entry {
-                    method: Some(req.method),
+                    method: Some(self.names.get(&req.method)),
                     id: Some(&id),
                     latency_ms: Some(latency),
                     ..Entry::new(kind, body)
                 };
-                self.record(seen, entry)
+                entry.add_to(seen, &mut out.batch);
             }
-            Message::Response { .. } => {
+            Incoming::Response { .. } => {
                 if from_server {
                     let reply = Disposition::of_unidentified_reply(
                         self.client_sent_malformed,
@@ -290,12 +290,12 @@ impl Observer {
                         self.report(findings, f);
                     }
                 }
-                self.record(seen, Entry::new(RecordKind::Response, body))
+                Entry::new(RecordKind::Response, body).add_to(seen, &mut out.batch);
             }
-            Message::Invalid { .. } => {
+            Incoming::Invalid => {
                 // Its envelope was judged with the rest of the line.
                 self.invalid += 1;
-                self.record(seen, Entry::new(RecordKind::Invalid, body))
+                Entry::new(RecordKind::Invalid, body).add_to(seen, &mut out.batch);
             }
         }
     }
@@ -386,7 +386,7 @@ impl Observer {
         for (id, req) in self.pending[Direction::ClientToServer.index()].iter_mut() {
             if !req.settled && now.saturating_duration_since(req.sent) > timeout {
                 req.settled = true;
-                late.push((id.clone(), req.method.clone()));
+                late.push((id.clone(), Arc::clone(self.names.get(&req.method))));
             }
         }
         for (id, method) in late {
