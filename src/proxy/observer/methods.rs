@@ -56,26 +56,19 @@ pub(super) struct MethodNames {
 impl MethodNames {
     /// Counts a message of `method`; returns its name.
     pub(super) fn count(&mut self, method: &str) -> Name {
-        let same = match &self.last {
-            Some((name, _)) => **self.get(name) == *method,
-            None => true,
+        let (name, n) = match self.last.take() {
+            Some((name, n)) if **self.get(&name) == *method => (name, n),
+            previous => {
+                // Another method: the run of the last one is counted.
+                if let Some((name, n)) = previous {
+                    let text = Arc::clone(self.get(&name));
+                    self.counts.add(&text, n);
+                }
+                (self.name(method), 0)
+            }
         };
-        if !same {
-            if let Some((name, n)) = self.last.take() {
-                let text = Arc::clone(self.get(&name));
-                self.counts.add(&text, n);
-            }
-        }
-        if self.last.is_none() {
-            self.last = Some((self.name(method), 0));
-        }
-        match &mut self.last {
-            Some((name, n)) => {
-                *n += 1;
-                name.clone()
-            }
-            None => self.name(method),
-        }
+        self.last = Some((name.clone(), n + 1));
+        name
     }
 
     /// A name's text.
