@@ -228,10 +228,11 @@ impl Worker<'_> {
         // The text tests are a prefilter too: without it every such file's facts are kept,
         // from the whole tree (the scan parses whole without the prefilter).
         let facts = if !self.prefilter || transports::may_demote(lang, bytes) {
-            if transports_window::holds_facts(lang, bytes, window) {
+            let mentions = transports_window::FactMentions::of(lang, bytes);
+            if mentions.held_by(window, bytes.len()) {
                 transports::facts_in(lang, tree.root_node(), bytes, window)
             } else {
-                let ranges = transports_window::ranges(lang, bytes).unwrap_or_default();
+                let ranges = mentions.ranges(lang, bytes).unwrap_or_default();
                 let windowed = Some(&ranges)
                     .filter(|r| !r.is_empty())
                     .and_then(|r| self.parse(lang, bytes, r, Some(&tree)))

@@ -250,7 +250,6 @@ fn skip_regex(src: &[u8], from: usize) -> Option<usize> {
 /// The ranges to parse, or None to parse the whole file. A block that mentions one of
 /// `keep` or of `names` is kept.
 pub fn included_ranges(src: &[u8], keep: &Words, names: &[String]) -> Option<Vec<Range>> {
-    let Lexed { blocks, comments } = lex(src)?;
     let mut mentions: Vec<usize> = Vec::new();
     keep.any_where(src, |_, end| {
         mentions.push(end);
@@ -259,6 +258,13 @@ pub fn included_ranges(src: &[u8], keep: &Words, names: &[String]) -> Option<Vec
     for name in names {
         mentions.extend(whole_word_ends(src, name.as_bytes()));
     }
+    included_ranges_at(src, mentions)
+}
+
+/// As `included_ranges`, a block being kept if one of `mentions` (the end of a mention of a
+/// word that counts) falls inside it.
+pub fn included_ranges_at(src: &[u8], mut mentions: Vec<usize>) -> Option<Vec<Range>> {
+    let Lexed { blocks, comments } = lex(src)?;
     mentions.sort_unstable();
     let mentioned = |block: &Block| {
         let first = mentions.partition_point(|m| *m <= block.open);

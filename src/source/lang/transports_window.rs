@@ -5,9 +5,11 @@
 //! read or exit: the facts of the window are the whole file's (`transports::facts_in` keeps
 //! a Python statement left out between a write and an exit from joining them).
 
+use super::js_lex;
 use super::js_window;
+use super::prefilter::{Region, Span};
+use super::python_lex;
 use super::python_window;
-use super::syntax::Words;
 use super::transports::{
     JS_BRANCH_WORDS, JS_HTTP_TRANSPORTS, PY_BRANCH_WORDS, PY_HTTP_CLASSES, PY_HTTP_METHODS,
 };
@@ -16,9 +18,11 @@ use tree_sitter::Range;
 
 /// Whole words without which a part of a module holds none of its facts: every name the fact
 /// walks in `transports` compare with, or a word of it, the conditions of
-/// `transport_branches`, and the keywords of the loads.
-fn fact_words(lang: Lang) -> Vec<&'static str> {
-    let (words, names): (&[&str], &[&[&str]]) = match lang {
+/// `transport_branches`, and the keywords of the loads. First the words of code (keywords,
+/// calls, writes), then the names a condition or a call may also hold as text
+/// (`transport == "sse"`, `"__main__"`, `os.environ.get("HTTP")`).
+fn fact_words(lang: Lang) -> (&'static [&'static str], Vec<&'static str>) {
+    let (code, names): (&'static [&'static str], &[&[&str]]) = match lang {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
             &[
                 "import",
@@ -57,75 +61,120 @@ fn fact_words(lang: Lang) -> Vec<&'static str> {
         ),
         _ => (&[], &[]),
     };
-    words
-        .iter()
-        .chain(names.iter().flat_map(|n| n.iter()))
-        .copied()
-        .collect()
+    (code, names.iter().flat_map(|n| n.iter()).copied().collect())
+}
+
+/// Where a module mentions a fact word (`fact_words`), as (start, end) in source order. A word
+/// of code counts in code, or as a whole string literal (`getattr(sys, "stdout")`), but not in
+/// a comment or in a longer string: a docstring's `>>> print(x)` or a comment's "import it"
+/// holds no import, exit or write. A name counts anywhere. Where the language's lexer is
+/// unsure (`js_lex`, `python_lex`), every mention counts.
+pub struct FactMentions {
+    at: Vec<(usize, usize)>,
+}
+
+impl FactMentions {
+    pub fn of(lang: Lang, src: &[u8]) -> Self {
+        let (code, names) = fact_words(lang);
+        let (spans, dollar) = match lang {
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (js_lex::spans(src), true),
+            Lang::Python => (python_lex::spans(src), false),
+            _ => (None, false),
+        };
+        let spans = spans.unwrap_or_default();
+        let mut at: Vec<(usize, usize)> = names
+            .iter()
+            .flat_map(|w| whole_words(src, w.as_bytes(), dollar))
+            .collect();
+        at.extend(
+            code.iter()
+                .flat_map(|w| whole_words(src, w.as_bytes(), dollar))
+                .filter(|&(start, end)| counts_as_code(&spans, start, end)),
+        );
+        at.sort_unstable();
+        Self { at }
+    }
+
+    /// True if a mention lies wholly in `src[start..end]`.
+    fn within(&self, start: usize, end: usize) -> bool {
+        let first = self.at.partition_point(|(s, _)| *s < start);
+        self.at.get(first).is_some_and(|(_, e)| *e <= end)
+    }
+
+    /// The parts of `src` to parse for its facts, or None to parse it whole.
+    pub fn ranges(&self, lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
+        if src.len() < WINDOW_MIN_BYTES {
+            return None;
+        }
+        match lang {
+            Lang::JavaScript | Lang::TypeScript => {
+                js_window::included_ranges_at(src, self.at.iter().map(|(_, e)| *e).collect())
+            }
+            Lang::Python => python_window::included_ranges_by(src, |s, e| self.within(s, e)),
+            _ => None,
+        }
+    }
+
+    /// True if the parts of `src` left out of `ranges` (a window of the scan's) mention no
+    /// fact word, so a tree parsed from `ranges` has the whole file's facts.
+    pub fn held_by(&self, ranges: &[Range], len: usize) -> bool {
+        if ranges.is_empty() {
+            return true;
+        }
+        let mut start = 0;
+        for r in ranges {
+            if start < r.start_byte && self.within(start, r.start_byte) {
+                return false;
+            }
+            start = r.end_byte;
+        }
+        !(start < len && self.within(start, len))
+    }
+}
+
+/// Whole-word occurrences of `word`: no identifier byte (ASCII letters and digits, `_`, any
+/// non-ASCII byte and, in JavaScript, `$`) right before or after it.
+fn whole_words<'a>(
+    src: &'a [u8],
+    word: &'a [u8],
+    dollar: bool,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let ident =
+        move |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80 || (dollar && b == b'$');
+    memchr::memmem::find_iter(src, word)
+        .filter(move |&i| {
+            (i == 0 || !ident(src[i - 1])) && src.get(i + word.len()).is_none_or(|b| !ident(*b))
+        })
+        .map(move |i| (i, i + word.len()))
+}
+
+/// An occurrence at `start..end` is in code, or is a whole string literal's content.
+fn counts_as_code(spans: &[Span], start: usize, end: usize) -> bool {
+    let next = spans.partition_point(|s| s.end <= start);
+    match spans.get(next) {
+        Some(span) if span.start <= start && end <= span.end => match span.region {
+            Region::Code => true,
+            Region::Comment => false,
+            Region::Text { start: s, end: e } => s == start && e == end,
+        },
+        _ => true,
+    }
 }
 
 /// The parts of `src` to parse for its facts, or None to parse it whole.
+#[cfg(test)]
 pub fn ranges(lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
-    if src.len() < WINDOW_MIN_BYTES {
-        return None;
-    }
-    let words = fact_words(lang);
-    match lang {
-        Lang::JavaScript | Lang::TypeScript => {
-            let names: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-            js_window::included_ranges(src, &NO_WORDS, &names)
-        }
-        Lang::Python => python_window::included_ranges_by(src, |start, end| {
-            words
-                .iter()
-                .any(|w| python_window::mentions(&src[start..end], w.as_bytes()))
-        }),
-        _ => None,
-    }
-}
-
-/// Each word is searched on its own (`names` above), as a whole word.
-static NO_WORDS: Words = Words::new(&[]);
-
-/// True if the parts of `src` left out of `ranges` (a window of the scan's) mention no fact
-/// word, so a tree parsed from `ranges` has the whole file's facts.
-pub fn holds_facts(lang: Lang, src: &[u8], ranges: &[Range]) -> bool {
-    if ranges.is_empty() {
-        return true;
-    }
-    let words = fact_words(lang);
-    let mut start = 0;
-    let gaps = ranges
-        .iter()
-        .map(|r| {
-            let gap = (start, r.start_byte);
-            start = r.end_byte;
-            gap
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .chain(std::iter::once((start, src.len())));
-    let gaps: Vec<(usize, usize)> = gaps.filter(|(s, e)| s < e).collect();
-    !gaps.iter().any(|(s, e)| {
-        words
-            .iter()
-            .any(|w| loose_mention(&src[*s..*e], w.as_bytes()))
-    })
-}
-
-/// Any occurrence not glued to a longer ASCII identifier: looser than either lexer's idea of
-/// a word, so it never misses one.
-fn loose_mention(text: &[u8], word: &[u8]) -> bool {
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-    memchr::memmem::find_iter(text, word).any(|i| {
-        (i == 0 || !ident(text[i - 1])) && text.get(i + word.len()).is_none_or(|b| !ident(*b))
-    })
+    FactMentions::of(lang, src).ranges(lang, src)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::transports::{facts, facts_in, ModuleFacts};
     use super::*;
+
+    fn holds_facts(lang: Lang, src: &[u8], ranges: &[Range]) -> bool {
+        FactMentions::of(lang, src).held_by(ranges, src.len())
+    }
 
     fn parse(lang: Lang, src: &str, ranges: &[Range]) -> tree_sitter::Tree {
         let mut parser = tree_sitter::Parser::new();
@@ -214,5 +263,79 @@ mod tests {
             &inside(" process.exit(1); ")
         ));
         assert!(holds_facts(Lang::JavaScript, src, &[]));
+    }
+
+    /// The text of the parts a window keeps.
+    fn kept(lang: Lang, src: &str) -> String {
+        let ranges = ranges(lang, src.as_bytes()).expect("windowed");
+        ranges
+            .iter()
+            .map(|r| &src[r.start_byte..r.end_byte])
+            .collect()
+    }
+
+    /// A word of code in a docstring, a comment or a longer string keeps no part; in code, as
+    /// a whole string literal, or a name in a string (a branch word) keeps its part. The facts
+    /// of each window are the whole file's.
+    #[test]
+    fn a_word_of_code_keeps_a_part_only_in_code_or_as_a_whole_string() {
+        let body = "    x = x + 1\n".repeat(30);
+        let filler: String = (0..6)
+            .map(|i| format!("def quiet{i}(x):\n{body}    return x\n\n"))
+            .collect();
+        let python = format!(
+            "import sys\n{filler}def documented(x):\n    '''Use it so:\n    >>> import thing\n    >>> print(documented(1))\n    Then sys.exit.'''\n    # print(x) here would write to stdout\n    s = 'print it, write it, then exit'\n{body}    return x\n\n\
+             def by_name(x):\n    w = getattr(sys, 'stdout')\n{body}    return w\n\n\
+             def branch(x):\n    mode = 'sse'\n{body}    return mode\n\n{filler}"
+        );
+        let text = kept(Lang::Python, &python);
+        assert!(!text.contains("def documented"), "{text}");
+        assert!(
+            text.contains("def by_name") && text.contains("def branch"),
+            "{text}"
+        );
+        assert!(!text.contains("def quiet"), "{text}");
+        let (part, whole, _) = windowed_and_whole(Lang::Python, &python);
+        assert_eq!(part, whole);
+
+        let body = "  x = x + 1;\n".repeat(30);
+        let filler: String = (0..6)
+            .map(|i| format!("function quiet{i}(x) {{\n{body}  return x;\n}}\n"))
+            .collect();
+        let javascript = format!(
+            "import {{ a }} from './a.js';\n{filler}function documented(x) {{\n  // console.log(x) would write to stdout, then process.exit\n  const s = 'require it, import it, write it';\n{body}  return s;\n}}\n\
+             function byName(x) {{\n  const out = process['stdout'];\n{body}  return out;\n}}\n\
+             function branch(x) {{\n  const mode = `sse`;\n{body}  return mode;\n}}\n{filler}"
+        );
+        let text = kept(Lang::JavaScript, &javascript);
+        assert!(!text.contains("would write"), "{text}");
+        assert!(
+            text.contains("process['stdout']") && text.contains("`sse`"),
+            "{text}"
+        );
+        let (part, whole, _) = windowed_and_whole(Lang::JavaScript, &javascript);
+        assert_eq!(part, whole);
+
+        // A scan window whose left-out part mentions words of code only in a docstring holds
+        // the facts; one whose left-out part writes does not.
+        let src =
+            "def a():\n    '''>>> print(1); import x'''\n    return 1\ndef b():\n    print(1)\n";
+        let gap = |part: &str| {
+            let at = src.find(part).expect("in src");
+            let range = |start: usize, end: usize| Range {
+                start_byte: start,
+                end_byte: end,
+                start_point: tree_sitter::Point::default(),
+                end_point: tree_sitter::Point::default(),
+            };
+            [range(0, at), range(at + part.len(), src.len())]
+        };
+        let docstring = "'''>>> print(1); import x'''";
+        assert!(holds_facts(Lang::Python, src.as_bytes(), &gap(docstring)));
+        assert!(!holds_facts(
+            Lang::Python,
+            src.as_bytes(),
+            &gap("print(1)\n")
+        ));
     }
 }
