@@ -11,6 +11,7 @@ pub mod lang;
 mod parse;
 mod reach;
 mod suppress;
+mod trees;
 pub mod walk;
 
 use crate::finding::{Finding, Severity};

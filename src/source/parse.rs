@@ -12,14 +12,9 @@ use crate::finding::{Finding, Location, Replacement, Severity};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use std::collections::HashMap;
 use std::io::Read;
-use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
-use tree_sitter::{ParseOptions, ParseState, Parser, Point};
-
-/// Longest time spent parsing one file (bounded input, but pathological nesting is slow).
-const PARSE_DEADLINE: Duration = Duration::from_secs(10);
+use tree_sitter::{Parser, Point};
 
 pub(super) struct WorkerBuilder<'s> {
     pub root: &'s Path,
@@ -429,41 +424,8 @@ impl Worker<'_> {
                 v.insert(parser)
             }
         };
-        parse_in(parser, bytes, ranges, earlier)
+        super::trees::parse_in(parser, bytes, ranges, earlier)
     }
-}
-
-/// Parses `ranges` of `bytes` (empty: all of it), giving up after `PARSE_DEADLINE`.
-/// `earlier`, a tree of the same bytes parsed cleanly from other ranges, lends tree-sitter
-/// its subtrees outside the parts where the two sets of ranges differ, as in an incremental
-/// parse after an edit: the tree is the one a fresh parse makes, in less time (a test below
-/// compares them).
-fn parse_in(
-    parser: &mut Parser,
-    bytes: &[u8],
-    ranges: &[tree_sitter::Range],
-    earlier: Option<&tree_sitter::Tree>,
-) -> Option<tree_sitter::Tree> {
-    parser.set_included_ranges(ranges).ok()?;
-    let deadline = Instant::now() + PARSE_DEADLINE;
-    let mut give_up = |_: &ParseState| {
-        if Instant::now() > deadline {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    let len = bytes.len();
-    let tree = parser.parse_with_options(
-        &mut |i, _| if i < len { &bytes[i..] } else { &[] },
-        earlier,
-        Some(ParseOptions::new().progress_callback(&mut give_up)),
-    );
-    // A cancelled parse leaves state behind; the next file must start afresh.
-    if tree.is_none() {
-        parser.reset();
-    }
-    tree
 }
 
 /// Reads the file into `bytes` (emptied first); false if it is larger than `limit`.
@@ -576,79 +538,5 @@ mod tests {
             column: byte,
         };
         assert_eq!(position(src, byte, point), (1, 8));
-    }
-
-    /// Every node of a tree, in order: its kind, its bytes and whether it is named.
-    fn nodes(tree: &tree_sitter::Tree) -> Vec<(u16, usize, usize, bool)> {
-        let mut out = Vec::new();
-        let mut cursor = tree.walk();
-        'walk: loop {
-            let node = cursor.node();
-            out.push((
-                node.kind_id(),
-                node.start_byte(),
-                node.end_byte(),
-                node.is_named(),
-            ));
-            if cursor.goto_first_child() {
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    break 'walk;
-                }
-            }
-        }
-        out
-    }
-
-    /// A module with large quiet definitions, one that writes, one that exits and a branch on
-    /// the transport: the scan's window and the facts' window leave out different parts.
-    fn module(lang: Lang) -> String {
-        if lang == Lang::Python {
-            let body = "    x = x + 1\n".repeat(30);
-            let quiet: String = (0..6)
-                .map(|i| format!("def quiet{i}(x):\n{body}    return x\n\n"))
-                .collect();
-            format!(
-                "import sys\n{quiet}def loud(x):\n    print(x)\n{body}\ndef leave(x):\n{body}    sys.exit(2)\n\n\
-                 {quiet}if os.environ.get('TRANSPORT') == 'http':\n    app.run()\n"
-            )
-        } else {
-            let body = "  x = x + 1;\n".repeat(30);
-            let quiet: String = (0..6)
-                .map(|i| format!("function quiet{i}(x) {{\n{body}  return x;\n}}\n"))
-                .collect();
-            format!(
-                "import {{ a }} from './a.js';\n{quiet}function loud(x) {{\n  console.log(x);\n{body}}}\n\
-                 function leave(x) {{\n{body}  process.exit(2);\n}}\n{quiet}\
-                 if (process.env.TRANSPORT === 'http') {{\n  app.listen(3000);\n}}\n"
-            )
-        }
-    }
-
-    /// A parse that reuses an earlier tree of other ranges (the scan's window, then the
-    /// facts' window or the whole file, as `keep_facts` and `parse_and_scan` do) makes the
-    /// tree a fresh parse of those ranges makes: the same nodes, kinds and bytes.
-    #[test]
-    fn a_parse_that_reuses_an_earlier_tree_makes_the_tree_a_fresh_parse_makes() {
-        for lang in [Lang::JavaScript, Lang::TypeScript, Lang::Python] {
-            let src = module(lang);
-            let src = src.as_bytes();
-            let scan = lang.parse_ranges(src).expect("a window for the scan");
-            let facts = super::transports_window::ranges(lang, src).expect("a window for facts");
-            let mut parser = Parser::new();
-            parser.set_language(&lang.grammar()).expect("grammar");
-            let first = parse_in(&mut parser, src, &scan, None).expect("parsed");
-            assert!(!first.root_node().has_error(), "{lang:?}");
-            for ranges in [facts, Vec::new()] {
-                let fresh = parse_in(&mut parser, src, &ranges, None).expect("parsed");
-                let reused = parse_in(&mut parser, src, &ranges, Some(&first)).expect("parsed");
-                assert!(!fresh.root_node().has_error(), "{lang:?}");
-                // The earlier tree is of other ranges: it lacks parts the new one has.
-                assert!(nodes(&first).len() < nodes(&fresh).len(), "{lang:?}");
-                assert_eq!(nodes(&reused), nodes(&fresh), "{lang:?}");
-            }
-        }
     }
 }
