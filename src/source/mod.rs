@@ -5,6 +5,7 @@
 //! one parser per language. Locations are 1-based; columns count Unicode scalar values.
 
 pub(crate) mod config;
+mod copies;
 mod entries;
 pub mod fix;
 pub mod lang;
@@ -191,6 +192,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         Severity::Warning
     };
     let collected = Mutex::new(Collected::default());
+    let copies = copies::Copies::default();
     let entry_dirs = if options.default_excludes {
         entries::excluded_entry_dirs(&options.roots)
     } else {
@@ -226,6 +228,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
             transport_facts: !options.all_transports,
             entry_dirs: &entry_dirs,
             collected: &collected,
+            copies: &copies,
         };
         walker.build_parallel().visit(&mut builder);
     }

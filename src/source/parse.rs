@@ -2,6 +2,7 @@
 //! thread's own parser for its language, and turns hits into findings with 1-based locations.
 
 use super::config::{self, spring, ConfigKind};
+use super::copies::{Copies, Scanned};
 use super::lang::transports::{self, ModuleFacts};
 use super::lang::transports_window;
 use super::lang::{Hit, Lang};
@@ -27,6 +28,8 @@ pub(super) struct WorkerBuilder<'s> {
     /// Directories the default excludes skip that hold the package's entry points (canonical).
     pub entry_dirs: &'s [std::path::PathBuf],
     pub collected: &'s Mutex<Collected>,
+    /// The scans of files so far, for byte-identical copies.
+    pub copies: &'s Copies,
 }
 
 impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
@@ -40,6 +43,7 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             transport_facts: self.transport_facts,
             entry_dirs: self.entry_dirs,
             collected: self.collected,
+            copies: self.copies,
             parsers: HashMap::new(),
             module_facts: Vec::new(),
             findings: Vec::new(),
@@ -61,6 +65,7 @@ pub(super) struct Worker<'s> {
     transport_facts: bool,
     entry_dirs: &'s [std::path::PathBuf],
     collected: &'s Mutex<Collected>,
+    copies: &'s Copies,
     parsers: HashMap<Lang, Parser>,
     /// Transport facts of the files with findings, by canonical path, from the tree the scan
     /// parsed (so `reach` need not parse those files again); None where a text test shows
@@ -183,69 +188,104 @@ impl Worker<'_> {
         if self.prefilter && !lang.may_hold_finding(bytes) {
             return;
         }
-        let Some((tree, window, hits)) = self.parse_and_scan(lang, bytes) else {
-            self.stats.files_scanned -= 1;
-            return self.skip_file(FileSkip::ParseTimeout);
+        let copy = match self.copies.find(lang, bytes) {
+            Some(copy) => copy,
+            None => {
+                let mut bytes_parsed = 0;
+                let Some(scanned) = self.scan_bytes(lang, bytes, &mut bytes_parsed) else {
+                    self.stats.bytes_parsed += bytes_parsed;
+                    self.stats.files_scanned -= 1;
+                    return self.skip_file(FileSkip::ParseTimeout);
+                };
+                self.copies.keep(lang, bytes, scanned)
+            }
         };
+        let scanned = &copy.scanned;
         self.stats.files_parsed += 1;
-        if tree.root_node().has_error() {
-            self.stats.files_with_syntax_errors += 1;
-        }
-        if hits.is_empty() {
+        self.stats.bytes_parsed += scanned.bytes_parsed;
+        self.stats.files_parsed_in_part += usize::from(scanned.in_part);
+        self.stats.files_with_syntax_errors += usize::from(scanned.syntax_error);
+        if scanned.hits.is_empty() {
             return;
         }
-        let suppressions = Suppressions::of(&tree, bytes);
         let file = self.display(path, relative);
-        let reported = self.findings.len();
-        self.add_hits(hits, &suppressions, bytes, &file, lang.name());
-        if self.transport_facts && self.findings.len() > reported {
-            self.keep_facts(path, lang, bytes, tree, &window);
+        self.add_hits(
+            &scanned.hits,
+            &scanned.suppressions,
+            bytes,
+            &file,
+            lang.name(),
+        );
+        if let Some(facts) = &scanned.facts {
+            let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+            self.module_facts.push((path, facts.clone()));
         }
+    }
+
+    /// Parses and scans one file's bytes (`bytes_parsed` counts what the parser was handed):
+    /// the hits, the suppressions and, if a hit is not suppressed, the transport facts for
+    /// `reach`. None if a parse timed out.
+    fn scan_bytes(&mut self, lang: Lang, bytes: &[u8], bytes_parsed: &mut u64) -> Option<Scanned> {
+        let (tree, window, hits) = self.parse_and_scan(lang, bytes, bytes_parsed)?;
+        let suppressions = if hits.is_empty() {
+            Suppressions::default()
+        } else {
+            Suppressions::of(&tree, bytes)
+        };
+        let reported = hits
+            .iter()
+            .any(|h| !suppressions.covers(h.code.as_str(), h.range.start_point.row));
+        let facts = if self.transport_facts && reported {
+            self.facts(lang, bytes, &tree, &window)
+        } else {
+            None
+        };
+        Some(Scanned {
+            syntax_error: tree.root_node().has_error(),
+            in_part: !window.is_empty(),
+            bytes_parsed: *bytes_parsed,
+            hits,
+            suppressions,
+            facts,
+        })
     }
 
     /// The transport facts of a file with findings, from the tree the scan parsed if it is
     /// whole or its left-out parts mention no fact word, else from a window of its own
-    /// (`transports_window`) or the whole file, parsed here on this thread; or None if a text
-    /// test shows they cannot matter. A parse that times out keeps nothing, and `reach` reads
-    /// the file itself. `tests/it/source/large.rs` compares the findings with the prefilter (and
-    /// so these text tests) on and off over real trees.
-    fn keep_facts(
+    /// (`transports_window`) or the whole file, parsed here on this thread; Some(None) if a
+    /// text test shows they cannot matter; None for a language without facts, or a parse
+    /// that times out (`reach` then reads the file itself). `tests/it/source/large.rs`
+    /// compares the findings with the prefilter (and so these text tests) on and off over
+    /// real trees.
+    fn facts(
         &mut self,
-        path: &Path,
         lang: Lang,
         bytes: &[u8],
-        tree: tree_sitter::Tree,
+        tree: &tree_sitter::Tree,
         window: &[tree_sitter::Range],
-    ) {
+    ) -> Option<Option<ModuleFacts>> {
         if !transports::has_facts(lang) {
-            return;
+            return None;
         }
         // The text tests are a prefilter too: without it every such file's facts are kept,
         // from the whole tree (the scan parses whole without the prefilter).
-        let facts = if !self.prefilter || transports::may_demote(lang, bytes) {
-            let mentions = transports_window::FactMentions::of(lang, bytes);
-            if mentions.held_by(window, bytes.len()) {
-                transports::facts_in(lang, tree.root_node(), bytes, window)
-            } else {
-                let ranges = mentions.ranges(lang, bytes).unwrap_or_default();
-                let windowed = Some(&ranges)
-                    .filter(|r| !r.is_empty())
-                    .and_then(|r| self.parse(lang, bytes, r, Some(&tree)))
-                    .filter(|t| !t.root_node().has_error());
-                let (tree, ranges) = match windowed {
-                    Some(tree) => (tree, ranges),
-                    None => match self.parse(lang, bytes, &[], Some(&tree)) {
-                        Some(tree) => (tree, Vec::new()),
-                        None => return,
-                    },
-                };
-                transports::facts_in(lang, tree.root_node(), bytes, &ranges)
-            }
-        } else {
-            None
+        if self.prefilter && !transports::may_demote(lang, bytes) {
+            return Some(None);
+        }
+        let mentions = transports_window::FactMentions::of(lang, bytes);
+        if mentions.held_by(window, bytes.len()) {
+            return Some(transports::facts_in(lang, tree.root_node(), bytes, window));
+        }
+        let ranges = mentions.ranges(lang, bytes).unwrap_or_default();
+        let windowed = Some(&ranges)
+            .filter(|r| !r.is_empty())
+            .and_then(|r| self.parse(lang, bytes, r, Some(tree)))
+            .filter(|t| !t.root_node().has_error());
+        let (tree, ranges) = match windowed {
+            Some(tree) => (tree, ranges),
+            None => (self.parse(lang, bytes, &[], Some(tree))?, Vec::new()),
         };
-        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        self.module_facts.push((path, facts));
+        Some(transports::facts_in(lang, tree.root_node(), bytes, &ranges))
     }
 
     /// A file's bytes if the walking rules let it be scanned (its path, its size, its
@@ -285,7 +325,7 @@ impl Worker<'_> {
 
     fn add_hits(
         &mut self,
-        hits: Vec<Hit>,
+        hits: &[Hit],
         suppressions: &Suppressions,
         src: &[u8],
         file: &str,
@@ -309,7 +349,7 @@ impl Worker<'_> {
                 self.stats.suppressed += 1;
                 continue;
             }
-            let finding = to_finding(hit, src, file, language, self.severity);
+            let finding = to_finding(hit.clone(), src, file, language, self.severity);
             self.findings.push(finding);
         }
     }
@@ -341,7 +381,7 @@ impl Worker<'_> {
                 text: c.text.as_str(),
             }));
         let src = text.as_bytes();
-        self.add_hits(scan.hits, &suppressions, src, &file, kind.format());
+        self.add_hits(&scan.hits, &suppressions, src, &file, kind.format());
         if !scan.spring.is_empty() {
             let settings = scan
                 .spring
@@ -368,6 +408,7 @@ impl Worker<'_> {
         &mut self,
         lang: Lang,
         bytes: &[u8],
+        bytes_parsed: &mut u64,
     ) -> Option<(tree_sitter::Tree, Vec<tree_sitter::Range>, Vec<Hit>)> {
         // Leaving blocks out is a text test too: without the prefilter, every file is parsed whole.
         let mut ranges = if self.prefilter {
@@ -382,7 +423,7 @@ impl Worker<'_> {
             let Some(window) = ranges.take().filter(|r| !r.is_empty()) else {
                 break;
             };
-            self.stats.bytes_parsed += window
+            *bytes_parsed += window
                 .iter()
                 .map(|r| r.end_byte - r.start_byte)
                 .sum::<usize>() as u64;
@@ -390,10 +431,7 @@ impl Worker<'_> {
                 // A syntax error may come from a wrong cut (or the file): parse it whole.
                 Some(tree) if !tree.root_node().has_error() => {
                     match lang.widen_or_scan(&tree, bytes, &window) {
-                        Ok(hits) => {
-                            self.stats.files_parsed_in_part += 1;
-                            return Some((tree, window, hits));
-                        }
+                        Ok(hits) => return Some((tree, window, hits)),
                         Err(wider) => {
                             ranges = Some(wider);
                             earlier = Some(tree);
@@ -403,7 +441,7 @@ impl Worker<'_> {
                 _ => break,
             }
         }
-        self.stats.bytes_parsed += bytes.len() as u64;
+        *bytes_parsed += bytes.len() as u64;
         let tree = self.parse(lang, bytes, &[], earlier.as_ref())?;
         let hits = lang.scan(&tree, bytes);
         Some((tree, Vec::new(), hits))

@@ -278,3 +278,50 @@ fn files_in_no_supported_language_are_counted_not_read() {
     assert_eq!(scan.stat("otherFiles"), 2);
     assert_eq!(scan.stat("filesScanned"), 1);
 }
+
+/// The findings of `file` in a scan, without the path (and the fingerprint, which hashes it):
+/// every other field as reported.
+fn findings_of(scan: &Scan, file: &str) -> Vec<String> {
+    scan.issues()
+        .iter()
+        .filter(|i| i["location"]["file"] == file)
+        .map(|i| {
+            let mut i = i.clone();
+            i["location"]["file"] = serde_json::Value::Null;
+            i["fingerprint"] = serde_json::Value::Null;
+            i.to_string()
+        })
+        .collect()
+}
+
+/// A module parsed once for byte-identical copies (`source::copies`) is reported at each
+/// copy's path exactly as when each is scanned alone: a warning, a note its transport facts
+/// make, and a suppressed write, counted once per copy.
+#[test]
+fn byte_identical_copies_are_each_reported_as_if_scanned_alone() {
+    let module = "import os\nimport sys\n\nprint('starting')\nprint('quiet')  # mcpcheck: ignore\n\nif os.environ.get('TRANSPORT') == 'sse':\n    print('serving over sse')\n";
+    let dir = tree(&[
+        ("server.py", module),
+        ("lib/copy/server.py", module),
+        ("other.py", PRINT),
+    ]);
+    // One thread, so that one copy is scanned before the other is reached.
+    let scan = scan_in(dir.path(), &["--threads", "1", "."]);
+    let first = findings_of(&scan, "server.py");
+    assert_eq!(first.len(), 2, "{first:#?}");
+    assert!(
+        first[1].contains("\"severity\":\"note\"") && first[1].contains("transport-branch"),
+        "{first:#?}"
+    );
+    assert_eq!(findings_of(&scan, "lib/copy/server.py"), first);
+    for file in ["server.py", "lib/copy/server.py"] {
+        let alone = scan_in(dir.path(), &[file]);
+        let shown = alone.issues()[0]["location"]["file"]
+            .as_str()
+            .expect("file")
+            .to_string();
+        assert_eq!(findings_of(&alone, &shown), first, "{file} alone");
+    }
+    assert_eq!(scan.stat("filesParsed"), 3);
+    assert_eq!(scan.stat("suppressed"), 2);
+}
