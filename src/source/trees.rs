@@ -73,20 +73,13 @@ mod tests {
     /// A module with large quiet definitions, one that writes, one that exits and a branch on
     /// the transport: the scan's window and the facts' window leave out different parts.
     fn module(lang: Lang) -> String {
+        let (body, quiet) = transports_window::quiet_parts(lang);
         if lang == Lang::Python {
-            let body = "    x = x + 1\n".repeat(30);
-            let quiet: String = (0..6)
-                .map(|i| format!("def quiet{i}(x):\n{body}    return x\n\n"))
-                .collect();
             format!(
                 "import sys\n{quiet}def loud(x):\n    print(x)\n{body}\ndef leave(x):\n{body}    sys.exit(2)\n\n\
                  {quiet}if os.environ.get('TRANSPORT') == 'http':\n    app.run()\n"
             )
         } else {
-            let body = "  x = x + 1;\n".repeat(30);
-            let quiet: String = (0..6)
-                .map(|i| format!("function quiet{i}(x) {{\n{body}  return x;\n}}\n"))
-                .collect();
             format!(
                 "import {{ a }} from './a.js';\n{quiet}function loud(x) {{\n  console.log(x);\n{body}}}\n\
                  function leave(x) {{\n{body}  process.exit(2);\n}}\n{quiet}\
@@ -96,7 +89,7 @@ mod tests {
     }
 
     /// A parse that reuses an earlier tree of other ranges (the scan's window, then the
-    /// facts' window or the whole file, as `keep_facts` and `parse_and_scan` do) makes the
+    /// facts' window or the whole file, as `Worker::facts` and `parse_and_scan` do) makes the
     /// tree a fresh parse of those ranges makes: the same nodes, kinds and bytes.
     #[test]
     fn a_parse_that_reuses_an_earlier_tree_makes_the_tree_a_fresh_parse_makes() {

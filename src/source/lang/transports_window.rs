@@ -167,6 +167,25 @@ pub fn ranges(lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
     FactMentions::of(lang, src).ranges(lang, src)
 }
 
+/// For tests of windows: a body of 30 quiet statements, and six quiet functions of it in
+/// Python or JavaScript, large enough to be left out of a window.
+#[cfg(test)]
+pub fn quiet_parts(lang: Lang) -> (String, String) {
+    if lang == Lang::Python {
+        let body = "    x = x + 1\n".repeat(30);
+        let filler = (0..6)
+            .map(|i| format!("def quiet{i}(x):\n{body}    return x\n\n"))
+            .collect();
+        (body, filler)
+    } else {
+        let body = "  x = x + 1;\n".repeat(30);
+        let filler = (0..6)
+            .map(|i| format!("function quiet{i}(x) {{\n{body}  return x;\n}}\n"))
+            .collect();
+        (body, filler)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::transports::{facts, facts_in, ModuleFacts};
@@ -207,10 +226,7 @@ mod tests {
 
     #[test]
     fn a_python_window_has_the_whole_files_facts() {
-        let body = "    x = x + 1\n".repeat(30);
-        let filler: String = (0..6)
-            .map(|i| format!("def quiet{i}(x):\n{body}    return x\n\n"))
-            .collect();
+        let (body, filler) = quiet_parts(Lang::Python);
         // A left-out definition between a write and the exit: not an exit write.
         let src = format!(
             "import sys\n{filler}def main():\n    import http_app\n{body}    if bad:\n        print('usage')\n        sys.exit(2)\n\n\
@@ -228,10 +244,7 @@ mod tests {
 
     #[test]
     fn a_javascript_window_has_the_whole_files_facts() {
-        let body = "  x = x + 1;\n".repeat(30);
-        let filler: String = (0..6)
-            .map(|i| format!("function quiet{i}(x) {{\n{body}  return x;\n}}\n"))
-            .collect();
+        let (body, filler) = quiet_parts(Lang::JavaScript);
         let src = format!(
             "import {{ a }} from './a.js';\n{filler}function main() {{\n  if (bad) {{\n    console.log('usage');\n    process.exit(2);\n  }}\n{body}}}\n\
              async function http() {{\n  const m = await import('./http.js');\n{body}}}\n\
@@ -279,10 +292,7 @@ mod tests {
     /// of each window are the whole file's.
     #[test]
     fn a_word_of_code_keeps_a_part_only_in_code_or_as_a_whole_string() {
-        let body = "    x = x + 1\n".repeat(30);
-        let filler: String = (0..6)
-            .map(|i| format!("def quiet{i}(x):\n{body}    return x\n\n"))
-            .collect();
+        let (body, filler) = quiet_parts(Lang::Python);
         let python = format!(
             "import sys\n{filler}def documented(x):\n    '''Use it so:\n    >>> import thing\n    >>> print(documented(1))\n    Then sys.exit.'''\n    # print(x) here would write to stdout\n    s = 'print it, write it, then exit'\n{body}    return x\n\n\
              def by_name(x):\n    w = getattr(sys, 'stdout')\n{body}    return w\n\n\
@@ -298,10 +308,7 @@ mod tests {
         let (part, whole, _) = windowed_and_whole(Lang::Python, &python);
         assert_eq!(part, whole);
 
-        let body = "  x = x + 1;\n".repeat(30);
-        let filler: String = (0..6)
-            .map(|i| format!("function quiet{i}(x) {{\n{body}  return x;\n}}\n"))
-            .collect();
+        let (body, filler) = quiet_parts(Lang::JavaScript);
         let javascript = format!(
             "import {{ a }} from './a.js';\n{filler}function documented(x) {{\n  // console.log(x) would write to stdout, then process.exit\n  const s = 'require it, import it, write it';\n{body}  return s;\n}}\n\
              function byName(x) {{\n  const out = process['stdout'];\n{body}  return out;\n}}\n\
