@@ -181,19 +181,32 @@ fn notification(text: &str, level: &str) -> Notification {
         .build()
 }
 
-/// Repository-relative paths by file as findings name it, each file looked up once (many
-/// findings share a file, and each look-up asks the file system).
+/// Repository-relative paths and absolute URIs by file as findings name it, each file looked
+/// up once (many findings share a file, and each look-up asks the file system).
 #[derive(Default)]
-struct RepoPaths(std::collections::HashMap<String, Option<String>>);
+struct RepoPaths {
+    relative: std::collections::HashMap<String, Option<String>>,
+    uris: std::collections::HashMap<String, Option<String>>,
+}
 
 impl RepoPaths {
     fn relative(&mut self, report: &Report, file: &str) -> Option<String> {
-        if let Some(known) = self.0.get(file) {
+        if let Some(known) = self.relative.get(file) {
             return known.clone();
         }
         let found = report.repo.relative(std::path::Path::new(file));
-        self.0.insert(file.to_string(), found.clone());
+        self.relative.insert(file.to_string(), found.clone());
         found
+    }
+
+    /// A file's absolute `file://` URI, found once per file (it resolves the path on disk).
+    fn uri(&mut self, file: &str) -> Option<String> {
+        if let Some(known) = self.uris.get(file) {
+            return known.clone();
+        }
+        let uri = file_uri(std::path::Path::new(file));
+        self.uris.insert(file.to_string(), uri.clone());
+        uri
     }
 }
 
@@ -211,7 +224,8 @@ fn result(
     // Outside the repository a file keeps its place, as an absolute URI (never a blob link),
     // unless the SARIF is for upload.
     let outside = match (&own_file, &f.location.file) {
-        (None, Some(p)) if !report.for_upload => file_uri(std::path::Path::new(p))
+        (None, Some(p)) if !report.for_upload => paths
+            .uri(p)
             .map(|uri| ArtifactLocation::builder().uri(uri).build()),
         _ => None,
     };

@@ -307,8 +307,9 @@ pub fn languages() -> Vec<&'static str> {
 
 /// Writes with their files as paths from the working directory (root joined), as `rooted`.
 pub fn rooted_writes(mut writes: Vec<PrintingWrite>, roots: &[PathBuf]) -> Vec<PrintingWrite> {
+    let roots = root_kinds(roots);
     for w in &mut writes {
-        if let Some(path) = joined(&w.write.file, roots) {
+        if let Some(path) = joined_by(&w.write.file, &roots) {
             w.write.file = path;
         }
     }
@@ -316,9 +317,18 @@ pub fn rooted_writes(mut writes: Vec<PrintingWrite>, roots: &[PathBuf]) -> Vec<P
 }
 
 fn joined(file: &str, roots: &[PathBuf]) -> Option<String> {
-    roots.iter().find_map(|root| {
-        let candidate = if root.is_file() {
-            root.clone()
+    joined_by(file, &root_kinds(roots))
+}
+
+/// Each root with whether it is a file, asked once for many findings.
+fn root_kinds(roots: &[PathBuf]) -> Vec<(&PathBuf, bool)> {
+    roots.iter().map(|r| (r, r.is_file())).collect()
+}
+
+fn joined_by(file: &str, roots: &[(&PathBuf, bool)]) -> Option<String> {
+    roots.iter().find_map(|(root, is_file)| {
+        let candidate = if *is_file {
+            (*root).clone()
         } else {
             root.join(file)
         };
@@ -337,13 +347,60 @@ pub fn rooted(
     mut findings: Vec<crate::finding::Finding>,
     roots: &[PathBuf],
 ) -> Vec<crate::finding::Finding> {
+    let roots = root_kinds(roots);
+    // Findings come sorted by file: each file is looked up once in a run of its findings.
+    let mut last: Option<(String, Option<String>)> = None;
     for f in &mut findings {
-        let Some(file) = f.location.file.clone() else {
+        let Some(file) = f.location.file.take() else {
             continue;
         };
-        if let Some(path) = joined(&file, roots) {
-            f.location.file = Some(path);
-        }
+        let path = match &last {
+            Some((known, path)) if *known == file => path.clone(),
+            _ => {
+                let path = joined_by(&file, &roots);
+                last = Some((file.clone(), path.clone()));
+                path
+            }
+        };
+        f.location.file = Some(path.unwrap_or(file));
     }
     findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Code;
+    use crate::finding::Finding;
+
+    /// Each finding's file is joined to the root that holds it, whether its neighbours name
+    /// the same file (looked up once) or another, and a file no root holds keeps its name.
+    #[test]
+    fn rooted_joins_every_finding_s_file_in_runs_and_out_of_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(a.join("pkg")).expect("mkdir");
+        std::fs::create_dir_all(&b).expect("mkdir");
+        std::fs::write(a.join("pkg/x.py"), "print(1)\n").expect("write");
+        std::fs::write(b.join("y.py"), "print(1)\n").expect("write");
+        let at = |file: &str| {
+            let mut f = Finding::new(Code::StaticStdoutWrite, "m");
+            f.location.file = Some(file.to_string());
+            f
+        };
+        let files = [
+            "pkg/x.py", "pkg/x.py", "y.py", "pkg/x.py", "gone.py", "y.py",
+        ];
+        let rooted = rooted(
+            files.iter().map(|f| at(f)).collect(),
+            &[a.clone(), b.clone()],
+        );
+        let shown: Vec<String> = rooted
+            .iter()
+            .map(|f| f.location.file.clone().expect("file"))
+            .collect();
+        let x = walk::slashed(&a.join("pkg/x.py"));
+        let y = walk::slashed(&b.join("y.py"));
+        assert_eq!(shown, [&x, &x, &y, &x, "gone.py", &y]);
+    }
 }
