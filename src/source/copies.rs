@@ -66,17 +66,16 @@ impl Copies {
 
     /// Keeps the scan of `bytes` (while the bound allows) and hands it back.
     pub fn keep(&self, lang: Lang, bytes: &[u8], scanned: Scanned) -> Arc<Copy> {
+        let key = (lang, hash(bytes));
         let copy = Arc::new(Copy {
             bytes: bytes.to_vec(),
             scanned,
         });
+        // Hashing and copying stay outside the lock the other workers wait on.
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         if kept.bytes + bytes.len() <= MAX_KEPT_BYTES {
             kept.bytes += bytes.len();
-            kept.by_hash
-                .entry((lang, hash(bytes)))
-                .or_default()
-                .push(Arc::clone(&copy));
+            kept.by_hash.entry(key).or_default().push(Arc::clone(&copy));
         }
         copy
     }
