@@ -64,8 +64,13 @@ pub fn run(args: ProxyArgs) -> Result<ExitCode, Error> {
         }
     }
     if let Some(path) = &args.sarif {
-        let written = render_findings(Format::Sarif, "proxy", &outcome.findings, outcome.exit_code)
-            .and_then(|doc| write_file("--sarif", path, &doc));
+        let written = render_findings(
+            Format::Sarif,
+            "proxy",
+            outcome.findings.clone(),
+            outcome.exit_code,
+        )
+        .and_then(|doc| write_file("--sarif", path, &doc));
         if let Err(e) = written {
             // The client's session is over; the exit code stays the server's.
             let _ = writeln!(std::io::stderr(), "mcpcheck: {e}");

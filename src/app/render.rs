@@ -85,7 +85,7 @@ impl OutputPlan {
 pub fn render_findings(
     format: Format,
     engine: &'static str,
-    findings: &[crate::finding::Finding],
+    findings: Vec<crate::finding::Finding>,
     exit_code: i32,
 ) -> Result<String, Error> {
     let mut report = Report::without_engine(ReportContext {
@@ -96,7 +96,7 @@ pub fn render_findings(
         exit_code,
     });
     report.engine = engine;
-    report.findings = findings.to_vec();
+    report.findings = findings;
     match format {
         Format::Sarif => Ok(sarif::render(&report)),
         Format::Markdown => Ok(markdown::render(&report, &MarkdownOptions::document())),

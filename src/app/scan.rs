@@ -99,9 +99,12 @@ pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
                 color: output.color(),
             },
         ),
-        Format::Sarif | Format::Markdown => {
-            render_findings(format, "scan", &report.findings, i32::from(!report.ok()))?
-        }
+        Format::Sarif | Format::Markdown => render_findings(
+            format,
+            "scan",
+            report.findings.clone(),
+            i32::from(!report.ok()),
+        )?,
     };
     output.write(&text)?;
     Ok(super::verdict_exit(report.ok()))

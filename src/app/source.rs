@@ -68,13 +68,15 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         return fix(args, &scan, &options.roots, &output, format);
     }
     let ok = Gate::default().passes(&scan.findings);
+    let nothing_scanned =
+        (scan.stats.files_scanned == 0).then(|| nothing_scanned(&options.roots, &scan.stats));
     let text = match format {
         Format::Json => json_text(&crate::report::source::json::render(&scan))?,
         // Paths a terminal can open: from the working directory, not from the scanned root.
         Format::Human => crate::report::source::human::render(
             &crate::source::SourceScan {
-                findings: crate::source::rooted(scan.findings.clone(), &options.roots),
-                ..scan.clone()
+                findings: crate::source::rooted(scan.findings, &options.roots),
+                ..scan
             },
             Style {
                 color: output.color(),
@@ -83,13 +85,13 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         format @ (Format::Sarif | Format::Markdown) => render_findings(
             format,
             "source",
-            &crate::source::rooted(scan.findings.clone(), &options.roots),
+            crate::source::rooted(scan.findings, &options.roots),
             i32::from(!ok),
         )?,
     };
     output.write(&text)?;
-    if scan.stats.files_scanned == 0 {
-        super::io::note(&nothing_scanned(&options.roots, &scan.stats));
+    if let Some(note) = nothing_scanned {
+        super::io::note(&note);
     }
     Ok(super::verdict_exit(ok))
 }

@@ -29,7 +29,7 @@ pub fn run(args: &SurfaceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
             },
         ),
         format @ (Format::Sarif | Format::Markdown) => {
-            render_findings(format, "surface", &run.findings, i32::from(!ok))?
+            render_findings(format, "surface", run.findings.clone(), i32::from(!ok))?
         }
     };
     output.write(&text)?;

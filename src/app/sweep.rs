@@ -88,7 +88,7 @@ pub fn report(args: &SweepReportArgs) -> Result<ExitCode, Error> {
         output.write(&render_findings(
             Format::Sarif,
             "sweep",
-            &findings_of(&merged),
+            findings_of(&merged),
             0,
         )?)?;
         return Ok(ExitCode::SUCCESS);

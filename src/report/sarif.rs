@@ -51,7 +51,7 @@ pub fn render_limited(
     let mut limit = report.findings.len().min(MAX_RESULTS);
     loop {
         let doc = document(report, metas, limit);
-        let pretty = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        let pretty = pretty_json(&doc, limit);
         // Anything under the limit uncompressed is under it gzipped too.
         if pretty.len() <= max_gzipped {
             return pretty + "\n";
@@ -61,6 +61,16 @@ pub fn render_limited(
             return compact + "\n";
         }
         limit /= 2;
+    }
+}
+
+/// The document as indented JSON, written into room for the results it has (about 2 KiB
+/// each, so a large document is not copied each time its buffer doubles).
+fn pretty_json(doc: &Sarif, results: usize) -> String {
+    let mut bytes = Vec::with_capacity(16 * 1024 + results.saturating_mul(2 * 1024));
+    match serde_json::to_writer_pretty(&mut bytes, doc) {
+        Ok(()) => String::from_utf8(bytes).unwrap_or_default(),
+        Err(_) => String::new(),
     }
 }
 

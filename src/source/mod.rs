@@ -249,20 +249,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
     stats.suppressed += suppressed;
     // A total order (a file's findings come from one worker, but roots may repeat a file), so
     // the output is the same whatever the number of threads.
-    findings.sort_by(|a, b| {
-        let key = |f: &Finding| {
-            (
-                f.location.file.clone(),
-                f.location.line,
-                f.location.column,
-                f.code,
-                f.location.end_line,
-                f.location.end_column,
-                f.message.clone(),
-            )
-        };
-        key(a).cmp(&key(b))
-    });
+    findings.sort_by(|a, b| order_key(a).cmp(&order_key(b)));
     if !options.all_transports {
         reach::classify(
             &mut findings,
@@ -285,6 +272,30 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         writes,
         stats,
     })
+}
+
+/// The scan's total order of findings (borrowed: sorting compares without copying).
+#[allow(clippy::type_complexity)]
+fn order_key(
+    f: &Finding,
+) -> (
+    Option<&str>,
+    Option<u64>,
+    Option<u64>,
+    crate::catalog::Code,
+    Option<u64>,
+    Option<u64>,
+    &str,
+) {
+    (
+        f.location.file.as_deref(),
+        f.location.line,
+        f.location.column,
+        f.code,
+        f.location.end_line,
+        f.location.end_column,
+        f.message.as_str(),
+    )
 }
 
 impl Collected {
