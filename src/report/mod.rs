@@ -16,6 +16,7 @@ pub mod proxy;
 pub mod repo;
 pub mod rule_docs;
 pub mod sarif;
+mod sarif_pretty;
 mod sarif_rules;
 #[cfg(test)]
 mod sarif_tests;

@@ -50,27 +50,17 @@ pub fn render_limited(
 ) -> String {
     let mut limit = report.findings.len().min(MAX_RESULTS);
     loop {
-        let doc = document(report, metas, limit);
-        let pretty = pretty_json(&doc, limit);
+        let pretty = super::sarif_pretty::render(report, metas, limit);
         // Anything under the limit uncompressed is under it gzipped too.
         if pretty.len() <= max_gzipped {
             return pretty + "\n";
         }
+        let doc = document(report, metas, limit);
         let compact = serde_json::to_string(&doc).unwrap_or_default();
         if limit == 0 || gzipped_len(&compact) <= max_gzipped {
             return compact + "\n";
         }
         limit /= 2;
-    }
-}
-
-/// The document as indented JSON, written into room for the results it has (about 2 KiB
-/// each, so a large document is not copied each time its buffer doubles).
-fn pretty_json(doc: &Sarif, results: usize) -> String {
-    let mut bytes = Vec::with_capacity(16 * 1024 + results.saturating_mul(2 * 1024));
-    match serde_json::to_writer_pretty(&mut bytes, doc) {
-        Ok(()) => String::from_utf8(bytes).unwrap_or_default(),
-        Err(_) => String::new(),
     }
 }
 
@@ -97,6 +87,16 @@ pub fn document(report: &Report, metas: &[(&CodeMeta, String)], limit: usize) ->
         .take(limit)
         .map(|f| result(report, f, metas, &mut paths))
         .collect();
+    document_with(report, metas, limit, results)
+}
+
+/// The document with `results`, the first `limit` findings' (the rest are summarised).
+pub(super) fn document_with(
+    report: &Report,
+    metas: &[(&CodeMeta, String)],
+    limit: usize,
+    results: Vec<SarifResult>,
+) -> Sarif {
     let omitted = report.findings.len().saturating_sub(limit);
     let mut notifications: Vec<Notification> = report
         .notices
@@ -194,7 +194,7 @@ fn notification(text: &str, level: &str) -> Notification {
 /// Repository-relative paths and absolute URIs by file as findings name it, each file looked
 /// up once (many findings share a file, and each look-up asks the file system).
 #[derive(Default)]
-struct RepoPaths {
+pub(super) struct RepoPaths {
     relative: std::collections::HashMap<String, Option<String>>,
     uris: std::collections::HashMap<String, Option<String>>,
 }
@@ -220,7 +220,7 @@ impl RepoPaths {
     }
 }
 
-fn result(
+pub(super) fn result(
     report: &Report,
     f: &Finding,
     metas: &[(&CodeMeta, String)],
