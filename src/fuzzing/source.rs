@@ -28,7 +28,7 @@ pub fn source_scan(data: &[u8]) {
         );
     }
 
-    let Some(window) = lang.parse_ranges(src).filter(|r| !r.is_empty()) else {
+    let Some(window) = lang.parse_ranges(&lang.text(src)).filter(|r| !r.is_empty()) else {
         return;
     };
     window.iter().for_each(|r| check_range(lang, r, src.len()));

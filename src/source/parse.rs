@@ -3,6 +3,7 @@
 
 use super::config::{self, spring, ConfigKind};
 use super::copies::{Copies, Scanned};
+use super::lang::prefilter::Text;
 use super::lang::transports::{self, ModuleFacts};
 use super::lang::transports_window;
 use super::lang::{Hit, Lang};
@@ -185,14 +186,17 @@ impl Worker<'_> {
         self.stats.files_scanned += 1;
         self.stats.bytes_scanned += bytes.len() as u64;
         *self.stats.languages.entry(lang.name()).or_default() += 1;
-        if self.prefilter && !lang.may_hold_finding(bytes) {
+        // Each text test reads the file once, however many ask (the prefilter, the windows,
+        // the facts' mentions).
+        let text = lang.text(bytes);
+        if self.prefilter && !text.may_match() {
             return;
         }
         let copy = match self.copies.find(lang, bytes) {
             Some(copy) => copy,
             None => {
                 let mut bytes_parsed = 0;
-                let Some(scanned) = self.scan_bytes(lang, bytes, &mut bytes_parsed) else {
+                let Some(scanned) = self.scan_bytes(lang, &text, &mut bytes_parsed) else {
                     self.stats.bytes_parsed += bytes_parsed;
                     self.stats.files_scanned -= 1;
                     return self.skip_file(FileSkip::ParseTimeout);
@@ -225,8 +229,14 @@ impl Worker<'_> {
     /// Parses and scans one file's bytes (`bytes_parsed` counts what the parser was handed):
     /// the hits, the suppressions and, if a hit is not suppressed, the transport facts for
     /// `reach`. None if a parse timed out.
-    fn scan_bytes(&mut self, lang: Lang, bytes: &[u8], bytes_parsed: &mut u64) -> Option<Scanned> {
-        let (tree, window, hits) = self.parse_and_scan(lang, bytes, bytes_parsed)?;
+    fn scan_bytes(
+        &mut self,
+        lang: Lang,
+        text: &Text<'_>,
+        bytes_parsed: &mut u64,
+    ) -> Option<Scanned> {
+        let bytes = text.src;
+        let (tree, window, hits) = self.parse_and_scan(lang, text, bytes_parsed)?;
         let suppressions = if hits.is_empty() {
             Suppressions::default()
         } else {
@@ -236,7 +246,7 @@ impl Worker<'_> {
             .iter()
             .any(|h| !suppressions.covers(h.code.as_str(), h.range.start_point.row));
         let facts = if self.transport_facts && reported {
-            self.facts(lang, bytes, &tree, &window)
+            self.facts(lang, text, &tree, &window)
         } else {
             None
         };
@@ -260,10 +270,11 @@ impl Worker<'_> {
     fn facts(
         &mut self,
         lang: Lang,
-        bytes: &[u8],
+        text: &Text<'_>,
         tree: &tree_sitter::Tree,
         window: &[tree_sitter::Range],
     ) -> Option<Option<ModuleFacts>> {
+        let bytes = text.src;
         if !transports::has_facts(lang) {
             return None;
         }
@@ -272,7 +283,7 @@ impl Worker<'_> {
         if self.prefilter && !transports::may_demote(lang, bytes) {
             return Some(None);
         }
-        let mentions = transports_window::FactMentions::of(lang, bytes);
+        let mentions = transports_window::FactMentions::of(lang, text);
         if mentions.held_by(window, bytes.len()) {
             return Some(transports::facts_in(lang, tree.root_node(), bytes, window));
         }
@@ -407,12 +418,13 @@ impl Worker<'_> {
     fn parse_and_scan(
         &mut self,
         lang: Lang,
-        bytes: &[u8],
+        text: &Text<'_>,
         bytes_parsed: &mut u64,
     ) -> Option<(tree_sitter::Tree, Vec<tree_sitter::Range>, Vec<Hit>)> {
+        let bytes = text.src;
         // Leaving blocks out is a text test too: without the prefilter, every file is parsed whole.
         let mut ranges = if self.prefilter {
-            lang.parse_ranges(bytes)
+            lang.parse_ranges(text)
         } else {
             None
         };

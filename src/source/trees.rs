@@ -96,7 +96,9 @@ mod tests {
         for lang in [Lang::JavaScript, Lang::TypeScript, Lang::Python] {
             let src = module(lang);
             let src = src.as_bytes();
-            let scan = lang.parse_ranges(src).expect("a window for the scan");
+            let scan = lang
+                .parse_ranges(&lang.text(src))
+                .expect("a window for the scan");
             let facts = transports_window::ranges(lang, src).expect("a window for facts");
             let mut parser = Parser::new();
             parser.set_language(&lang.grammar()).expect("grammar");

@@ -14,7 +14,7 @@ mod js_prints;
 mod js_resolve;
 mod js_window;
 mod kotlin;
-mod prefilter;
+pub mod prefilter;
 mod python;
 mod python_bindings;
 mod python_calls;
@@ -117,7 +117,13 @@ impl Lang {
     /// A cheap text test before parsing: false only if the file cannot hold a finding,
     /// because it does not mention what any of the language's rules needs.
     pub fn may_hold_finding(self, src: &[u8]) -> bool {
-        self.prefilter().may_match(src)
+        self.text(src).may_match()
+    }
+
+    /// `src` for the text tests of this language (the prefilter's, the windows', the facts'
+    /// mentions), each pass over it made once.
+    pub fn text(self, src: &[u8]) -> prefilter::Text<'_> {
+        prefilter::Text::new(src, self.prefilter())
     }
 
     /// The language's needs, stated next to its rules.
@@ -135,12 +141,13 @@ impl Lang {
 
     /// The parts of a large file worth parsing (see `js_window`, `python_window`), or None
     /// for all of it.
-    pub fn parse_ranges(self, src: &[u8]) -> Option<Vec<Range>> {
+    pub fn parse_ranges(self, text: &prefilter::Text<'_>) -> Option<Vec<Range>> {
+        let src = text.src;
         match self {
             Lang::JavaScript | Lang::TypeScript if src.len() >= WINDOW_MIN_BYTES => {
                 javascript::parse_ranges(src)
             }
-            Lang::Python if src.len() >= WINDOW_MIN_BYTES => python_words::parse_ranges(src),
+            Lang::Python if src.len() >= WINDOW_MIN_BYTES => python_words::parse_ranges(text),
             _ => None,
         }
     }

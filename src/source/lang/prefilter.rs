@@ -16,6 +16,7 @@
 //! the file (an unterminated string, unbalanced brackets) counts every occurrence, as before.
 
 use aho_corasick::{AhoCorasick, MatchKind};
+use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 /// What one rule (or family of rules) needs: one word of every group.
@@ -166,32 +167,82 @@ impl Prefilter {
     /// Every occurrence that `counts` judges to count, as (word, start, end) in order; None if
     /// the words could not be compiled (then nothing can be ruled out).
     pub fn counted_by(
-        &self,
+        &'static self,
         src: &[u8],
         counts: fn(&Occurrence<'_>) -> bool,
     ) -> Option<Vec<(&'static str, usize, usize)>> {
-        let compiled = self.compiled()?;
+        Text::new(src, self).counted_by(counts)
+    }
+
+    /// False only if no need is met, so no rule can match. True also if the words could not
+    /// be compiled: a failure means "parse it", never "skip it".
+    pub fn may_match(&'static self, src: &[u8]) -> bool {
+        Text::new(src, self).may_match()
+    }
+}
+
+/// A file's bytes as one language's prefilter reads them, each pass made once however many
+/// text tests ask: the whole-word occurrences of its words (one aho-corasick pass) and the
+/// spans of its lexer. The worker holds one per file, from the prefilter's test to the
+/// windows and the facts' mentions (`transports_window`).
+pub struct Text<'a> {
+    pub src: &'a [u8],
+    prefilter: &'static Prefilter,
+    occurrences: OnceCell<Vec<(usize, usize, usize)>>,
+    spans: OnceCell<Option<Vec<Span>>>,
+}
+
+impl<'a> Text<'a> {
+    pub fn new(src: &'a [u8], prefilter: &'static Prefilter) -> Self {
+        Self {
+            src,
+            prefilter,
+            occurrences: OnceCell::new(),
+            spans: OnceCell::new(),
+        }
+    }
+
+    /// The spans of the language's lexer, or None without one or when it lost track.
+    pub fn spans(&self) -> Option<&[Span]> {
+        self.spans
+            .get_or_init(|| self.prefilter.lexer.and_then(|lexer| lexer(self.src)))
+            .as_deref()
+    }
+
+    /// Every whole-word occurrence of the prefilter's words: (index, start, end).
+    fn occurrences(&self, compiled: &Compiled) -> &[(usize, usize, usize)] {
+        self.occurrences
+            .get_or_init(|| compiled.whole_words(self.src))
+    }
+
+    /// As `Prefilter::counted_by`.
+    pub fn counted_by(
+        &self,
+        counts: fn(&Occurrence<'_>) -> bool,
+    ) -> Option<Vec<(&'static str, usize, usize)>> {
+        let compiled = self.prefilter.compiled()?;
         let counted = self
-            .judged(src, compiled.whole_words(src), counts)
+            .judged(compiled, counts)
             .map(|(index, start, end)| (compiled.words[index], start, end))
             .collect();
         Some(counted)
     }
 
-    /// False only if no need is met, so no rule can match. True also if the words could not
-    /// be compiled: a failure means "parse it", never "skip it".
-    pub fn may_match(&self, src: &[u8]) -> bool {
-        let Some(compiled) = self.compiled() else {
+    /// As `Prefilter::may_match`.
+    pub fn may_match(&self) -> bool {
+        let Some(compiled) = self.prefilter.compiled() else {
             return true;
         };
         // Every whole-word occurrence, first: most files meet no need even so, and are not lexed.
-        let occurrences = compiled.whole_words(src);
-        let all = occurrences.iter().fold(0u64, |f, (i, _, _)| f | 1u64 << i);
+        let all = self
+            .occurrences(compiled)
+            .iter()
+            .fold(0u64, |f, (i, _, _)| f | 1u64 << i);
         if !compiled.met(all) {
             return false;
         }
         let mut found = 0u64;
-        for (index, _, _) in self.judged(src, occurrences, self.counts) {
+        for (index, _, _) in self.judged(compiled, self.prefilter.counts) {
             found |= 1u64 << index;
             if compiled.met(found) {
                 return true;
@@ -202,29 +253,31 @@ impl Prefilter {
 
     /// The occurrences (word index, start, end) that `counts` judges to count, each placed by
     /// the language's lexer (without one, or when it lost track, every one is in code).
-    fn judged<'a>(
-        &'a self,
-        src: &'a [u8],
-        occurrences: Vec<(usize, usize, usize)>,
+    fn judged<'t>(
+        &'t self,
+        compiled: &'t Compiled,
         counts: fn(&Occurrence<'_>) -> bool,
-    ) -> impl Iterator<Item = (usize, usize, usize)> + 'a {
-        let words = self.compiled().map_or(&[][..], |c| &c.words[..]);
-        let spans = self.lexer.and_then(|lexer| lexer(src)).unwrap_or_default();
-        let mut spans = spans.into_iter().peekable();
-        occurrences.into_iter().filter(move |&(index, start, end)| {
-            while spans.next_if(|s| s.end <= start).is_some() {}
-            let region = spans
-                .peek()
-                .filter(|s| s.start <= start && end <= s.end)
-                .map_or(Region::Code, |s| s.region);
-            counts(&Occurrence {
-                word: words[index],
-                src,
-                start,
-                end,
-                region,
+    ) -> impl Iterator<Item = (usize, usize, usize)> + 't {
+        let words = &compiled.words[..];
+        let src = self.src;
+        let mut spans = self.spans().unwrap_or_default().iter().peekable();
+        self.occurrences(compiled)
+            .iter()
+            .copied()
+            .filter(move |&(index, start, end)| {
+                while spans.next_if(|s| s.end <= start).is_some() {}
+                let region = spans
+                    .peek()
+                    .filter(|s| s.start <= start && end <= s.end)
+                    .map_or(Region::Code, |s| s.region);
+                counts(&Occurrence {
+                    word: words[index],
+                    src,
+                    start,
+                    end,
+                    region,
+                })
             })
-        })
     }
 }
 

@@ -2,7 +2,7 @@
 //! which occurrences count, and the parts of a large file worth parsing (the window).
 
 use super::prefilter::{called_with_other_fd, previous_on_line, unfollowed_member};
-use super::prefilter::{Occurrence, Prefilter, Region};
+use super::prefilter::{Occurrence, Prefilter, Region, Text};
 use super::python_window;
 
 /// What a file must mention for a rule to match (see `prefilter`), from `module_member` and
@@ -109,8 +109,14 @@ fn counts_in_window(occurrence: &Occurrence<'_>) -> bool {
 /// definitions with no occurrence of the prefilter's words that counts, and none of
 /// `WINDOW_KEEP` or `names`, are left out.
 pub(super) fn window(src: &[u8], names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
-    let counted: Vec<usize> = PREFILTER
-        .counted_by(src, counts_in_window)?
+    window_of(&super::prefilter::Text::new(src, &PREFILTER), names)
+}
+
+/// As `window`, of a file the prefilter has read.
+fn window_of(text: &Text<'_>, names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
+    let src = text.src;
+    let counted: Vec<usize> = text
+        .counted_by(counts_in_window)?
         .into_iter()
         .map(|(_, start, _)| start)
         .collect();
@@ -124,8 +130,8 @@ pub(super) fn window(src: &[u8], names: &[&str]) -> Option<Vec<tree_sitter::Rang
     })
 }
 
-pub fn parse_ranges(src: &[u8]) -> Option<Vec<tree_sitter::Range>> {
-    window(src, &[])
+pub fn parse_ranges(text: &Text<'_>) -> Option<Vec<tree_sitter::Range>> {
+    window_of(text, &[])
 }
 
 #[cfg(test)]
@@ -140,7 +146,7 @@ mod tests {
             .set_language(&Lang::Python.grammar())
             .expect("grammar");
         let whole = parser.parse(src, None).expect("parse");
-        let ranges = parse_ranges(src.as_bytes()).expect("windowed");
+        let ranges = window(src.as_bytes(), &[]).expect("windowed");
         parser.set_included_ranges(&ranges).expect("ranges");
         let part = parser.parse(src, None).expect("parse");
         let hits = |t: &tree_sitter::Tree| Lang::Python.scan(t, src.as_bytes()).len();
@@ -160,7 +166,7 @@ mod tests {
         let src = format!(
             "def helper(x):\n    '''>>> print(x)'''\n{body}    return x\n\n{filler}print('x')\n"
         );
-        let ranges = parse_ranges(src.as_bytes()).expect("windowed");
+        let ranges = window(src.as_bytes(), &[]).expect("windowed");
         assert!(!ranges
             .iter()
             .any(|r| src[r.start_byte..r.end_byte].contains("def helper")));

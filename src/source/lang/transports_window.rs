@@ -5,10 +5,8 @@
 //! read or exit: the facts of the window are the whole file's (`transports::facts_in` keeps
 //! a Python statement left out between a write and an exit from joining them).
 
-use super::js_lex;
 use super::js_window;
-use super::prefilter::{Region, Span};
-use super::python_lex;
+use super::prefilter::{Region, Span, Text};
 use super::python_window;
 use super::transports::{
     JS_BRANCH_WORDS, JS_HTTP_TRANSPORTS, PY_BRANCH_WORDS, PY_HTTP_CLASSES, PY_HTTP_METHODS,
@@ -74,14 +72,13 @@ pub struct FactMentions {
 }
 
 impl FactMentions {
-    pub fn of(lang: Lang, src: &[u8]) -> Self {
+    /// The mentions in a file the prefilter has read (its lexer's spans are the ones
+    /// `js_lex` or `python_lex` find; a test checks).
+    pub fn of(lang: Lang, text: &Text<'_>) -> Self {
+        let src = text.src;
         let (code, names) = fact_words(lang);
-        let (spans, dollar) = match lang {
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (js_lex::spans(src), true),
-            Lang::Python => (python_lex::spans(src), false),
-            _ => (None, false),
-        };
-        let spans = spans.unwrap_or_default();
+        let dollar = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+        let spans = text.spans().unwrap_or_default();
         let mut at: Vec<(usize, usize)> = names
             .iter()
             .flat_map(|w| whole_words(src, w.as_bytes(), dollar))
@@ -89,7 +86,7 @@ impl FactMentions {
         at.extend(
             code.iter()
                 .flat_map(|w| whole_words(src, w.as_bytes(), dollar))
-                .filter(|&(start, end)| counts_as_code(&spans, start, end)),
+                .filter(|&(start, end)| counts_as_code(spans, start, end)),
         );
         at.sort_unstable();
         Self { at }
@@ -164,7 +161,7 @@ fn counts_as_code(spans: &[Span], start: usize, end: usize) -> bool {
 /// The parts of `src` to parse for its facts, or None to parse it whole.
 #[cfg(test)]
 pub fn ranges(lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
-    FactMentions::of(lang, src).ranges(lang, src)
+    FactMentions::of(lang, &lang.text(src)).ranges(lang, src)
 }
 
 /// For tests of windows: a body of 30 quiet statements, and six quiet functions of it in
@@ -189,10 +186,25 @@ pub fn quiet_parts(lang: Lang) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::super::transports::{facts, facts_in, ModuleFacts};
+    use super::super::{js_lex, python_lex};
     use super::*;
 
+    /// The mentions take the spans of the prefilter's lexer: the language's own.
+    #[test]
+    fn the_mentions_read_the_spans_of_the_languages_lexer() {
+        let src = b"# c\n// c\n/* c */ x = 'a' + \"b\" + `t${u}`; print(f'{y}')\n";
+        for lang in Lang::ALL {
+            let expected = match lang {
+                Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js_lex::spans(src),
+                Lang::Python => python_lex::spans(src),
+                _ => None,
+            };
+            assert_eq!(lang.text(src).spans(), expected.as_deref(), "{lang:?}");
+        }
+    }
+
     fn holds_facts(lang: Lang, src: &[u8], ranges: &[Range]) -> bool {
-        FactMentions::of(lang, src).held_by(ranges, src.len())
+        FactMentions::of(lang, &lang.text(src)).held_by(ranges, src.len())
     }
 
     fn parse(lang: Lang, src: &str, ranges: &[Range]) -> tree_sitter::Tree {
