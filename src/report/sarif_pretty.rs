@@ -35,8 +35,9 @@ pub(super) fn render(report: &Report, metas: &[(&CodeMeta, String)], limit: usiz
         _ => return pretty(&super::sarif::document(report, metas, limit)),
     };
     let printed = printed_results(report, metas, findings);
-    let mut out =
-        String::with_capacity(skeleton.len() + printed.iter().map(String::len).sum::<usize>() + 64);
+    // Room for the results, their separators and the line break `render_limited` adds.
+    let room = printed.iter().map(|p| p.len() + 2).sum::<usize>();
+    let mut out = String::with_capacity(skeleton.len() + room + 16);
     out.push_str(&skeleton[..at]);
     for (i, one) in printed.iter().enumerate() {
         out.push_str(if i == 0 { "\n" } else { ",\n" });
@@ -87,7 +88,8 @@ fn pretty(value: &impl serde::Serialize) -> String {
 /// A result's lines indented to its depth in the document (JSON strings hold no raw line
 /// break, so every one is between tokens).
 fn indented(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let lines = 1 + text.bytes().filter(|b| *b == b'\n').count();
+    let mut out = String::with_capacity(text.len() + lines * RESULT_INDENT.len());
     out.push_str(RESULT_INDENT);
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
