@@ -9,6 +9,7 @@
 
 use super::document::{Report, REPOSITORY_URL, TOOL_NAME, TOOL_VERSION};
 use super::repo::{file_uri, uri_path};
+use super::sarif_pretty::{self, Slot};
 use super::sarif_rules::{self, catalog_metas, level, taxon_reference};
 use crate::catalog::CodeMeta;
 use crate::finding::{excerpt, Finding};
@@ -50,7 +51,7 @@ pub fn render_limited(
 ) -> String {
     let mut limit = report.findings.len().min(MAX_RESULTS);
     loop {
-        let pretty = super::sarif_pretty::render(report, metas, limit);
+        let pretty = pretty_document(report, metas, limit);
         // Anything under the limit uncompressed is under it gzipped too.
         if pretty.len() <= max_gzipped {
             return pretty + "\n";
@@ -62,6 +63,29 @@ pub fn render_limited(
         }
         limit /= 2;
     }
+}
+
+/// Where the results are: a key of the run object, itself in the document's list of runs.
+pub(super) const RESULTS: Slot = Slot {
+    key: "results",
+    depth: 3,
+};
+
+/// The document with the first `limit` findings as results, as `serde_json::to_string_pretty`
+/// prints it; a large document's results are built and printed on several threads.
+pub(super) fn pretty_document(
+    report: &Report,
+    metas: &[(&CodeMeta, String)],
+    limit: usize,
+) -> String {
+    let findings = &report.findings[..limit.min(report.findings.len())];
+    let skeleton = sarif_pretty::pretty(&document_with(report, metas, limit, Vec::new()));
+    let builder = || {
+        let mut paths = RepoPaths::default();
+        move |f: &Finding| result(report, f, metas, &mut paths)
+    };
+    sarif_pretty::set_in(&skeleton, &RESULTS, findings, builder)
+        .unwrap_or_else(|| sarif_pretty::pretty(&document(report, metas, limit)))
 }
 
 /// The size of `text` gzipped, as GitHub measures the upload.
@@ -91,7 +115,7 @@ pub fn document(report: &Report, metas: &[(&CodeMeta, String)], limit: usize) ->
 }
 
 /// The document with `results`, the first `limit` findings' (the rest are summarised).
-pub(super) fn document_with(
+fn document_with(
     report: &Report,
     metas: &[(&CodeMeta, String)],
     limit: usize,
@@ -194,7 +218,7 @@ fn notification(text: &str, level: &str) -> Notification {
 /// Repository-relative paths and absolute URIs by file as findings name it, each file looked
 /// up once (many findings share a file, and each look-up asks the file system).
 #[derive(Default)]
-pub(super) struct RepoPaths {
+struct RepoPaths {
     relative: std::collections::HashMap<String, Option<String>>,
     uris: std::collections::HashMap<String, Option<String>>,
 }
@@ -220,7 +244,7 @@ impl RepoPaths {
     }
 }
 
-pub(super) fn result(
+fn result(
     report: &Report,
     f: &Finding,
     metas: &[(&CodeMeta, String)],

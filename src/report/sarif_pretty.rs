@@ -1,75 +1,88 @@
-//! The SARIF document as indented JSON, its results built and printed on several threads.
+//! A JSON document with a long list, printed as `serde_json::to_string_pretty` prints it, the
+//! list's items built and printed on several threads.
 //!
-//! A large scan's results are most of the document and most of the time it takes. Each
-//! result is printed alone, indented to its depth, and set into the document printed without
-//! them, where serde_json prints an empty list: the text is the one `to_string_pretty` makes of
-//! the whole document (a test compares them). Below `PARALLEL_FROM` results, one thread.
+//! A large SARIF document's results are most of it and most of the time it takes to print.
+//! Each item is printed alone, indented to its depth, and set into the document printed with
+//! an empty list, where serde_json prints `[]`: the text is the one the whole document makes
+//! (`sarif_tests` compares them). Below `PARALLEL_FROM` items, one thread.
 
-use super::document::Report;
-use super::sarif::{document_with, result, RepoPaths};
-use crate::catalog::CodeMeta;
-use crate::finding::Finding;
+use serde::Serialize;
 
-/// Fewer results than this are printed on the calling thread: a thread costs more.
+/// Fewer items than this are printed on the calling thread: a thread costs more.
 const PARALLEL_FROM: usize = 256;
 /// Most threads used.
 const MAX_THREADS: usize = 4;
-/// Where the empty results list is in the document printed without them: a key of the run
-/// object, three levels in (a string's quotes are escaped, so this is structure).
-const EMPTY_RESULTS: &str = "\n      \"results\": []";
-/// The indentation of a result's lines in the document: four levels in.
-const RESULT_INDENT: &str = "        ";
 
-/// The document with the first `limit` findings as results, as `serde_json::to_string_pretty`
-/// prints it.
-pub(super) fn render(report: &Report, metas: &[(&CodeMeta, String)], limit: usize) -> String {
-    let findings = &report.findings[..limit.min(report.findings.len())];
-    let skeleton = pretty(&document_with(report, metas, limit, Vec::new()));
-    if findings.is_empty() {
-        return skeleton;
-    }
-    let at = match skeleton.match_indices(EMPTY_RESULTS).collect::<Vec<_>>()[..] {
+/// Where a list goes and how deep: `key` of an object whose members are indented by
+/// `depth` levels of two spaces (the list's items by one more).
+pub(super) struct Slot {
+    pub key: &'static str,
+    pub depth: usize,
+}
+
+/// `skeleton` (printed with the list at `slot` empty) with `items` set in, each built by a
+/// builder that `builder` makes once per thread (a builder may keep what it looked up).
+/// None if the skeleton does not hold exactly one such empty list.
+pub(super) fn set_in<T, R, B>(
+    skeleton: &str,
+    slot: &Slot,
+    items: &[T],
+    builder: impl Fn() -> B + Sync,
+) -> Option<String>
+where
+    T: Sync,
+    R: Serialize,
+    B: FnMut(&T) -> R,
+{
+    // A string's quotes are escaped, so this is structure.
+    let empty = format!("\n{}\"{}\": []", "  ".repeat(slot.depth), slot.key);
+    let at = match skeleton.match_indices(&empty).collect::<Vec<_>>()[..] {
         // Before the `]` of the empty list.
-        [(at, _)] => at + EMPTY_RESULTS.len() - 1,
-        // An unexpected shape: the document printed whole.
-        _ => return pretty(&super::sarif::document(report, metas, limit)),
+        [(at, _)] => at + empty.len() - 1,
+        _ => return None,
     };
-    let printed = printed_results(report, metas, findings);
-    // Room for the results, their separators and the line break `render_limited` adds.
+    if items.is_empty() {
+        return Some(skeleton.to_string());
+    }
+    let indent = "  ".repeat(slot.depth + 1);
+    let printed = printed(items, &indent, &builder);
+    // Room for the items, their separators and a line break the caller may add.
     let room = printed.iter().map(|p| p.len() + 2).sum::<usize>();
-    let mut out = String::with_capacity(skeleton.len() + room + 16);
+    let mut out = String::with_capacity(skeleton.len() + room + indent.len() + 16);
     out.push_str(&skeleton[..at]);
     for (i, one) in printed.iter().enumerate() {
         out.push_str(if i == 0 { "\n" } else { ",\n" });
         out.push_str(one);
     }
-    out.push_str("\n      ");
+    out.push('\n');
+    out.push_str(&indent[2..]);
     out.push_str(&skeleton[at..]);
-    out
+    Some(out)
 }
 
-/// Each finding's result, printed and indented, in order.
-fn printed_results(
-    report: &Report,
-    metas: &[(&CodeMeta, String)],
-    findings: &[Finding],
-) -> Vec<String> {
-    let print = |chunk: &[Finding]| -> Vec<String> {
-        let mut paths = RepoPaths::default();
+/// Each item built, printed and indented, in order.
+fn printed<T, R, B>(items: &[T], indent: &str, builder: &(impl Fn() -> B + Sync)) -> Vec<String>
+where
+    T: Sync,
+    R: Serialize,
+    B: FnMut(&T) -> R,
+{
+    let print = |chunk: &[T]| -> Vec<String> {
+        let mut build = builder();
         chunk
             .iter()
-            .map(|f| indented(&pretty(&result(report, f, metas, &mut paths))))
+            .map(|item| indented(&pretty(&build(item)), indent))
             .collect()
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_THREADS);
-    if findings.len() < PARALLEL_FROM || threads < 2 {
-        return print(findings);
+    if items.len() < PARALLEL_FROM || threads < 2 {
+        return print(items);
     }
-    let chunk = findings.len().div_ceil(threads);
+    let chunk = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = findings
+        let handles: Vec<_> = items
             .chunks(chunk)
             .map(|part| scope.spawn(move || print(part)))
             .collect();
@@ -81,20 +94,20 @@ fn printed_results(
 }
 
 /// A value printed with serde_json's indentation.
-fn pretty(value: &impl serde::Serialize) -> String {
+pub(super) fn pretty(value: &impl Serialize) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-/// A result's lines indented to its depth in the document (JSON strings hold no raw line
+/// An item's lines indented to its depth in the document (JSON strings hold no raw line
 /// break, so every one is between tokens).
-fn indented(text: &str) -> String {
+fn indented(text: &str, indent: &str) -> String {
     let lines = 1 + text.bytes().filter(|b| *b == b'\n').count();
-    let mut out = String::with_capacity(text.len() + lines * RESULT_INDENT.len());
-    out.push_str(RESULT_INDENT);
+    let mut out = String::with_capacity(text.len() + lines * indent.len());
+    out.push_str(indent);
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
-            out.push_str(RESULT_INDENT);
+            out.push_str(indent);
         }
         out.push_str(line);
     }
@@ -103,88 +116,59 @@ fn indented(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::document::ReportContext;
-    use super::super::repo::RepoContext;
-    use super::super::sarif::document;
-    use super::super::sarif_rules::catalog_metas;
     use super::*;
-    use crate::catalog::Code;
-    use crate::finding::{Location, Replacement, Risk};
 
-    /// Findings of every shape a result takes: a file in the repository with a fix, a file
-    /// outside it, a file that does not exist, no file (a stdout line, a request), risk and
-    /// evidence with characters that are escaped.
-    fn findings(root: &std::path::Path, outside: &std::path::Path, n: u64) -> Vec<Finding> {
-        (0..n)
-            .map(|i| {
-                let line = i % 90 + 1;
-                let in_file = |file: String| Location {
-                    file: Some(file),
-                    line: Some(line),
-                    column: Some(3),
-                    end_line: Some(line),
-                    end_column: Some(14),
-                    ..Location::default()
-                };
-                match i % 5 {
-                    0 => Finding::new(Code::StaticStdoutWrite, format!("write {i}"))
-                        .at(in_file(root.join("src/a.js").display().to_string()))
-                        .replacement(Replacement {
-                            description: "Use console.error".into(),
-                            start_line: line,
-                            start_column: 11,
-                            end_line: line,
-                            end_column: 14,
-                            text: "error".into(),
-                        }),
-                    1 => Finding::new(Code::StaticStdoutWrite, "outside \u{202e}")
-                        .at(in_file(outside.display().to_string()))
-                        .evidence("print(\"tab\\there\")\n"),
-                    2 => Finding::new(Code::StdoutNonJson, "stray \"line\"")
-                        .at(Location::stdout_line(i))
-                        .evidence("\u{1b}[31mred"),
-                    3 => Finding::new(Code::StdoutNonJson, "gone")
-                        .at(in_file("/nonexistent/mcpcheck/x.py".into())),
-                    _ => Finding::new(Code::StdoutNonJson, "request")
-                        .at(Location::request("tools/list"))
-                        .risk(Risk::High),
-                }
-            })
-            .collect()
+    #[derive(Serialize)]
+    struct Item {
+        id: usize,
+        text: String,
+        tags: Vec<&'static str>,
+    }
+
+    #[derive(Serialize)]
+    struct Doc {
+        name: &'static str,
+        items: Vec<Item>,
+        after: Vec<u8>,
+    }
+
+    fn item(id: usize) -> Item {
+        Item {
+            id,
+            text: format!("line\nbreak \"{id}\""),
+            tags: vec!["a", "b"],
+        }
     }
 
     #[test]
-    fn results_set_into_the_document_print_as_the_whole_document_does() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir_all(dir.path().join("src")).expect("src");
-        std::fs::write(dir.path().join("src/a.js"), "console.log(1)\n").expect("file");
-        let elsewhere = tempfile::tempdir().expect("tempdir");
-        let outside = elsewhere.path().join("b.py");
-        std::fs::write(&outside, "print(1)\n").expect("file");
-        let metas = catalog_metas();
-        // One thread (below PARALLEL_FROM) and several; none, one, some and all results.
-        for (n, anchor) in [(0, None), (7, Some("package.json")), (700, None)] {
-            let mut report = Report::without_engine(ReportContext {
-                repo: RepoContext {
-                    root: dir.path().canonicalize().expect("root"),
-                    link: None,
-                },
-                anchor: anchor.map(String::from),
-                category: Some("mcpcheck".into()),
-                invocation: vec!["mcpcheck".into(), "source".into()],
-                exit_code: 1,
-            });
-            report.engine = "test";
-            report.findings = findings(&report.repo.root.clone(), &outside, n);
-            for limit in [0, 1, n as usize / 2, n as usize] {
-                let whole = serde_json::to_string_pretty(&document(&report, &metas, limit))
-                    .expect("printed");
-                assert_eq!(
-                    render(&report, &metas, limit),
-                    whole,
-                    "{n} findings, {limit} results"
-                );
-            }
+    fn items_set_in_print_as_the_whole_document_does() {
+        let slot = Slot {
+            key: "items",
+            depth: 1,
+        };
+        // One thread, and several.
+        for n in [0, 1, 3, PARALLEL_FROM * 2 + 1] {
+            let ids: Vec<usize> = (0..n).collect();
+            let doc = |items| Doc {
+                name: "d",
+                items,
+                after: vec![1, 2],
+            };
+            let whole = pretty(&doc(ids.iter().map(|i| item(*i)).collect()));
+            let skeleton = pretty(&doc(Vec::new()));
+            let set = set_in(&skeleton, &slot, &ids, || |i: &usize| item(*i));
+            assert_eq!(set.as_deref(), Some(whole.as_str()), "{n} items");
         }
+        // No such empty list at that depth: None, for the caller to print the whole.
+        let skeleton = pretty(&Doc {
+            name: "d",
+            items: Vec::new(),
+            after: Vec::new(),
+        });
+        let wrong = Slot {
+            key: "items",
+            depth: 2,
+        };
+        assert!(set_in(&skeleton, &wrong, &[1usize], || |i: &usize| *i).is_none());
     }
 }

@@ -4,6 +4,7 @@
 use super::document::{Report, ReportContext};
 use super::repo::RepoContext;
 use super::sarif::{self, render, render_limited, render_with_rules, MAX_RESULTS};
+use super::sarif_pretty::set_in;
 use super::sarif_rules::catalog_metas;
 use crate::catalog::{Code, CodeMeta, Precision};
 use crate::finding::{Finding, IssueClass, Location, Replacement, Risk, Severity};
@@ -316,4 +317,73 @@ fn without_an_anchor_a_file_outside_the_repository_gets_its_file_uri_outside_the
     let doc = validate(&render(&r));
     let location = &doc["runs"][0]["results"][0]["locations"][0];
     assert!(location["physicalLocation"].is_null(), "{location}");
+}
+
+/// Findings of every shape a result takes: a file in the repository with a fix, a file
+/// outside it, a file that does not exist, no file (a stdout line, a request), risk and
+/// evidence with characters that are escaped.
+fn every_shape(root: &Path, outside: &Path, n: u64) -> Vec<Finding> {
+    (0..n)
+        .map(|i| {
+            let line = i % 90 + 1;
+            let in_file = |file: String| Location {
+                file: Some(file),
+                line: Some(line),
+                column: Some(3),
+                end_line: Some(line),
+                end_column: Some(14),
+                ..Location::default()
+            };
+            match i % 5 {
+                0 => Finding::new(Code::StaticStdoutWrite, format!("write {i}"))
+                    .at(in_file(root.join("src/a.js").display().to_string()))
+                    .replacement(Replacement {
+                        description: "Use console.error".into(),
+                        start_line: line,
+                        start_column: 11,
+                        end_line: line,
+                        end_column: 14,
+                        text: "error".into(),
+                    }),
+                1 => Finding::new(Code::StaticStdoutWrite, "outside \u{202e}")
+                    .at(in_file(outside.display().to_string()))
+                    .evidence("print(\"tab\there\")\n"),
+                2 => Finding::new(Code::StdoutNonJson, "stray \"line\"")
+                    .at(Location::stdout_line(i))
+                    .evidence("\u{1b}[31mred"),
+                3 => Finding::new(Code::StdoutNonJson, "gone")
+                    .at(in_file("/nonexistent/mcpcheck/x.py".into())),
+                _ => Finding::new(Code::StdoutNonJson, "request")
+                    .at(Location::request("tools/list"))
+                    .risk(Risk::High),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn results_set_into_the_document_print_as_the_whole_document_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("src")).expect("src");
+    std::fs::write(dir.path().join("src/a.js"), "console.log(1)\n").expect("file");
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let outside = elsewhere.path().join("b.py");
+    std::fs::write(&outside, "print(1)\n").expect("file");
+    let metas = catalog_metas();
+    // The results are where they are set in (else the whole document is printed).
+    let empty = report(dir.path(), Vec::new(), None);
+    let skeleton = serde_json::to_string_pretty(&sarif::document(&empty, &metas, 0)).expect("doc");
+    let none: &[u8] = &[];
+    assert!(set_in(&skeleton, &sarif::RESULTS, none, || |_: &u8| 0).is_some());
+    // One thread (below 256 results) and several; none, one, some and all results.
+    for (n, anchor) in [(0, None), (7, Some("package.json")), (700, None)] {
+        let root = dir.path().canonicalize().expect("root");
+        let r = report(dir.path(), every_shape(&root, &outside, n), anchor);
+        for limit in [0, 1, n as usize / 2, n as usize] {
+            let whole =
+                serde_json::to_string_pretty(&sarif::document(&r, &metas, limit)).expect("printed");
+            let set_in = sarif::pretty_document(&r, &metas, limit);
+            assert_eq!(set_in, whole, "{n} findings, {limit} results");
+        }
+    }
 }
