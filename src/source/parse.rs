@@ -3,10 +3,9 @@
 
 use super::config::{self, spring, ConfigKind};
 use super::copies::{Copies, Scanned};
-use super::lang::prefilter::Text;
 use super::lang::transports::{self, ModuleFacts};
 use super::lang::transports_window;
-use super::lang::{Hit, Lang};
+use super::lang::{Hit, Lang, Text};
 use super::suppress::{SourceComment, Suppressions};
 use super::walk::{slashed, DirSkip, FileSkip, Rules};
 use super::{Collected, ScanStats};

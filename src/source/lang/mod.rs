@@ -14,7 +14,7 @@ mod js_prints;
 mod js_resolve;
 mod js_window;
 mod kotlin;
-pub mod prefilter;
+mod prefilter;
 mod python;
 mod python_bindings;
 mod python_calls;
@@ -32,6 +32,8 @@ pub mod transports;
 pub mod transports_window;
 
 use crate::catalog::Code;
+/// A file's bytes as its language's text tests read them, each pass made once.
+pub use prefilter::Text;
 use std::path::Path;
 use tree_sitter::{Node, Range, Tree};
 

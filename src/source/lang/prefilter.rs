@@ -164,19 +164,9 @@ impl Prefilter {
             .as_ref()
     }
 
-    /// Every occurrence that `counts` judges to count, as (word, start, end) in order; None if
-    /// the words could not be compiled (then nothing can be ruled out).
-    pub fn counted_by(
-        &'static self,
-        src: &[u8],
-        counts: fn(&Occurrence<'_>) -> bool,
-    ) -> Option<Vec<(&'static str, usize, usize)>> {
-        Text::new(src, self).counted_by(counts)
-    }
-
-    /// False only if no need is met, so no rule can match. True also if the words could not
-    /// be compiled: a failure means "parse it", never "skip it".
-    pub fn may_match(&'static self, src: &[u8]) -> bool {
+    /// As `Text::may_match`, for the tests of a prefilter of their own.
+    #[cfg(test)]
+    fn may_match(&'static self, src: &[u8]) -> bool {
         Text::new(src, self).may_match()
     }
 }
@@ -215,7 +205,8 @@ impl<'a> Text<'a> {
             .get_or_init(|| compiled.whole_words(self.src))
     }
 
-    /// As `Prefilter::counted_by`.
+    /// Every occurrence that `counts` judges to count, as (word, start, end) in order; None if
+    /// the words could not be compiled (then nothing can be ruled out).
     pub fn counted_by(
         &self,
         counts: fn(&Occurrence<'_>) -> bool,
@@ -228,7 +219,8 @@ impl<'a> Text<'a> {
         Some(counted)
     }
 
-    /// As `Prefilter::may_match`.
+    /// False only if no need is met, so no rule can match. True also if the words could not
+    /// be compiled: a failure means "parse it", never "skip it".
     pub fn may_match(&self) -> bool {
         let Some(compiled) = self.prefilter.compiled() else {
             return true;
