@@ -1,13 +1,16 @@
-//! Parsing less of a large Python file: `def` and `class` statements (with their decorators),
-//! at the top level or nested, that mention none of the words the rules need are left out of
-//! the parse (tree-sitter's included ranges), whole lines at a time. What is left is valid
-//! Python unless a body is emptied, which shows as a syntax error. Such a statement binds only
-//! its own name (a word it mentions) and, through `global`, what it assigns (those are kept);
-//! uses in it of names bound elsewhere to what the rules follow (`p = print`, `self.out =
-//! sys.stdout`) are checked after the parse (`python::widen_ranges`).
-//! A light lexer finds where top-level statements start, skipping strings, comments,
-//! brackets and continued lines; when it is unsure the caller parses the whole file, and
-//! also when the windowed parse has a syntax error.
+//! Parsing less of a large Python file (tree-sitter's included ranges, whole lines at a
+//! time), at two grains. `included_ranges_by` (the facts' window): `def` and `class`
+//! statements (with their decorators), at the top level or nested, that mention none of the
+//! words asked for are left out; such a statement binds only its own name (a word it
+//! mentions) and, through `global`, what it assigns. `fine_ranges_by` (the scan's window):
+//! any statement the caller does not keep is left out, and a kept compound statement is
+//! parsed as its headers and the statements of its bodies kept in turn; the caller keeps
+//! every statement that can bind what the rules resolve (`python_words::window_of`). Uses in
+//! left-out parts of names bound elsewhere to what the rules follow (`p = print`, `self.out
+//! = sys.stdout`) are checked after the parse (`python::widen_ranges`).
+//! A light lexer finds where statements start, skipping strings, comments, brackets and
+//! continued lines; when it is unsure the caller parses the whole file, and also when the
+//! windowed parse has a syntax error.
 
 use super::js_window::LineIndex;
 use super::python_lex::skip_string;
@@ -26,7 +29,14 @@ struct Statement {
     indent: usize,
     definition: bool,
     decorator: bool,
+    /// `elif`, `else`, `except` or `finally`: a clause of the statement before it.
+    clause: bool,
+    /// `import ...` or `from ... import ...`.
+    import: bool,
 }
+
+/// Words that start a clause of the compound statement before them.
+const CLAUSES: &[&[u8]] = &[b"elif", b"else", b"except", b"finally"];
 
 /// The parts of `src` worth parsing, or None to parse it whole. `keep`: the words a left-out
 /// statement must not mention.
@@ -67,6 +77,118 @@ pub fn included_ranges_by(src: &[u8], keep: impl Fn(usize, usize) -> bool) -> Op
             left_out.push((first.line, after));
         }
     }
+    ranges_around(src, &left_out)
+}
+
+/// Left-out parts smaller than this are parsed: a range costs more than a few lines.
+const MIN_GAP: usize = 64;
+
+/// As `included_ranges_by`, statement by statement: a statement (with its clauses, and the
+/// decorators of a definition) that `keep(start, end)` does not keep is left out, at any
+/// depth; one it keeps is parsed whole if it has no body, is an import or `whole(start,
+/// end)` says so, else as its headers (each clause's line up to its body) and, within each
+/// body, the statements kept in turn. A body can be left empty: tree-sitter reads it so,
+/// without an error (the caller parses whole on one). The caller's `keep` must hold every
+/// statement that can bind a name the rules resolve (see `python_words::window_of`).
+pub fn fine_ranges_by(
+    src: &[u8],
+    keep: impl Fn(usize, usize) -> bool,
+    whole: impl Fn(usize, usize) -> bool,
+) -> Option<Vec<Range>> {
+    let statements = statements(src)?;
+    // `after[i]`: the first statement after i and all it holds.
+    let mut after = vec![statements.len(); statements.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for (i, s) in statements.iter().enumerate() {
+        while open
+            .last()
+            .is_some_and(|&o| statements[o].indent >= s.indent)
+        {
+            after[open.pop().unwrap_or_default()] = i;
+        }
+        open.push(i);
+    }
+    let mut fine = Fine {
+        src_len: src.len(),
+        statements: &statements,
+        after: &after,
+        keep,
+        whole,
+        left_out: Vec::new(),
+    };
+    fine.body(0, statements.len());
+    let mut left_out: Vec<(usize, usize)> = Vec::with_capacity(fine.left_out.len());
+    for (start, end) in fine.left_out {
+        match left_out.last_mut() {
+            Some(last) if last.1 == start => last.1 = end,
+            _ => left_out.push((start, end)),
+        }
+    }
+    left_out.retain(|(start, end)| end - start >= MIN_GAP);
+    ranges_around(src, &left_out)
+}
+
+/// The walk of `fine_ranges_by`: the parts left out so far, in order.
+struct Fine<'s, K, W> {
+    src_len: usize,
+    statements: &'s [Statement],
+    after: &'s [usize],
+    keep: K,
+    whole: W,
+    left_out: Vec<(usize, usize)>,
+}
+
+impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
+    /// Where statement `i` starts, or the end of the file past the last.
+    fn line(&self, i: usize) -> usize {
+        self.statements.get(i).map_or(self.src_len, |s| s.line)
+    }
+
+    /// The statements `from..to` of one body.
+    fn body(&mut self, from: usize, to: usize) {
+        let mut i = from;
+        while i < to {
+            let first = i;
+            // A definition's decorators, then the statement, then its clauses.
+            let mut main = i;
+            while self.statements[main].decorator
+                && main + 1 < to
+                && self.statements[main + 1].indent == self.statements[first].indent
+            {
+                main += 1;
+            }
+            let mut clauses = vec![main];
+            let mut next = self.after[main].min(to);
+            while next < to
+                && self.statements[next].clause
+                && self.statements[next].indent == self.statements[first].indent
+            {
+                clauses.push(next);
+                next = self.after[next].min(to);
+            }
+            let (start, end) = (self.line(first), self.line(next));
+            i = next;
+            if !(self.statements[main].import || (self.keep)(start, end)) {
+                self.left_out.push((start, end));
+                continue;
+            }
+            let flat = clauses.iter().all(|&c| self.after[c].min(to) == c + 1);
+            if flat || self.statements[main].import || (self.whole)(start, end) {
+                continue;
+            }
+            for &c in &clauses {
+                let body_end = self.after[c].min(to);
+                if body_end > c + 1 {
+                    self.body(c + 1, body_end);
+                }
+            }
+        }
+    }
+}
+
+/// The ranges of `src` between the parts `left_out` (in order, apart), or None if they
+/// save too little or leave nothing.
+fn ranges_around(src: &[u8], left_out: &[(usize, usize)]) -> Option<Vec<Range>> {
     let saved: usize = left_out.iter().map(|(s, e)| e - s).sum();
     if saved * 100 < src.len() * MIN_SAVING_PERCENT {
         return None;
@@ -74,7 +196,7 @@ pub fn included_ranges_by(src: &[u8], keep: impl Fn(usize, usize) -> bool) -> Op
     let lines = LineIndex::new(src);
     let mut ranges = Vec::with_capacity(left_out.len() + 1);
     let mut start = 0;
-    for (gap_start, gap_end) in left_out {
+    for &(gap_start, gap_end) in left_out {
         if gap_start > start {
             ranges.push(lines.range(start, gap_start));
         }
@@ -88,8 +210,14 @@ pub fn included_ranges_by(src: &[u8], keep: impl Fn(usize, usize) -> bool) -> Op
 }
 
 /// True if `word` occurs in `text` as a whole word.
-pub fn mentions(text: &[u8], word: &[u8]) -> bool {
-    memchr::memmem::find_iter(text, word).any(|i| {
+#[cfg(test)]
+fn mentions(text: &[u8], word: &[u8]) -> bool {
+    whole_words(text, word).next().is_some()
+}
+
+/// Where `word` occurs in `text` as a whole word.
+pub(super) fn whole_words<'a>(text: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    memchr::memmem::find_iter(text, word).filter(move |&i| {
         (i == 0 || !is_ident(text[i - 1])) && text.get(i + word.len()).is_none_or(|b| !is_ident(*b))
     })
 }
@@ -134,6 +262,8 @@ fn statements(src: &[u8]) -> Option<Vec<Statement>> {
                     indent,
                     definition,
                     decorator,
+                    clause: CLAUSES.iter().any(|w| starts_with_word(rest, w)),
+                    import: starts_with_word(rest, b"import") || starts_with_word(rest, b"from"),
                 });
             }
             continued = false;
