@@ -84,10 +84,10 @@ pub fn included_ranges_by(src: &[u8], keep: impl Fn(usize, usize) -> bool) -> Op
 const MIN_GAP: usize = 64;
 
 /// As `included_ranges_by`, statement by statement: a statement (with its clauses, and the
-/// decorators of a definition) that `keep(start, end)` does not keep is left out, at any
-/// depth; one it keeps is parsed whole if it has no body, is an import or `whole(start,
-/// end)` says so, else as its headers (each clause's line up to its body) and, within each
-/// body, the statements kept in turn. A body can be left empty: tree-sitter reads it so,
+/// decorators of a definition) that `keep(start, end)` does not keep and that holds no
+/// import is left out, at any depth, unless it ends its body; one it keeps is parsed whole
+/// if it has no body, is an import or `whole(start, end)` says so, else as its headers
+/// (each clause's line up to its body) and, within each body, the statements kept in turn. A body can be left empty: tree-sitter reads it so,
 /// without an error (the caller parses whole on one). The caller's `keep` must hold every
 /// statement that can bind a name the rules resolve (see `python_words::window_of`).
 pub fn fine_ranges_by(
@@ -114,9 +114,14 @@ pub fn fine_ranges_by(
         after: &after,
         keep,
         whole,
+        imports: statements
+            .iter()
+            .filter(|s| s.import)
+            .map(|s| s.line)
+            .collect(),
         left_out: Vec::new(),
     };
-    fine.body(0, statements.len());
+    fine.body(0, statements.len(), false);
     let mut left_out: Vec<(usize, usize)> = Vec::with_capacity(fine.left_out.len());
     for (start, end) in fine.left_out {
         match left_out.last_mut() {
@@ -135,6 +140,8 @@ struct Fine<'s, K, W> {
     after: &'s [usize],
     keep: K,
     whole: W,
+    /// Where each import statement starts, in order.
+    imports: Vec<usize>,
     left_out: Vec<(usize, usize)>,
 }
 
@@ -144,8 +151,17 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
         self.statements.get(i).map_or(self.src_len, |s| s.line)
     }
 
-    /// The statements `from..to` of one body.
-    fn body(&mut self, from: usize, to: usize) {
+    /// True if an import starts in `src[start..end]`: imports bind names, and are facts.
+    fn imports(&self, start: usize, end: usize) -> bool {
+        let first = self.imports.partition_point(|at| *at < start);
+        self.imports.get(first).is_some_and(|at| *at < end)
+    }
+
+    /// The statements `from..to` of the module or of one block. A block's last statement is
+    /// always parsed (as its headers and last statements, if nothing else keeps it): what a
+    /// block ends with is a fact (an exit, a return, see `exit_paths`), which the scan's tree
+    /// may have to give.
+    fn body(&mut self, from: usize, to: usize, block: bool) {
         let mut i = from;
         while i < to {
             let first = i;
@@ -168,18 +184,20 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
             }
             let (start, end) = (self.line(first), self.line(next));
             i = next;
-            if !(self.statements[main].import || (self.keep)(start, end)) {
+            let kept = self.imports(start, end) || (self.keep)(start, end);
+            let ends_block = block && next >= to;
+            if !(kept || ends_block) {
                 self.left_out.push((start, end));
                 continue;
             }
             let flat = clauses.iter().all(|&c| self.after[c].min(to) == c + 1);
-            if flat || self.statements[main].import || (self.whole)(start, end) {
+            if flat || self.statements[main].import || (kept && (self.whole)(start, end)) {
                 continue;
             }
             for &c in &clauses {
                 let body_end = self.after[c].min(to);
                 if body_end > c + 1 {
-                    self.body(c + 1, body_end);
+                    self.body(c + 1, body_end, true);
                 }
             }
         }
