@@ -260,7 +260,7 @@ impl Worker<'_> {
     }
 
     /// The transport facts of a file with findings, from the tree the scan parsed if it is
-    /// whole or its left-out parts mention no fact word, else from a window of its own
+    /// whole or its left-out parts mention no fact word (and it is not a Python window), else from a window of its own
     /// (`transports_window`) or the whole file, parsed here on this thread; Some(None) if a
     /// text test shows they cannot matter; None for a language without facts, or a parse
     /// that times out (`reach` then reads the file itself). `tests/it/source/large.rs`
@@ -283,7 +283,11 @@ impl Worker<'_> {
             return Some(None);
         }
         let mentions = transports_window::FactMentions::of(lang, text);
-        if mentions.held_by(window, bytes.len()) {
+        // A Python window is cut statement by statement, finer than the facts read: a guard
+        // (`if not use_http: return`) holds no fact word, yet makes what follows it off the
+        // stdio path. Only a whole Python tree gives them.
+        let fine = lang == Lang::Python && !window.is_empty();
+        if !fine && mentions.held_by(window, bytes.len()) {
             return Some(transports::facts_in(lang, tree.root_node(), bytes, window));
         }
         let ranges = mentions.ranges(lang, bytes).unwrap_or_default();

@@ -85,7 +85,7 @@ const MIN_GAP: usize = 64;
 
 /// As `included_ranges_by`, statement by statement: a statement (with its clauses, and the
 /// decorators of a definition) that `keep(start, end)` does not keep and that holds no
-/// import is left out, at any depth, unless it ends its body; one it keeps is parsed whole
+/// import is left out, at any depth; one it keeps is parsed whole
 /// if it has no body, is an import or `whole(start, end)` says so, else as its headers
 /// (each clause's line up to its body) and, within each body, the statements kept in turn. A body can be left empty: tree-sitter reads it so,
 /// without an error (the caller parses whole on one). The caller's `keep` must hold every
@@ -121,7 +121,7 @@ pub fn fine_ranges_by(
             .collect(),
         left_out: Vec::new(),
     };
-    fine.body(0, statements.len(), false);
+    fine.body(0, statements.len());
     let mut left_out: Vec<(usize, usize)> = Vec::with_capacity(fine.left_out.len());
     for (start, end) in fine.left_out {
         match left_out.last_mut() {
@@ -157,11 +157,8 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
         self.imports.get(first).is_some_and(|at| *at < end)
     }
 
-    /// The statements `from..to` of the module or of one block. A block's last statement is
-    /// always parsed (as its headers and last statements, if nothing else keeps it): what a
-    /// block ends with is a fact (an exit, a return, see `exit_paths`), which the scan's tree
-    /// may have to give.
-    fn body(&mut self, from: usize, to: usize, block: bool) {
+    /// The statements `from..to` of the module or of one block.
+    fn body(&mut self, from: usize, to: usize) {
         let mut i = from;
         while i < to {
             let first = i;
@@ -185,8 +182,7 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
             let (start, end) = (self.line(first), self.line(next));
             i = next;
             let kept = self.imports(start, end) || (self.keep)(start, end);
-            let ends_block = block && next >= to;
-            if !(kept || ends_block) {
+            if !kept {
                 self.left_out.push((start, end));
                 continue;
             }
@@ -197,7 +193,7 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
             for &c in &clauses {
                 let body_end = self.after[c].min(to);
                 if body_end > c + 1 {
-                    self.body(c + 1, body_end, true);
+                    self.body(c + 1, body_end);
                 }
             }
         }

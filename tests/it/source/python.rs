@@ -280,3 +280,46 @@ fn prints_in_http_only_modules_are_notes() {
     let all = scan_in(&dir, &["--all-transports", "."]);
     assert!(all.issues().iter().all(|i| i["severity"] == "warning"));
 }
+
+/// The facts of a Python file with findings come from a tree of the definitions that hold
+/// their words, never from the scan's finer window, even when every fact word is in it: a
+/// statement with none (dead code after an exit, a guard on a name) can still decide them.
+/// Here the window ends the `if` block at `sys.exit(0)`, which would make the usage line
+/// a note (exits before serving); the block goes on, so it is a warning.
+#[test]
+fn the_facts_never_come_from_the_scans_statement_window() {
+    let quiet = |indent: &str| -> String {
+        (0..24)
+            .map(|i| format!("{indent}v{i} = v{i} * {i} + 1\n"))
+            .collect()
+    };
+    let filler: String = (0..8)
+        .map(|i| format!("def quiet{i}(v0):\n{}    return v0\n\n", quiet("    ")))
+        .collect();
+    let src = format!(
+        "import sys\n\ndef main(v0):\n{q}    if v0:\n        print('usage'); sys.exit(0)\n        v0 = 1\n{q}    print('serving')\n\n{filler}",
+        q = quiet("    ")
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("server.py"), &src).expect("write");
+    let mut options = mcpcheck::source::ScanOptions::new(vec![dir.path().to_path_buf()]);
+    let mut found = Vec::new();
+    for prefilter in [true, false] {
+        options.prefilter = prefilter;
+        let scan = mcpcheck::source::scan(&options).expect("scan");
+        let findings: Vec<String> = scan.findings.iter().map(|f| format!("{f:?}")).collect();
+        found.push((findings, scan.stats.files_parsed_in_part));
+    }
+    let (windowed, whole) = (&found[0], &found[1]);
+    assert_eq!(windowed.0, whole.0);
+    assert_eq!((windowed.1, whole.1), (1, 0), "parsed in part, then whole");
+    assert_eq!(whole.0.len(), 2, "{:?}", whole.0);
+    assert!(
+        whole
+            .0
+            .iter()
+            .all(|f| f.contains("severity: Warning") && f.contains("detail_code: None")),
+        "{:?}",
+        whole.0
+    );
+}
