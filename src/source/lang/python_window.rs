@@ -33,6 +33,8 @@ struct Statement {
     clause: bool,
     /// `import ...` or `from ... import ...`.
     import: bool,
+    /// A string alone (a docstring).
+    string: bool,
 }
 
 /// Words that start a clause of the compound statement before them.
@@ -121,7 +123,7 @@ pub fn fine_ranges_by(
             .collect(),
         left_out: Vec::new(),
     };
-    fine.body(0, statements.len());
+    fine.body(0, statements.len(), true);
     let mut left_out: Vec<(usize, usize)> = Vec::with_capacity(fine.left_out.len());
     for (start, end) in fine.left_out {
         match left_out.last_mut() {
@@ -157,8 +159,11 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
         self.imports.get(first).is_some_and(|at| *at < end)
     }
 
-    /// The statements `from..to` of the module or of one block.
-    fn body(&mut self, from: usize, to: usize) {
+    /// The statements `from..to` of the module or of one block. The module's first
+    /// statements are kept up to the first that is neither an import nor a string: a fix
+    /// that adds an import places it before that one (`python_calls::import_point`).
+    fn body(&mut self, from: usize, to: usize, module: bool) {
+        let mut leading = module;
         let mut i = from;
         while i < to {
             let first = i;
@@ -181,7 +186,8 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
             }
             let (start, end) = (self.line(first), self.line(next));
             i = next;
-            let kept = self.imports(start, end) || (self.keep)(start, end);
+            let kept = leading || self.imports(start, end) || (self.keep)(start, end);
+            leading &= self.statements[main].import || self.statements[main].string;
             if !kept {
                 self.left_out.push((start, end));
                 continue;
@@ -193,7 +199,7 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
             for &c in &clauses {
                 let body_end = self.after[c].min(to);
                 if body_end > c + 1 {
-                    self.body(c + 1, body_end);
+                    self.body(c + 1, body_end, false);
                 }
             }
         }
@@ -278,6 +284,7 @@ fn statements(src: &[u8]) -> Option<Vec<Statement>> {
                     decorator,
                     clause: CLAUSES.iter().any(|w| starts_with_word(rest, w)),
                     import: starts_with_word(rest, b"import") || starts_with_word(rest, b"from"),
+                    string: starts_string(rest),
                 });
             }
             continued = false;
@@ -312,6 +319,16 @@ fn statements(src: &[u8]) -> Option<Vec<Statement>> {
         }
     }
     (depth == 0).then_some(out)
+}
+
+/// A string literal, with or without a prefix (`r`, `b`, `f`, `u`, `rb`...).
+fn starts_string(text: &[u8]) -> bool {
+    let prefix = text
+        .iter()
+        .take(3)
+        .take_while(|b| matches!(b.to_ascii_lowercase(), b'r' | b'b' | b'f' | b'u' | b't'))
+        .count();
+    matches!(text.get(prefix), Some(b'"' | b'\''))
 }
 
 fn starts_with_word(text: &[u8], word: &[u8]) -> bool {

@@ -158,23 +158,35 @@ fn keeps_statement(occurrence: &Occurrence<'_>) -> bool {
 
 /// For a member read after a dot at `start`: whether the dotted name it ends starts with a
 /// module the rules know (`rich.console.Console`, `sys.stderr`), not with another name or a
-/// call (`self.console`, `get_console().print`).
+/// call (`self.console`, `get_console().print`). A name split across lines (inside brackets)
+/// is taken to start with one: the line before may end a comment with a dot.
 fn of_module(src: &[u8], start: usize) -> bool {
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    // `src[..at]` without the blanks that end it, and whether they cross a line.
+    let trimmed = |at: usize| {
+        let kept = src[..at].trim_ascii_end();
+        (kept, src[kept.len()..at].contains(&b'\n'))
+    };
     let mut at = start;
     loop {
         // Back over the dot (and the spaces around it) to the name before it.
-        let before = src[..at].trim_ascii_end();
-        let Some(before) = before.strip_suffix(b".") else {
+        let (before, crossed) = trimmed(at);
+        let Some(dotless) = before.strip_suffix(b".") else {
             return false;
         };
-        let before = before.trim_ascii_end();
+        let (before, crossed_after_dot) = trimmed(dotless.len());
+        if crossed || crossed_after_dot {
+            return true;
+        }
         let name_start = before.len() - before.iter().rev().take_while(|b| ident(**b)).count();
         if name_start == before.len() {
             return false; // `)`, `]` or a string before the dot
         }
-        let rest = src[..name_start].trim_ascii_end();
-        if rest.last() != Some(&b'.') {
+        let (rest, crossed) = trimmed(name_start);
+        if rest.last() != Some(&b'.') || crossed {
+            if crossed && rest.last() == Some(&b'.') {
+                return true;
+            }
             let root = &before[name_start..];
             return MODULE_WORDS
                 .iter()
@@ -409,6 +421,10 @@ mod tests {
             format!("from rich.console import Console\n\ndef run(v0):\n    c = Console()\n{q}    c.print(v0)\n"),
             // print shadowed by a parameter default and by a local assignment.
             format!("def run(v0, print=None):\n{q}    print(v0)\n\ndef other(v0):\n{q}    print = v0.log\n{q}    print(v0)\n"),
+            // A comment ending with a dot on the line before `sys.stdout`: not a dotted name.
+            format!("import sys\n\ndef run(v0):\n{q}    # Use write, not print.\n    sys.stdout.write(v0)\n{q}"),
+            // A module whose first statement is quiet: the fix adds `import sys` before it.
+            format!("\"\"\"A module.\"\"\"\n\ndef first(v0):\n{q}    return v0\n\ndef run(v0):\n    print(v0)\n"),
             // A logging import inside a statement with no word: the dictConfig check needs it.
             format!("try:\n    import logging.config\nexcept ImportError:\n    v0 = None\n\ndef run(v0):\n{q}    logging.config.dictConfig({{'version': 1, 'handlers': {{'h': {{'class': 'logging.StreamHandler', 'stream': 'ext://sys.stdout'}}}}}})\n"),
             // A local name for the sys module, and sys itself rebound.
@@ -431,9 +447,10 @@ mod tests {
         // `def print` at the top shadows the builtin: the call below is not a finding.
         let src = format!("def print(*args):\n    '''Quiet.'''\n{body}\n{filler}print('x')\n");
         assert_eq!(windowed_and_whole(&src), (0, 0, false));
-        // Docstring examples do not keep a definition; the top-level call is found.
+        // Docstring examples do not keep a definition; the top-level call is found. (The
+        // module's first statement is kept, for where a fix adds an import: here `x = 0`.)
         let src = format!(
-            "def helper(x):\n    '''>>> print(x)'''\n{body}    return x\n\n{filler}print('x')\n"
+            "x = 0\n\ndef helper(x):\n    '''>>> print(x)'''\n{body}    return x\n\n{filler}print('x')\n"
         );
         let ranges = window(src.as_bytes(), &[]).expect("windowed");
         assert!(!ranges
