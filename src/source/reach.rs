@@ -15,6 +15,7 @@
 
 use super::entries::python_module;
 use super::lang::transports::{self, ModuleFacts, OffStdio};
+use super::lang::transports_window;
 use super::lang::Lang;
 use crate::finding::{Finding, Severity};
 use std::collections::{HashMap, HashSet};
@@ -186,7 +187,17 @@ fn read_facts(
             v.insert(parser)
         }
     };
-    let tree = parser.parse(&src, None)?;
+    // The parts that mention a fact word, as the scan's own facts parse takes them; a
+    // syntax error there (a wrong cut, or the file's) means a whole parse. Each parse has
+    // the scan's deadline.
+    let ranges = transports_window::ranges(lang, &src).unwrap_or_default();
+    if !ranges.is_empty() {
+        let tree = super::trees::parse_in(parser, &src, &ranges, None);
+        if let Some(tree) = tree.filter(|t| !t.root_node().has_error()) {
+            return transports::facts_in(lang, tree.root_node(), &src, &ranges);
+        }
+    }
+    let tree = super::trees::parse_in(parser, &src, &[], None)?;
     transports::facts(lang, tree.root_node(), &src)
 }
 
@@ -404,4 +415,62 @@ fn javascript_module(base: &Path) -> Option<PathBuf> {
                 .map(|ext| base.join(format!("index.{ext}"))),
         )
         .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::lang::transports_window::quiet_parts;
+
+    /// A module's facts as `reach` reads them (from the parts that mention a fact word) and
+    /// from a whole parse: loads, servers, exit writes and the parts off stdio, by row.
+    #[test]
+    fn a_module_read_in_part_has_the_whole_files_facts() {
+        for lang in [Lang::Python, Lang::JavaScript] {
+            let (body, filler) = quiet_parts(lang);
+            let src = if lang == Lang::Python {
+                format!(
+                    "import sys\nimport os\n{filler}def main():\n{body}    if os.getenv('HTTP') == 'true':\n        import http_app\n        print('http')\n        return\n    if '--help' in sys.argv:\n        print('usage')\n        sys.exit(0)\n    mcp.run()\n{filler}"
+                )
+            } else {
+                format!(
+                    "import {{ a }} from './a.js';\n{filler}function main() {{\n{body}  if (process.env.TRANSPORT === 'sse') {{\n    console.log('http');\n    return import('./http.js');\n  }}\n  if (process.argv.includes('--help')) {{\n    console.log('usage');\n    process.exit(0);\n  }}\n  server.connect(new StdioServerTransport());\n}}\n{filler}"
+                )
+            };
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = dir
+                .path()
+                .join(if lang == Lang::Python { "m.py" } else { "m.js" });
+            std::fs::write(&path, &src).expect("write");
+            let ranges = transports_window::ranges(lang, src.as_bytes()).expect("windowed");
+            let kept: usize = ranges.iter().map(|r| r.end_byte - r.start_byte).sum();
+            assert!(
+                kept * 2 < src.len(),
+                "{lang:?}: most of the module is left out"
+            );
+            let summary = |f: &ModuleFacts| {
+                let off: Vec<(usize, OffStdio)> = f
+                    .off_stdio
+                    .iter()
+                    .map(|(r, why)| (r.start_point.row, *why))
+                    .collect();
+                let exits: Vec<usize> = f.exit_writes.iter().map(|r| r.start_point.row).collect();
+                format!(
+                    "http {} stdio {} connects {} loads {:?} exits {exits:?} off {off:?}",
+                    f.serves_http, f.serves_stdio, f.connects, f.loads
+                )
+            };
+            let read = read_facts(&path, 1 << 20, &mut HashMap::new()).expect("facts");
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang.grammar()).expect("grammar");
+            let tree = parser.parse(&src, None).expect("parse");
+            let whole = transports::facts(lang, tree.root_node(), src.as_bytes()).expect("facts");
+            assert_eq!(summary(&read), summary(&whole), "{lang:?}");
+            assert!(
+                !whole.off_stdio.is_empty() && !whole.loads.is_empty(),
+                "{lang:?}: {}",
+                summary(&whole)
+            );
+        }
+    }
 }

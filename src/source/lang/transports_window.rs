@@ -159,7 +159,6 @@ fn counts_as_code(spans: &[Span], start: usize, end: usize) -> bool {
 }
 
 /// The parts of `src` to parse for its facts, or None to parse it whole.
-#[cfg(test)]
 pub fn ranges(lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
     FactMentions::of(lang, &lang.text(src)).ranges(lang, src)
 }
