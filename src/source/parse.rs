@@ -260,7 +260,8 @@ impl Worker<'_> {
     }
 
     /// The transport facts of a file with findings, from the tree the scan parsed if it is
-    /// whole or its left-out parts mention no fact word (and it is not a Python window), else from a window of its own
+    /// whole or its left-out parts mention no fact word (and it is not a Python window:
+    /// cut statement by statement, it may leave out what decides them), else from a window of its own
     /// (`transports_window`) or the whole file, parsed here on this thread; Some(None) if a
     /// text test shows they cannot matter; None for a language without facts, or a parse
     /// that times out (`reach` then reads the file itself). `tests/it/source/large.rs`
@@ -291,14 +292,9 @@ impl Worker<'_> {
             return Some(transports::facts_in(lang, tree.root_node(), bytes, window));
         }
         let ranges = mentions.ranges(lang, bytes).unwrap_or_default();
-        let windowed = Some(&ranges)
-            .filter(|r| !r.is_empty())
-            .and_then(|r| self.parse(lang, bytes, r, Some(tree)))
-            .filter(|t| !t.root_node().has_error());
-        let (tree, ranges) = match windowed {
-            Some(tree) => (tree, ranges),
-            None => (self.parse(lang, bytes, &[], Some(tree))?, Vec::new()),
-        };
+        let parser = super::trees::parser_for(&mut self.parsers, lang)?;
+        let (tree, ranges) =
+            super::trees::parse_in_part_or_whole(parser, bytes, ranges, Some(tree))?;
         Some(transports::facts_in(lang, tree.root_node(), bytes, &ranges))
     }
 
@@ -469,14 +465,7 @@ impl Worker<'_> {
         ranges: &[tree_sitter::Range],
         earlier: Option<&tree_sitter::Tree>,
     ) -> Option<tree_sitter::Tree> {
-        let parser = match self.parsers.entry(lang) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                let mut parser = Parser::new();
-                parser.set_language(&lang.grammar()).ok()?;
-                v.insert(parser)
-            }
-        };
+        let parser = super::trees::parser_for(&mut self.parsers, lang)?;
         super::trees::parse_in(parser, bytes, ranges, earlier)
     }
 }

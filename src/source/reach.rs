@@ -179,26 +179,12 @@ fn read_facts(
         return None;
     }
     let src = std::fs::read(path).ok()?;
-    let parser = match parsers.entry(lang) {
-        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-        std::collections::hash_map::Entry::Vacant(v) => {
-            let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&lang.grammar()).ok()?;
-            v.insert(parser)
-        }
-    };
-    // The parts that mention a fact word, as the scan's own facts parse takes them; a
-    // syntax error there (a wrong cut, or the file's) means a whole parse. Each parse has
-    // the scan's deadline.
+    let parser = super::trees::parser_for(parsers, lang)?;
+    // The parts that mention a fact word, as the scan's own facts parse takes them, each
+    // parse with the scan's deadline.
     let ranges = transports_window::ranges(lang, &src).unwrap_or_default();
-    if !ranges.is_empty() {
-        let tree = super::trees::parse_in(parser, &src, &ranges, None);
-        if let Some(tree) = tree.filter(|t| !t.root_node().has_error()) {
-            return transports::facts_in(lang, tree.root_node(), &src, &ranges);
-        }
-    }
-    let tree = super::trees::parse_in(parser, &src, &[], None)?;
-    transports::facts(lang, tree.root_node(), &src)
+    let (tree, ranges) = super::trees::parse_in_part_or_whole(parser, &src, ranges, None)?;
+    transports::facts_in(lang, tree.root_node(), &src, &ranges)
 }
 
 /// What the package's entries load.

@@ -1,6 +1,8 @@
 //! Parsing a file's bytes with tree-sitter: within a deadline, from included ranges, and
 //! with the subtrees of an earlier parse of the same bytes where they still hold.
 
+use super::lang::Lang;
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use tree_sitter::{ParseOptions, ParseState, Parser};
@@ -39,6 +41,37 @@ pub(super) fn parse_in(
         parser.reset();
     }
     tree
+}
+
+/// The parser for `lang` among `parsers`, made on first use; None if the grammar cannot be
+/// loaded.
+pub(super) fn parser_for(parsers: &mut HashMap<Lang, Parser>, lang: Lang) -> Option<&mut Parser> {
+    match parsers.entry(lang) {
+        std::collections::hash_map::Entry::Occupied(e) => Some(e.into_mut()),
+        std::collections::hash_map::Entry::Vacant(v) => {
+            let mut parser = Parser::new();
+            parser.set_language(&lang.grammar()).ok()?;
+            Some(v.insert(parser))
+        }
+    }
+}
+
+/// A tree of `ranges` of `bytes` if they are some and parse without a syntax error (which
+/// may come from a wrong cut), else of the whole file; with the ranges it was parsed from
+/// (empty for the whole file). None if a parse times out. `earlier` as for `parse_in`.
+pub(super) fn parse_in_part_or_whole(
+    parser: &mut Parser,
+    bytes: &[u8],
+    ranges: Vec<tree_sitter::Range>,
+    earlier: Option<&tree_sitter::Tree>,
+) -> Option<(tree_sitter::Tree, Vec<tree_sitter::Range>)> {
+    if !ranges.is_empty() {
+        let part = parse_in(parser, bytes, &ranges, earlier);
+        if let Some(tree) = part.filter(|t| !t.root_node().has_error()) {
+            return Some((tree, ranges));
+        }
+    }
+    Some((parse_in(parser, bytes, &[], earlier)?, Vec::new()))
 }
 
 #[cfg(test)]

@@ -299,6 +299,12 @@ fn in_code(occurrence: &Occurrence<'_>) -> bool {
     occurrence.region == Region::Code
 }
 
+/// The span of `spans` (a lexer's, in order) that holds the byte at `at`, if any.
+pub fn span_at(spans: &[Span], at: usize) -> Option<&Span> {
+    let i = spans.partition_point(|s| s.end <= at);
+    spans.get(i).filter(|s| s.start <= at)
+}
+
 /// The next byte that is not a space, a tab, a line break or a form feed, and its offset.
 pub fn next_token(text: &[u8]) -> Option<(usize, u8)> {
     text.iter()

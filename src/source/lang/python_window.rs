@@ -87,11 +87,12 @@ const MIN_GAP: usize = 64;
 
 /// As `included_ranges_by`, statement by statement: a statement (with its clauses, and the
 /// decorators of a definition) that `keep(start, end)` does not keep and that holds no
-/// import is left out, at any depth; one it keeps is parsed whole
-/// if it has no body, is an import or `whole(start, end)` says so, else as its headers
-/// (each clause's line up to its body) and, within each body, the statements kept in turn. A body can be left empty: tree-sitter reads it so,
-/// without an error (the caller parses whole on one). The caller's `keep` must hold every
-/// statement that can bind a name the rules resolve (see `python_words::window_of`).
+/// import is left out, at any depth; one it keeps is parsed whole if it has no body or
+/// `whole(start, end)` says so, else as its headers (each clause's line up to its body)
+/// and, within each body, the statements kept in turn. A body can be left empty:
+/// tree-sitter reads it so, without an error (the caller parses whole on one). The caller's
+/// `keep` must hold every statement that can bind a name the rules resolve (see
+/// `python_words::window_of`).
 pub fn fine_ranges_by(
     src: &[u8],
     keep: impl Fn(usize, usize) -> bool,
@@ -193,7 +194,7 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
                 continue;
             }
             let flat = clauses.iter().all(|&c| self.after[c].min(to) == c + 1);
-            if flat || self.statements[main].import || (kept && (self.whole)(start, end)) {
+            if flat || (self.whole)(start, end) {
                 continue;
             }
             for &c in &clauses {
@@ -242,7 +243,7 @@ pub(super) fn whole_words<'a>(text: &'a [u8], word: &'a [u8]) -> impl Iterator<I
     })
 }
 
-fn is_ident(byte: u8) -> bool {
+pub(super) fn is_ident(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80
 }
 

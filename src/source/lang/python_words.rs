@@ -161,7 +161,7 @@ fn keeps_statement(occurrence: &Occurrence<'_>) -> bool {
 /// call (`self.console`, `get_console().print`). A name split across lines (inside brackets)
 /// is taken to start with one: the line before may end a comment with a dot.
 fn of_module(src: &[u8], start: usize) -> bool {
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let ident = python_window::is_ident;
     // `src[..at]` without the blanks that end it, and whether they cross a line.
     let trimmed = |at: usize| {
         let kept = src[..at].trim_ascii_end();
@@ -213,7 +213,7 @@ fn resolved_at(text: &Text<'_>) -> Vec<usize> {
     });
     let src = text.src;
     let spans = text.spans().unwrap_or_default();
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let ident = python_window::is_ident;
     matcher
         .find_iter(src)
         .filter(|m| {
@@ -237,8 +237,7 @@ fn resolved_at(text: &Text<'_>) -> Vec<usize> {
 
 /// Whether `at` is in a comment or a string, as the lexer's spans say.
 fn in_span(spans: &[super::prefilter::Span], at: usize) -> bool {
-    let i = spans.partition_point(|s| s.end <= at);
-    spans.get(i).is_some_and(|s| s.start <= at)
+    super::prefilter::span_at(spans, at).is_some()
 }
 
 /// Where any of `words` occurs as a whole word (in code or not), in order.

@@ -6,7 +6,7 @@
 //! a Python statement left out between a write and an exit from joining them).
 
 use super::js_window;
-use super::prefilter::{Region, Span, Text};
+use super::prefilter::{span_at, Region, Span, Text};
 use super::python_window;
 use super::transports::{
     JS_BRANCH_WORDS, JS_HTTP_TRANSPORTS, PY_BRANCH_WORDS, PY_HTTP_CLASSES, PY_HTTP_METHODS,
@@ -147,9 +147,8 @@ fn whole_words<'a>(
 
 /// An occurrence at `start..end` is in code, or is a whole string literal's content.
 fn counts_as_code(spans: &[Span], start: usize, end: usize) -> bool {
-    let next = spans.partition_point(|s| s.end <= start);
-    match spans.get(next) {
-        Some(span) if span.start <= start && end <= span.end => match span.region {
+    match span_at(spans, start) {
+        Some(span) if end <= span.end => match span.region {
             Region::Code => true,
             Region::Comment => false,
             Region::Text { start: s, end: e } => s == start && e == end,
