@@ -44,51 +44,54 @@ where
     if items.is_empty() {
         return Some(skeleton.to_string());
     }
-    let indent = "  ".repeat(slot.depth + 1);
-    let printed = printed(items, &indent, &builder);
-    // Room for the items, their separators and a line break the caller may add.
-    let room = printed.iter().map(|p| p.len() + 2).sum::<usize>();
-    let mut out = String::with_capacity(skeleton.len() + room + indent.len() + 16);
+    let printed = printed(items, slot.depth + 1, &builder);
+    // Room for the items and a line break the caller may add.
+    let room = printed.iter().map(String::len).sum::<usize>();
+    let mut out = String::with_capacity(skeleton.len() + room + 2 * slot.depth + 16);
     out.push_str(&skeleton[..at]);
-    for (i, one) in printed.iter().enumerate() {
-        out.push_str(if i == 0 { "\n" } else { ",\n" });
-        out.push_str(one);
+    for part in &printed {
+        out.push_str(part);
     }
     out.push('\n');
-    out.push_str(&indent[2..]);
+    out.push_str(&"  ".repeat(slot.depth));
     out.push_str(&skeleton[at..]);
     Some(out)
 }
 
-/// Each item built, printed and indented, in order.
-fn printed<T, R, B>(items: &[T], indent: &str, builder: &(impl Fn() -> B + Sync)) -> Vec<String>
+/// The items built and printed in order, each after a line break (and a comma after the
+/// first) and indented `depth` levels, as one text per thread's share.
+fn printed<T, R, B>(items: &[T], depth: usize, builder: &(impl Fn() -> B + Sync)) -> Vec<String>
 where
     T: Sync,
     R: Serialize,
     B: FnMut(&T) -> R,
 {
-    let print = |chunk: &[T]| -> Vec<String> {
+    let print = |chunk: &[T], first: bool| -> String {
         let mut build = builder();
-        chunk
-            .iter()
-            .map(|item| indented(&pretty(&build(item)), indent))
-            .collect()
+        let mut out = Vec::new();
+        for (i, item) in chunk.iter().enumerate() {
+            out.extend_from_slice(if first && i == 0 { b"\n" } else { b",\n" });
+            Deep::print_into(&mut out, depth, &build(item));
+        }
+        // serde_json writes valid UTF-8 (its strings come from `str`).
+        String::from_utf8(out).unwrap_or_default()
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_THREADS);
     if items.len() < PARALLEL_FROM || threads < 2 {
-        return print(items);
+        return vec![print(items, true)];
     }
     let chunk = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| scope.spawn(move || print(part)))
+            .enumerate()
+            .map(|(i, part)| scope.spawn(move || print(part, i == 0)))
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
 }
@@ -98,20 +101,110 @@ pub(super) fn pretty(value: &impl Serialize) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-/// An item's lines indented to its depth in the document (JSON strings hold no raw line
-/// break, so every one is between tokens).
-fn indented(text: &str, indent: &str) -> String {
-    let lines = 1 + text.bytes().filter(|b| *b == b'\n').count();
-    let mut out = String::with_capacity(text.len() + lines * indent.len());
-    out.push_str(indent);
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-            out.push_str(indent);
+/// serde_json's pretty printing (two spaces a level, `": "` after a key, `[]` and `{}` when
+/// empty) starting `base` levels deep, so an item prints straight into its place in the
+/// document: its first line indented too, and no copy to indent it afterwards.
+struct Deep {
+    base: usize,
+    level: usize,
+    has_value: bool,
+}
+
+impl Deep {
+    fn print_into(out: &mut Vec<u8>, base: usize, value: &impl Serialize) {
+        let deep = Deep {
+            base,
+            level: 0,
+            has_value: false,
+        };
+        let start = out.len();
+        out.extend(std::iter::repeat_n(b' ', 2 * base));
+        let mut serializer = serde_json::Serializer::with_formatter(&mut *out, deep);
+        // Serializing our own values cannot fail (no map has a key that is not a string);
+        // if one did, nothing of it is left half-written.
+        if value.serialize(&mut serializer).is_err() {
+            out.truncate(start);
         }
-        out.push_str(line);
     }
-    out
+
+    fn indent(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        for _ in 0..self.base + self.level {
+            out.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    fn open(
+        &mut self,
+        out: &mut (impl std::io::Write + ?Sized),
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        out.write_all(bracket)
+    }
+
+    fn close(
+        &mut self,
+        out: &mut (impl std::io::Write + ?Sized),
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            out.write_all(b"\n")?;
+            self.indent(out)?;
+        }
+        out.write_all(bracket)
+    }
+
+    fn next(
+        &mut self,
+        out: &mut (impl std::io::Write + ?Sized),
+        first: bool,
+    ) -> std::io::Result<()> {
+        out.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(out)
+    }
+}
+
+impl serde_json::ser::Formatter for Deep {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.next(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.next(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +216,9 @@ mod tests {
         id: usize,
         text: String,
         tags: Vec<&'static str>,
+        none: Vec<u8>,
+        empty: std::collections::BTreeMap<String, u8>,
+        nested: Vec<std::collections::BTreeMap<String, Vec<u8>>>,
     }
 
     #[derive(Serialize)]
@@ -137,6 +233,12 @@ mod tests {
             id,
             text: format!("line\nbreak \"{id}\""),
             tags: vec!["a", "b"],
+            none: Vec::new(),
+            empty: Default::default(),
+            nested: vec![
+                [("k".to_string(), vec![1, 2])].into(),
+                [("e".to_string(), Vec::new())].into(),
+            ],
         }
     }
 
