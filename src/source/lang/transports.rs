@@ -297,7 +297,8 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, JS_BRANCHES);
     facts.off_stdio = walk(lang, root, src, JS_WALK, |node, ancestors| {
-        let in_branch = ancestors.iter().any(|a| branches.has(*a));
+        // Asked only where a load is: most visits are calls and members.
+        let in_branch = || ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {
             "import_statement" | "export_statement" => {
                 if let Some(source) = node
@@ -315,9 +316,9 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
                     return;
                 };
                 match callee.kind() {
-                    "import" => load_call(node, src, in_branch, &mut facts),
+                    "import" => load_call(node, src, in_branch(), &mut facts),
                     "identifier" if text(callee, src) == "require" => {
-                        load_call(node, src, in_branch, &mut facts)
+                        load_call(node, src, in_branch(), &mut facts)
                     }
                     "member_expression" => match property(callee, src) {
                         "listen" => facts.serves_http = true,
@@ -343,7 +344,8 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
             }
             // A server that reads stdin itself speaks stdio, whatever else it serves.
             "member_expression" => {
-                if text(node, src) == "process.stdin" {
+                // Bytes, not text: a member chain's text is long, and no UTF-8 check is needed.
+                if &src[node.byte_range()] == b"process.stdin" {
                     facts.serves_stdio = true;
                 }
             }

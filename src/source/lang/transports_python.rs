@@ -43,9 +43,11 @@ pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, PY_BRANCHES);
     facts.off_stdio = super::walk(lang, root, src, PY_WALK, |node, ancestors| {
-        let in_branch = ancestors.iter().any(|a| branches.has(*a));
+        // Asked only where a load or a call is: most visits are names.
+        let in_branch = || ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {
             "import_statement" => {
+                let in_branch = in_branch();
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
                     let name = name.child_by_field_name("name").unwrap_or(name);
@@ -61,6 +63,7 @@ pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -
                     return;
                 };
                 let module = text(module, src).to_string();
+                let in_branch = in_branch();
                 // `from pkg import http`: `http` may be a module of the package.
                 let mut cursor = node.walk();
                 let names: Vec<String> = node
@@ -87,7 +90,8 @@ pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -
             }
             // A server that reads stdin itself speaks stdio, whatever else it serves.
             "identifier" | "attribute" => {
-                if matches!(text(node, src), "stdio_server" | "sys.stdin") {
+                // Bytes, not text: most names are neither, and no UTF-8 check is needed.
+                if matches!(&src[node.byte_range()], b"stdio_server" | b"sys.stdin") {
                     facts.serves_stdio = true;
                 }
             }
@@ -159,7 +163,7 @@ fn python_exit_writes<'t>(
     }
 }
 
-fn python_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFacts) {
+fn python_call(call: Node<'_>, src: &[u8], in_branch: impl Fn() -> bool, facts: &mut ModuleFacts) {
     let (Some(callee), Some(arguments)) = (
         call.child_by_field_name("function"),
         call.child_by_field_name("arguments"),
@@ -173,19 +177,13 @@ fn python_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFa
         _ => text(callee, src),
     };
     let written = text(callee, src);
-    let values = args(arguments);
-    let transport = values.iter().find_map(|a| {
-        (a.kind() == "keyword_argument"
-            && a.child_by_field_name("name")
-                .is_some_and(|n| text(n, src) == "transport"))
-        .then(|| a.child_by_field_name("value"))
-        .flatten()
-    });
+    // The arguments are read only for the few calls that are facts.
     if matches!(written, "importlib.import_module" | "import_module") {
+        let values = args(arguments);
         if let Some(specifier) = values.first().and_then(|s| string_content(*s, src)) {
             facts
                 .loads
-                .push(Load::new(specifier, in_branch, call.start_byte()));
+                .push(Load::new(specifier, in_branch(), call.start_byte()));
         }
     } else if written == "uvicorn.run"
         || PY_HTTP_METHODS.contains(&name)
@@ -195,6 +193,14 @@ fn python_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFa
     } else if name == "run_stdio_async" {
         facts.serves_stdio = true;
     } else if name == "run" && callee.kind() == "attribute" {
+        let values = args(arguments);
+        let transport = values.iter().find_map(|a| {
+            (a.kind() == "keyword_argument"
+                && a.child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "transport"))
+            .then(|| a.child_by_field_name("value"))
+            .flatten()
+        });
         // FastMCP's run(): stdio unless its transport is a literal HTTP one. A transport
         // chosen at run time may be stdio, so it counts as stdio.
         match transport.map(|t| string_content(t, src)) {
