@@ -293,9 +293,7 @@ impl Worker<'_> {
         }
         let ranges = mentions.ranges(lang, bytes).unwrap_or_default();
         let parser = super::trees::parser_for(&mut self.parsers, lang)?;
-        let (tree, ranges) =
-            super::trees::parse_in_part_or_whole(parser, bytes, ranges, Some(tree))?;
-        Some(transports::facts_in(lang, tree.root_node(), bytes, &ranges))
+        super::trees::facts_in_part(parser, lang, bytes, ranges, Some(tree))
     }
 
     /// A file's bytes if the walking rules let it be scanned (its path, its size, its

@@ -14,7 +14,7 @@
 //! path.
 
 use super::entries::python_module;
-use super::lang::transports::{self, ModuleFacts, OffStdio};
+use super::lang::transports::{ModuleFacts, OffStdio};
 use super::lang::transports_window;
 use super::lang::Lang;
 use crate::finding::{Finding, Severity};
@@ -183,8 +183,7 @@ fn read_facts(
     // The parts that mention a fact word, as the scan's own facts parse takes them, each
     // parse with the scan's deadline.
     let ranges = transports_window::ranges(lang, &src).unwrap_or_default();
-    let (tree, ranges) = super::trees::parse_in_part_or_whole(parser, &src, ranges, None)?;
-    transports::facts_in(lang, tree.root_node(), &src, &ranges)
+    super::trees::facts_in_part(parser, lang, &src, ranges, None)?
 }
 
 /// What the package's entries load.
@@ -406,6 +405,7 @@ fn javascript_module(base: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::lang::transports;
     use crate::source::lang::transports_window::quiet_parts;
 
     /// A module's facts as `reach` reads them (from the parts that mention a fact word) and
@@ -455,6 +455,106 @@ mod tests {
             assert!(
                 !whole.off_stdio.is_empty() && !whole.loads.is_empty(),
                 "{lang:?}: {}",
+                summary(&whole)
+            );
+        }
+    }
+
+    /// A Python module's facts, read in part statement by statement, are the whole file's
+    /// where what decides them is not a fact word of the statement that holds it: a guard on
+    /// a flag (a name set from a transport's test) leaves the rest of its function off stdio;
+    /// a class's methods are cut each on its own, one exiting after a write; a call that
+    /// serves before `os._exit(0)` or `sys.exit(0)` (a function that exits without serving is
+    /// off stdio); a function whose body is more than the `return` of a flag's test (so not
+    /// a flag); a branch's extent, to its last statement.
+    #[test]
+    fn a_python_module_read_statement_by_statement_has_the_whole_files_facts() {
+        let (body, filler) = quiet_parts(Lang::Python);
+        let deeper = body.replace("    ", "        ");
+        let cases = [
+            (
+                "a guard on a flag",
+                format!(
+                    "import sys\nTRANSPORT = sys.argv[1]\nuse_http = TRANSPORT == 'sse'\n{filler}def handler():\n{body}    if not use_http:\n        return\n{body}    print('x')\n{filler}"
+                ),
+            ),
+            (
+                "a class's methods",
+                format!(
+                    "import sys\n{filler}class Tool:\n    def loud(self, x):\n        print('a')\n{deeper}        print('b')\n\n    def quiet(self, x):\n{deeper}        return x\n\n    def fail(self, x):\n{deeper}        print('bad')\n        sys.exit(2)\n{filler}"
+                ),
+            ),
+            (
+                "os._exit after a serving call",
+                format!(
+                    "import os\n{filler}def once(x):\n    print('starting')\n{body}    start(x)\n{body}    os._exit(0)\n{filler}"
+                ),
+            ),
+            (
+                "sys.exit after a serving call",
+                format!(
+                    "import sys\n{filler}def once(x):\n    print('starting')\n{body}    serve(x)\n{body}    sys.exit(0)\n{filler}"
+                ),
+            ),
+            (
+                "a function's body of more than its return (no flag's setter)",
+                format!(
+                    "import sys\nuse_http = sys.argv[1] == 'sse'\n{filler}def quiet_http():\n    x = 1\n{body}    return sys.stdout.isatty() and use_http\n\n\
+                     def handler():\n    if quiet_http():\n        print('x')\n{filler}"
+                ),
+            ),
+            (
+                "a branch's extent",
+                format!(
+                    "import sys\n{filler}def main(x):\n    if sys.argv[1] == 'sse':\n        print('sse')\n{deeper}        x = x + 2\n    print('after')\n{filler}"
+                ),
+            ),
+        ];
+        let summary = |f: &ModuleFacts| {
+            let off: Vec<(usize, usize, OffStdio)> = f
+                .off_stdio
+                .iter()
+                .map(|(r, why)| (r.start_point.row, r.end_point.row, *why))
+                .collect();
+            let exits: Vec<usize> = f.exit_writes.iter().map(|r| r.start_point.row).collect();
+            format!(
+                "http {} stdio {} loads {:?} exits {exits:?} off {off:?} flags {:?}",
+                f.serves_http, f.serves_stdio, f.loads, f.flags
+            )
+        };
+        for (case, src) in cases {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = dir.path().join("m.py");
+            std::fs::write(&path, &src).expect("write");
+            let ranges = transports_window::ranges(Lang::Python, src.as_bytes()).expect("windowed");
+            let kept: usize = ranges.iter().map(|r| r.end_byte - r.start_byte).sum();
+            assert!(
+                kept * 2 < src.len(),
+                "{case}: most of the module is left out"
+            );
+            // A class is cut method by method: the quiet one (not its first nor its last)
+            // is left out.
+            let text: String = ranges
+                .iter()
+                .map(|r| &src[r.start_byte..r.end_byte])
+                .collect();
+            assert!(!text.contains("def quiet(self"), "{case}: {text}");
+            let read = read_facts(&path, 1 << 20, &mut HashMap::new()).expect("facts");
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&Lang::Python.grammar())
+                .expect("grammar");
+            let tree = parser.parse(&src, None).expect("parse");
+            let whole =
+                transports::facts(Lang::Python, tree.root_node(), src.as_bytes()).expect("facts");
+            assert_eq!(summary(&read), summary(&whole), "{case}");
+            // Each case decides something, but the serving call: that the function serves
+            // before its exit is what keeps its writes warnings.
+            let decided = !whole.off_stdio.is_empty() || !whole.exit_writes.is_empty();
+            assert_eq!(
+                decided,
+                !case.contains("serving") && !case.contains("no flag"),
+                "{case}: {}",
                 summary(&whole)
             );
         }

@@ -1,7 +1,8 @@
 //! Parsing a file's bytes with tree-sitter: within a deadline, from included ranges, and
 //! with the subtrees of an earlier parse of the same bytes where they still hold.
 
-use super::lang::Lang;
+use super::lang::transports::{self, ModuleFacts};
+use super::lang::{transports_window, Lang};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -72,6 +73,29 @@ pub(super) fn parse_in_part_or_whole(
         }
     }
     Some((parse_in(parser, bytes, &[], earlier)?, Vec::new()))
+}
+
+/// A module's transport facts from a tree of `ranges` of `src` (its facts' window,
+/// `transports_window`; empty: the whole file), parsed as `parse_in_part_or_whole` does.
+/// A Python window is cut statement by statement, so a part left out can read a flag (a
+/// name set from a condition that holds only off stdio) without a fact word: a guard
+/// (`if not use_http: return`) leaves what follows it off stdio. If one does, the facts
+/// come from the whole file. None if a parse times out.
+pub(super) fn facts_in_part(
+    parser: &mut Parser,
+    lang: Lang,
+    src: &[u8],
+    ranges: Vec<tree_sitter::Range>,
+    earlier: Option<&tree_sitter::Tree>,
+) -> Option<Option<ModuleFacts>> {
+    let (tree, ranges) = parse_in_part_or_whole(parser, src, ranges, earlier)?;
+    let facts = transports::facts_in(lang, tree.root_node(), src, &ranges);
+    let flag_left_out = |f: &ModuleFacts| transports_window::reads_flag_left_out(f, src, &ranges);
+    if lang == Lang::Python && facts.as_ref().is_some_and(flag_left_out) {
+        let tree = parse_in(parser, src, &[], Some(&tree))?;
+        return Some(transports::facts_in(lang, tree.root_node(), src, &[]));
+    }
+    Some(facts)
 }
 
 #[cfg(test)]

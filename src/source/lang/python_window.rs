@@ -1,13 +1,12 @@
 //! Parsing less of a large Python file (tree-sitter's included ranges, whole lines at a
-//! time), at two grains. `included_ranges_by` (the facts' window): `def` and `class`
-//! statements (with their decorators), at the top level or nested, that mention none of the
-//! words asked for are left out; such a statement binds only its own name (a word it
-//! mentions) and, through `global`, what it assigns. `fine_ranges_by` (the scan's window):
-//! any statement the caller does not keep is left out, and a kept compound statement is
-//! parsed as its headers and the statements of its bodies kept in turn; the caller keeps
-//! every statement that can bind what the rules resolve (`python_words::window_of`). Uses in
-//! left-out parts of names bound elsewhere to what the rules follow (`p = print`, `self.out
-//! = sys.stdout`) are checked after the parse (`python::widen_ranges`).
+//! time), statement by statement: any statement the caller does not keep is left out, and a
+//! kept compound statement is parsed as its headers and the statements of its bodies kept
+//! in turn, or whole where the caller says so. The scan's window (`fine_ranges_by`): the
+//! caller keeps every statement that can bind what the rules resolve
+//! (`python_words::window_of`); uses in left-out parts of names bound elsewhere to what the
+//! rules follow (`p = print`, `self.out = sys.stdout`) are checked after the parse
+//! (`python::widen_ranges`). The facts' window (`facts_ranges_by`, `transports_window`):
+//! each block also keeps its first and last statement.
 //! A light lexer finds where statements start, skipping strings, comments, brackets and
 //! continued lines; when it is unsure the caller parses the whole file, and also when the
 //! windowed parse has a syntax error.
@@ -16,18 +15,18 @@ use super::js_window::LineIndex;
 use super::python_lex::skip_string;
 use tree_sitter::Range;
 
-/// Statements smaller than this are kept: leaving them out saves less than it costs.
-const MIN_LEFT_OUT: usize = 256;
 /// Window only when at least this share of the file can be left out.
 const MIN_SAVING_PERCENT: usize = 25;
 
-/// A statement that starts a line: where its line starts, its indentation, and whether it is
-/// a definition (`def`, `async def`, `class`, or a decorator of one).
+/// A statement that starts a line: where its line starts, its indentation, and what starts
+/// it.
 #[derive(Debug, Clone, Copy)]
 struct Statement {
     line: usize,
     indent: usize,
-    definition: bool,
+    /// `class`.
+    class: bool,
+    /// A decorator, of the definition below it.
     decorator: bool,
     /// `elif`, `else`, `except` or `finally`: a clause of the statement before it.
     clause: bool,
@@ -40,52 +39,10 @@ struct Statement {
 /// Words that start a clause of the compound statement before them.
 const CLAUSES: &[&[u8]] = &[b"elif", b"else", b"except", b"finally"];
 
-/// The parts of `src` worth parsing, or None to parse it whole. `keep`: the words a left-out
-/// statement must not mention.
-#[cfg(test)]
-fn included_ranges(src: &[u8], keep: &[&str]) -> Option<Vec<Range>> {
-    included_ranges_by(src, |start, end| {
-        keep.iter()
-            .any(|w| mentions(&src[start..end], w.as_bytes()))
-    })
-}
-
-/// As `included_ranges`, with `keep(start, end)` saying whether `src[start..end]` must stay.
-pub fn included_ranges_by(src: &[u8], keep: impl Fn(usize, usize) -> bool) -> Option<Vec<Range>> {
-    let statements = statements(src)?;
-    let mut left_out: Vec<(usize, usize)> = Vec::new();
-    for (i, first) in statements.iter().enumerate() {
-        if !first.definition || left_out.last().is_some_and(|(_, end)| first.line < *end) {
-            continue;
-        }
-        // Decorators belong to the definition below them (at the same indentation).
-        let mut last = i;
-        while statements[last].decorator
-            && statements
-                .get(last + 1)
-                .is_some_and(|s| s.indent == first.indent && s.definition)
-        {
-            last += 1;
-        }
-        // The body: every statement after it indented deeper.
-        let after = statements[last + 1..]
-            .iter()
-            .find(|s| s.indent <= first.indent)
-            .map_or(src.len(), |s| s.line);
-        if statements[last].decorator || after - first.line < MIN_LEFT_OUT {
-            continue;
-        }
-        if !keep(first.line, after) {
-            left_out.push((first.line, after));
-        }
-    }
-    ranges_around(src, &left_out)
-}
-
 /// Left-out parts smaller than this are parsed: a range costs more than a few lines.
 const MIN_GAP: usize = 64;
 
-/// As `included_ranges_by`, statement by statement: a statement (with its clauses, and the
+/// The scan's window: a statement (with its clauses, and the
 /// decorators of a definition) that `keep(start, end)` does not keep and that holds no
 /// import is left out, at any depth; one it keeps is parsed whole if it has no body or
 /// `whole(start, end)` says so, else as its headers (each clause's line up to its body)
@@ -97,6 +54,29 @@ pub fn fine_ranges_by(
     src: &[u8],
     keep: impl Fn(usize, usize) -> bool,
     whole: impl Fn(usize, usize) -> bool,
+) -> Option<Vec<Range>> {
+    fine(src, keep, whole, false)
+}
+
+/// As `fine_ranges_by`, for the facts (`transports_window`): also kept, in each block of a
+/// kept statement (not the module's), its first and its last statement, and `whole` never
+/// holds a class whole (its methods are cut each on its own). What the facts read of a
+/// block's shape then reads the same as in the whole file: the statement a block ends with
+/// (an exit, a `return` that makes a guard, dead code after an exit) and whether a
+/// function's body is one `return` (a flag's setter).
+pub fn facts_ranges_by(
+    src: &[u8],
+    keep: impl Fn(usize, usize) -> bool,
+    whole: impl Fn(usize, usize) -> bool,
+) -> Option<Vec<Range>> {
+    fine(src, keep, whole, true)
+}
+
+fn fine(
+    src: &[u8],
+    keep: impl Fn(usize, usize) -> bool,
+    whole: impl Fn(usize, usize) -> bool,
+    ends: bool,
 ) -> Option<Vec<Range>> {
     let statements = statements(src)?;
     // `after[i]`: the first statement after i and all it holds.
@@ -117,6 +97,7 @@ pub fn fine_ranges_by(
         after: &after,
         keep,
         whole,
+        ends,
         imports: statements
             .iter()
             .filter(|s| s.import)
@@ -143,6 +124,8 @@ struct Fine<'s, K, W> {
     after: &'s [usize],
     keep: K,
     whole: W,
+    /// Keep each block's first and last statement (`facts_ranges_by`).
+    ends: bool,
     /// Where each import statement starts, in order.
     imports: Vec<usize>,
     left_out: Vec<(usize, usize)>,
@@ -164,7 +147,8 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
     /// statements are kept up to the first that is neither an import nor a string: a fix
     /// that adds an import places it before that one (`python_calls::import_point`).
     fn body(&mut self, from: usize, to: usize, module: bool) {
-        let mut leading = module;
+        // (The facts' window needs no place for an import.)
+        let mut leading = module && !self.ends;
         let mut i = from;
         while i < to {
             let first = i;
@@ -186,15 +170,19 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
                 next = self.after[next].min(to);
             }
             let (start, end) = (self.line(first), self.line(next));
+            let end_of_block = self.ends && !module && (first == from || next >= to);
             i = next;
-            let kept = leading || self.imports(start, end) || (self.keep)(start, end);
+            let kept =
+                leading || end_of_block || self.imports(start, end) || (self.keep)(start, end);
             leading &= self.statements[main].import || self.statements[main].string;
             if !kept {
                 self.left_out.push((start, end));
                 continue;
             }
             let flat = clauses.iter().all(|&c| self.after[c].min(to) == c + 1);
-            if flat || (self.whole)(start, end) {
+            // For the facts, a class is never whole: its methods are cut each on its own.
+            let whole = !(self.ends && self.statements[main].class) && (self.whole)(start, end);
+            if flat || whole {
                 continue;
             }
             for &c in &clauses {
@@ -272,17 +260,11 @@ fn statements(src: &[u8]) -> Option<Vec<Statement>> {
                 }
                 i += indent;
                 let rest = &src[i..];
-                let decorator = src[i] == b'@';
-                let definition = decorator
-                    || starts_with_word(rest, b"def")
-                    || starts_with_word(rest, b"class")
-                    || (starts_with_word(rest, b"async")
-                        && starts_with_word(rest[5..].trim_ascii_start(), b"def"));
                 out.push(Statement {
                     line,
                     indent,
-                    definition,
-                    decorator,
+                    class: starts_with_word(rest, b"class"),
+                    decorator: src[i] == b'@',
                     clause: CLAUSES.iter().any(|w| starts_with_word(rest, w)),
                     import: starts_with_word(rest, b"import") || starts_with_word(rest, b"from"),
                     string: starts_string(rest),
@@ -340,8 +322,19 @@ fn starts_with_word(text: &[u8], word: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// The text of the facts' window that keeps statements mentioning `print` or `stdout`,
+    /// whole those mentioning `exit`.
     fn kept(src: &str) -> Option<String> {
-        let ranges = included_ranges(src.as_bytes(), &["print", "stdout"])?;
+        let words = |start: usize, end: usize, words: &[&str]| {
+            words
+                .iter()
+                .any(|w| mentions(&src.as_bytes()[start..end], w.as_bytes()))
+        };
+        let ranges = facts_ranges_by(
+            src.as_bytes(),
+            |start, end| words(start, end, &["print", "stdout"]),
+            |start, end| words(start, end, &["exit"]),
+        )?;
         Some(
             ranges
                 .iter()
@@ -351,30 +344,31 @@ mod tests {
     }
 
     #[test]
-    fn large_definitions_without_the_words_are_left_out() {
+    fn the_facts_window_keeps_each_blocks_ends_and_holds_what_exits_whole() {
         let filler = "    x = x + 1\n".repeat(40);
         let src = format!(
-            "import sys\n\n@decorated\ndef a(x):\n{filler}    return x\n\nclass B:\n    def m(self):\n        print(1)\n{filler}\nif __name__ == '__main__':\n    a(1)\n"
+            "import sys\n\n@decorated\ndef a(x):\n{filler}    return x\n\ndef b(x):\n    x = 0\n{filler}    print(x)\n{filler}    return x\n\ndef c(x):\n    print(x)\n{filler}    sys.exit(1)\n"
         );
         let kept = kept(&src).expect("windowed");
-        assert!(kept.starts_with("import sys\n\nclass B:\n"), "{kept}");
-        assert!(
-            kept.ends_with("if __name__ == '__main__':\n    a(1)\n"),
-            "{kept}"
+        // `a` goes; `b` keeps its first and last statement and its write; `c` is whole.
+        assert_eq!(
+            kept,
+            format!(
+                "import sys\n\ndef b(x):\n    x = 0\n    print(x)\n    return x\n\ndef c(x):\n    print(x)\n{filler}    sys.exit(1)\n"
+            )
         );
-        assert!(!kept.contains("@decorated"), "{kept}");
     }
 
     #[test]
-    fn methods_without_the_words_are_left_out_of_classes_that_keep_others() {
+    fn a_class_that_exits_somewhere_is_cut_method_by_method() {
         let filler = "        x = x + 1\n".repeat(40);
         let src = format!(
-            "class B:\n    def loud(self):\n        print(1)\n\n    @property\n    def quiet(self):\n{filler}        return x\n\n    def tail(self):\n        return 2\n"
+            "class B:\n    def loud(self):\n        print(1)\n\n    @property\n    def quiet(self):\n{filler}        return x\n\n    def tail(self):\n        sys.exit(2)\n"
         );
         let kept = kept(&src).expect("windowed");
         assert_eq!(
             kept,
-            "class B:\n    def loud(self):\n        print(1)\n\n    def tail(self):\n        return 2\n"
+            "class B:\n    def loud(self):\n        print(1)\n\n    def tail(self):\n        sys.exit(2)\n"
         );
     }
 

@@ -108,7 +108,7 @@ pub fn off_stdio(lang: Lang, root: Node<'_>, src: &[u8]) -> Vec<(Range, OffStdio
     let visit = super::syntax::kinds(lang, VISIT);
     let mut found = Found::default();
     super::syntax::walk(root, visit, |node, _| found.visit(node, src));
-    found.parts(lang, src)
+    found.parts(lang, src).0
 }
 
 /// What a walk over a module's nodes collects for `off_stdio`; a walk of its own, or one a
@@ -147,12 +147,13 @@ impl<'t> Found<'t> {
         }
     }
 
-    /// The parts off the stdio path, in source order.
-    pub(super) fn parts(self, lang: Lang, src: &[u8]) -> Vec<(Range, OffStdio)> {
+    /// The parts off the stdio path, in source order, and the flags: the names set from a
+    /// condition that holds only off stdio, sorted.
+    pub(super) fn parts(self, lang: Lang, src: &[u8]) -> (Vec<(Range, OffStdio)>, Vec<String>) {
         let kinds = match lang {
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &JS,
             Lang::Python => &PY,
-            _ => return Vec::new(),
+            _ => return (Vec::new(), Vec::new()),
         };
         let python = lang == Lang::Python;
         let Found {
@@ -182,7 +183,9 @@ impl<'t> Found<'t> {
             c.branch(b, python, &mut out);
         }
         out.sort_by_key(|(r, _)| r.start_byte);
-        out
+        let mut flags: Vec<String> = c.flags.into_iter().collect();
+        flags.sort_unstable();
+        (out, flags)
     }
 }
 

@@ -171,7 +171,7 @@ fn the_walk_by_kind_finds_what_a_walk_over_every_node_finds() {
         let root = tree.root_node();
         let mut found = Found::default();
         super::super::syntax::preorder(root, |node| found.visit(node, &src));
-        let every = found.parts(lang, &src);
+        let every = found.parts(lang, &src).0;
         let by_kind = off_stdio(lang, root, &src);
 
         let key = |parts: &[(Range, OffStdio)]| -> Vec<(usize, usize, OffStdio)> {

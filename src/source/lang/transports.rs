@@ -24,6 +24,9 @@ pub struct ModuleFacts {
     pub exit_writes: Vec<Range>,
     /// Parts that never run while the module serves stdio (`transport_branches`).
     pub off_stdio: Vec<(Range, OffStdio)>,
+    /// Names set from a condition that holds only off stdio (`shouldLog = transport ===
+    /// 'sse'`), sorted: a part that reads one may be off stdio without a fact word in it.
+    pub flags: Vec<String>,
 }
 
 /// A module loaded by another, as written.
@@ -272,14 +275,14 @@ const JS_WALK: &[&[&str]; 2] = &[JS_VISIT, transport_branches::VISIT];
 
 /// One walk of `root` over the kinds of both `lists`: `visit` gets the nodes of the first
 /// list's kinds (the facts'), with their ancestors; the second's are the parts off the stdio
-/// path's, which are returned.
+/// path's, which are returned with the flags.
 fn walk<'t>(
     lang: Lang,
     root: Node<'t>,
     src: &[u8],
     lists: &'static [&'static [&'static str]; 2],
     mut visit: impl FnMut(Node<'t>, &[Node<'t>]),
-) -> Vec<(Range, OffStdio)> {
+) -> (Vec<(Range, OffStdio)>, Vec<String>) {
     let (facts, off_kinds) = (syntax::kinds(lang, lists[0]), syntax::kinds(lang, lists[1]));
     let mut off = transport_branches::Found::default();
     syntax::walk(root, syntax::kinds_of(lang, lists), |node, ancestors| {
@@ -296,7 +299,7 @@ fn walk<'t>(
 fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, JS_BRANCHES);
-    facts.off_stdio = walk(lang, root, src, JS_WALK, |node, ancestors| {
+    (facts.off_stdio, facts.flags) = walk(lang, root, src, JS_WALK, |node, ancestors| {
         // Asked only where a load is: most visits are calls and members.
         let in_branch = || ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {

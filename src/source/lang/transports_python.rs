@@ -42,7 +42,7 @@ const PY_WALK: &[&[&str]; 2] = &[PY_VISIT, transport_branches::VISIT];
 pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, PY_BRANCHES);
-    facts.off_stdio = super::walk(lang, root, src, PY_WALK, |node, ancestors| {
+    (facts.off_stdio, facts.flags) = super::walk(lang, root, src, PY_WALK, |node, ancestors| {
         // Asked only where a load or a call is: most visits are names.
         let in_branch = || ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {

@@ -9,10 +9,18 @@ use super::js_window;
 use super::prefilter::{span_at, Region, Span, Text};
 use super::python_window;
 use super::transports::{
-    JS_BRANCH_WORDS, JS_HTTP_TRANSPORTS, PY_BRANCH_WORDS, PY_HTTP_CLASSES, PY_HTTP_METHODS,
+    ModuleFacts, JS_BRANCH_WORDS, JS_HTTP_TRANSPORTS, PY_BRANCH_WORDS, PY_HTTP_CLASSES,
+    PY_HTTP_METHODS,
 };
 use super::{Lang, WINDOW_MIN_BYTES};
 use tree_sitter::Range;
+
+/// Python's fact words whose facts depend on the statements around them, not only on the
+/// one that holds them: an exit (what the block ends with, the writes before it, whether the
+/// block serves) and a branch's condition (which parts it leaves off stdio). A statement
+/// that holds one is parsed whole in the facts' window (`FactMentions::ranges`); the other
+/// words (a load, a server's call, stdin, a write) are facts of their own statement.
+const PY_AROUND_CODE: &[&str] = &["exit", "_exit", "SystemExit"];
 
 /// Whole words without which a part of a module holds none of its facts: every name the fact
 /// walks in `transports` compare with, or a word of it, the conditions of
@@ -48,6 +56,8 @@ fn fact_words(lang: Lang) -> (&'static [&'static str], Vec<&'static str>) {
                 "stdio_server",
                 "stdin",
                 "exit",
+                // `os._exit`, where `exit` is not a word of its own.
+                "_exit",
                 "SystemExit",
                 // Writes, so a part that holds one keeps the branch around it.
                 "print",
@@ -69,6 +79,9 @@ fn fact_words(lang: Lang) -> (&'static [&'static str], Vec<&'static str>) {
 /// unsure (`js_lex`, `python_lex`), every mention counts.
 pub struct FactMentions {
     at: Vec<(usize, usize)>,
+    /// Python's mentions of the words whose facts depend on the statements around them
+    /// (`PY_AROUND_CODE`, `PY_BRANCH_WORDS`), in source order.
+    around: Vec<(usize, usize)>,
 }
 
 impl FactMentions {
@@ -89,13 +102,26 @@ impl FactMentions {
                 .filter(|&(start, end)| counts_as_code(spans, start, end)),
         );
         at.sort_unstable();
-        Self { at }
+        let around = if lang == Lang::Python {
+            let word = |at: &(usize, usize)| &src[at.0..at.1];
+            at.iter()
+                .filter(|m| {
+                    PY_AROUND_CODE
+                        .iter()
+                        .chain(PY_BRANCH_WORDS)
+                        .any(|w| w.as_bytes() == word(m))
+                })
+                .copied()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Self { at, around }
     }
 
     /// True if a mention lies wholly in `src[start..end]`.
     fn within(&self, start: usize, end: usize) -> bool {
-        let first = self.at.partition_point(|(s, _)| *s < start);
-        self.at.get(first).is_some_and(|(_, e)| *e <= end)
+        within(&self.at, start, end)
     }
 
     /// The parts of `src` to parse for its facts, or None to parse it whole.
@@ -107,7 +133,16 @@ impl FactMentions {
             Lang::JavaScript | Lang::TypeScript => {
                 js_window::included_ranges_at(src, self.at.iter().map(|(_, e)| *e).collect())
             }
-            Lang::Python => python_window::included_ranges_by(src, |s, e| self.within(s, e)),
+            // Statement by statement: a statement that mentions no fact word is left out, one
+            // that mentions a word whose facts depend on what is around it is kept whole, and
+            // each block keeps its first and last statement. A guard on a name set elsewhere
+            // (`if not use_http: return`) holds no fact word: `trees::facts_in_part` parses
+            // whole when such a name is read in a part left out.
+            Lang::Python => python_window::facts_ranges_by(
+                src,
+                |s, e| self.within(s, e),
+                |s, e| within(&self.around, s, e),
+            ),
             _ => None,
         }
     }
@@ -127,6 +162,22 @@ impl FactMentions {
         }
         !(start < len && self.within(start, len))
     }
+}
+
+/// True if a part of `src` left out of `ranges` (empty: none) reads one of the flags of
+/// `facts` (a name set from a condition that holds only off stdio), as a whole word.
+pub fn reads_flag_left_out(facts: &ModuleFacts, src: &[u8], ranges: &[Range]) -> bool {
+    !ranges.is_empty()
+        && facts
+            .flags
+            .iter()
+            .any(|name| js_window::used_outside(src, ranges, name))
+}
+
+/// True if one of `at` (mentions in source order) lies wholly in `start..end`.
+fn within(at: &[(usize, usize)], start: usize, end: usize) -> bool {
+    let first = at.partition_point(|(s, _)| *s < start);
+    at.get(first).is_some_and(|(_, e)| *e <= end)
 }
 
 /// Whole-word occurrences of `word`: no identifier byte (ASCII letters and digits, `_`, any
