@@ -117,13 +117,14 @@ impl Deep {
             level: 0,
             has_value: false,
         };
-        let start = out.len();
         out.extend(std::iter::repeat_n(b' ', 2 * base));
+        let start = out.len();
         let mut serializer = serde_json::Serializer::with_formatter(&mut *out, deep);
         // Serializing our own values cannot fail (no map has a key that is not a string);
-        // if one did, nothing of it is left half-written.
+        // if one did, it would print as `null`, never half-written.
         if value.serialize(&mut serializer).is_err() {
             out.truncate(start);
+            out.extend_from_slice(b"null");
         }
     }
 
@@ -261,6 +262,19 @@ mod tests {
             let set = set_in(&skeleton, &slot, &ids, || |i: &usize| item(*i));
             assert_eq!(set.as_deref(), Some(whole.as_str()), "{n} items");
         }
+        // An item serde_json cannot print (a map keyed by a pair) prints as `null`: the
+        // document stays JSON, with every other item in its place.
+        let skeleton = pretty(&Doc {
+            name: "d",
+            items: Vec::new(),
+            after: vec![1, 2],
+        });
+        let odd = |i: &usize| -> std::collections::BTreeMap<(usize, usize), usize> {
+            [((*i, *i), *i)].into_iter().filter(|_| *i == 1).collect()
+        };
+        let set = set_in(&skeleton, &slot, &[0usize, 1, 2], || odd).expect("set");
+        let parsed: serde_json::Value = serde_json::from_str(&set).expect("JSON");
+        assert_eq!(parsed["items"], serde_json::json!([{}, null, {}]), "{set}");
         // No such empty list at that depth: None, for the caller to print the whole.
         let skeleton = pretty(&Doc {
             name: "d",
