@@ -112,19 +112,24 @@ pub fn skip_string(src: &[u8], start: usize) -> Option<usize> {
     let quote = src[start];
     let triple = is_triple(src, start);
     let mut i = start + if triple { 3 } else { 1 };
-    while i < src.len() {
+    loop {
+        // From one byte that matters to the next: a docstring is crossed in a few jumps.
+        let rest = src.get(i..)?;
+        i += if triple {
+            memchr::memchr2(b'\\', quote, rest)?
+        } else {
+            memchr::memchr3(b'\\', b'\n', quote, rest)?
+        };
         match src[i] {
             // An escaped character never ends the string (raw strings included).
             b'\\' => i += 2,
-            b'\n' if !triple => return None,
-            c if c == quote => match closes_at(src, i, triple) {
+            b'\n' => return None,
+            _ => match closes_at(src, i, triple) {
                 Some(end) => return Some(end),
                 None => i += 1,
             },
-            _ => i += 1,
         }
     }
-    None
 }
 
 /// At a quote inside a string opened with it (tripled or not): the offset after the string
