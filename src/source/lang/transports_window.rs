@@ -3,7 +3,9 @@
 //! (`fact_words`), so a module with findings is not parsed whole a second time.
 //! A part left out mentions no fact word, so it holds no import, transport, listen, stdin
 //! read or exit: the facts of the window are the whole file's (`transports::facts_in` keeps
-//! a Python statement left out between a write and an exit from joining them).
+//! a Python statement left out between a write and an exit from joining them). Python's
+//! window is cut statement by statement (`FactMentions::ranges`): there a left-out part can
+//! still read a flag, which `reads_flag_left_out` tells, for a whole parse.
 
 use super::js_window;
 use super::prefilter::{span_at, Region, Span, Text};
