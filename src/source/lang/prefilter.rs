@@ -88,6 +88,11 @@ pub struct Prefilter {
 
 struct Compiled {
     matcher: AhoCorasick,
+    /// One group of each need, the one whose shortest word is longest: a file none of whose
+    /// words stands alone meets no need, and is ruled out by this smaller, faster search
+    /// (`aho_corasick`'s packed searcher verifies fewer candidates for longer words: `os`
+    /// and `fs` are in `close` and `offset`).
+    anchors: AhoCorasick,
     words: Vec<&'static str>,
     /// Per need, one mask of word indices per group.
     needs: Vec<Vec<u64>>,
@@ -151,12 +156,27 @@ impl Prefilter {
                             .collect()
                     })
                     .collect();
-                let matcher = AhoCorasick::builder()
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(&words)
-                    .ok()?;
+                let build = |words: &[&'static str]| {
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::LeftmostLongest)
+                        .build(words)
+                        .ok()
+                };
+                let matcher = build(&words)?;
+                let mut anchors: Vec<&'static str> = Vec::new();
+                for need in (self.needs)() {
+                    let shortest = |g: &Vec<&str>| g.iter().map(|w| w.len()).min().unwrap_or(0);
+                    let anchor = need.iter().max_by_key(|g| shortest(g))?;
+                    for word in anchor {
+                        if !anchors.contains(word) {
+                            anchors.push(word);
+                        }
+                    }
+                }
+                let anchors = build(&anchors)?;
                 Some(Compiled {
                     matcher,
+                    anchors,
                     words,
                     needs,
                 })
@@ -225,7 +245,11 @@ impl<'a> Text<'a> {
         let Some(compiled) = self.prefilter.compiled() else {
             return true;
         };
-        // Every whole-word occurrence, first: most files meet no need even so, and are not lexed.
+        // Most files hold no word that every need needs, and are ruled out by that search alone.
+        if !compiled.anchored(self.src) {
+            return false;
+        }
+        // Every whole-word occurrence, next: most files meet no need even so, and are not lexed.
         let all = self
             .occurrences(compiled)
             .iter()
@@ -274,14 +298,18 @@ impl<'a> Text<'a> {
 }
 
 impl Compiled {
+    /// Whether one of the anchors stands alone somewhere: false means no need is met. (The
+    /// words are identifier characters, so a leftmost-longest match that is not a whole word
+    /// never hides one that is: see `compiled`.)
+    fn anchored(&self, src: &[u8]) -> bool {
+        self.anchors.find_iter(src).any(|m| stands_alone(src, &m))
+    }
+
     /// Every occurrence of a word that is not part of a longer identifier: (index, start, end).
     fn whole_words(&self, src: &[u8]) -> Vec<(usize, usize, usize)> {
         self.matcher
             .find_iter(src)
-            .filter(|m| {
-                !((m.start() > 0 && is_ident(src[m.start() - 1]))
-                    || src.get(m.end()).is_some_and(|c| is_ident(*c)))
-            })
+            .filter(|m| stands_alone(src, m))
             .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
             .collect()
     }
@@ -291,6 +319,12 @@ impl Compiled {
         let met = |groups: &Vec<u64>| groups.iter().all(|g| g & found != 0);
         self.needs.iter().any(met)
     }
+}
+
+/// Whether a match is a whole word: not part of a longer identifier.
+fn stands_alone(src: &[u8], m: &aho_corasick::Match) -> bool {
+    !((m.start() > 0 && is_ident(src[m.start() - 1]))
+        || src.get(m.end()).is_some_and(|c| is_ident(*c)))
 }
 
 /// The default judgement: an occurrence counts in code (everywhere, for a language without a
@@ -405,6 +439,36 @@ mod tests {
         ]
     })
     .counting(|o| !(o.word == "console" && o.after().starts_with(b".error")));
+
+    #[test]
+    fn files_without_an_anchor_are_ruled_out_by_the_anchors_alone() {
+        // Of each need, the group whose shortest word is longest: `console`, and `write` or
+        // `writeSync` (not `fs`); Python's `stdout` (not `sys`), `write` (not `os`), `click` or
+        // `typer` (not `echo`, which is shorter).
+        let test = TEST.compiled().expect("compiles");
+        assert!(!test.anchored(b"const fs = require('fs'); fs.readFileSync(offset)"));
+        assert!(test.anchored(b"fs.writeSync(1, s)"));
+        assert!(test.anchored(b"x.write(1)"));
+        assert!(!test.anchored(b"rewrite(x); writer.writes; consoles"));
+        let python = super::super::python_words::PREFILTER
+            .compiled()
+            .expect("compiles");
+        assert!(!python.anchored(b"import os, sys\nos.path.join(sys.argv, echo)"));
+        for anchored in [
+            &b"sys.stdout"[..],
+            b"os.write(1, b)",
+            b"click.echo(x)",
+            b"x = print",
+        ] {
+            assert!(
+                python.anchored(anchored),
+                "{}",
+                String::from_utf8_lossy(anchored)
+            );
+        }
+        // An anchor is necessary, not sufficient: the whole test still decides.
+        assert!(!TEST.may_match(b"stream.write(x)"));
+    }
 
     #[test]
     fn a_need_is_met_only_when_every_group_has_a_whole_word() {
