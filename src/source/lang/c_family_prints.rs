@@ -1,6 +1,7 @@
 //! What a Java or C# stdout write prints: literals, `+` concatenations, C# interpolated
 //! strings (`$"port {port}"`), and `printf`/composite formats with their placeholders as holes.
 
+use super::syntax::Fields;
 use super::syntax::{string_content, text};
 use crate::prints::{format_string, unescape, Pattern};
 use tree_sitter::Node;
@@ -46,14 +47,8 @@ fn expression(node: Node<'_>, src: &[u8], depth: usize) -> Pattern {
         "interpolated_string_expression" => interpolated(node, src),
         "decimal_integer_literal" | "integer_literal" => Pattern::literal(text(node, src)),
         "binary_expression" => {
-            let plus = node
-                .child_by_field_name("operator")
-                .is_some_and(|o| text(o, src) == "+");
-            match (
-                plus,
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-            ) {
+            let plus = node.field("operator").is_some_and(|o| text(o, src) == "+");
+            match (plus, node.field("left"), node.field("right")) {
                 (true, Some(l), Some(r)) => {
                     expression(l, src, depth + 1).then(expression(r, src, depth + 1))
                 }

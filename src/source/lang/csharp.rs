@@ -4,6 +4,7 @@
 
 use super::java::CHANNEL;
 use super::prefilter::Prefilter;
+use super::syntax::Fields;
 use super::syntax::{self, args, text};
 use super::{quoted, Hit, Lang};
 use tree_sitter::Node;
@@ -48,7 +49,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
             | "variable_declarator"
             | "parameter"
                 if node
-                    .child_by_field_name("name")
+                    .field("name")
                     .is_some_and(|n| text(n, src) == "Console") =>
             {
                 cs.shadows_console = true;
@@ -64,7 +65,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
                 ) {
                     cs.static_console = true;
                 } else if node
-                    .child_by_field_name("name")
+                    .field("name")
                     .is_some_and(|n| text(n, src) == "Console")
                     && !written.ends_with("= System.Console;")
                 {
@@ -89,19 +90,15 @@ impl<'t> Cs<'t> {
     }
 
     fn check_call(&self, call: Node<'t>, out: &mut Vec<Hit>) {
-        let (Some(function), Some(arguments)) = (
-            call.child_by_field_name("function"),
-            call.child_by_field_name("arguments"),
-        ) else {
+        let (Some(function), Some(arguments)) = (call.field("function"), call.field("arguments"))
+        else {
             return;
         };
         let values = args(arguments);
         let (receiver, method) = match function.kind() {
             "member_access_expression" => (
-                function.child_by_field_name("expression"),
-                function
-                    .child_by_field_name("name")
-                    .map_or("", |n| text(n, self.src)),
+                function.field("expression"),
+                function.field("name").map_or("", |n| text(n, self.src)),
             ),
             "identifier" if self.static_console => (None, text(function, self.src)),
             _ => return,
@@ -113,7 +110,7 @@ impl<'t> Cs<'t> {
             "AddConsole" => self.add_console(call, &values, out),
             "Console" if receiver.is_some_and(|r| text(r, self.src).ends_with("WriteTo")) => {
                 let to_stderr = values.iter().any(|v| {
-                    v.child_by_field_name("name")
+                    v.field("name")
                         .is_some_and(|n| text(n, self.src) == "standardErrorFromLevel")
                         && text(*v, self.src).ends_with("Verbose")
                 });
@@ -144,13 +141,10 @@ impl<'t> Cs<'t> {
             Some(r) if self.is_console(r) => Some((r, format!("{}.Error", text(r, self.src)))),
             Some(r)
                 if r.kind() == "member_access_expression"
-                    && r.child_by_field_name("name")
-                        .is_some_and(|n| text(n, self.src) == "Out")
-                    && r.child_by_field_name("expression")
-                        .is_some_and(|e| self.is_console(e)) =>
+                    && r.field("name").is_some_and(|n| text(n, self.src) == "Out")
+                    && r.field("expression").is_some_and(|e| self.is_console(e)) =>
             {
-                r.child_by_field_name("name")
-                    .map(|n| (n, "Error".to_string()))
+                r.field("name").map(|n| (n, "Error".to_string()))
             }
             Some(_) => return,
         };
@@ -160,11 +154,9 @@ impl<'t> Cs<'t> {
                 .named_child(0)
                 .filter(|e| e.kind() == "invocation_expression")
                 .and_then(|e| {
-                    let f = e.child_by_field_name("function")?;
-                    let name = f.child_by_field_name("name").unwrap_or(f);
-                    let count = e
-                        .child_by_field_name("arguments")
-                        .map_or(0, |a| args(a).len());
+                    let f = e.field("function")?;
+                    let name = f.field("name").unwrap_or(f);
+                    let count = e.field("arguments").map_or(0, |a| args(a).len());
                     Some(JSON_METHODS.contains(&text(name, self.src)) && count == 1)
                 });
             if json == Some(true) {
@@ -194,11 +186,11 @@ impl<'t> Cs<'t> {
                 let mut found = None;
                 syntax::preorder(lambda, |n| {
                     if n.kind() == "assignment_expression"
-                        && n.child_by_field_name("left").is_some_and(|l| {
+                        && n.field("left").is_some_and(|l| {
                             text(l, self.src).ends_with("LogToStandardErrorThreshold")
                         })
                     {
-                        found = n.child_by_field_name("right").map(|r| text(r, self.src));
+                        found = n.field("right").map(|r| text(r, self.src));
                     }
                 });
                 found

@@ -5,6 +5,7 @@
 //! demo code, which never runs when the package's entry imports it).
 
 use super::syntax::text;
+use super::syntax::Fields;
 use tree_sitter::Node;
 
 /// Calls that start serving, by the callee's last name: a path with one is not a path that
@@ -45,7 +46,7 @@ pub(super) fn exiting_function<'t>(node: Node<'t>, src: &[u8]) -> Option<Node<'t
     ) {
         return None;
     }
-    let body = node.child_by_field_name("body")?;
+    let body = node.field("body")?;
     exits_before_serving(body, src).then_some(body)
 }
 
@@ -54,9 +55,9 @@ pub(super) fn script_only_block<'t>(node: Node<'t>, src: &[u8]) -> Option<Node<'
     if node.kind() != "if_statement" {
         return None;
     }
-    let condition = text(node.child_by_field_name("condition")?, src);
+    let condition = text(node.field("condition")?, src);
     let main = condition.contains("__name__") && condition.contains("__main__");
-    let block = node.child_by_field_name("consequence")?;
+    let block = node.field("consequence")?;
     (main && !serves(block, src)).then_some(block)
 }
 
@@ -68,8 +69,8 @@ fn serves(node: Node<'_>, src: &[u8]) -> bool {
             return;
         }
         let callee = n
-            .child_by_field_name("function")
-            .or_else(|| n.child_by_field_name("constructor"))
+            .field("function")
+            .or_else(|| n.field("constructor"))
             .map_or("", |f| text(f, src));
         let last = callee
             .rsplit(['.', ' '])
@@ -88,7 +89,7 @@ fn failing_exit(statement: Node<'_>, src: &[u8]) -> bool {
         return false;
     };
     let first = call
-        .child_by_field_name("arguments")
+        .field("arguments")
         .and_then(|a| named(a).into_iter().find(|n| n.kind() != "comment"));
     match first.map(|f| (f.kind(), text(f, src))) {
         Some(("number" | "integer", n)) => n.parse::<i64>().is_ok_and(|n| n != 0),
@@ -112,7 +113,7 @@ pub(super) fn leaves(block: Node<'_>, src: &[u8]) -> bool {
 fn last_statement(block: Node<'_>) -> Option<Node<'_>> {
     let inner = match block.kind() {
         "else_clause" | "else" => block
-            .child_by_field_name("body")
+            .field("body")
             .or_else(|| named(block).last().copied())?,
         _ => block,
     };
@@ -125,7 +126,7 @@ fn last_statement(block: Node<'_>) -> Option<Node<'_>> {
     };
     let last = *statements.last()?;
     if last.kind() == "try_statement" {
-        return last.child_by_field_name("body").and_then(last_statement);
+        return last.field("body").and_then(last_statement);
     }
     Some(last)
 }
@@ -138,9 +139,7 @@ pub(super) fn is_exit(statement: Node<'_>, src: &[u8]) -> bool {
     else {
         return false;
     };
-    let callee = call
-        .child_by_field_name("function")
-        .map_or("", |f| text(f, src));
+    let callee = call.field("function").map_or("", |f| text(f, src));
     match statement.kind() {
         "expression_statement" => {
             matches!(callee, "process.exit" | "sys.exit" | "exit" | "os._exit")

@@ -4,6 +4,7 @@
 
 use super::prefilter::{Need, Prefilter};
 use super::scope::{agree, every_expr, Bindings, Value};
+use super::syntax::Fields;
 use super::syntax::{self, args, string_content, text, MAX_RESOLVE_DEPTH};
 use super::{quoted, span, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::HashMap;
@@ -154,13 +155,10 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
 
 impl<'t> Go<'t> {
     fn import(&mut self, spec: Node<'t>) {
-        let Some(path) = spec
-            .child_by_field_name("path")
-            .and_then(|p| string_content(p, self.src))
-        else {
+        let Some(path) = spec.field("path").and_then(|p| string_content(p, self.src)) else {
             return;
         };
-        match spec.child_by_field_name("name") {
+        match spec.field("name") {
             Some(name) if name.kind() == "dot" => self.dot_imports.push(path),
             Some(name) if name.kind() == "blank_identifier" => {}
             Some(name) => {
@@ -174,14 +172,8 @@ impl<'t> Go<'t> {
 
     /// `a, b := x, y` binds pairwise; `b, err := f()` binds `b` to the call's first result.
     fn bind_list(&mut self, node: Node<'t>, scope: Node<'t>) {
-        let names = node
-            .child_by_field_name("left")
-            .map(args)
-            .unwrap_or_default();
-        let values = node
-            .child_by_field_name("right")
-            .map(args)
-            .unwrap_or_default();
+        let names = node.field("left").map(args).unwrap_or_default();
+        let values = node.field("right").map(args).unwrap_or_default();
         let range = node.kind() == "range_clause";
         for (i, name) in names.iter().enumerate() {
             let value = match (range, values.len()) {
@@ -196,10 +188,7 @@ impl<'t> Go<'t> {
     fn bind_spec(&mut self, spec: Node<'t>, scope: Node<'t>) {
         let mut cursor = spec.walk();
         let names: Vec<Node<'t>> = spec.children_by_field_name("name", &mut cursor).collect();
-        let values = spec
-            .child_by_field_name("value")
-            .map(args)
-            .unwrap_or_default();
+        let values = spec.field("value").map(args).unwrap_or_default();
         for (i, name) in names.iter().enumerate() {
             let value = match values.get(i) {
                 Some(v) if values.len() == names.len() => Value::Expr(*v),
@@ -235,12 +224,12 @@ impl<'t> Go<'t> {
                     .find_map(|p| member(&Sym::Package(p.clone()), name))
             }
             "selector_expression" => {
-                let operand = self.resolve_at(node.child_by_field_name("operand")?, depth + 1)?;
-                member(&operand, text(node.child_by_field_name("field")?, self.src))
+                let operand = self.resolve_at(node.field("operand")?, depth + 1)?;
+                member(&operand, text(node.field("field")?, self.src))
             }
             "qualified_type" => {
-                let package = self.resolve_at(node.child_by_field_name("package")?, depth + 1)?;
-                member(&package, text(node.child_by_field_name("name")?, self.src))
+                let package = self.resolve_at(node.field("package")?, depth + 1)?;
+                member(&package, text(node.field("name")?, self.src))
             }
             "parenthesized_expression" => self.resolve_at(node.named_child(0)?, depth + 1),
             _ => None,
@@ -254,13 +243,10 @@ impl<'t> Go<'t> {
         }
         match node.kind() {
             "call_expression" => {
-                let Some(callee) = node.child_by_field_name("function") else {
+                let Some(callee) = node.field("function") else {
                     return false;
                 };
-                let arguments = node
-                    .child_by_field_name("arguments")
-                    .map(args)
-                    .unwrap_or_default();
+                let arguments = node.field("arguments").map(args).unwrap_or_default();
                 match text(callee, self.src) {
                     "string" | "append" | "[]byte" => arguments
                         .first()
@@ -269,13 +255,13 @@ impl<'t> Go<'t> {
                 }
             }
             "type_conversion_expression" => node
-                .child_by_field_name("operand")
+                .field("operand")
                 .is_some_and(|o| self.is_json(o, depth + 1)),
             "binary_expression" => {
-                node.child_by_field_name("left")
+                node.field("left")
                     .is_some_and(|l| self.is_json(l, depth + 1))
                     && node
-                        .child_by_field_name("right")
+                        .field("right")
                         .and_then(|r| string_content(r, self.src))
                         .is_some_and(|s| s == "\\n")
             }
@@ -306,10 +292,8 @@ impl<'t> Go<'t> {
     }
 
     fn check_call(&self, call: Node<'t>, out: &mut Vec<Hit>) {
-        let (Some(callee), Some(arguments)) = (
-            call.child_by_field_name("function"),
-            call.child_by_field_name("arguments"),
-        ) else {
+        let (Some(callee), Some(arguments)) = (call.field("function"), call.field("arguments"))
+        else {
             return;
         };
         let values = args(arguments);
@@ -347,7 +331,7 @@ impl<'t> Go<'t> {
                 if let (true, Some(open)) = (os_imported || import.is_some(), open) {
                     let package = match callee.kind() {
                         "selector_expression" => callee
-                            .child_by_field_name("operand")
+                            .field("operand")
                             .map(|o| format!("{}.", text(o, self.src)))
                             .unwrap_or_default(),
                         _ => String::new(),
@@ -394,7 +378,7 @@ impl<'t> Go<'t> {
                     format!("{} writes to {CHANNEL}.", quoted(callee, self.src)),
                     "Write to os.Stderr instead.",
                 );
-                let stream = callee.child_by_field_name("operand");
+                let stream = callee.field("operand");
                 out.push(self.to_stderr(stream, os_imported, hit));
             }
             Some(Sym::IoWrite) if first_is_stdout => {
@@ -436,12 +420,9 @@ impl<'t> Go<'t> {
     /// `zerolog.ConsoleWriter{Out: os.Stdout}`.
     fn check_literal(&self, literal: Node<'t>, out: &mut Vec<Hit>) {
         let is_console_writer = literal
-            .child_by_field_name("type")
+            .field("type")
             .is_some_and(|t| self.resolve(t) == Some(Sym::ZerologConsoleWriter));
-        let Some(body) = literal
-            .child_by_field_name("body")
-            .filter(|_| is_console_writer)
-        else {
+        let Some(body) = literal.field("body").filter(|_| is_console_writer) else {
             return;
         };
         for element in args(body) {
@@ -510,15 +491,10 @@ fn go_expression(node: Node<'_>, src: &[u8], depth: usize) -> crate::prints::Pat
     match node.kind() {
         "int_literal" | "float_literal" => Pattern::literal(text(node, src)),
         "binary_expression" => {
-            let (Some(l), Some(r)) = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-            ) else {
+            let (Some(l), Some(r)) = (node.field("left"), node.field("right")) else {
                 return Pattern::hole();
             };
-            let plus = node
-                .child_by_field_name("operator")
-                .is_some_and(|o| text(o, src) == "+");
+            let plus = node.field("operator").is_some_and(|o| text(o, src) == "+");
             if plus {
                 go_expression(l, src, depth + 1).then(go_expression(r, src, depth + 1))
             } else {
@@ -527,10 +503,10 @@ fn go_expression(node: Node<'_>, src: &[u8], depth: usize) -> crate::prints::Pat
         }
         "call_expression" => {
             let sprintf = node
-                .child_by_field_name("function")
+                .field("function")
                 .is_some_and(|f| text(f, src) == "fmt.Sprintf");
             let format = node
-                .child_by_field_name("arguments")
+                .field("arguments")
                 .and_then(|a| args(a).first().copied())
                 .and_then(|f| go_string(f, src));
             match (sprintf, format) {

@@ -4,6 +4,7 @@
 
 use super::prefilter::Prefilter;
 use super::scope::{agree, every_expr, Bindings, Value};
+use super::syntax::Fields;
 use super::syntax::{self, args, string_content, text, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use tree_sitter::Node;
@@ -93,22 +94,17 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
             | "interface_declaration"
             | "enum_declaration"
             | "record_declaration"
-                if node
-                    .child_by_field_name("name")
-                    .is_some_and(|n| text(n, src) == "System") =>
+                if node.field("name").is_some_and(|n| text(n, src) == "System") =>
             {
                 java.shadows_system = true;
             }
             "variable_declarator" => {
-                let (Some(name), Some(scope)) = (
-                    node.child_by_field_name("name"),
-                    syntax::nearest(ancestors, scopes),
-                ) else {
+                let (Some(name), Some(scope)) =
+                    (node.field("name"), syntax::nearest(ancestors, scopes))
+                else {
                     return;
                 };
-                let value = node
-                    .child_by_field_name("value")
-                    .map_or(Value::Opaque, Value::Expr);
+                let value = node.field("value").map_or(Value::Opaque, Value::Expr);
                 java.locals.add(text(name, src), scope, value);
             }
             "formal_parameter" | "catch_formal_parameter" | "enhanced_for_statement" => {
@@ -117,7 +113,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
                 } else {
                     syntax::nearest(ancestors, scopes)
                 };
-                let (Some(name), Some(scope)) = (node.child_by_field_name("name"), scope) else {
+                let (Some(name), Some(scope)) = (node.field("name"), scope) else {
                     return;
                 };
                 java.locals.add(text(name, src), scope, Value::Opaque);
@@ -156,13 +152,13 @@ impl<'t> Java<'t> {
                 }
             }
             "field_access" => {
-                let object = node.child_by_field_name("object")?;
+                let object = node.field("object")?;
                 let owner = if text(object, self.src) == "java.lang.System" {
                     Some(Sym::System)
                 } else {
                     self.resolve(object, depth + 1)
                 };
-                match (owner?, text(node.child_by_field_name("field")?, self.src)) {
+                match (owner?, text(node.field("field")?, self.src)) {
                     (Sym::System, "out") => Some(Sym::Stdout),
                     (Sym::System, "err") => Some(Sym::Stderr),
                     _ => None,
@@ -179,7 +175,7 @@ impl<'t> Java<'t> {
         }
         match node.kind() {
             "method_invocation" => node
-                .child_by_field_name("name")
+                .field("name")
                 .is_some_and(|n| JSON_METHODS.contains(&text(n, self.src))),
             "identifier" => {
                 let bound = self.locals.lookup(text(node, self.src), node, |_, _| true);
@@ -190,15 +186,12 @@ impl<'t> Java<'t> {
     }
 
     fn check_invocation(&self, call: Node<'t>, out: &mut Vec<Hit>) {
-        let Some(name) = call.child_by_field_name("name") else {
+        let Some(name) = call.field("name") else {
             return;
         };
         let method = text(name, self.src);
-        let arguments = call
-            .child_by_field_name("arguments")
-            .map(args)
-            .unwrap_or_default();
-        let Some(object) = call.child_by_field_name("object") else {
+        let arguments = call.field("arguments").map(args).unwrap_or_default();
+        let Some(object) = call.field("object") else {
             return;
         };
         if PRINT_METHODS.contains(&method) && self.resolve(object, 0) == Some(Sym::Stdout) {
@@ -217,7 +210,7 @@ impl<'t> Java<'t> {
                 "Write to System.err instead.",
             );
             if object.kind() == "field_access" {
-                if let Some(field) = object.child_by_field_name("field") {
+                if let Some(field) = object.field("field") {
                     hit = hit.edit(field, "err", "Replace System.out with System.err");
                 }
             }
@@ -250,12 +243,9 @@ impl<'t> Java<'t> {
     /// `new StreamHandler(System.out, formatter)` (java.util.logging).
     fn check_creation(&self, node: Node<'t>, out: &mut Vec<Hit>) {
         let is_handler = node
-            .child_by_field_name("type")
+            .field("type")
             .is_some_and(|t| text(t, self.src).ends_with("StreamHandler"));
-        let arguments = node
-            .child_by_field_name("arguments")
-            .map(args)
-            .unwrap_or_default();
+        let arguments = node.field("arguments").map(args).unwrap_or_default();
         if is_handler
             && arguments
                 .first()

@@ -6,6 +6,7 @@ use super::js_loggers;
 use super::js_resolve::{global, Js, Sym};
 use super::js_window;
 use super::prefilter::{called_with_other_fd, unfollowed_member, Occurrence, Prefilter, Region};
+use super::syntax::Fields;
 use super::syntax::{args, text, Words};
 use super::{quoted, Hit, Lang};
 use tree_sitter::Node;
@@ -241,10 +242,10 @@ fn check<'t>(js: &Js<'t>, candidates: Vec<Node<'t>>, out: &mut Vec<Hit>) {
 
 impl<'t> Js<'t> {
     fn check_call(&self, call: Node<'t>, out: &mut Vec<Hit>) {
-        let Some(callee) = call.child_by_field_name("function") else {
+        let Some(callee) = call.field("function") else {
             return;
         };
-        let arguments = match call.child_by_field_name("arguments") {
+        let arguments = match call.field("arguments") {
             Some(a) if a.kind() == "arguments" => args(a),
             _ => return,
         };
@@ -282,10 +283,8 @@ impl<'t> Js<'t> {
         if callee.kind() != "member_expression" {
             return;
         }
-        let (Some(object), Some(property)) = (
-            callee.child_by_field_name("object"),
-            callee.child_by_field_name("property"),
-        ) else {
+        let (Some(object), Some(property)) = (callee.field("object"), callee.field("property"))
+        else {
             return;
         };
         match text(property, self.src) {
@@ -348,9 +347,9 @@ impl<'t> Js<'t> {
         }
         if REPLACEABLE.contains(&method) && callee.kind() == "member_expression" {
             let plain_global = callee
-                .child_by_field_name("object")
+                .field("object")
                 .is_some_and(|o| o.kind() == "identifier" && text(o, self.src) == "console");
-            if let (true, Some(property)) = (plain_global, callee.child_by_field_name("property")) {
+            if let (true, Some(property)) = (plain_global, callee.field("property")) {
                 hit = hit.edit(
                     property,
                     "error",
@@ -375,7 +374,7 @@ impl<'t> Js<'t> {
         if json {
             return;
         }
-        let callee = call.child_by_field_name("function").unwrap_or(call);
+        let callee = call.field("function").unwrap_or(call);
         let mut hit = Hit::write(
             call,
             format!("{} writes to stdout, the channel of the stdio transport's JSON-RPC messages; anything but one JSON message per line breaks the client.", quoted(callee, self.src)),
@@ -383,9 +382,9 @@ impl<'t> Js<'t> {
         );
         // `process.stdout.write` as written (it resolved to stdout, so `process` is the global).
         let stream = callee
-            .child_by_field_name("object")
+            .field("object")
             .filter(|o| o.kind() == "member_expression" && text(*o, self.src) == "process.stdout")
-            .and_then(|o| o.child_by_field_name("property"));
+            .and_then(|o| o.field("property"));
         if method == "write" {
             if let Some(first) = arguments.first() {
                 hit = hit.prints(super::js_prints::expression(*first, self.src, 0));
@@ -402,13 +401,10 @@ impl<'t> Js<'t> {
     }
 
     fn check_new(&self, node: Node<'t>, out: &mut Vec<Hit>) {
-        let Some(constructor) = node.child_by_field_name("constructor") else {
+        let Some(constructor) = node.field("constructor") else {
             return;
         };
-        let arguments = node
-            .child_by_field_name("arguments")
-            .map(args)
-            .unwrap_or_default();
+        let arguments = node.field("arguments").map(args).unwrap_or_default();
         match self.resolve(constructor) {
             Some(Sym::ConsoleClass) => js_loggers::console_class(self, node, &arguments, out),
             Some(Sym::WinstonConsole) => js_loggers::winston_console(self, node, &arguments, out),

@@ -4,6 +4,7 @@
 use super::javascript::STDOUT_METHODS;
 use super::js_resolve::Js;
 use super::scope::{Bindings, Members, Value};
+use super::syntax::Fields;
 use super::syntax::{self, args, string_content, text, KindSet, MAX_PATTERN_DEPTH};
 use super::Lang;
 use tree_sitter::Node;
@@ -80,7 +81,7 @@ pub(super) fn collect<'t>(lang: Lang, root: Node<'t>, src: &'t [u8]) -> (Js<'t>,
             }
             "function_declaration" | "generator_function_declaration" | "class_declaration" => {
                 let scope = syntax::nearest(ancestors, block_scopes);
-                if let (Some(name), Some(scope)) = (node.child_by_field_name("name"), scope) {
+                if let (Some(name), Some(scope)) = (node.field("name"), scope) {
                     js.bindings.add(text(name, src), scope, Value::Opaque);
                 }
             }
@@ -90,17 +91,17 @@ pub(super) fn collect<'t>(lang: Lang, root: Node<'t>, src: &'t [u8]) -> (Js<'t>,
                 }
             }
             "arrow_function" => {
-                if let Some(param) = node.child_by_field_name("parameter") {
+                if let Some(param) = node.field("parameter") {
                     js.bind_pattern(param, node, None, Vec::new());
                 }
             }
             "catch_clause" => {
-                if let Some(param) = node.child_by_field_name("parameter") {
+                if let Some(param) = node.field("parameter") {
                     js.bind_pattern(param, node, None, Vec::new());
                 }
             }
             "for_in_statement" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.field("left") {
                     js.bind_pattern(left, node, None, Vec::new());
                 }
             }
@@ -108,25 +109,24 @@ pub(super) fn collect<'t>(lang: Lang, root: Node<'t>, src: &'t [u8]) -> (Js<'t>,
             "assignment_expression" => {
                 assignments.push(node);
                 // `this.out = process.stdout` inside a class.
-                let left = node.child_by_field_name("left");
+                let left = node.field("left");
                 let this_member = left.filter(|l| {
                     l.kind() == "member_expression"
-                        && l.child_by_field_name("object")
-                            .is_some_and(|o| o.kind() == "this")
+                        && l.field("object").is_some_and(|o| o.kind() == "this")
                 });
-                let property = this_member.and_then(|l| l.child_by_field_name("property"));
+                let property = this_member.and_then(|l| l.field("property"));
                 let class = syntax::nearest(ancestors, classes);
                 if let (Some(property), Some(value), Some(class)) =
-                    (property, node.child_by_field_name("right"), class)
+                    (property, node.field("right"), class)
                 {
                     js.members.add(class, text(property, src), value);
                 }
             }
             "field_definition" => {
                 let class = syntax::nearest(ancestors, classes);
-                let property = node.child_by_field_name("property");
+                let property = node.field("property");
                 if let (Some(property), Some(value), Some(class)) =
-                    (property, node.child_by_field_name("value"), class)
+                    (property, node.field("value"), class)
                 {
                     js.members.add(class, text(property, src), value);
                 }
@@ -143,10 +143,8 @@ pub(super) fn collect<'t>(lang: Lang, root: Node<'t>, src: &'t [u8]) -> (Js<'t>,
     // (both sides resolved as written, before any replacement is taken into account).
     let mut redirects = Vec::new();
     for assignment in assignments {
-        let (Some(left), Some(right)) = (
-            assignment.child_by_field_name("left"),
-            assignment.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (assignment.field("left"), assignment.field("right"))
+        else {
             continue;
         };
         let Some(replaced) = js.resolve(left).filter(|r| r.writes_stdout(STDOUT_METHODS)) else {
@@ -177,13 +175,11 @@ impl<'t> Js<'t> {
         } else {
             block_scopes
         };
-        let (Some(scope), Some(name)) = (
-            syntax::nearest(ancestors, kinds),
-            node.child_by_field_name("name"),
-        ) else {
+        let (Some(scope), Some(name)) = (syntax::nearest(ancestors, kinds), node.field("name"))
+        else {
             return;
         };
-        let value = node.child_by_field_name("value");
+        let value = node.field("value");
         self.bind_pattern(name, scope, value, Vec::new());
     }
 
@@ -229,10 +225,8 @@ impl<'t> Js<'t> {
                 for child in args(pattern) {
                     match child.kind() {
                         "pair_pattern" => {
-                            let (Some(key), Some(val)) = (
-                                child.child_by_field_name("key"),
-                                child.child_by_field_name("value"),
-                            ) else {
+                            let (Some(key), Some(val)) = (child.field("key"), child.field("value"))
+                            else {
                                 continue;
                             };
                             let key = string_content(key, self.src)
@@ -242,7 +236,7 @@ impl<'t> Js<'t> {
                             self.bind_pattern_at(val, scope, source, p, depth + 1);
                         }
                         "object_assignment_pattern" => {
-                            if let Some(left) = child.child_by_field_name("left") {
+                            if let Some(left) = child.field("left") {
                                 self.bind_pattern_at(left, scope, source, path.clone(), depth + 1);
                             }
                         }
@@ -254,12 +248,12 @@ impl<'t> Js<'t> {
                 }
             }
             "assignment_pattern" => {
-                if let Some(left) = pattern.child_by_field_name("left") {
+                if let Some(left) = pattern.field("left") {
                     self.bind_pattern_at(left, scope, source, path, depth + 1);
                 }
             }
             "required_parameter" | "optional_parameter" => {
-                if let Some(p) = pattern.child_by_field_name("pattern") {
+                if let Some(p) = pattern.field("pattern") {
                     self.bind_pattern_at(p, scope, None, Vec::new(), depth + 1);
                 }
             }
@@ -279,7 +273,7 @@ impl<'t> Js<'t> {
             return;
         }
         let source = node
-            .child_by_field_name("source")
+            .field("source")
             .and_then(|s| string_content(s, self.src));
         for clause in args(node) {
             match clause.kind() {
@@ -291,7 +285,7 @@ impl<'t> Js<'t> {
                 }
                 "import_require_clause" => {
                     let module = clause
-                        .child_by_field_name("source")
+                        .field("source")
                         .and_then(|s| string_content(s, self.src));
                     if let (Some(module), Some(name)) = (module, clause.named_child(0)) {
                         let name = text(name, self.src);
@@ -328,10 +322,10 @@ impl<'t> Js<'t> {
                 }
                 "named_imports" => {
                     for spec in args(part) {
-                        let Some(name) = spec.child_by_field_name("name") else {
+                        let Some(name) = spec.field("name") else {
                             continue;
                         };
-                        let local = spec.child_by_field_name("alias").unwrap_or(name);
+                        let local = spec.field("alias").unwrap_or(name);
                         let imported = string_content(name, self.src)
                             .unwrap_or_else(|| text(name, self.src).to_string());
                         let value = Value::Import {

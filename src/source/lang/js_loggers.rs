@@ -3,6 +3,7 @@
 //! A configuration the file does not show (an options object from elsewhere) is no finding.
 
 use super::js_resolve::{Js, Sym};
+use super::syntax::Fields;
 use super::syntax::{args, string_content, text, MAX_PATTERN_DEPTH};
 use super::Hit;
 use tree_sitter::Node;
@@ -16,9 +17,9 @@ const SYSLOG_LEVELS: &[&str] = &[
 fn property<'t>(object: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>> {
     args(object).into_iter().find_map(|p| match p.kind() {
         "pair" => {
-            let k = p.child_by_field_name("key")?;
+            let k = p.field("key")?;
             let name = string_content(k, src).unwrap_or_else(|| text(k, src).to_string());
-            (name == key).then(|| p.child_by_field_name("value"))?
+            (name == key).then(|| p.field("value"))?
         }
         "shorthand_property_identifier" if text(p, src) == key => Some(p),
         _ => None,
@@ -64,8 +65,8 @@ fn destination_is_stdout(js: &Js<'_>, node: Node<'_>) -> Option<bool> {
     if node.kind() != "call_expression" {
         return None;
     }
-    let callee = js.resolve(node.child_by_field_name("function")?)?;
-    let arguments = args(node.child_by_field_name("arguments")?);
+    let callee = js.resolve(node.field("function")?)?;
+    let arguments = args(node.field("arguments")?);
     match callee {
         Sym::PinoDestination => match arguments.first() {
             None => Some(true),
@@ -189,13 +190,9 @@ fn fd_one<'t>(js: &Js<'t>, node: Node<'t>, depth: usize) -> Option<Node<'t>> {
         return (text(node, js.src) == "1").then_some(node);
     }
     if node.kind() == "call_expression"
-        && js.resolve(node.child_by_field_name("function")?) == Some(Sym::PinoDestination)
+        && js.resolve(node.field("function")?) == Some(Sym::PinoDestination)
     {
-        return fd_one(
-            js,
-            *args(node.child_by_field_name("arguments")?).first()?,
-            depth + 1,
-        );
+        return fd_one(js, *args(node.field("arguments")?).first()?, depth + 1);
     }
     let object = js.object_literal(node)?;
     ["dest", "destination", "transport", "options"]
@@ -264,10 +261,8 @@ fn logger_levels(js: &Js<'_>, logger_options: Option<Node<'_>>) -> Option<Vec<St
     let object = js.object_literal(levels)?;
     let mut named: Vec<(i64, String)> = Vec::new();
     for pair in args(object) {
-        let key = pair.child_by_field_name("key")?;
-        let value = text(pair.child_by_field_name("value")?, js.src)
-            .parse()
-            .ok()?;
+        let key = pair.field("key")?;
+        let value = text(pair.field("value")?, js.src).parse().ok()?;
         let name = string_content(key, js.src).unwrap_or_else(|| text(key, js.src).to_string());
         named.push((value, name));
     }
@@ -286,7 +281,7 @@ fn enclosing_logger_options<'t>(js: &Js<'t>, transport: Node<'t>) -> Option<Node
     }
     let options = node.parent()?;
     let call = options.parent()?.parent()?;
-    let callee = call.child_by_field_name("function")?;
+    let callee = call.field("function")?;
     (call.kind() == "call_expression" && js.resolve(callee) == Some(Sym::WinstonCreateLogger))
         .then_some(options)
 }

@@ -2,6 +2,7 @@
 //! substitutions as holes, `+` concatenations, and console's `%s`-style formats.
 
 use super::syntax::text;
+use super::syntax::Fields;
 use crate::prints::{format_string, unescape, Pattern};
 use tree_sitter::Node;
 
@@ -36,12 +37,8 @@ pub(super) fn expression(node: Node<'_>, src: &[u8], depth: usize) -> Pattern {
             .named_child(0)
             .map_or_else(Pattern::hole, |n| expression(n, src, depth + 1)),
         "binary_expression" => {
-            let op = node.child_by_field_name("operator").map(|o| text(o, src));
-            match (
-                op,
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-            ) {
+            let op = node.field("operator").map(|o| text(o, src));
+            match (op, node.field("left"), node.field("right")) {
                 (Some("+"), Some(l), Some(r)) => {
                     expression(l, src, depth + 1).then(expression(r, src, depth + 1))
                 }

@@ -3,6 +3,7 @@
 //! `let`/`const`/classes to the block, parameters to their function).
 
 use super::scope::{agree, every_expr, Bindings, Members, Value};
+use super::syntax::Fields;
 use super::syntax::{args, string_content, text, MAX_RESOLVE_DEPTH};
 use tree_sitter::Node;
 
@@ -147,19 +148,19 @@ impl<'t> Js<'t> {
                 )
             }
             "member_expression" => {
-                let object = node.child_by_field_name("object")?;
+                let object = node.field("object")?;
                 if object.kind() == "this" {
-                    let property = text(node.child_by_field_name("property")?, self.src);
+                    let property = text(node.field("property")?, self.src);
                     let values = self.members.of_receiver("this", property, node);
                     return agree(values.iter().map(|v| self.resolve_at(*v, depth + 1)));
                 }
                 let object = self.resolve_at(object, depth + 1)?;
-                let property = text(node.child_by_field_name("property")?, self.src);
+                let property = text(node.field("property")?, self.src);
                 self.unless_redirected(member(&object, property), node)
             }
             "subscript_expression" => {
-                let object = self.resolve_at(node.child_by_field_name("object")?, depth + 1)?;
-                let index = string_content(node.child_by_field_name("index")?, self.src)?;
+                let object = self.resolve_at(node.field("object")?, depth + 1)?;
+                let index = string_content(node.field("index")?, self.src)?;
                 self.unless_redirected(member(&object, &index), node)
             }
             "parenthesized_expression"
@@ -167,21 +168,20 @@ impl<'t> Js<'t> {
             | "satisfies_expression"
             | "non_null_expression" => self.resolve_at(node.named_child(0)?, depth + 1),
             "call_expression" => {
-                let callee = node.child_by_field_name("function")?;
+                let callee = node.field("function")?;
                 // `console.log.bind(console)` is still console.log.
                 if callee.kind() == "member_expression"
                     && callee
-                        .child_by_field_name("property")
+                        .field("property")
                         .is_some_and(|p| text(p, self.src) == "bind")
                 {
-                    let bound =
-                        self.resolve_at(callee.child_by_field_name("object")?, depth + 1)?;
+                    let bound = self.resolve_at(callee.field("object")?, depth + 1)?;
                     return matches!(bound, Sym::ConsoleMethod(_) | Sym::StdoutMethod(_))
                         .then_some(bound);
                 }
                 match self.resolve_at(callee, depth + 1)? {
                     Sym::Require => {
-                        let arguments = node.child_by_field_name("arguments")?;
+                        let arguments = node.field("arguments")?;
                         module(&string_content(*args(arguments).first()?, self.src)?)
                     }
                     _ => None,
@@ -250,12 +250,9 @@ impl<'t> Js<'t> {
         match node.kind() {
             "call_expression" => {
                 let is_stringify = node
-                    .child_by_field_name("function")
+                    .field("function")
                     .is_some_and(|f| self.resolve(f) == Some(Sym::JsonStringify));
-                let arguments = node
-                    .child_by_field_name("arguments")
-                    .map(args)
-                    .unwrap_or_default();
+                let arguments = node.field("arguments").map(args).unwrap_or_default();
                 // A third argument indents the JSON over several lines, which breaks framing.
                 is_stringify
                     && (arguments.len() < 3
@@ -265,10 +262,7 @@ impl<'t> Js<'t> {
                         ))
             }
             "binary_expression" => {
-                let (Some(left), Some(right)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
-                ) else {
+                let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
                     return false;
                 };
                 self.is_json_message(left, depth + 1) && is_line_end(right, self.src)

@@ -4,6 +4,7 @@
 use super::java::{CHANNEL, JSON_METHODS};
 use super::prefilter::Prefilter;
 use super::scope::{every_expr, Bindings, Value};
+use super::syntax::Fields;
 use super::syntax::{self, args, text, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang};
 use std::collections::{HashMap, HashSet};
@@ -57,7 +58,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
         |node, ancestors| match node.kind() {
             "call_expression" => calls.push(node),
             "function_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field("name") {
                     kt.own_functions.insert(text(name, src).to_string());
                 }
             }

@@ -5,6 +5,7 @@
 use super::python_calls;
 use super::python_redirect::{self, Redirects};
 use super::scope::{agree, every_expr, Binding, Bindings, Members, Value};
+use super::syntax::Fields;
 use super::syntax::{self, args, contains, string_content, text, MAX_RESOLVE_DEPTH};
 use super::{Hit, Lang};
 use tree_sitter::Node;
@@ -200,30 +201,30 @@ fn collect<'t>(
                 if node.kind() == "function_definition" {
                     py.functions.push(node);
                 }
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field("name") {
                     py.bind_targets(name, scope, None);
                 }
                 // A method: its first parameter is the instance (`self`).
                 let receiver = node
-                    .child_by_field_name("parameters")
+                    .field("parameters")
                     .and_then(|p| args(p).into_iter().next())
                     .filter(|p| p.kind() == "identifier");
                 if let (Some(receiver), "class_definition") = (receiver, scope.kind()) {
                     py.members.add_method(node, text(receiver, src), scope);
                 }
-                if let Some(params) = node.child_by_field_name("parameters") {
+                if let Some(params) = node.field("parameters") {
                     py.bind_parameters(params, node);
                 }
             }
             "lambda" => {
                 py.functions.push(node);
-                if let Some(params) = node.child_by_field_name("parameters") {
+                if let Some(params) = node.field("parameters") {
                     py.bind_parameters(params, node);
                 }
             }
             "assignment" => {
-                if let Some(left) = node.child_by_field_name("left") {
-                    let right = node.child_by_field_name("right");
+                if let Some(left) = node.field("left") {
+                    let right = node.field("right");
                     py.bind_targets(left, scope, right);
                 }
                 if python_redirect::assigns_stdout(node, src) {
@@ -233,12 +234,12 @@ fn collect<'t>(
             }
             "with_statement" => withs.push(node),
             "named_expression" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    py.bind_targets(name, scope, node.child_by_field_name("value"));
+                if let Some(name) = node.field("name") {
+                    py.bind_targets(name, scope, node.field("value"));
                 }
             }
             "augmented_assignment" | "for_statement" | "for_in_clause" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.field("left") {
                     py.bind_targets(left, scope, None);
                 }
             }
@@ -350,8 +351,8 @@ impl<'t> Py<'t> {
                 )
             }
             "attribute" => {
-                let object = node.child_by_field_name("object")?;
-                let attribute = text(node.child_by_field_name("attribute")?, self.src);
+                let object = node.field("object")?;
+                let attribute = text(node.field("attribute")?, self.src);
                 if object.kind() == "identifier" {
                     let receiver = text(object, self.src);
                     let values = self.members.of_receiver(receiver, attribute, node);
@@ -370,12 +371,12 @@ impl<'t> Py<'t> {
                 }
                 resolved
             }
-            "call" => match self.resolve_at(node.child_by_field_name("function")?, depth + 1)? {
+            "call" => match self.resolve_at(node.field("function")?, depth + 1)? {
                 Sym::StdoutFileno => Some(Sym::StdoutFd),
                 _ => None,
             },
             "parenthesized_expression" => self.resolve_at(node.named_child(0)?, depth + 1),
-            "assignment" => self.resolve_at(node.child_by_field_name("right")?, depth + 1),
+            "assignment" => self.resolve_at(node.field("right")?, depth + 1),
             _ => None,
         }
     }
@@ -402,31 +403,28 @@ impl<'t> Py<'t> {
         }
         match node.kind() {
             "call" => {
-                let Some(callee) = node.child_by_field_name("function") else {
+                let Some(callee) = node.field("function") else {
                     return false;
                 };
                 // `json.dumps(x).encode()` is the same line as bytes.
                 if callee.kind() == "attribute"
                     && callee
-                        .child_by_field_name("attribute")
+                        .field("attribute")
                         .is_some_and(|a| text(a, self.src) == "encode")
                 {
                     return callee
-                        .child_by_field_name("object")
+                        .field("object")
                         .is_some_and(|o| self.is_json_message(o, depth + 1));
                 }
                 // `indent=` spreads the document over several lines, which breaks framing.
                 self.resolve(callee) == Some(Sym::JsonDumps)
-                    && node.child_by_field_name("arguments").is_none_or(|a| {
+                    && node.field("arguments").is_none_or(|a| {
                         python_calls::keyword(a, "indent", self.src)
                             .is_none_or(|v| text(v, self.src) == "None")
                     })
             }
             "binary_operator" => {
-                let (Some(left), Some(right)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
-                ) else {
+                let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
                     return false;
                 };
                 self.is_json_message(left, depth + 1)
@@ -441,7 +439,7 @@ impl<'t> Py<'t> {
                     .collect();
                 interpolations.len() == 1
                     && interpolations[0]
-                        .child_by_field_name("expression")
+                        .field("expression")
                         .is_some_and(|e| self.is_json_message(e, depth + 1))
                     && parts.iter().all(|p| {
                         matches!(p.kind(), "interpolation" | "string_start" | "string_end")

@@ -3,6 +3,7 @@
 
 use super::python::Py;
 use super::scope::Value;
+use super::syntax::Fields;
 use super::syntax::{args, text, MAX_PATTERN_DEPTH};
 use tree_sitter::Node;
 
@@ -70,10 +71,8 @@ impl<'t> Py<'t> {
 
     /// `self.out = value` in a method, or `out = value` in a class body.
     pub(super) fn note_member(&mut self, assignment: Node<'t>, scope: Node<'t>) {
-        let (Some(left), Some(value)) = (
-            assignment.child_by_field_name("left"),
-            assignment.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(value)) = (assignment.field("left"), assignment.field("right"))
+        else {
             return;
         };
         match left.kind() {
@@ -81,10 +80,9 @@ impl<'t> Py<'t> {
                 self.members.add(scope, text(left, self.src), value)
             }
             "attribute" => {
-                let (Some(object), Some(attribute)) = (
-                    left.child_by_field_name("object"),
-                    left.child_by_field_name("attribute"),
-                ) else {
+                let (Some(object), Some(attribute)) =
+                    (left.field("object"), left.field("attribute"))
+                else {
                     return;
                 };
                 if object.kind() == "identifier" {
@@ -100,9 +98,7 @@ impl<'t> Py<'t> {
         for param in args(params) {
             let name = match param.kind() {
                 "identifier" => Some(param),
-                "default_parameter" | "typed_default_parameter" => {
-                    param.child_by_field_name("name")
-                }
+                "default_parameter" | "typed_default_parameter" => param.field("name"),
                 "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
                     args(param).into_iter().find(|c| c.kind() == "identifier")
                 }
@@ -138,10 +134,8 @@ impl<'t> Py<'t> {
                     self.bindings.add(first, scope, value);
                 }
                 "aliased_import" => {
-                    let (Some(module), Some(alias)) = (
-                        name.child_by_field_name("name"),
-                        name.child_by_field_name("alias"),
-                    ) else {
+                    let (Some(module), Some(alias)) = (name.field("name"), name.field("alias"))
+                    else {
                         continue;
                     };
                     let module = text(module, self.src).to_string();
@@ -162,7 +156,7 @@ impl<'t> Py<'t> {
     }
 
     pub(super) fn bind_from_import(&mut self, node: Node<'t>, scope: Node<'t>) {
-        let Some(module) = node.child_by_field_name("module_name") else {
+        let Some(module) = node.field("module_name") else {
             return;
         };
         // Relative imports name the project's own modules.
@@ -187,10 +181,7 @@ impl<'t> Py<'t> {
         for name in names {
             let (imported, local) = match name.kind() {
                 "dotted_name" => (text(name, self.src), text(name, self.src)),
-                "aliased_import" => match (
-                    name.child_by_field_name("name"),
-                    name.child_by_field_name("alias"),
-                ) {
+                "aliased_import" => match (name.field("name"), name.field("alias")) {
                     (Some(n), Some(a)) => (text(n, self.src), text(a, self.src)),
                     _ => continue,
                 },

@@ -2,6 +2,7 @@
 //! `print` without `file=sys.stderr`, `click.echo` without `err=True`, `StreamHandler(sys.stdout)`...
 
 use super::python::{Py, Sym};
+use super::syntax::Fields;
 use super::syntax::{args, string_content, text};
 use super::{quoted, Hit, JSON_RPC_CHANNEL};
 use tree_sitter::Node;
@@ -11,10 +12,8 @@ const CHANNEL: &str = "stdout, the channel of the stdio transport's JSON-RPC mes
 /// The value of keyword argument `name` in an argument list.
 pub(super) fn keyword<'t>(arguments: Node<'t>, name: &str, src: &[u8]) -> Option<Node<'t>> {
     args(arguments).into_iter().find_map(|a| {
-        (a.kind() == "keyword_argument"
-            && a.child_by_field_name("name")
-                .is_some_and(|n| text(n, src) == name))
-        .then(|| a.child_by_field_name("value"))?
+        (a.kind() == "keyword_argument" && a.field("name").is_some_and(|n| text(n, src) == name))
+            .then(|| a.field("value"))?
     })
 }
 
@@ -38,10 +37,7 @@ fn has_kwargs_splat(arguments: Node<'_>) -> bool {
 }
 
 pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
-    let (Some(callee), Some(arguments)) = (
-        call.child_by_field_name("function"),
-        call.child_by_field_name("arguments"),
-    ) else {
+    let (Some(callee), Some(arguments)) = (call.field("function"), call.field("arguments")) else {
         return;
     };
     if arguments.kind() != "argument_list" {
@@ -101,11 +97,7 @@ pub(super) fn check_call(py: &Py<'_>, call: Node<'_>, out: &mut Vec<Hit>) {
             if let (Some(first), "write") = (first, method.as_ref()) {
                 hit = hit.prints(super::python_prints::expression(first, src, 0));
             }
-            out.push(stdout_to_stderr(
-                callee.child_by_field_name("object"),
-                src,
-                hit,
-            ));
+            out.push(stdout_to_stderr(callee.field("object"), src, hit));
         }
         Sym::OsWrite => {
             let fd_one =
@@ -250,7 +242,7 @@ fn print(py: &Py<'_>, call: Node<'_>, callee: Node<'_>, arguments: Node<'_>, out
     // `file=sys.stdout` becomes `file=sys.stderr` on the same module object.
     let stdout_attribute = keyword(arguments, "file", src)
         .filter(|f| f.kind() == "attribute")
-        .and_then(|f| f.child_by_field_name("attribute"))
+        .and_then(|f| f.field("attribute"))
         .filter(|a| text(*a, src) == "stdout");
     if let Some(attribute) = stdout_attribute {
         hit = hit.edit(attribute, "stderr", "Print to stderr");
@@ -388,10 +380,7 @@ fn rich_console(py: &Py<'_>, call: Node<'_>, arguments: Node<'_>, out: &mut Vec<
 
 /// `logging.config.dictConfig({... "stream": "ext://sys.stdout"})`.
 pub(super) fn check_dict_config(py: &Py<'_>, pair: Node<'_>, out: &mut Vec<Hit>) {
-    let (Some(key), Some(value)) = (
-        pair.child_by_field_name("key"),
-        pair.child_by_field_name("value"),
-    ) else {
+    let (Some(key), Some(value)) = (pair.field("key"), pair.field("value")) else {
         return;
     };
     if string_content(key, py.src).as_deref() == Some("stream")
@@ -411,10 +400,10 @@ fn stdout_to_stderr(stream: Option<Node<'_>>, src: &[u8], hit: Hit) -> Hit {
     let attribute = stream
         .filter(|s| s.kind() == "attribute")
         .filter(|s| {
-            s.child_by_field_name("object")
+            s.field("object")
                 .is_some_and(|o| o.kind() == "identifier" && text(o, src) == "sys")
         })
-        .and_then(|s| s.child_by_field_name("attribute"))
+        .and_then(|s| s.field("attribute"))
         .filter(|a| text(*a, src) == "stdout");
     match attribute {
         Some(a) => hit.edit(a, "stderr", "Write to sys.stderr"),

@@ -1,6 +1,7 @@
 //! What a Python stdout write prints: literals, f-strings with their replacement fields as
 //! holes, `+` concatenations, `%` formats and `str.format`, print's `sep` and `end`.
 
+use super::syntax::Fields;
 use super::syntax::{args, text};
 use crate::prints::{format_string, unescape, Pattern};
 use tree_sitter::Node;
@@ -15,8 +16,8 @@ pub(super) fn print_arguments(arguments: Node<'_>, src: &[u8]) -> Pattern {
     for a in args(arguments) {
         match a.kind() {
             "keyword_argument" => {
-                let name = a.child_by_field_name("name").map(|n| text(n, src));
-                let value = a.child_by_field_name("value");
+                let name = a.field("name").map(|n| text(n, src));
+                let value = a.field("value");
                 match name {
                     Some("sep") => sep = value.and_then(|v| plain(v, src)),
                     Some("end") => {
@@ -94,11 +95,8 @@ pub(super) fn expression(node: Node<'_>, src: &[u8], depth: usize) -> Pattern {
             .named_child(0)
             .map_or_else(Pattern::hole, |n| expression(n, src, depth + 1)),
         "binary_operator" => {
-            let op = node.child_by_field_name("operator").map(|o| text(o, src));
-            let (Some(l), Some(r)) = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-            ) else {
+            let op = node.field("operator").map(|o| text(o, src));
+            let (Some(l), Some(r)) = (node.field("left"), node.field("right")) else {
                 return Pattern::hole();
             };
             match op {
@@ -108,11 +106,9 @@ pub(super) fn expression(node: Node<'_>, src: &[u8], depth: usize) -> Pattern {
             }
         }
         "call" => {
-            let method = node
-                .child_by_field_name("function")
-                .filter(|f| f.kind() == "attribute");
-            let object = method.and_then(|m| m.child_by_field_name("object"));
-            let name = method.and_then(|m| m.child_by_field_name("attribute"));
+            let method = node.field("function").filter(|f| f.kind() == "attribute");
+            let object = method.and_then(|m| m.field("object"));
+            let name = method.and_then(|m| m.field("attribute"));
             match (object, name) {
                 (Some(o), Some(n)) if o.kind() == "string" && text(n, src) == "format" => {
                     format_of(o, src, false, true)

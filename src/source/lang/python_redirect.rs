@@ -2,6 +2,7 @@
 //! `with contextlib.redirect_stdout(sys.stderr):`, `print` and `sys.stdout` write to stderr.
 
 use super::python::{Py, Sym};
+use super::syntax::Fields;
 use super::syntax::{args, text};
 use tree_sitter::Node;
 
@@ -23,16 +24,14 @@ impl Redirects {
         let assignments = assignments
             .iter()
             .filter(|a| {
-                let target = a
-                    .child_by_field_name("left")
-                    .and_then(|l| l.child_by_field_name("object"));
+                let target = a.field("left").and_then(|l| l.field("object"));
                 target.is_some_and(|t| py.resolve(t) == Some(Sym::Module("sys".into())))
             })
-            .map(|a| (a.end_byte(), away(a.child_by_field_name("right"))))
+            .map(|a| (a.end_byte(), away(a.field("right"))))
             .collect();
         let mut bodies = Vec::new();
         for with in withs {
-            let Some(body) = with.child_by_field_name("body") else {
+            let Some(body) = with.field("body") else {
                 continue;
             };
             let clause = args(*with).into_iter().find(|c| c.kind() == "with_clause");
@@ -41,14 +40,12 @@ impl Redirects {
                 .unwrap_or_default()
                 .into_iter()
                 .any(|item| {
-                    let call = item
-                        .child_by_field_name("value")
-                        .filter(|v| v.kind() == "call");
+                    let call = item.field("value").filter(|v| v.kind() == "call");
                     call.is_some_and(|call| {
                         let target = call
-                            .child_by_field_name("arguments")
+                            .field("arguments")
                             .and_then(|a| args(a).into_iter().next());
-                        call.child_by_field_name("function")
+                        call.field("function")
                             .is_some_and(|f| py.resolve(f) == Some(Sym::RedirectStdout))
                             && away(target)
                     })
@@ -80,8 +77,8 @@ impl Redirects {
 /// `sys.stdout = ...` (an assignment to an attribute named stdout).
 pub(super) fn assigns_stdout(assignment: Node<'_>, src: &[u8]) -> bool {
     assignment
-        .child_by_field_name("left")
+        .field("left")
         .filter(|l| l.kind() == "attribute")
-        .and_then(|l| l.child_by_field_name("attribute"))
+        .and_then(|l| l.field("attribute"))
         .is_some_and(|a| text(a, src) == "stdout")
 }

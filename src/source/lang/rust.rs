@@ -5,6 +5,7 @@
 use super::prefilter::{Need, Prefilter};
 use super::rust_paths::{path_text, STDOUT_VALUES, TRACING_BUILDERS, TRACING_INIT};
 use super::scope::{agree, every_expr, Bindings, Value};
+use super::syntax::Fields;
 use super::syntax::{self, args, string_content, text, MAX_RESOLVE_DEPTH};
 use super::{quoted, Hit, Lang, JSON_RPC_CHANNEL};
 use std::collections::{HashMap, HashSet};
@@ -99,25 +100,22 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
                 candidates.push(node)
             }
             "use_declaration" => {
-                if let Some(argument) = node.child_by_field_name("argument") {
+                if let Some(argument) = node.field("argument") {
                     rs.collect_use(argument, "");
                 }
             }
             "macro_definition" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field("name") {
                     rs.macros.insert(text(name, src).to_string());
                 }
             }
             "let_declaration" => {
-                let (Some(pattern), Some(scope)) = (
-                    node.child_by_field_name("pattern"),
-                    syntax::nearest(ancestors, scopes),
-                ) else {
+                let (Some(pattern), Some(scope)) =
+                    (node.field("pattern"), syntax::nearest(ancestors, scopes))
+                else {
                     return;
                 };
-                let value = node
-                    .child_by_field_name("value")
-                    .map_or(Value::Opaque, Value::Expr);
+                let value = node.field("value").map_or(Value::Opaque, Value::Expr);
                 if pattern.kind() == "identifier" {
                     rs.locals.add(text(pattern, src), scope, value);
                 }
@@ -128,7 +126,7 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
                 } else {
                     syntax::nearest(ancestors, functions)
                 };
-                let pattern = node.child_by_field_name("pattern").unwrap_or(node);
+                let pattern = node.field("pattern").unwrap_or(node);
                 if let Some(scope) = scope {
                     syntax::preorder(pattern, |n| {
                         if n.kind() == "identifier" {
@@ -156,11 +154,11 @@ impl<'t> Rs<'t> {
         }
         match node.kind() {
             "call_expression" => {
-                let function = node.child_by_field_name("function")?;
+                let function = node.field("function")?;
                 if function.kind() == "field_expression" {
                     // `stdout().lock()` is still stdout.
-                    let field = text(function.child_by_field_name("field")?, self.src);
-                    let value = self.resolve(function.child_by_field_name("value")?, depth + 1)?;
+                    let field = text(function.field("field")?, self.src);
+                    let value = self.resolve(function.field("value")?, depth + 1)?;
                     return (field == "lock").then_some(value);
                 }
                 match self.full_path(function)?.as_str() {
@@ -177,7 +175,7 @@ impl<'t> Rs<'t> {
                 }))
             }
             "reference_expression" | "parenthesized_expression" | "try_expression" => self.resolve(
-                node.child_by_field_name("value").or_else(|| {
+                node.field("value").or_else(|| {
                     node.named_child(node.named_child_count().saturating_sub(1) as u32)
                 })?,
                 depth + 1,
@@ -235,13 +233,13 @@ impl<'t> Rs<'t> {
 
     fn check_macro(&self, node: Node<'t>, out: &mut Vec<Hit>) {
         let (Some(name_node), Some(tokens)) = (
-            node.child_by_field_name("macro"),
+            node.field("macro"),
             node.named_children(&mut node.walk())
                 .find(|c| c.kind() == "token_tree"),
         ) else {
             return;
         };
-        let name_leaf = name_node.child_by_field_name("name").unwrap_or(name_node);
+        let name_leaf = name_node.field("name").unwrap_or(name_node);
         let name = text(name_leaf, self.src);
         let path = path_text(name_node, self.src);
         let is_std = path == name
@@ -303,22 +301,22 @@ impl<'t> Rs<'t> {
     /// the write is becomes the same call of `stderr`; a stream bound elsewhere is left alone.
     fn stdout_call_to_stderr(&self, value: Node<'t>, hit: Hit) -> Hit {
         let locked = value
-            .child_by_field_name("function")
+            .field("function")
             .filter(|f| f.kind() == "field_expression")
             .filter(|f| {
-                f.child_by_field_name("field")
+                f.field("field")
                     .is_some_and(|n| text(n, self.src) == "lock")
             })
-            .and_then(|f| f.child_by_field_name("value"));
+            .and_then(|f| f.field("value"));
         let call = locked.unwrap_or(value);
         let Some(function) = call
-            .child_by_field_name("function")
+            .field("function")
             .filter(|_| call.kind() == "call_expression")
             .filter(|f| self.full_path(*f).as_deref() == Some("std::io::stdout"))
         else {
             return hit;
         };
-        match function.child_by_field_name("name") {
+        match function.field("name") {
             // `io::stdout` and `std::io::stdout` name a module that also has `stderr`.
             Some(name) if text(name, self.src) == "stdout" => {
                 hit.edit(name, "stderr", "Replace stdout() with stderr()")
@@ -391,18 +389,13 @@ impl<'t> Rs<'t> {
     }
 
     fn check_call(&self, call: Node<'t>, out: &mut Vec<Hit>) {
-        let Some(function) = call.child_by_field_name("function") else {
+        let Some(function) = call.field("function") else {
             return;
         };
-        let arguments = call
-            .child_by_field_name("arguments")
-            .map(args)
-            .unwrap_or_default();
+        let arguments = call.field("arguments").map(args).unwrap_or_default();
         if function.kind() == "field_expression" {
-            let (Some(value), Some(field)) = (
-                function.child_by_field_name("value"),
-                function.child_by_field_name("field"),
-            ) else {
+            let (Some(value), Some(field)) = (function.field("value"), function.field("field"))
+            else {
                 return;
             };
             let field = text(field, self.src);
@@ -459,15 +452,8 @@ impl<'t> Rs<'t> {
             let Some(call) = field.parent().filter(|c| c.kind() == "call_expression") else {
                 break;
             };
-            let name = field
-                .child_by_field_name("field")
-                .map_or("", |f| text(f, self.src));
-            methods.push((
-                name,
-                call.child_by_field_name("arguments")
-                    .map(args)
-                    .unwrap_or_default(),
-            ));
+            let name = field.field("field").map_or("", |f| text(f, self.src));
+            methods.push((name, call.field("arguments").map(args).unwrap_or_default()));
             top = call;
         }
         if let Some((_, writer)) = methods.iter().find(|(m, _)| *m == "with_writer") {
@@ -486,10 +472,7 @@ impl<'t> Rs<'t> {
             "arguments" => true,
             // `let layer = fmt::layer();` may get its writer later in the same block.
             "let_declaration" => {
-                let Some(var) = parent
-                    .child_by_field_name("pattern")
-                    .filter(|p| p.kind() == "identifier")
-                else {
+                let Some(var) = parent.field("pattern").filter(|p| p.kind() == "identifier") else {
                     return false;
                 };
                 let var = text(var, self.src);
@@ -499,10 +482,9 @@ impl<'t> Rs<'t> {
                 let mut later_writer = false;
                 syntax::preorder(block, |n| {
                     if n.kind() == "field_expression"
-                        && n.child_by_field_name("field")
+                        && n.field("field")
                             .is_some_and(|f| text(f, self.src) == "with_writer")
-                        && n.child_by_field_name("value")
-                            .is_some_and(|v| text(v, self.src) == var)
+                        && n.field("value").is_some_and(|v| text(v, self.src) == var)
                     {
                         later_writer = true;
                     }

@@ -2,6 +2,7 @@
 //! (`io::stdout` after `use std::io;`, `Target::Stdout` after `use env_logger::Target;`).
 
 use super::rust::Rs;
+use super::syntax::Fields;
 use super::syntax::{args, text, MAX_PATTERN_DEPTH};
 use tree_sitter::Node;
 
@@ -53,20 +54,17 @@ impl<'t> Rs<'t> {
                 self.uses.insert(local, prefix.to_string());
             }
             "use_as_clause" => {
-                if let (Some(path), Some(alias)) = (
-                    node.child_by_field_name("path"),
-                    node.child_by_field_name("alias"),
-                ) {
+                if let (Some(path), Some(alias)) = (node.field("path"), node.field("alias")) {
                     let full = join(prefix, &path_text(path, self.src));
                     self.uses.insert(text(alias, self.src).to_string(), full);
                 }
             }
             "scoped_use_list" => {
-                let inner = match node.child_by_field_name("path") {
+                let inner = match node.field("path") {
                     Some(path) => join(prefix, &path_text(path, self.src)),
                     None => prefix.to_string(),
                 };
-                if let Some(list) = node.child_by_field_name("list") {
+                if let Some(list) = node.field("list") {
                     self.collect_use_at(list, &inner, depth + 1);
                 }
             }

@@ -132,6 +132,48 @@ fn cached(key: (super::Lang, usize, bool), build: impl FnOnce() -> KindSet) -> &
         .or_insert_with(|| Box::leak(Box::new(build())))
 }
 
+/// Each grammar's field ids by name, made once.
+struct FieldTable {
+    language: tree_sitter::Language,
+    ids: HashMap<Box<str>, u16, foldhash::fast::RandomState>,
+}
+
+fn field_tables() -> &'static [FieldTable] {
+    static TABLES: OnceLock<Vec<FieldTable>> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        super::Lang::ALL
+            .iter()
+            .map(|lang| {
+                let language = lang.grammar();
+                let ids = (1..=language.field_count() as u16)
+                    .filter_map(|id| language.field_name_for_id(id).map(|n| (n.into(), id)))
+                    .collect();
+                FieldTable { language, ids }
+            })
+            .collect()
+    })
+}
+
+/// A node's child in a field, by the field's name, as `Node::child_by_field_name` finds it:
+/// that compares the name with each of the grammar's field names (a `strncmp` each) on every
+/// call, where this looks the id up in a table made once per grammar.
+pub trait Fields<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> Fields<'t> for Node<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>> {
+        let language = self.language();
+        match field_tables().iter().find(|t| t.language == *language) {
+            Some(table) => table
+                .ids
+                .get(name)
+                .and_then(|id| self.child_by_field_id(*id)),
+            None => self.child_by_field_name(name),
+        }
+    }
+}
+
 /// Named children that are not comments (comments are named nodes in most grammars).
 pub fn args<'t>(list: Node<'t>) -> Vec<Node<'t>> {
     let mut cursor = list.walk();
@@ -246,4 +288,53 @@ impl Words {
 
 fn is_ident(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::lang::Lang;
+
+    /// Code of each language with calls, members, assignments and definitions: nodes with
+    /// fields and without.
+    fn sample(lang: Lang) -> &'static str {
+        match lang {
+            Lang::JavaScript => "import {a as b} from 'm';\nconst x = require('fs');\nfunction f(p) { if (p) { console.log(p.q, `t${p}`); } else return new X(1); }\n",
+            Lang::TypeScript | Lang::Tsx => "import {a as b} from 'm';\nconst x: number = 1;\nfunction f(p: string): void { if (p) { console.log(p.length); } }\nclass C { m(a: number) { return a + 1; } }\n",
+            Lang::Python => "import os as o\nfrom sys import stdout\ndef f(a, b=1):\n    if a:\n        print(a.b, key=b)\n    else:\n        return [x for x in a]\nclass C(B):\n    x: int = 1\n",
+            Lang::Go => "package main\nimport \"fmt\"\nfunc f(a int) int { if a > 1 { fmt.Println(a) }; return a }\n",
+            Lang::Rust => "use std::io::Write;\nfn f(a: i32) -> i32 { if a > 1 { println!(\"{}\", a); } let b = a.max(2); b }\n",
+            Lang::Java => "import java.io.*;\nclass A { int f(int a) { if (a > 1) { System.out.println(a); } return a; } }\n",
+            Lang::Kotlin => "import a.b\nfun f(a: Int): Int { if (a > 1) { println(a) }; return a.plus(1) }\n",
+            Lang::CSharp => "using System;\nclass A { int F(int a) { if (a > 1) { Console.WriteLine(a); } return a; } }\n",
+        }
+    }
+
+    #[test]
+    fn a_field_by_its_table_is_the_child_tree_sitter_finds_by_name() {
+        for lang in Lang::ALL {
+            let language = lang.grammar();
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&language).expect("grammar loads");
+            let tree = parser.parse(sample(lang), None).expect("parses");
+            let names: Vec<&str> = (1..=language.field_count() as u16)
+                .filter_map(|id| language.field_name_for_id(id))
+                .collect();
+            assert!(names.len() > 5, "{lang:?} has fields");
+            let mut found = 0;
+            preorder(tree.root_node(), |node| {
+                for name in names.iter().copied().chain(["no_such_field", ""]) {
+                    let expected = node.child_by_field_name(name);
+                    assert_eq!(
+                        node.field(name),
+                        expected,
+                        "{lang:?} {} {name}",
+                        node.kind()
+                    );
+                    found += usize::from(expected.is_some());
+                }
+            });
+            assert!(found >= 3, "{lang:?}: {found} children in fields");
+        }
+    }
 }

@@ -13,6 +13,7 @@
 //!   `--version`, a setup wizard's `sys.exit(run_setup())`) and that starts no server.
 
 use super::exit_paths::{exiting_function, exits_before_serving, leaves, script_only_block};
+use super::syntax::Fields;
 use super::syntax::{string_content, text};
 use super::Lang;
 use std::collections::HashSet;
@@ -193,31 +194,21 @@ impl<'t> Found<'t> {
 /// `return value`: (name, value).
 fn setter<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
     let (name, value) = match node.kind() {
-        "variable_declarator" => (
-            node.child_by_field_name("name")?,
-            node.child_by_field_name("value")?,
-        ),
-        "assignment_expression" | "assignment" => (
-            node.child_by_field_name("left")?,
-            node.child_by_field_name("right")?,
-        ),
+        "variable_declarator" => (node.field("name")?, node.field("value")?),
+        "assignment_expression" | "assignment" => (node.field("left")?, node.field("right")?),
         "field_definition" | "public_field_definition" => (
-            node.child_by_field_name("property")
-                .or_else(|| node.child_by_field_name("name"))?,
-            node.child_by_field_name("value")?,
+            node.field("property").or_else(|| node.field("name"))?,
+            node.field("value")?,
         ),
         "function_declaration" | "function_definition" => {
-            let body = node.child_by_field_name("body")?;
+            let body = node.field("body")?;
             let mut statements = named(body).into_iter().filter(|s| s.kind() != "comment");
             let only = statements.next()?;
             if statements.next().is_some() || only.kind() != "return_statement" {
                 return None;
             }
             let value = only.named_child(0)?;
-            return Some((
-                text(node.child_by_field_name("name")?, src).to_string(),
-                value,
-            ));
+            return Some((text(node.field("name")?, src).to_string(), value));
         }
         _ => return None,
     };
@@ -231,10 +222,8 @@ fn flag_name(node: Node<'_>, src: &[u8]) -> Option<String> {
             Some(text(node, src).to_string())
         }
         "member_expression" | "attribute" => {
-            let object = node.child_by_field_name("object")?;
-            let field = node
-                .child_by_field_name("property")
-                .or_else(|| node.child_by_field_name("attribute"))?;
+            let object = node.field("object")?;
+            let field = node.field("property").or_else(|| node.field("attribute"))?;
             matches!(text(object, src), "this" | "self").then(|| text(field, src).to_string())
         }
         _ => None,
@@ -284,10 +273,10 @@ fn env_name(node: Node<'_>, src: &[u8]) -> Option<String> {
 
 impl<'s> Conditions<'s> {
     fn parts<'t>(&self, node: Node<'t>) -> Option<(Node<'t>, &'s str, Node<'t>)> {
-        let left = node.child_by_field_name("left")?;
-        let right = node.child_by_field_name("right")?;
+        let left = node.field("left")?;
+        let right = node.field("right")?;
         let op = node
-            .child_by_field_name("operator")
+            .field("operator")
             .map(|o| text(o, self.src))
             .unwrap_or("");
         Some((left, op, right))
@@ -354,7 +343,7 @@ impl<'s> Conditions<'s> {
         }
         match node.kind() {
             "call_expression" | "call" => node
-                .child_by_field_name("function")
+                .field("function")
                 .and_then(|f| flag_name(f, self.src))
                 .is_some_and(|n| self.flags.contains(&n)),
             _ => flag_name(node, self.src).is_some_and(|n| self.flags.contains(&n)),
@@ -377,12 +366,10 @@ impl<'s> Conditions<'s> {
                 .first()
                 .is_some_and(|n| self.off_when(*n, truth, depth + 1)),
             kind if kind == k.not => {
-                let operand = node
-                    .child_by_field_name("argument")
-                    .or_else(|| node.child_by_field_name("operand"));
+                let operand = node.field("argument").or_else(|| node.field("operand"));
                 let is_not = kind == "not_operator"
                     || node
-                        .child_by_field_name("operator")
+                        .field("operator")
                         .is_some_and(|o| text(o, self.src) == "!");
                 is_not && operand.is_some_and(|o| self.off_when(o, !truth, depth + 1))
             }
@@ -450,10 +437,8 @@ impl<'s> Conditions<'s> {
     /// Environment variables whose test picks an HTTP transport: each disjunct of a condition
     /// whose branch picks one, with stdio or nothing on the other side.
     fn collect_selectors(&mut self, branch: Node<'_>, python: bool) {
-        let (Some(cond), Some(then)) = (
-            branch.child_by_field_name("condition"),
-            branch.child_by_field_name("consequence"),
-        ) else {
+        let (Some(cond), Some(then)) = (branch.field("condition"), branch.field("consequence"))
+        else {
             return;
         };
         // Python's `elif`s and `else` are several alternatives: stdio on any of them.
@@ -509,10 +494,10 @@ impl<'s> Conditions<'s> {
         if matches!(node.kind(), "switch_case" | "case_clause") {
             return self.case(node, out);
         }
-        let Some(cond) = node.child_by_field_name("condition") else {
+        let Some(cond) = node.field("condition") else {
             return;
         };
-        let then = node.child_by_field_name("consequence");
+        let then = node.field("consequence");
         // Python's `else` and `elif` clauses hang off the `if` as `alternative` children.
         let mut cursor = node.walk();
         let alternatives: Vec<Node<'_>> = node
@@ -565,12 +550,9 @@ impl<'s> Conditions<'s> {
                     Some(p)
                 }
             })
-            .and_then(|s| {
-                s.child_by_field_name("value")
-                    .or_else(|| s.child_by_field_name("subject"))
-            });
+            .and_then(|s| s.field("value").or_else(|| s.field("subject")));
         let value = node
-            .child_by_field_name("value")
+            .field("value")
             .or_else(|| named(node).into_iter().find(|n| n.kind() == "case_pattern"));
         let (Some(subject), Some(value)) = (subject, value) else {
             return;

@@ -3,6 +3,7 @@
 //! transports it creates, the local modules it loads (and whether a branch chooses them),
 //! and the writes that only run on the way to a failing exit.
 
+use super::syntax::Fields;
 use super::syntax::{self, args, string_content, text};
 use super::transport_branches;
 pub use super::transport_branches::OffStdio;
@@ -175,9 +176,7 @@ fn import_bindings(statement: Node<'_>, src: &[u8]) -> Vec<String> {
     let mut names = Vec::new();
     syntax::preorder(statement, |n| {
         let name = match n.kind() {
-            "import_specifier" => n
-                .child_by_field_name("alias")
-                .or_else(|| n.child_by_field_name("name")),
+            "import_specifier" => n.field("alias").or_else(|| n.field("name")),
             "identifier"
                 if n.parent()
                     .is_some_and(|p| matches!(p.kind(), "import_clause" | "namespace_import")) =>
@@ -304,10 +303,7 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
         let in_branch = || ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {
             "import_statement" | "export_statement" => {
-                if let Some(source) = node
-                    .child_by_field_name("source")
-                    .and_then(|s| string_content(s, src))
-                {
+                if let Some(source) = node.field("source").and_then(|s| string_content(s, src)) {
                     let mut load = Load::new(source, false, node.start_byte());
                     load.end = node.end_byte();
                     load.bindings = import_bindings(node, src);
@@ -315,7 +311,7 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
                 }
             }
             "call_expression" => {
-                let Some(callee) = node.child_by_field_name("function") else {
+                let Some(callee) = node.field("function") else {
                     return;
                 };
                 match callee.kind() {
@@ -333,7 +329,7 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
             }
             "new_expression" => {
                 let name = node
-                    .child_by_field_name("constructor")
+                    .field("constructor")
                     .map(|c| match c.kind() {
                         "member_expression" => property(c, src),
                         _ => text(c, src),
@@ -362,15 +358,13 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
 }
 
 fn property<'a>(member: Node<'_>, src: &'a [u8]) -> &'a str {
-    member
-        .child_by_field_name("property")
-        .map_or("", |p| text(p, src))
+    member.field("property").map_or("", |p| text(p, src))
 }
 
 /// `import("./x.js")`, `require("./x")`: a load when the specifier is a literal.
 fn load_call(call: Node<'_>, src: &[u8], in_branch: bool, facts: &mut ModuleFacts) {
     let specifier = call
-        .child_by_field_name("arguments")
+        .field("arguments")
         .and_then(|a| args(a).first().copied())
         .and_then(|s| string_content(s, src));
     if let Some(specifier) = specifier {
@@ -390,7 +384,7 @@ fn js_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Range>)
     }
     let callee = |statement: Node<'t>| {
         call_of(statement)
-            .and_then(|c| c.child_by_field_name("function"))
+            .and_then(|c| c.field("function"))
             .map_or("", |f| text(f, src))
     };
     let is_write = |statement: Node<'t>| {
@@ -401,7 +395,7 @@ fn js_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Range>)
     for (i, statement) in statements.iter().enumerate() {
         let code = call_of(*statement)
             .filter(|_| callee(*statement) == "process.exit")
-            .and_then(|c| c.child_by_field_name("arguments"))
+            .and_then(|c| c.field("arguments"))
             .map(args)
             .and_then(|a| a.first().map(|n| text(*n, src).to_string()));
         let failing = code.is_some_and(|c| c.parse::<i64>().is_ok_and(|n| n != 0));

@@ -5,6 +5,7 @@
 use super::super::syntax::{self, args, string_content, text};
 use super::super::transport_branches;
 use super::super::Lang;
+use super::syntax::Fields;
 use super::{Load, ModuleFacts};
 use tree_sitter::{Node, Range};
 
@@ -50,7 +51,7 @@ pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -
                 let in_branch = in_branch();
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
-                    let name = name.child_by_field_name("name").unwrap_or(name);
+                    let name = name.field("name").unwrap_or(name);
                     facts.loads.push(Load::new(
                         text(name, src).to_string(),
                         in_branch,
@@ -59,7 +60,7 @@ pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -
                 }
             }
             "import_from_statement" => {
-                let Some(module) = node.child_by_field_name("module_name") else {
+                let Some(module) = node.field("module_name") else {
                     return;
                 };
                 let module = text(module, src).to_string();
@@ -68,7 +69,7 @@ pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -
                 let mut cursor = node.walk();
                 let names: Vec<String> = node
                     .children_by_field_name("name", &mut cursor)
-                    .map(|n| text(n.child_by_field_name("name").unwrap_or(n), src).to_string())
+                    .map(|n| text(n.field("name").unwrap_or(n), src).to_string())
                     .collect();
                 for name in names {
                     let joined = if module.ends_with('.') {
@@ -121,9 +122,9 @@ fn python_exit_writes<'t>(
             ("expression_statement" | "raise_statement", "call") => expression,
             _ => return None,
         };
-        let callee = text(call.child_by_field_name("function")?, src);
+        let callee = text(call.field("function")?, src);
         let first = call
-            .child_by_field_name("arguments")
+            .field("arguments")
             .and_then(|a| args(a).first().copied());
         Some((statement.kind(), callee, first))
     };
@@ -164,16 +165,11 @@ fn python_exit_writes<'t>(
 }
 
 fn python_call(call: Node<'_>, src: &[u8], in_branch: impl Fn() -> bool, facts: &mut ModuleFacts) {
-    let (Some(callee), Some(arguments)) = (
-        call.child_by_field_name("function"),
-        call.child_by_field_name("arguments"),
-    ) else {
+    let (Some(callee), Some(arguments)) = (call.field("function"), call.field("arguments")) else {
         return;
     };
     let name = match callee.kind() {
-        "attribute" => callee
-            .child_by_field_name("attribute")
-            .map_or("", |a| text(a, src)),
+        "attribute" => callee.field("attribute").map_or("", |a| text(a, src)),
         _ => text(callee, src),
     };
     let written = text(callee, src);
@@ -196,9 +192,8 @@ fn python_call(call: Node<'_>, src: &[u8], in_branch: impl Fn() -> bool, facts: 
         let values = args(arguments);
         let transport = values.iter().find_map(|a| {
             (a.kind() == "keyword_argument"
-                && a.child_by_field_name("name")
-                    .is_some_and(|n| text(n, src) == "transport"))
-            .then(|| a.child_by_field_name("value"))
+                && a.field("name").is_some_and(|n| text(n, src) == "transport"))
+            .then(|| a.field("value"))
             .flatten()
         });
         // FastMCP's run(): stdio unless its transport is a literal HTTP one. A transport
