@@ -211,8 +211,10 @@ impl Lang {
 /// How messages name what a stdout write breaks, after naming the stream itself.
 pub(crate) const JSON_RPC_CHANNEL: &str = "the stdio transport's JSON-RPC channel";
 
-/// Files smaller than this are always parsed whole.
-const WINDOW_MIN_BYTES: usize = 4 * 1024;
+/// Files smaller than this are always parsed whole by the scan.
+const WINDOW_MIN_BYTES: usize = 1024;
+/// Files smaller than this are always parsed whole for their facts (`transports_window`).
+const FACTS_WINDOW_MIN_BYTES: usize = 4 * 1024;
 
 /// One finding in a file, before it becomes a `Finding` with a file location.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ use super::python_lex::skip_string;
 use tree_sitter::Range;
 
 /// Window only when at least this share of the file can be left out.
-const MIN_SAVING_PERCENT: usize = 25;
+const MIN_SAVING_PERCENT: usize = 5;
 
 /// A statement that starts a line: where its line starts, its indentation, and what starts
 /// it.
@@ -40,7 +40,7 @@ struct Statement {
 const CLAUSES: &[&[u8]] = &[b"elif", b"else", b"except", b"finally"];
 
 /// Left-out parts smaller than this are parsed: a range costs more than a few lines.
-const MIN_GAP: usize = 64;
+const MIN_GAP: usize = 16;
 
 /// The scan's window: a statement (with its clauses, and the
 /// decorators of a definition) that `keep(start, end)` does not keep and that holds no

@@ -14,7 +14,7 @@ use super::transports::{
     ModuleFacts, JS_BRANCH_WORDS, JS_HTTP_TRANSPORTS, PY_BRANCH_WORDS, PY_HTTP_CLASSES,
     PY_HTTP_METHODS,
 };
-use super::{Lang, WINDOW_MIN_BYTES};
+use super::{Lang, FACTS_WINDOW_MIN_BYTES};
 use tree_sitter::Range;
 
 /// Python's fact words whose facts depend on the statements around them, not only on the
@@ -128,7 +128,7 @@ impl FactMentions {
 
     /// The parts of `src` to parse for its facts, or None to parse it whole.
     pub fn ranges(&self, lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
-        if src.len() < WINDOW_MIN_BYTES {
+        if src.len() < FACTS_WINDOW_MIN_BYTES {
             return None;
         }
         match lang {
