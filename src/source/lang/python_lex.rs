@@ -14,10 +14,19 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut i = 0;
-    while let Some(rel) = memchr_any(&src[i..]) {
-        let at = i + rel;
-        match src[at] {
-            b'#' => {
+    while i < src.len() {
+        let at = i;
+        match CLASS[usize::from(src[at])] {
+            OTHER => i += 1,
+            OPEN => {
+                depth += 1;
+                i += 1;
+            }
+            CLOSE => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            _ if src[at] == b'#' => {
                 let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |p| at + p);
                 out.push(Span {
                     start: at,
@@ -25,14 +34,6 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
                     region: Region::Comment,
                 });
                 i = end;
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                i = at + 1;
-            }
-            b')' | b']' | b'}' => {
-                depth = depth.checked_sub(1)?;
-                i = at + 1;
             }
             _ => {
                 let prefix = string_prefix(src, at);
@@ -57,15 +58,25 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
     (depth == 0).then_some(out)
 }
 
-/// The next comment, quote or bracket.
-fn memchr_any(text: &[u8]) -> Option<usize> {
-    text.iter().position(|b| {
-        matches!(
-            b,
-            b'#' | b'\'' | b'"' | b'(' | b')' | b'[' | b']' | b'{' | b'}'
-        )
-    })
-}
+/// What each byte is to `spans`: one table lookup a byte, brackets counted in the same loop.
+const OTHER: u8 = 0;
+const OPEN: u8 = 1;
+const CLOSE: u8 = 2;
+/// A comment or a quote.
+const STARTS: u8 = 3;
+static CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    class[b'(' as usize] = OPEN;
+    class[b'[' as usize] = OPEN;
+    class[b'{' as usize] = OPEN;
+    class[b')' as usize] = CLOSE;
+    class[b']' as usize] = CLOSE;
+    class[b'}' as usize] = CLOSE;
+    class[b'#' as usize] = STARTS;
+    class[b'\'' as usize] = STARTS;
+    class[b'"' as usize] = STARTS;
+    class
+};
 
 struct Prefix {
     len: usize,
