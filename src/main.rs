@@ -1,7 +1,8 @@
 //! Thin edge: the command layer does everything and says how to exit.
 
 /// Threads that allocate and free across each other (the proxy's) contend in glibc's arenas.
-/// Cargo.toml's `override` feature gives the C libraries (tree-sitter) the same allocator.
+/// On glibc Linux, Cargo.toml's `override` feature gives the C libraries (tree-sitter) the
+/// same allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
