@@ -245,7 +245,8 @@ impl<'a> Text<'a> {
         let Some(compiled) = self.prefilter.compiled() else {
             return true;
         };
-        // Most files hold no word that every need needs, and are ruled out by that search alone.
+        // Most files hold none of the anchors (one group of each need) as a word, and are
+        // ruled out by that smaller search alone.
         if !compiled.anchored(self.src) {
             return false;
         }

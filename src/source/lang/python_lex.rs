@@ -26,7 +26,7 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
                 depth = depth.checked_sub(1)?;
                 i += 1;
             }
-            _ if src[at] == b'#' => {
+            COMMENT => {
                 let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |p| at + p);
                 out.push(Span {
                     start: at,
@@ -35,6 +35,7 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
                 });
                 i = end;
             }
+            // A quote.
             _ => {
                 let prefix = string_prefix(src, at);
                 if prefix.formatted {
@@ -62,8 +63,8 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
 const OTHER: u8 = 0;
 const OPEN: u8 = 1;
 const CLOSE: u8 = 2;
-/// A comment or a quote.
-const STARTS: u8 = 3;
+const COMMENT: u8 = 3;
+const QUOTE: u8 = 4;
 static CLASS: [u8; 256] = {
     let mut class = [OTHER; 256];
     class[b'(' as usize] = OPEN;
@@ -72,9 +73,9 @@ static CLASS: [u8; 256] = {
     class[b')' as usize] = CLOSE;
     class[b']' as usize] = CLOSE;
     class[b'}' as usize] = CLOSE;
-    class[b'#' as usize] = STARTS;
-    class[b'\'' as usize] = STARTS;
-    class[b'"' as usize] = STARTS;
+    class[b'#' as usize] = COMMENT;
+    class[b'\'' as usize] = QUOTE;
+    class[b'"' as usize] = QUOTE;
     class
 };
 
