@@ -260,8 +260,9 @@ impl Worker<'_> {
     }
 
     /// The transport facts of a file with findings, from the tree the scan parsed if it is
-    /// whole or its left-out parts mention no fact word (and it is not a Python window:
-    /// cut statement by statement, it may leave out what decides them), else from a window of its own
+    /// whole or its left-out parts mention no fact word nor a name the facts follow
+    /// (`transports_window::taken_back`), and it is not a Python window (cut statement by
+    /// statement, it may leave out what decides them), else from a window of its own
     /// (`transports_window`) or the whole file, parsed here on this thread; Some(None) if a
     /// text test shows they cannot matter; None for a language without facts, or a parse
     /// that times out (`reach` then reads the file itself). `tests/it/source/large.rs`
@@ -289,7 +290,12 @@ impl Worker<'_> {
         // stdio path. Only a whole Python tree gives them.
         let fine = lang == Lang::Python && !window.is_empty();
         if !fine && mentions.held_by(window, bytes.len()) {
-            return Some(transports::facts_in(lang, tree.root_node(), bytes, window));
+            let facts = transports::facts_in(lang, tree.root_node(), bytes, window);
+            // A part the scan left out names what the facts follow: the facts' own window.
+            let taken_back = |f: &ModuleFacts| transports_window::taken_back(f, bytes, window);
+            if facts.as_ref().and_then(taken_back).is_none() {
+                return Some(facts);
+            }
         }
         let ranges = mentions.ranges(lang, bytes).unwrap_or_default();
         let parser = super::trees::parser_for(&mut self.parsers, lang)?;

@@ -77,10 +77,9 @@ pub(super) fn parse_in_part_or_whole(
 
 /// A module's transport facts from a tree of `ranges` of `src` (its facts' window,
 /// `transports_window`; empty: the whole file), parsed as `parse_in_part_or_whole` does.
-/// A Python window is cut statement by statement, so a part left out can read a flag (a
-/// name set from a condition that holds only off stdio) without a fact word: a guard
-/// (`if not use_http: return`) leaves what follows it off stdio. If one does, the facts
-/// come from the whole file. None if a parse times out.
+/// A part left out holds no fact word, but it may read a flag or use a name an import binds
+/// (`transports_window::taken_back`): then once more with those parts, and if that is not
+/// enough, the whole file. None if a parse times out.
 pub(super) fn facts_in_part(
     parser: &mut Parser,
     lang: Lang,
@@ -88,14 +87,19 @@ pub(super) fn facts_in_part(
     ranges: Vec<tree_sitter::Range>,
     earlier: Option<&tree_sitter::Tree>,
 ) -> Option<Option<ModuleFacts>> {
-    let (tree, ranges) = parse_in_part_or_whole(parser, src, ranges, earlier)?;
-    let facts = transports::facts_in(lang, tree.root_node(), src, &ranges);
-    let flag_left_out = |f: &ModuleFacts| transports_window::reads_flag_left_out(f, src, &ranges);
-    if lang == Lang::Python && facts.as_ref().is_some_and(flag_left_out) {
-        let tree = parse_in(parser, src, &[], Some(&tree))?;
-        return Some(transports::facts_in(lang, tree.root_node(), src, &[]));
+    let (mut tree, mut ranges) = parse_in_part_or_whole(parser, src, ranges, earlier)?;
+    for _ in 0..2 {
+        let facts = transports::facts_in(lang, tree.root_node(), src, &ranges);
+        let Some(back) = facts
+            .as_ref()
+            .and_then(|f| transports_window::taken_back(f, src, &ranges))
+        else {
+            return Some(facts);
+        };
+        (tree, ranges) = parse_in_part_or_whole(parser, src, back, Some(&tree))?;
     }
-    Some(facts)
+    let tree = parse_in(parser, src, &[], Some(&tree))?;
+    Some(transports::facts_in(lang, tree.root_node(), src, &[]))
 }
 
 #[cfg(test)]

@@ -177,6 +177,22 @@ fn whole_word_ends<'a>(src: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = us
         .map(move |i| i + word.len())
 }
 
+/// Where `name` occurs as a whole word in the parts of `src` outside `ranges`, as (start, end).
+pub fn left_out_mentions<'a>(
+    src: &'a [u8],
+    ranges: &'a [Range],
+    name: &'a str,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let inside = |end: usize| {
+        ranges
+            .iter()
+            .any(|r| r.start_byte < end && end <= r.end_byte)
+    };
+    whole_word_ends(src, name.as_bytes())
+        .filter(move |end| !inside(*end))
+        .map(move |end| (end - name.len(), end))
+}
+
 /// True if `name` occurs as a whole word in the parts of `src` outside `ranges`.
 pub fn used_outside(src: &[u8], ranges: &[Range], name: &str) -> bool {
     let inside = |end: usize| {

@@ -4,8 +4,8 @@
 //! A part left out mentions no fact word, so it holds no import, transport, listen, stdin
 //! read or exit: the facts of the window are the whole file's (`transports::facts_in` keeps
 //! a Python statement left out between a write and an exit from joining them). Python's
-//! window is cut statement by statement (`FactMentions::ranges`): there a left-out part can
-//! still read a flag, which `reads_flag_left_out` tells, for a whole parse.
+//! window is cut statement by statement (`FactMentions::ranges`). A part left out may still
+//! name what the facts follow (a flag, an import's name): `taken_back` puts such parts back.
 
 use super::js_window;
 use super::prefilter::{span_at, Region, Span, Text};
@@ -103,6 +103,16 @@ impl FactMentions {
                 .flat_map(|w| whole_words(src, w.as_bytes(), dollar))
                 .filter(|&(start, end)| counts_as_code(spans, start, end)),
         );
+        if dollar {
+            // The braces of `import { a } from`: the names an import binds are facts.
+            let braces: Vec<(usize, usize)> = at
+                .iter()
+                .filter(|(start, end)| &src[*start..*end] == b"import")
+                .filter_map(|(_, end)| import_braces(src, *end))
+                .map(|open| (open, open + 1))
+                .collect();
+            at.extend(braces);
+        }
         at.sort_unstable();
         let around = if lang == Lang::Python {
             let word = |at: &(usize, usize)| &src[at.0..at.1];
@@ -166,14 +176,122 @@ impl FactMentions {
     }
 }
 
-/// True if a part of `src` left out of `ranges` (empty: none) reads one of the flags of
-/// `facts` (a name set from a condition that holds only off stdio), as a whole word.
-pub fn reads_flag_left_out(facts: &ModuleFacts, src: &[u8], ranges: &[Range]) -> bool {
-    !ranges.is_empty()
-        && facts
-            .flags
-            .iter()
-            .any(|name| js_window::used_outside(src, ranges, name))
+/// The parts of a window to take back, if the facts of a tree parsed from `ranges` of `src`
+/// (a window; empty: the whole file) may not be the whole file's: `ranges` with those parts
+/// put back, for the caller to parse again (and whole if that is not enough). A part left
+/// out holds no fact word, so no part off the stdio path starts there, but it may still hold
+/// a name the facts follow:
+/// - it reads a flag (a name set from a condition that holds only off stdio): a guard
+///   (`if not use_http: return`) or a branch on the flag holds no fact word;
+/// - with parts off stdio in the window: it cuts a JavaScript `import` statement (the names
+///   it binds went with it), or names what an `import` binds. A load whose names are used
+///   only off stdio is off it too (`transports::bindings_used_off_stdio`); a use left out is
+///   not seen (the body of a branch off stdio is left out if it holds no fact word), and a
+///   name left out may be no use at all (a key, a comment).
+pub fn taken_back(facts: &ModuleFacts, src: &[u8], ranges: &[Range]) -> Option<Vec<Range>> {
+    if ranges.is_empty() {
+        return None;
+    }
+    let mut names: Vec<&str> = facts.flags.iter().map(String::as_str).collect();
+    let mut imports = Vec::new();
+    if !facts.off_stdio.is_empty() {
+        names.extend(
+            facts
+                .loads
+                .iter()
+                .flat_map(|l| l.bindings.iter().map(String::as_str)),
+        );
+        imports.extend(
+            facts
+                .loads
+                .iter()
+                .filter(|l| l.end > l.at)
+                .map(|l| (l.at, l.end)),
+        );
+    }
+    let mut back: Vec<(usize, usize)> = names
+        .iter()
+        .flat_map(|name| js_window::left_out_mentions(src, ranges, name))
+        .chain(imports)
+        .collect();
+    if back.is_empty() {
+        return None;
+    }
+    back.sort_unstable();
+    // Each part left out between two kept ones (tree-sitter's ranges: in order, apart).
+    // A part is wanted if one of `back` overlaps it: of those starting before its end, the
+    // furthest end (an import's span may hold a name's mention) is past its start.
+    let furthest: Vec<usize> = back
+        .iter()
+        .scan(0, |far, (_, e)| {
+            *far = (*far).max(*e);
+            Some(*far)
+        })
+        .collect();
+    let wanted = |start: usize, end: usize| {
+        let before = back.partition_point(|(s, _)| *s < end);
+        before > 0 && furthest[before - 1] > start
+    };
+    let mut out: Vec<Range> = Vec::with_capacity(ranges.len());
+    let mut changed = false;
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if wanted(last.end_byte, r.start_byte) => {
+                last.end_byte = r.end_byte;
+                last.end_point = r.end_point;
+                changed = true;
+            }
+            _ => out.push(*r),
+        }
+    }
+    // What comes before the first range and after the last is left out too.
+    let first = out
+        .first()
+        .is_some_and(|r| r.start_byte > 0 && wanted(0, r.start_byte));
+    let last = out
+        .last()
+        .is_some_and(|r| r.end_byte < src.len() && wanted(r.end_byte, src.len()));
+    if first || last {
+        // Rare (a window starts at the file's start and ends at its end): the whole file.
+        return Some(Vec::new());
+    }
+    changed.then_some(out)
+}
+
+/// Where the braces open after `import` (ending at `end`) in `import {`, `import type {` or
+/// `import a, {`; None if no brace follows.
+fn import_braces(src: &[u8], end: usize) -> Option<usize> {
+    let space = |mut i: usize| {
+        while src.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    let name = |mut i: usize| {
+        while src
+            .get(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$') || *b >= 0x80)
+        {
+            i += 1;
+        }
+        i
+    };
+    let mut i = space(end);
+    // At most `type`, then a default binding and its comma.
+    for _ in 0..2 {
+        if src.get(i) == Some(&b'{') {
+            return Some(i);
+        }
+        let after = name(i);
+        if after == i {
+            return None;
+        }
+        i = space(after);
+        if src.get(i) == Some(&b',') {
+            i = space(i + 1);
+        }
+    }
+    (src.get(i) == Some(&b'{')).then_some(i)
 }
 
 /// True if one of `at` (mentions in source order) lies wholly in `start..end`.
@@ -316,6 +434,94 @@ mod tests {
         let (part, whole, left_out) = windowed_and_whole(Lang::JavaScript, &src);
         assert_eq!(part, whole);
         assert!(left_out > 50, "{left_out}% left out");
+    }
+
+    /// A launcher that loads `./sse.js` for the names it binds and calls `call` in its branch
+    /// for SSE, with quiet parts around: as `index.js` of the package in
+    /// `tests/it/source/stdio_path.rs`.
+    fn launcher(names: &str, helper: &str, call: &str) -> String {
+        let (_, filler) = quiet_parts(Lang::JavaScript);
+        format!(
+            "import {{ StdioServerTransport }} from '@modelcontextprotocol/sdk/server/stdio.js';\n\
+             import {{ {names} }} from './sse.js';\n{filler}{filler}{helper}\
+             if (process.env.TRANSPORT === 'sse') {{\n  {call};\n}} else {{\n  \
+             const t = new StdioServerTransport();\n  helper(1, 2);\n}}\n"
+        )
+    }
+
+    /// A part left out that names what an import binds, or an import's names cut out, is put
+    /// back (or the file parsed whole): the facts are the whole file's. The window alone has
+    /// other facts: the names of `import {...}` left out, or a use of them left out.
+    #[test]
+    fn a_part_left_out_that_names_an_imports_bindings_is_taken_back() {
+        let helper = "function helper(a, b) {\n  const x = a + b;\n  s(x);\n  return x;\n}\n";
+        let cases = [
+            // The names are a block of their own, left out: used only in the branch for SSE.
+            (
+                launcher("startSSEServer", "", "startSSEServer(1)"),
+                "Some(TransportBranch)",
+            ),
+            // A name kept, used only in the branch for SSE, whose body holds no fact word.
+            (
+                launcher("s", "", "s(1, 2, 3, 4, 5)"),
+                "Some(TransportBranch)",
+            ),
+            // Also used by a helper the stdio branch calls, whose body is left out: on the
+            // stdio path.
+            (launcher("s", helper, "s(1)"), "None"),
+        ];
+        for (src, off) in cases {
+            let bytes = src.as_bytes();
+            let lang = Lang::JavaScript;
+            let window = ranges(lang, bytes).expect("windowed");
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang.grammar()).expect("grammar");
+            let of = |ranges: Vec<Range>, parser: &mut tree_sitter::Parser| {
+                let facts = crate::source::trees::facts_in_part(parser, lang, bytes, ranges, None)
+                    .expect("parsed")
+                    .expect("facts");
+                summary(&facts)
+            };
+            let part = of(window.clone(), &mut parser);
+            let whole = of(Vec::new(), &mut parser);
+            assert_eq!(part, whole, "{src}");
+            let sse = whole
+                .split("\"./sse.js\"")
+                .nth(1)
+                .expect("the load of ./sse.js");
+            assert!(sse.contains(&format!("off_stdio: {off}")), "{whole}");
+            // The window alone: the names, or a use of them, left out.
+            let alone = parse(lang, &src, &window);
+            let alone = summary(&facts_in(lang, alone.root_node(), bytes, &window).expect("facts"));
+            assert_ne!(alone, whole, "{src}");
+            assert!(taken_back(
+                &facts_in(lang, parse(lang, &src, &window).root_node(), bytes, &window)
+                    .expect("facts"),
+                bytes,
+                &window
+            )
+            .is_some());
+        }
+    }
+
+    /// The braces of an import's names are found after `import`, `import type` and a default
+    /// binding, so the facts' window keeps them.
+    #[test]
+    fn an_imports_braces_are_found_after_its_keyword() {
+        for (src, brace) in [
+            ("import { a } from 'a'", Some(7)),
+            ("import  type {a} from 'a'", Some(13)),
+            ("import d, { a } from 'a'", Some(10)),
+            ("import d,{a} from 'a'", Some(9)),
+            ("import * as ns from 'a'", None),
+            ("import d from 'a'", None),
+            ("import('a')", None),
+        ] {
+            assert_eq!(import_braces(src.as_bytes(), 6), brace, "{src}");
+        }
+        let src = "import { aLongName, anotherLongName } from './a.js';\n";
+        let mentions = FactMentions::of(Lang::JavaScript, &Lang::JavaScript.text(src.as_bytes()));
+        assert!(mentions.within(7, 9), "{:?}", mentions.at);
     }
 
     #[test]

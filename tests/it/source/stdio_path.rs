@@ -236,3 +236,69 @@ fn dist_is_skipped_unless_it_holds_an_entry_point_and_an_empty_scan_says_which_e
     let scan = scan_in(empty.path(), &["."]);
     assert!(scan.stderr.contains("check the path"), "{}", scan.stderr);
 }
+
+/// A launcher's `index.js`: it imports `./sse.js` for the names in `names`, calls `call` in
+/// its branch for SSE and `helper` on the stdio path; `quiet` bytes of functions that write
+/// nothing come before, so that above 4 KiB its facts come from a window.
+fn launcher(names: &str, helper_calls: &str, call: &str, quiet: usize) -> String {
+    let quiet: String = (0..quiet / 400)
+        .map(|i| {
+            format!(
+                "function quiet{i}(x) {{\n{}  return x;\n}}\n",
+                "  x = x + 1;\n".repeat(30)
+            )
+        })
+        .collect();
+    format!(
+        "#!/usr/bin/env node\n\
+         import {{ StdioServerTransport }} from '@modelcontextprotocol/sdk/server/stdio.js';\n\
+         import {{ {names} }} from './sse.js';\n{quiet}\
+         function helper(a, b) {{\n  const x = a + b;\n{helper_calls}  return x;\n}}\n\
+         if (process.env.TRANSPORT === 'sse') {{\n  {call};\n}} else {{\n  \
+         const t = new StdioServerTransport();\n  helper(1, 2);\n}}\n"
+    )
+}
+
+/// A module that serves SSE only, whose write is a note unless the stdio path loads it; it
+/// does when the launcher uses what it imports from it on the stdio path too.
+#[test]
+fn what_a_launcher_imports_is_on_the_stdio_path_as_its_uses_say_however_large_the_launcher() {
+    let sse = "import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';\n\
+               export function startSSEServer(x) {\n  console.log('starting', x);\n  \
+               return new SSEServerTransport('/messages', x);\n}\n";
+    let cases = [
+        // Used only in the branch for SSE: off the stdio path.
+        ("startSSEServer", "", "startSSEServer(1, 2, 3)", "note"),
+        // Also used by the helper the stdio branch calls.
+        (
+            "startSSEServer",
+            "  startSSEServer(x);\n",
+            "startSSEServer(1)",
+            "warning",
+        ),
+    ];
+    for (names, helper_calls, call, severity) in cases {
+        for quiet in [0, 6_000] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let index = launcher(names, helper_calls, call, quiet);
+            std::fs::write(
+                dir.path().join("package.json"),
+                r#"{"name":"launcher","version":"1.0.0","type":"module","bin":{"launcher":"index.js"}}"#,
+            )
+            .expect("write");
+            std::fs::write(dir.path().join("index.js"), &index).expect("write");
+            std::fs::write(dir.path().join("sse.js"), sse).expect("write");
+            let scan = scan_in(dir.path(), &["."]);
+            let found = scan.in_file("sse.js", 3);
+            assert_eq!(
+                found["severity"],
+                severity,
+                "{} bytes of index.js:\n{index}",
+                index.len()
+            );
+            if severity == "note" {
+                assert_eq!(found["detailCode"], "http-only-module");
+            }
+        }
+    }
+}
