@@ -84,6 +84,10 @@ pub struct FactMentions {
     /// Python's mentions of the words whose facts depend on the statements around them
     /// (`PY_AROUND_CODE`, `PY_BRANCH_WORDS`), in source order.
     around: Vec<(usize, usize)>,
+    /// Where a JavaScript `import {` opens its braces, plus one: the window keeps them (the
+    /// names an import binds are facts). A scan's tree without them still holds the facts
+    /// unless a part is off stdio (`taken_back`), so `held_by` does not ask for them.
+    braces: Vec<usize>,
 }
 
 impl FactMentions {
@@ -103,16 +107,15 @@ impl FactMentions {
                 .flat_map(|w| whole_words(src, w.as_bytes(), dollar))
                 .filter(|&(start, end)| counts_as_code(spans, start, end)),
         );
-        if dollar {
-            // The braces of `import { a } from`: the names an import binds are facts.
-            let braces: Vec<(usize, usize)> = at
-                .iter()
+        let braces = if dollar {
+            at.iter()
                 .filter(|(start, end)| &src[*start..*end] == b"import")
                 .filter_map(|(_, end)| import_braces(src, *end))
-                .map(|open| (open, open + 1))
-                .collect();
-            at.extend(braces);
-        }
+                .map(|open| open + 1)
+                .collect()
+        } else {
+            Vec::new()
+        };
         at.sort_unstable();
         let around = if lang == Lang::Python {
             let word = |at: &(usize, usize)| &src[at.0..at.1];
@@ -128,7 +131,7 @@ impl FactMentions {
         } else {
             Vec::new()
         };
-        Self { at, around }
+        Self { at, around, braces }
     }
 
     /// True if a mention lies wholly in `src[start..end]`.
@@ -143,7 +146,11 @@ impl FactMentions {
         }
         match lang {
             Lang::JavaScript | Lang::TypeScript => {
-                js_window::included_ranges_at(src, self.at.iter().map(|(_, e)| *e).collect())
+                let ends = self.at.iter().map(|(_, e)| *e);
+                js_window::included_ranges_at(
+                    src,
+                    ends.chain(self.braces.iter().copied()).collect(),
+                )
             }
             // Statement by statement: a statement that mentions no fact word is left out, one
             // that mentions a word whose facts depend on what is around it is kept whole, and
@@ -521,7 +528,7 @@ mod tests {
         }
         let src = "import { aLongName, anotherLongName } from './a.js';\n";
         let mentions = FactMentions::of(Lang::JavaScript, &Lang::JavaScript.text(src.as_bytes()));
-        assert!(mentions.within(7, 9), "{:?}", mentions.at);
+        assert_eq!(mentions.braces, [8]);
     }
 
     #[test]
