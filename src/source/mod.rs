@@ -255,6 +255,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
             &mut findings,
             &options.roots,
             options.max_file_bytes,
+            options.prefilter,
             module_facts,
         );
     }

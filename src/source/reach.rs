@@ -27,11 +27,14 @@ const MAX_MODULES: usize = 5_000;
 /// Turns the findings of `findings` that never reach a stdio client into notes, with a
 /// detail code that says why. `known` holds, by canonical path, the facts the scan already
 /// took from the trees it parsed, or None for a file whose facts cannot make its writes
-/// notes (`transports::may_demote`); other modules are read and parsed here.
+/// notes (`transports::may_demote`); other modules are read and parsed here, in part if
+/// `windows` (the scan's prefilter: off, every file is parsed whole, so the findings
+/// without it are those of whole parses everywhere).
 pub(super) fn classify(
     findings: &mut [Finding],
     roots: &[PathBuf],
     max_file_bytes: u64,
+    windows: bool,
     known: Vec<(PathBuf, Option<ModuleFacts>)>,
 ) {
     let mut unaffected: HashSet<PathBuf> = HashSet::new();
@@ -48,6 +51,7 @@ pub(super) fn classify(
     }
     let mut modules = Modules {
         max_file_bytes,
+        windows,
         facts,
         parsers: HashMap::new(),
     };
@@ -155,6 +159,7 @@ fn demote(f: &mut Finding, detail: &'static str, why: &str) {
 /// The modules' facts, each file parsed once, with one parser per language.
 struct Modules {
     max_file_bytes: u64,
+    windows: bool,
     facts: HashMap<PathBuf, Option<ModuleFacts>>,
     parsers: HashMap<Lang, tree_sitter::Parser>,
 }
@@ -162,7 +167,7 @@ struct Modules {
 impl Modules {
     fn get(&mut self, path: &Path) -> Option<&ModuleFacts> {
         if !self.facts.contains_key(path) {
-            let facts = read_facts(path, self.max_file_bytes, &mut self.parsers);
+            let facts = read_facts(path, self.max_file_bytes, self.windows, &mut self.parsers);
             self.facts.insert(path.to_path_buf(), facts);
         }
         self.facts.get(path).and_then(Option::as_ref)
@@ -172,6 +177,7 @@ impl Modules {
 fn read_facts(
     path: &Path,
     max_file_bytes: u64,
+    windows: bool,
     parsers: &mut HashMap<Lang, tree_sitter::Parser>,
 ) -> Option<ModuleFacts> {
     let lang = Lang::of_path(path)?;
@@ -182,7 +188,11 @@ fn read_facts(
     let parser = super::trees::parser_for(parsers, lang)?;
     // The parts that mention a fact word, as the scan's own facts parse takes them, each
     // parse with the scan's deadline.
-    let ranges = transports_window::ranges(lang, &src).unwrap_or_default();
+    let ranges = if windows {
+        transports_window::ranges(lang, &src).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     super::trees::facts_in_part(parser, lang, &src, ranges, None)?
 }
 
@@ -446,7 +456,7 @@ mod tests {
                     f.serves_http, f.serves_stdio, f.connects, f.loads
                 )
             };
-            let read = read_facts(&path, 1 << 20, &mut HashMap::new()).expect("facts");
+            let read = read_facts(&path, 1 << 20, true, &mut HashMap::new()).expect("facts");
             let mut parser = tree_sitter::Parser::new();
             parser.set_language(&lang.grammar()).expect("grammar");
             let tree = parser.parse(&src, None).expect("parse");
@@ -553,7 +563,7 @@ mod tests {
                 .map(|r| &src[r.start_byte..r.end_byte])
                 .collect();
             assert!(!text.contains(left_out), "{case}: {text}");
-            let read = read_facts(&path, 1 << 20, &mut HashMap::new()).expect("facts");
+            let read = read_facts(&path, 1 << 20, true, &mut HashMap::new()).expect("facts");
             let mut parser = tree_sitter::Parser::new();
             parser
                 .set_language(&Lang::Python.grammar())

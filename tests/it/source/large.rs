@@ -88,6 +88,90 @@ fn the_prefilter_changes_no_finding_over_the_fixture_corpus() {
     assert!(found > 100, "the corpus has findings: {found}");
 }
 
+/// The fixture corpus with quiet functions added at the end of each JavaScript, TypeScript and
+/// Python file (no line moves): every file is then large enough for the windows of the scan
+/// and of its transport facts, which leave out the fixtures' own blocks and statements that
+/// hold none of their words. The findings are still those of whole parses: a launcher whose
+/// window left out what its imports bind once turned a write into a note
+/// (`node-launcher-imports`).
+#[test]
+fn the_prefilter_changes_no_finding_over_the_fixture_corpus_made_large() {
+    fn copy(from: &Path, to: &Path, padded: &mut usize) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            let target = to.join(path.file_name().expect("name"));
+            if path.is_dir() {
+                copy(&path, &target, padded);
+                continue;
+            }
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let body = |line: &str| line.repeat(30);
+            let quiet: String = match ext {
+                "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => (0..12)
+                    .map(|i| {
+                        format!(
+                            "\nfunction quietPadding{i}(x) {{\n{}  return x;\n}}\n",
+                            body("  x = x + 1;\n")
+                        )
+                    })
+                    .collect(),
+                "py" => (0..12)
+                    .map(|i| {
+                        format!(
+                            "\n\ndef quiet_padding{i}(x):\n{}    return x\n",
+                            body("    x = x + 1\n")
+                        )
+                    })
+                    .collect(),
+                _ => String::new(),
+            };
+            let mut bytes = std::fs::read(&path).expect("read");
+            if !quiet.is_empty() {
+                *padded += 1;
+                if !bytes.ends_with(b"\n") {
+                    bytes.push(b'\n');
+                }
+                bytes.extend_from_slice(quiet.as_bytes());
+            }
+            std::fs::write(&target, bytes).expect("write");
+        }
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut padded = 0;
+    copy(&fixtures(), dir.path(), &mut padded);
+    assert!(padded > 40, "{padded} files made large");
+    // Each fixture directory a root of its own, so the packages' entries are followed.
+    let mut roots: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .expect("read_dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    roots.sort();
+    let (parsed, all, found) = same_findings_with_and_without_prefilter(whole_tree(roots.clone()));
+    assert!(all > 50 && found > 100, "{all} files, {found} findings");
+    let launcher = scanned(&whole_tree(roots))
+        .findings
+        .into_iter()
+        .find(|f| {
+            f.location
+                .file
+                .as_deref()
+                .is_some_and(|p| p.ends_with("node-launcher-imports/sse.js"))
+        })
+        .expect("the launcher's SSE module writes");
+    assert_eq!(launcher.severity, mcpcheck::finding::Severity::Warning);
+    // The windows engage: most JavaScript and Python files are parsed in part (those naming
+    // a logger are parsed whole), where the corpus as it is has two.
+    let in_part = |root: &Path| scanned(&whole_tree(vec![root.to_path_buf()])).stats;
+    let (large, small) = (in_part(dir.path()), in_part(&fixtures()));
+    assert!(
+        large.files_parsed_in_part >= small.files_parsed_in_part + 30,
+        "{} of {parsed} files parsed in part, {} before",
+        large.files_parsed_in_part,
+        small.files_parsed_in_part
+    );
+}
+
 #[test]
 fn the_prefilter_changes_no_finding_over_a_large_real_tree() {
     let (parsed, all, found) =
