@@ -33,7 +33,7 @@ pub enum OffStdio {
 
 /// Transport names that are not stdio. A bare `http` counts only when the other side names a
 /// transport (`transport === 'http'`), since `'http'` is also a protocol or a scheme.
-const HTTP_NAMES: &[&str] = &[
+pub(super) const HTTP_NAMES: &[&str] = &[
     "sse",
     "streamable-http",
     "streamable_http",

@@ -102,25 +102,40 @@ const JS_DEMOTING_WORDS: &[&str] = &["listen", "exit"];
 const PY_DEMOTING_WORDS: &[&str] = &["exit", "_exit", "SystemExit", "uvicorn"];
 
 /// A text test before parsing a module for its facts: false only if no fact of it can turn
-/// a write in it into a note (it may still matter as a module the stdio path loads).
+/// a write in it into a note (it may still matter as a module the stdio path loads). The
+/// names are matched in any case, as conditions compare transport names
+/// (`transport_branches::HTTP_NAMES`, which are among them).
 pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
     let (words, names, dollar): (&[&str], &[&[&str]], bool) = match lang {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
             JS_DEMOTING_WORDS,
-            &[JS_HTTP_TRANSPORTS, JS_BRANCH_WORDS],
+            &[
+                JS_HTTP_TRANSPORTS,
+                JS_BRANCH_WORDS,
+                transport_branches::HTTP_NAMES,
+            ],
             true,
         ),
         Lang::Python => (
             PY_DEMOTING_WORDS,
-            &[PY_HTTP_METHODS, PY_HTTP_CLASSES, PY_BRANCH_WORDS],
+            &[
+                PY_HTTP_METHODS,
+                PY_HTTP_CLASSES,
+                PY_BRANCH_WORDS,
+                transport_branches::HTTP_NAMES,
+            ],
             false,
         ),
         _ => return false,
     };
-    words
+    if words.iter().any(|w| has_word(src, w.as_bytes(), dollar)) {
+        return true;
+    }
+    let lower = src.to_ascii_lowercase();
+    names
         .iter()
-        .chain(names.iter().flat_map(|n| n.iter()))
-        .any(|w| has_word(src, w.as_bytes(), dollar))
+        .flat_map(|n| n.iter())
+        .any(|w| has_word(&lower, w.to_ascii_lowercase().as_bytes(), dollar))
 }
 
 /// `word` where a lexer reads it as a name of its own: no ASCII letter, `_` (or, in

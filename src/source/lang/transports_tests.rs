@@ -120,6 +120,27 @@ fn every_module_whose_facts_demote_passes_the_text_test() {
     for name in PY_HTTP_METHODS.iter().chain(PY_HTTP_CLASSES) {
         cases.push((Lang::Python, format!("x = mcp.{name}()\n")));
     }
+    // Transport names compare in any case (`transport_branches::HTTP_NAMES`), in each form.
+    for name in [
+        "SSE",
+        "Streamable_HTTP",
+        "streamableHttp",
+        "HTTP-Stream",
+        "http_stream",
+    ] {
+        cases.push((
+            Lang::JavaScript,
+            format!("if (mode === '{name}') {{\n  console.log(1);\n}}\n"),
+        ));
+        cases.push((
+            Lang::Python,
+            format!("if MODE == \"{name}\":\n    print(1)\n"),
+        ));
+    }
+    cases.push((
+        Lang::TypeScript,
+        "switch (kind) {\n  case 'SSE':\n    console.log(1);\n}\n".into(),
+    ));
     // A function that prints and ends the process with success is off the stdio path.
     cases.push((
         Lang::Python,

@@ -10,6 +10,7 @@
 use super::js_window;
 use super::prefilter::{span_at, Region, Span, Text};
 use super::python_window;
+use super::transport_branches::HTTP_NAMES;
 use super::transports::{
     ModuleFacts, JS_BRANCH_WORDS, JS_HTTP_TRANSPORTS, PY_BRANCH_WORDS, PY_HTTP_CLASSES,
     PY_HTTP_METHODS,
@@ -28,7 +29,8 @@ const PY_AROUND_CODE: &[&str] = &["exit", "_exit", "SystemExit"];
 /// walks in `transports` compare with, or a word of it, the conditions of
 /// `transport_branches`, and the keywords of the loads. First the words of code (keywords,
 /// calls, writes), then the names a condition or a call may also hold as text
-/// (`transport == "sse"`, `"__main__"`, `os.environ.get("HTTP")`).
+/// (`transport == "sse"`, `"__main__"`, `os.environ.get("HTTP")`), matched in any case, as
+/// conditions compare transport names (`'SSE'`).
 fn fact_words(lang: Lang) -> (&'static [&'static str], Vec<&'static str>) {
     let (code, names): (&'static [&'static str], &[&[&str]]) = match lang {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
@@ -46,7 +48,7 @@ fn fact_words(lang: Lang) -> (&'static [&'static str], Vec<&'static str>) {
                 "stdout",
                 "write",
             ],
-            &[JS_HTTP_TRANSPORTS, JS_BRANCH_WORDS],
+            &[JS_HTTP_TRANSPORTS, JS_BRANCH_WORDS, HTTP_NAMES],
         ),
         Lang::Python => (
             &[
@@ -67,7 +69,12 @@ fn fact_words(lang: Lang) -> (&'static [&'static str], Vec<&'static str>) {
                 "write",
                 "echo",
             ],
-            &[PY_HTTP_METHODS, PY_HTTP_CLASSES, PY_BRANCH_WORDS],
+            &[
+                PY_HTTP_METHODS,
+                PY_HTTP_CLASSES,
+                PY_BRANCH_WORDS,
+                HTTP_NAMES,
+            ],
         ),
         _ => (&[], &[]),
     };
@@ -82,7 +89,8 @@ fn fact_words(lang: Lang) -> (&'static [&'static str], Vec<&'static str>) {
 pub struct FactMentions {
     at: Vec<(usize, usize)>,
     /// Python's mentions of the words whose facts depend on the statements around them
-    /// (`PY_AROUND_CODE`, `PY_BRANCH_WORDS`), in source order.
+    /// (`PY_AROUND_CODE`; `PY_BRANCH_WORDS` and the transport names in any case), in source
+    /// order.
     around: Vec<(usize, usize)>,
     /// Where a JavaScript `import {` opens its braces, plus one: the window keeps them (the
     /// names an import binds are facts). A scan's tree without them still holds the facts
@@ -98,9 +106,12 @@ impl FactMentions {
         let (code, names) = fact_words(lang);
         let dollar = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
         let spans = text.spans().unwrap_or_default();
+        // Names in any case, as conditions compare transport names (`'SSE'`).
+        let lower = src.to_ascii_lowercase();
         let mut at: Vec<(usize, usize)> = names
             .iter()
-            .flat_map(|w| whole_words(src, w.as_bytes(), dollar))
+            .map(|w| w.to_ascii_lowercase())
+            .flat_map(|w| whole_words(&lower, w.as_bytes(), dollar).collect::<Vec<_>>())
             .collect();
         at.extend(
             code.iter()
@@ -121,10 +132,11 @@ impl FactMentions {
             let word = |at: &(usize, usize)| &src[at.0..at.1];
             at.iter()
                 .filter(|m| {
-                    PY_AROUND_CODE
-                        .iter()
-                        .chain(PY_BRANCH_WORDS)
-                        .any(|w| w.as_bytes() == word(m))
+                    PY_AROUND_CODE.iter().any(|w| w.as_bytes() == word(m))
+                        || PY_BRANCH_WORDS
+                            .iter()
+                            .chain(HTTP_NAMES)
+                            .any(|w| w.as_bytes().eq_ignore_ascii_case(word(m)))
                 })
                 .copied()
                 .collect()
@@ -508,6 +520,23 @@ mod tests {
                 &window
             )
             .is_some());
+        }
+    }
+
+    /// A transport's name is a mention in any case and form a condition compares
+    /// (`transport_branches::HTTP_NAMES`), so a branch on it is kept in the window.
+    #[test]
+    fn transport_names_are_mentions_in_any_case() {
+        for lang in [Lang::JavaScript, Lang::Python] {
+            for name in ["SSE", "Streamable_HTTP", "HTTP_Stream", "streamablehttp"] {
+                let src = format!("x = mode == '{name}'\n");
+                let mentions = FactMentions::of(lang, &lang.text(src.as_bytes()));
+                let at = src.find(name).expect("in src");
+                assert!(mentions.within(at, at + name.len()), "{lang:?} {src}");
+                if lang == Lang::Python {
+                    assert!(within(&mentions.around, at, at + name.len()), "{src}");
+                }
+            }
         }
     }
 
