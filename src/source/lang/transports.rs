@@ -42,13 +42,19 @@ pub struct Load {
     pub off_stdio: Option<OffStdio>,
     /// Byte offset, to place it in the parts off stdio.
     pub at: usize,
-    /// The names a JavaScript `import` binds, and where the statement ends: a load whose
-    /// names are used only in parts off the stdio path is off it too.
+    /// The names a relative JavaScript `import` binds (`reach` follows no other), and where
+    /// the statement ends: a load whose names are used only in parts off the stdio path is
+    /// off it too.
     pub bindings: Vec<String>,
     pub end: usize,
 }
 
 impl Load {
+    /// A relative JavaScript specifier (`./x.js`, `../x`): the loads `reach` follows.
+    pub fn relative(&self) -> bool {
+        self.specifier.starts_with("./") || self.specifier.starts_with("../")
+    }
+
     fn new(specifier: String, in_branch: bool, at: usize) -> Self {
         Self {
             specifier,
@@ -320,8 +326,11 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
             "import_statement" | "export_statement" => {
                 if let Some(source) = node.field("source").and_then(|s| string_content(s, src)) {
                     let mut load = Load::new(source, false, node.start_byte());
-                    load.end = node.end_byte();
-                    load.bindings = import_bindings(node, src);
+                    // Only a module `reach` follows (a relative one) is worth its names.
+                    if load.relative() {
+                        load.end = node.end_byte();
+                        load.bindings = import_bindings(node, src);
+                    }
                     facts.loads.push(load);
                 }
             }
