@@ -349,7 +349,7 @@ fn stdio_path(roots: &[PathBuf], modules: &mut Modules) -> StdioPath {
 fn resolve(from: &Path, specifier: &str, python_bases: &[PathBuf]) -> Vec<PathBuf> {
     let dir = from.parent().unwrap_or(Path::new(""));
     if Lang::of_path(from) != Some(Lang::Python) {
-        if !specifier.starts_with("./") && !specifier.starts_with("../") {
+        if !super::lang::transports::relative(specifier) {
             return Vec::new();
         }
         return javascript_module(&dir.join(specifier))

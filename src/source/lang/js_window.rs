@@ -177,16 +177,17 @@ fn whole_word_ends<'a>(src: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = us
         .map(move |i| i + word.len())
 }
 
-/// Where `name` occurs as a whole word in the parts of `src` outside `ranges`, as (start, end).
+/// Where `name` occurs as a whole word in the parts of `src` outside `ranges` (tree-sitter's
+/// included ranges: in order, apart), as (start, end).
 pub fn left_out_mentions<'a>(
     src: &'a [u8],
     ranges: &'a [Range],
     name: &'a str,
 ) -> impl Iterator<Item = (usize, usize)> + 'a {
+    // The one range that can hold an occurrence ending at `end`: the first not ending before it.
     let inside = |end: usize| {
-        ranges
-            .iter()
-            .any(|r| r.start_byte < end && end <= r.end_byte)
+        let at = ranges.partition_point(|r| r.end_byte < end);
+        ranges.get(at).is_some_and(|r| r.start_byte < end)
     };
     whole_word_ends(src, name.as_bytes())
         .filter(move |end| !inside(*end))
@@ -195,12 +196,7 @@ pub fn left_out_mentions<'a>(
 
 /// True if `name` occurs as a whole word in the parts of `src` outside `ranges`.
 pub fn used_outside(src: &[u8], ranges: &[Range], name: &str) -> bool {
-    let inside = |end: usize| {
-        ranges
-            .iter()
-            .any(|r| r.start_byte < end && end <= r.end_byte)
-    };
-    whole_word_ends(src, name.as_bytes()).any(|end| !inside(end))
+    left_out_mentions(src, ranges, name).next().is_some()
 }
 
 fn memchr_from(src: &[u8], byte: u8, from: usize) -> Option<usize> {

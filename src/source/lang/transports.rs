@@ -49,12 +49,12 @@ pub struct Load {
     pub end: usize,
 }
 
-impl Load {
-    /// A relative JavaScript specifier (`./x.js`, `../x`): the loads `reach` follows.
-    pub fn relative(&self) -> bool {
-        self.specifier.starts_with("./") || self.specifier.starts_with("../")
-    }
+/// A relative JavaScript specifier (`./x.js`, `../x`): the only loads `reach` follows.
+pub fn relative(specifier: &str) -> bool {
+    specifier.starts_with("./") || specifier.starts_with("../")
+}
 
+impl Load {
     fn new(specifier: String, in_branch: bool, at: usize) -> Self {
         Self {
             specifier,
@@ -327,7 +327,7 @@ fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
                 if let Some(source) = node.field("source").and_then(|s| string_content(s, src)) {
                     let mut load = Load::new(source, false, node.start_byte());
                     // Only a module `reach` follows (a relative one) is worth its names.
-                    if load.relative() {
+                    if relative(&load.specifier) {
                         load.end = node.end_byte();
                         load.bindings = import_bindings(node, src);
                     }

@@ -108,10 +108,10 @@ impl FactMentions {
         let spans = text.spans().unwrap_or_default();
         // Names in any case, as conditions compare transport names (`'SSE'`).
         let lower = src.to_ascii_lowercase();
+        let names: Vec<String> = names.iter().map(|w| w.to_ascii_lowercase()).collect();
         let mut at: Vec<(usize, usize)> = names
             .iter()
-            .map(|w| w.to_ascii_lowercase())
-            .flat_map(|w| whole_words(&lower, w.as_bytes(), dollar).collect::<Vec<_>>())
+            .flat_map(|w| whole_words(&lower, w.as_bytes(), dollar))
             .collect();
         at.extend(
             code.iter()
