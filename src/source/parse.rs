@@ -289,8 +289,11 @@ impl Worker<'_> {
         // (`if not use_http: return`) holds no fact word, yet makes what follows it off the
         // stdio path. Only a whole Python tree gives them.
         let fine = lang == Lang::Python && !window.is_empty();
+        // Without the prefilter, every node is walked.
+        let marks = self.prefilter.then(|| mentions.marks(lang, bytes));
         if !fine && mentions.held_by(window, bytes.len()) {
-            let facts = transports::facts_in(lang, tree.root_node(), bytes, window);
+            let facts =
+                transports::facts_where(lang, tree.root_node(), bytes, window, marks.as_ref());
             // A part the scan left out names what the facts follow: the facts' own window.
             let taken_back = |f: &ModuleFacts| transports_window::taken_back(f, bytes, window);
             if facts.as_ref().and_then(taken_back).is_none() {
@@ -299,7 +302,7 @@ impl Worker<'_> {
         }
         let ranges = mentions.ranges(lang, bytes).unwrap_or_default();
         let parser = super::trees::parser_for(&mut self.parsers, lang)?;
-        super::trees::facts_in_part(parser, lang, bytes, ranges, Some(tree))
+        super::trees::facts_in_part(parser, lang, bytes, ranges, Some(tree), marks.as_ref())
     }
 
     /// A file's bytes if the walking rules let it be scanned (its path, its size, its

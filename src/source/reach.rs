@@ -188,12 +188,13 @@ fn read_facts(
     let parser = super::trees::parser_for(parsers, lang)?;
     // The parts that mention a fact word, as the scan's own facts parse takes them, each
     // parse with the scan's deadline.
-    let ranges = if windows {
-        transports_window::ranges(lang, &src).unwrap_or_default()
+    let (ranges, marks) = if windows {
+        let (ranges, marks) = transports_window::ranges_and_marks(lang, &src);
+        (ranges.unwrap_or_default(), Some(marks))
     } else {
-        Vec::new()
+        (Vec::new(), None)
     };
-    super::trees::facts_in_part(parser, lang, &src, ranges, None)?
+    super::trees::facts_in_part(parser, lang, &src, ranges, None, marks.as_ref())?
 }
 
 /// What the package's entries load.

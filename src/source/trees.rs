@@ -76,7 +76,8 @@ pub(super) fn parse_in_part_or_whole(
 }
 
 /// A module's transport facts from a tree of `ranges` of `src` (its facts' window,
-/// `transports_window`; empty: the whole file), parsed as `parse_in_part_or_whole` does.
+/// `transports_window`; empty: the whole file), parsed as `parse_in_part_or_whole` does,
+/// walked as `transports::facts_where` does (`marks`, with the windows: the prefilter's).
 /// A part left out holds no fact word, but it may read a flag or use a name an import binds
 /// (`transports_window::taken_back`): then once more with those parts, and if that is not
 /// enough, the whole file. None if a parse times out.
@@ -86,10 +87,11 @@ pub(super) fn facts_in_part(
     src: &[u8],
     ranges: Vec<tree_sitter::Range>,
     earlier: Option<&tree_sitter::Tree>,
+    marks: Option<&transports_window::Marks>,
 ) -> Option<Option<ModuleFacts>> {
     let (mut tree, mut ranges) = parse_in_part_or_whole(parser, src, ranges, earlier)?;
     for _ in 0..2 {
-        let facts = transports::facts_in(lang, tree.root_node(), src, &ranges);
+        let facts = transports::facts_where(lang, tree.root_node(), src, &ranges, marks);
         let Some(back) = facts
             .as_ref()
             .and_then(|f| transports_window::taken_back(f, src, &ranges))
@@ -99,7 +101,13 @@ pub(super) fn facts_in_part(
         (tree, ranges) = parse_in_part_or_whole(parser, src, back, Some(&tree))?;
     }
     let tree = parse_in(parser, src, &[], Some(&tree))?;
-    Some(transports::facts_in(lang, tree.root_node(), src, &[]))
+    Some(transports::facts_where(
+        lang,
+        tree.root_node(),
+        src,
+        &[],
+        marks,
+    ))
 }
 
 #[cfg(test)]

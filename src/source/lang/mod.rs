@@ -4,6 +4,7 @@
 mod c_family_prints;
 mod csharp;
 mod exit_paths;
+mod fact_marks;
 mod go;
 mod java;
 mod javascript;

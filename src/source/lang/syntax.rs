@@ -42,21 +42,31 @@ pub fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
 /// Visits the nodes of the kinds in `visit` below `root` in source order, with their ancestors
 /// (nearest last): asking a node for its parent costs a walk down from the root in
 /// tree-sitter, a stack costs nothing; testing kinds by id avoids a string per node.
-pub fn walk<'t>(
+pub fn walk<'t>(root: Node<'t>, visit_kinds: &KindSet, visit: impl FnMut(Node<'t>, &[Node<'t>])) {
+    walk_where(root, visit_kinds, |_, _| true, visit);
+}
+
+/// As `walk`, leaving out every node below `root` whose bytes `holds(start, end)` says hold
+/// nothing of interest, with all it holds: a caller that only acts on nodes with given
+/// words in them walks past the rest of the tree.
+pub fn walk_where<'t>(
     root: Node<'t>,
     visit_kinds: &KindSet,
+    mut holds: impl FnMut(usize, usize) -> bool,
     mut visit: impl FnMut(Node<'t>, &[Node<'t>]),
 ) {
     let mut cursor = root.walk();
     let mut ancestors: Vec<Node<'t>> = Vec::new();
     loop {
         let node = cursor.node();
-        if visit_kinds.has(node) {
-            visit(node, &ancestors);
-        }
-        if cursor.goto_first_child() {
-            ancestors.push(node);
-            continue;
+        if ancestors.is_empty() || holds(node.start_byte(), node.end_byte()) {
+            if visit_kinds.has(node) {
+                visit(node, &ancestors);
+            }
+            if cursor.goto_first_child() {
+                ancestors.push(node);
+                continue;
+            }
         }
         loop {
             if ancestors.is_empty() {

@@ -3,6 +3,7 @@
 //! transports it creates, the local modules it loads (and whether a branch chooses them),
 //! and the writes that only run on the way to a failing exit.
 
+use super::fact_marks::Marks;
 use super::syntax::Fields;
 use super::syntax::{self, args, string_content, text};
 use super::transport_branches;
@@ -174,10 +175,28 @@ pub fn facts(lang: Lang, root: Node<'_>, src: &[u8]) -> Option<ModuleFacts> {
 /// parts mention none of `fact_words` (`transports_window`): a Python statement left out
 /// between a write and an exit still parts them.
 pub fn facts_in(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> Option<ModuleFacts> {
-    let mut facts = match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript(lang, root, src),
-        Lang::Python => python(lang, root, src, ranges),
-        _ => return None,
+    facts_where(lang, root, src, ranges, None)
+}
+
+/// Most walks of a module for its flags before the whole tree is walked.
+const MAX_FLAG_ROUNDS: usize = 4;
+
+/// As `facts_in`; with `marks` (`fact_marks`), the walk passes by every node that mentions no
+/// fact word and no flag, with what it holds: the same facts from fewer nodes. A flag may be
+/// read where no fact word is (`if (useHttp)`), and is known only after a walk, so the walk
+/// is made again with the flags found marked, until it finds no new one: each walk finds a
+/// part of the flags the whole walk finds, and all of them once they are marked (the tests
+/// compare both walks).
+pub fn facts_where(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[Range],
+    marks: Option<&Marks>,
+) -> Option<ModuleFacts> {
+    let mut facts = match marks {
+        Some(marks) => facts_marked(lang, root, src, ranges, marks.clone())?,
+        None => walked(lang, root, src, ranges, None)?,
     };
     for load in &mut facts.loads {
         load.off_stdio = facts
@@ -190,6 +209,43 @@ pub fn facts_in(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> Opt
         bindings_used_off_stdio(root, src, &mut facts);
     }
     Some(facts)
+}
+
+fn walked(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[Range],
+    marks: Option<&Marks>,
+) -> Option<ModuleFacts> {
+    match lang {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => Some(javascript(lang, root, src, marks)),
+        Lang::Python => Some(python(lang, root, src, ranges, marks)),
+        _ => None,
+    }
+}
+
+/// The walks of `facts_where` with marks, the flags found marked after each.
+fn facts_marked(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[Range],
+    mut marks: Marks,
+) -> Option<ModuleFacts> {
+    let mut marked: Vec<String> = Vec::new();
+    for _ in 0..MAX_FLAG_ROUNDS {
+        let facts = walked(lang, root, src, ranges, Some(&marks))?;
+        let new: Vec<&String> = facts.flags.iter().filter(|f| !marked.contains(f)).collect();
+        if new.is_empty() {
+            return Some(facts);
+        }
+        for flag in new {
+            marks.add(src, flag);
+            marked.push(flag.clone());
+        }
+    }
+    walked(lang, root, src, ranges, None)
 }
 
 /// The names an `import` statement binds: default, namespace and named (as renamed).
@@ -301,25 +357,32 @@ fn walk<'t>(
     root: Node<'t>,
     src: &[u8],
     lists: &'static [&'static [&'static str]; 2],
+    marks: Option<&Marks>,
     mut visit: impl FnMut(Node<'t>, &[Node<'t>]),
 ) -> (Vec<(Range, OffStdio)>, Vec<String>) {
     let (facts, off_kinds) = (syntax::kinds(lang, lists[0]), syntax::kinds(lang, lists[1]));
     let mut off = transport_branches::Found::default();
-    syntax::walk(root, syntax::kinds_of(lang, lists), |node, ancestors| {
-        if off_kinds.has(node) {
-            off.visit(node, src);
-        }
-        if facts.has(node) {
-            visit(node, ancestors);
-        }
-    });
+    let holds = |start, end| marks.is_none_or(|m| m.holds(start, end));
+    syntax::walk_where(
+        root,
+        syntax::kinds_of(lang, lists),
+        holds,
+        |node, ancestors| {
+            if off_kinds.has(node) {
+                off.visit(node, src);
+            }
+            if facts.has(node) {
+                visit(node, ancestors);
+            }
+        },
+    );
     off.parts(lang, src)
 }
 
-fn javascript(lang: Lang, root: Node<'_>, src: &[u8]) -> ModuleFacts {
+fn javascript(lang: Lang, root: Node<'_>, src: &[u8], marks: Option<&Marks>) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, JS_BRANCHES);
-    (facts.off_stdio, facts.flags) = walk(lang, root, src, JS_WALK, |node, ancestors| {
+    (facts.off_stdio, facts.flags) = walk(lang, root, src, JS_WALK, marks, |node, ancestors| {
         // Asked only where a load is: most visits are calls and members.
         let in_branch = || ancestors.iter().any(|a| branches.has(*a));
         match node.kind() {

@@ -2,6 +2,7 @@
 //! runs (FastMCP's `run`, uvicorn, the SDK's HTTP apps), stdin read, and the writes just
 //! before a failing exit.
 
+use super::super::fact_marks::Marks;
 use super::super::syntax::{self, args, string_content, text};
 use super::super::transport_branches;
 use super::super::Lang;
@@ -40,65 +41,72 @@ const PY_HTTP_TRANSPORTS: &[&str] = &["sse", "streamable-http", "streamable_http
 /// One walk for the facts (`PY_VISIT`) and the parts off the stdio path.
 const PY_WALK: &[&[&str]; 2] = &[PY_VISIT, transport_branches::VISIT];
 
-pub(super) fn python(lang: Lang, root: Node<'_>, src: &[u8], ranges: &[Range]) -> ModuleFacts {
+pub(super) fn python(
+    lang: Lang,
+    root: Node<'_>,
+    src: &[u8],
+    ranges: &[Range],
+    marks: Option<&Marks>,
+) -> ModuleFacts {
     let mut facts = ModuleFacts::default();
     let branches = syntax::kinds(lang, PY_BRANCHES);
-    (facts.off_stdio, facts.flags) = super::walk(lang, root, src, PY_WALK, |node, ancestors| {
-        // Asked only where a load or a call is: most visits are names.
-        let in_branch = || ancestors.iter().any(|a| branches.has(*a));
-        match node.kind() {
-            "import_statement" => {
-                let in_branch = in_branch();
-                let mut cursor = node.walk();
-                for name in node.children_by_field_name("name", &mut cursor) {
-                    let name = name.field("name").unwrap_or(name);
-                    facts.loads.push(Load::new(
-                        text(name, src).to_string(),
-                        in_branch,
-                        node.start_byte(),
-                    ));
+    (facts.off_stdio, facts.flags) =
+        super::walk(lang, root, src, PY_WALK, marks, |node, ancestors| {
+            // Asked only where a load or a call is: most visits are names.
+            let in_branch = || ancestors.iter().any(|a| branches.has(*a));
+            match node.kind() {
+                "import_statement" => {
+                    let in_branch = in_branch();
+                    let mut cursor = node.walk();
+                    for name in node.children_by_field_name("name", &mut cursor) {
+                        let name = name.field("name").unwrap_or(name);
+                        facts.loads.push(Load::new(
+                            text(name, src).to_string(),
+                            in_branch,
+                            node.start_byte(),
+                        ));
+                    }
                 }
-            }
-            "import_from_statement" => {
-                let Some(module) = node.field("module_name") else {
-                    return;
-                };
-                let module = text(module, src).to_string();
-                let in_branch = in_branch();
-                // `from pkg import http`: `http` may be a module of the package.
-                let mut cursor = node.walk();
-                let names: Vec<String> = node
-                    .children_by_field_name("name", &mut cursor)
-                    .map(|n| text(n.field("name").unwrap_or(n), src).to_string())
-                    .collect();
-                for name in names {
-                    let joined = if module.ends_with('.') {
-                        format!("{module}{name}")
-                    } else {
-                        format!("{module}.{name}")
+                "import_from_statement" => {
+                    let Some(module) = node.field("module_name") else {
+                        return;
                     };
+                    let module = text(module, src).to_string();
+                    let in_branch = in_branch();
+                    // `from pkg import http`: `http` may be a module of the package.
+                    let mut cursor = node.walk();
+                    let names: Vec<String> = node
+                        .children_by_field_name("name", &mut cursor)
+                        .map(|n| text(n.field("name").unwrap_or(n), src).to_string())
+                        .collect();
+                    for name in names {
+                        let joined = if module.ends_with('.') {
+                            format!("{module}{name}")
+                        } else {
+                            format!("{module}.{name}")
+                        };
+                        facts
+                            .loads
+                            .push(Load::new(joined, in_branch, node.start_byte()));
+                    }
                     facts
                         .loads
-                        .push(Load::new(joined, in_branch, node.start_byte()));
+                        .push(Load::new(module, in_branch, node.start_byte()));
                 }
-                facts
-                    .loads
-                    .push(Load::new(module, in_branch, node.start_byte()));
-            }
-            "call" => python_call(node, src, in_branch, &mut facts),
-            "module" | "block" => {
-                python_exit_writes(&args(node), src, ranges, &mut facts.exit_writes)
-            }
-            // A server that reads stdin itself speaks stdio, whatever else it serves.
-            "identifier" | "attribute" => {
-                // Bytes, not text: most names are neither, and no UTF-8 check is needed.
-                if matches!(&src[node.byte_range()], b"stdio_server" | b"sys.stdin") {
-                    facts.serves_stdio = true;
+                "call" => python_call(node, src, in_branch, &mut facts),
+                "module" | "block" => {
+                    python_exit_writes(&args(node), src, ranges, &mut facts.exit_writes)
                 }
+                // A server that reads stdin itself speaks stdio, whatever else it serves.
+                "identifier" | "attribute" => {
+                    // Bytes, not text: most names are neither, and no UTF-8 check is needed.
+                    if matches!(&src[node.byte_range()], b"stdio_server" | b"sys.stdin") {
+                        facts.serves_stdio = true;
+                    }
+                }
+                _ => {}
             }
-            _ => {}
-        }
-    });
+        });
     facts
 }
 

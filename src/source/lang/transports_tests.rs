@@ -1,11 +1,70 @@
 //! Unit tests of `transports`: facts read from code, and the text test before parsing.
 use super::*;
 
+/// The facts of `src`, from a walk of every node; the walk that passes by the nodes no mark
+/// is in (`facts_where` with marks) must find the same, in every test here.
 fn of(lang: Lang, src: &str) -> ModuleFacts {
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&lang.grammar()).expect("grammar");
     let tree = parser.parse(src, None).expect("parse");
-    facts(lang, tree.root_node(), src.as_bytes()).expect("facts")
+    let all = facts(lang, tree.root_node(), src.as_bytes()).expect("facts");
+    assert_eq!(
+        format!("{:?}", marked(lang, &tree, src)),
+        format!("{all:?}"),
+        "{src}"
+    );
+    all
+}
+
+fn marks(lang: Lang, src: &str) -> Marks {
+    let mentions =
+        super::super::transports_window::FactMentions::of(lang, &lang.text(src.as_bytes()));
+    mentions.marks(lang, src.as_bytes())
+}
+
+fn marked(lang: Lang, tree: &tree_sitter::Tree, src: &str) -> ModuleFacts {
+    let marks = marks(lang, src);
+    facts_where(lang, tree.root_node(), src.as_bytes(), &[], Some(&marks)).expect("facts")
+}
+
+/// Flags set from flags, read where no fact word is: the marked walk finds them only once the
+/// flags it found are marked, in rounds, and then finds what the walk of every node finds.
+#[test]
+fn the_marked_walk_finds_flags_read_where_no_fact_word_is() {
+    let js = "const useSse = process.env.MCP_TRANSPORT === 'sse';\n\
+              function quiet() {\n  return useSse;\n}\n\
+              const loud = quiet() && verbose;\n\
+              if (loud) {\n  console.log('a');\n}\n\
+              class S {\n  run() {\n    if (loud) {\n      console.log('b');\n    }\n  }\n}\n";
+    let py = "use_sse = os.environ.get('MCP_TRANSPORT') == 'sse'\n\
+              def quiet():\n    return use_sse\n\
+              loud = quiet() and verbose\n\
+              if loud:\n    print('a')\n";
+    for (lang, src, flags) in [
+        (Lang::JavaScript, js, vec!["loud", "quiet", "useSse"]),
+        (Lang::Python, py, vec!["loud", "quiet", "use_sse"]),
+    ] {
+        let all = of(lang, src);
+        assert_eq!(all.flags, flags, "{lang:?}");
+        assert!(!all.off_stdio.is_empty(), "{lang:?}");
+        // One walk with the fact words' marks alone misses the flags set from flags.
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).expect("grammar");
+        let tree = parser.parse(src, None).expect("parse");
+        let once = walked(
+            lang,
+            tree.root_node(),
+            src.as_bytes(),
+            &[],
+            Some(&marks(lang, src)),
+        )
+        .expect("facts");
+        assert!(
+            once.flags.len() < all.flags.len(),
+            "{lang:?}: {:?}",
+            once.flags
+        );
+    }
 }
 
 #[test]

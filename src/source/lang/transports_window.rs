@@ -7,6 +7,7 @@
 //! window is cut statement by statement (`FactMentions::ranges`). A part left out may still
 //! name what the facts follow (a flag, an import's name): `taken_back` puts such parts back.
 
+pub use super::fact_marks::Marks;
 use super::js_window;
 use super::prefilter::{span_at, Region, Span, Text};
 use super::python_window;
@@ -144,6 +145,11 @@ impl FactMentions {
             Vec::new()
         };
         Self { at, around, braces }
+    }
+
+    /// The mentions that mark the nodes the walk for the facts acts on (`fact_marks`).
+    pub fn marks(&self, lang: Lang, src: &[u8]) -> Marks {
+        Marks::new(lang, src, &self.at)
     }
 
     /// True if a mention lies wholly in `src[start..end]`.
@@ -350,6 +356,12 @@ fn counts_as_code(spans: &[Span], start: usize, end: usize) -> bool {
 /// The parts of `src` to parse for its facts, or None to parse it whole.
 pub fn ranges(lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
     FactMentions::of(lang, &lang.text(src)).ranges(lang, src)
+}
+
+/// As `ranges`, with the marks of the nodes the walk for the facts acts on.
+pub fn ranges_and_marks(lang: Lang, src: &[u8]) -> (Option<Vec<Range>>, Marks) {
+    let mentions = FactMentions::of(lang, &lang.text(src));
+    (mentions.ranges(lang, src), mentions.marks(lang, src))
 }
 
 /// For tests of windows: a body of 30 quiet statements, and six quiet functions of it in

@@ -122,9 +122,10 @@ fn a_part_left_out_that_names_an_imports_bindings_is_taken_back() {
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&lang.grammar()).expect("grammar");
         let of = |ranges: Vec<Range>, parser: &mut tree_sitter::Parser| {
-            let facts = crate::source::trees::facts_in_part(parser, lang, bytes, ranges, None)
-                .expect("parsed")
-                .expect("facts");
+            let facts =
+                crate::source::trees::facts_in_part(parser, lang, bytes, ranges, None, None)
+                    .expect("parsed")
+                    .expect("facts");
             summary(&facts)
         };
         let part = of(window.clone(), &mut parser);
