@@ -298,11 +298,29 @@ fn statements(src: &[u8]) -> Option<Vec<Statement>> {
                 i += 1;
             }
             b'\'' | b'"' => i = skip_string(src, i)?,
-            _ => i += 1,
+            // Up to the next byte the match above acts on, a table lookup each.
+            _ => {
+                i += 1;
+                while src.get(i).is_some_and(|b| !SPECIAL[*b as usize]) {
+                    i += 1;
+                }
+            }
         }
     }
     (depth == 0).then_some(out)
 }
+
+/// The bytes `statements` acts on: a line's end, a continuation, a comment, a bracket, a quote.
+static SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let bytes = b"\n\\#()[]{}'\"";
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// A string literal, with or without a prefix (`r`, `b`, `f`, `u`, `rb`...).
 fn starts_string(text: &[u8]) -> bool {
