@@ -300,7 +300,7 @@ impl Worker<'_> {
                 return Some(facts);
             }
         }
-        let ranges = mentions.ranges(lang, bytes).unwrap_or_default();
+        let ranges = mentions.ranges(lang, text).unwrap_or_default();
         let parser = super::trees::parser_for(&mut self.parsers, lang)?;
         super::trees::facts_in_part(parser, lang, bytes, ranges, Some(tree), marks.as_ref())
     }
@@ -448,7 +448,7 @@ impl Worker<'_> {
             match self.parse(lang, bytes, &window, earlier.as_ref()) {
                 // A syntax error may come from a wrong cut (or the file): parse it whole.
                 Some(tree) if !tree.root_node().has_error() => {
-                    match lang.widen_or_scan(&tree, bytes, &window) {
+                    match lang.widen_or_scan(&tree, text, &window) {
                         Ok(hits) => return Some((tree, window, hits)),
                         Err(wider) => {
                             ranges = Some(wider);

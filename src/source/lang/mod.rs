@@ -162,7 +162,7 @@ impl Lang {
             Lang::JavaScript | Lang::TypeScript => {
                 javascript::widen_ranges(self, tree.root_node(), src, ranges)
             }
-            Lang::Python => python::widen_ranges(self, tree.root_node(), src, ranges),
+            Lang::Python => python::widen_ranges(self, tree.root_node(), &self.text(src), ranges),
             _ => None,
         }
     }
@@ -172,16 +172,17 @@ impl Lang {
     pub fn widen_or_scan(
         self,
         tree: &Tree,
-        src: &[u8],
+        text: &Text<'_>,
         ranges: &[Range],
     ) -> Result<Vec<Hit>, Vec<Range>> {
+        let src = text.src;
         let root = tree.root_node();
         let mut out = Vec::new();
         let wider = match self {
             Lang::JavaScript | Lang::TypeScript => {
                 javascript::widen_or_scan(self, root, src, ranges, &mut out)
             }
-            Lang::Python => python::widen_or_scan(self, root, src, ranges, &mut out),
+            Lang::Python => python::widen_or_scan(self, root, text, ranges, &mut out),
             _ => return Ok(self.scan(tree, src)),
         };
         match wider {

@@ -200,6 +200,9 @@ pub struct Text<'a> {
     prefilter: &'static Prefilter,
     occurrences: OnceCell<Vec<(usize, usize, usize)>>,
     spans: OnceCell<Option<Vec<Span>>>,
+    /// Where Python's statements start (`python_window`), for the scan's window, its
+    /// widening and the facts' window.
+    statements: OnceCell<Option<Vec<super::python_window::Statement>>>,
 }
 
 impl<'a> Text<'a> {
@@ -209,7 +212,15 @@ impl<'a> Text<'a> {
             prefilter,
             occurrences: OnceCell::new(),
             spans: OnceCell::new(),
+            statements: OnceCell::new(),
         }
+    }
+
+    /// The statements of a Python file (`python_window`), or None when its lexer is unsure.
+    pub(super) fn python_statements(&self) -> Option<&[super::python_window::Statement]> {
+        self.statements
+            .get_or_init(|| super::python_window::statements(self.src))
+            .as_deref()
     }
 
     /// The spans of the language's lexer, or None without one or when it lost track.

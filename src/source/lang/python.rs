@@ -7,7 +7,7 @@ use super::python_redirect::{self, Redirects};
 use super::scope::{agree, every_expr, Binding, Bindings, Members, Value};
 use super::syntax::Fields;
 use super::syntax::{self, args, contains, string_content, text, MAX_RESOLVE_DEPTH};
-use super::{Hit, Lang};
+use super::{Hit, Lang, Text};
 use tree_sitter::Node;
 
 /// Modules whose members `module_member` knows; any other module, and any member of these
@@ -147,12 +147,12 @@ pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {
 pub fn widen_or_scan(
     lang: Lang,
     root: Node<'_>,
-    src: &[u8],
+    file: &Text<'_>,
     ranges: &[tree_sitter::Range],
     out: &mut Vec<Hit>,
 ) -> Option<Vec<tree_sitter::Range>> {
-    let (py, calls, pairs) = collect(lang, root, src);
-    let wider = wider(&py, src, ranges);
+    let (py, calls, pairs) = collect(lang, root, file.src);
+    let wider = wider(&py, file, ranges);
     if wider.is_none() {
         check(&py, calls, pairs, out);
     }
@@ -258,17 +258,18 @@ fn collect<'t>(
 pub fn widen_ranges(
     lang: Lang,
     root: Node<'_>,
-    src: &[u8],
+    file: &Text<'_>,
     ranges: &[tree_sitter::Range],
 ) -> Option<Vec<tree_sitter::Range>> {
-    wider(&collect(lang, root, src).0, src, ranges)
+    wider(&collect(lang, root, file.src).0, file, ranges)
 }
 
 fn wider(
     py: &Py<'_>,
-    src: &[u8],
+    file: &Text<'_>,
     ranges: &[tree_sitter::Range],
 ) -> Option<Vec<tree_sitter::Range>> {
+    let src = file.src;
     // `import re` and `from os import environ` lead nowhere; `import sys` is followed only
     // through words that keep a definition anyway (`sys.stdout`); `import rich.console as rc`
     // is followed as `rc`.
@@ -294,7 +295,7 @@ fn wider(
         return None;
     }
     // Parse again with the definitions that use them (empty ranges parse the whole file).
-    Some(super::python_words::window(src, &used).unwrap_or_default())
+    Some(super::python_words::window(file, &used).unwrap_or_default())
 }
 
 impl<'t> Py<'t> {

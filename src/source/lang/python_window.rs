@@ -12,6 +12,7 @@
 //! windowed parse has a syntax error.
 
 use super::js_window::LineIndex;
+use super::prefilter::Text;
 use super::python_lex::skip_string;
 use tree_sitter::Range;
 
@@ -21,7 +22,7 @@ const MIN_SAVING_PERCENT: usize = 5;
 /// A statement that starts a line: where its line starts, its indentation, and what starts
 /// it.
 #[derive(Debug, Clone, Copy)]
-struct Statement {
+pub(super) struct Statement {
     line: usize,
     indent: usize,
     /// `class`.
@@ -51,11 +52,11 @@ const MIN_GAP: usize = 16;
 /// `keep` must hold every statement that can bind a name the rules resolve (see
 /// `python_words::window_of`).
 pub fn fine_ranges_by(
-    src: &[u8],
+    text: &Text<'_>,
     keep: impl Fn(usize, usize) -> bool,
     whole: impl Fn(usize, usize) -> bool,
 ) -> Option<Vec<Range>> {
-    fine(src, keep, whole, false)
+    fine(text, keep, whole, false)
 }
 
 /// As `fine_ranges_by`, for the facts (`transports_window`): also kept, in each block of a
@@ -65,20 +66,21 @@ pub fn fine_ranges_by(
 /// (an exit, a `return` that makes a guard, dead code after an exit) and whether a
 /// function's body is one `return` (a flag's setter).
 pub fn facts_ranges_by(
-    src: &[u8],
+    text: &Text<'_>,
     keep: impl Fn(usize, usize) -> bool,
     whole: impl Fn(usize, usize) -> bool,
 ) -> Option<Vec<Range>> {
-    fine(src, keep, whole, true)
+    fine(text, keep, whole, true)
 }
 
 fn fine(
-    src: &[u8],
+    text: &Text<'_>,
     keep: impl Fn(usize, usize) -> bool,
     whole: impl Fn(usize, usize) -> bool,
     ends: bool,
 ) -> Option<Vec<Range>> {
-    let statements = statements(src)?;
+    let src = text.src;
+    let statements = text.python_statements()?;
     // `after[i]`: the first statement after i and all it holds.
     let mut after = vec![statements.len(); statements.len()];
     let mut open: Vec<usize> = Vec::new();
@@ -93,7 +95,7 @@ fn fine(
     }
     let mut fine = Fine {
         src_len: src.len(),
-        statements: &statements,
+        statements,
         after: &after,
         keep,
         whole,
@@ -237,7 +239,7 @@ pub(super) fn is_ident(byte: u8) -> bool {
 
 /// Every statement that starts a line, in order; None if the lexer is unsure (an
 /// unterminated string, unbalanced brackets, a tab or form feed in an indentation).
-fn statements(src: &[u8]) -> Option<Vec<Statement>> {
+pub(super) fn statements(src: &[u8]) -> Option<Vec<Statement>> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut line_start = true;
@@ -338,6 +340,7 @@ fn starts_with_word(text: &[u8], word: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Lang;
     use super::*;
 
     /// The text of the facts' window that keeps statements mentioning `print` or `stdout`,
@@ -349,7 +352,7 @@ mod tests {
                 .any(|w| mentions(&src.as_bytes()[start..end], w.as_bytes()))
         };
         let ranges = facts_ranges_by(
-            src.as_bytes(),
+            &Lang::Python.text(src.as_bytes()),
             |start, end| words(start, end, &["print", "stdout"]),
             |start, end| words(start, end, &["exit"]),
         )?;

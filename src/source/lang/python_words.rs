@@ -253,11 +253,10 @@ fn mentioned_at(src: &[u8], words: &[&str]) -> Vec<usize> {
 /// The parts of a large file worth parsing (see `python_window::fine_ranges_by`), or None
 /// for all of it: statements with no occurrence that keeps them (`keeps_statement`,
 /// `resolved_at`) and no mention of `WINDOW_KEEP` or `names` are left out.
-pub(super) fn window(src: &[u8], names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
-    window_of(&super::prefilter::Text::new(src, &PREFILTER), names)
+pub(super) fn window(text: &Text<'_>, names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
+    window_of(text, names)
 }
 
-/// As `window`, of a file the prefilter has read.
 fn window_of(text: &Text<'_>, names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
     let src = text.src;
     let mut keeping: Vec<usize> = text
@@ -278,7 +277,7 @@ fn window_of(text: &Text<'_>, names: &[&str]) -> Option<Vec<tree_sitter::Range>>
         at.get(first).is_some_and(|a| *a < end)
     };
     python_window::fine_ranges_by(
-        src,
+        text,
         |start, end| within(&keeping, start, end),
         |start, end| within(&whole, start, end),
     )
@@ -300,7 +299,7 @@ mod tests {
             .set_language(&Lang::Python.grammar())
             .expect("grammar");
         let whole = parser.parse(src, None).expect("parse");
-        let ranges = window(src.as_bytes(), &[]).expect("windowed");
+        let ranges = window(&Lang::Python.text(src.as_bytes()), &[]).expect("windowed");
         parser.set_included_ranges(&ranges).expect("ranges");
         let part = parser.parse(src, None).expect("parse");
         let hits = |t: &tree_sitter::Tree| Lang::Python.scan(t, src.as_bytes()).len();
@@ -320,7 +319,7 @@ mod tests {
         };
         let whole = parser.parse(src, None).expect("parse");
         let expected = show(Lang::Python.scan(&whole, bytes));
-        let mut ranges = window(bytes, &[]).expect("windowed");
+        let mut ranges = window(&Lang::Python.text(bytes), &[]).expect("windowed");
         let first: String = ranges
             .iter()
             .map(|r| &src[r.start_byte..r.end_byte])
@@ -338,7 +337,7 @@ mod tests {
             if attempt == 0 {
                 first_clean = Some(first.clone());
             }
-            match Lang::Python.widen_or_scan(&tree, bytes, &ranges) {
+            match Lang::Python.widen_or_scan(&tree, &Lang::Python.text(bytes), &ranges) {
                 Ok(hits) => return (show(hits), expected, first_clean),
                 Err(wider) => ranges = wider,
             }
@@ -451,7 +450,7 @@ mod tests {
         let src = format!(
             "x = 0\n\ndef helper(x):\n    '''>>> print(x)'''\n{body}    return x\n\n{filler}print('x')\n"
         );
-        let ranges = window(src.as_bytes(), &[]).expect("windowed");
+        let ranges = window(&Lang::Python.text(src.as_bytes()), &[]).expect("windowed");
         assert!(!ranges
             .iter()
             .any(|r| src[r.start_byte..r.end_byte].contains("def helper")));

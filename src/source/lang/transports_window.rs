@@ -158,7 +158,8 @@ impl FactMentions {
     }
 
     /// The parts of `src` to parse for its facts, or None to parse it whole.
-    pub fn ranges(&self, lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
+    pub fn ranges(&self, lang: Lang, text: &Text<'_>) -> Option<Vec<Range>> {
+        let src = text.src;
         if src.len() < FACTS_WINDOW_MIN_BYTES {
             return None;
         }
@@ -176,7 +177,7 @@ impl FactMentions {
             // (`if not use_http: return`) holds no fact word: `trees::facts_in_part` parses
             // whole when such a name is read in a part left out.
             Lang::Python => python_window::facts_ranges_by(
-                src,
+                text,
                 |s, e| self.within(s, e),
                 |s, e| within(&self.around, s, e),
             ),
@@ -355,13 +356,15 @@ fn counts_as_code(spans: &[Span], start: usize, end: usize) -> bool {
 
 /// The parts of `src` to parse for its facts, or None to parse it whole.
 pub fn ranges(lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
-    FactMentions::of(lang, &lang.text(src)).ranges(lang, src)
+    let text = lang.text(src);
+    FactMentions::of(lang, &text).ranges(lang, &text)
 }
 
 /// As `ranges`, with the marks of the nodes the walk for the facts acts on.
 pub fn ranges_and_marks(lang: Lang, src: &[u8]) -> (Option<Vec<Range>>, Marks) {
-    let mentions = FactMentions::of(lang, &lang.text(src));
-    (mentions.ranges(lang, src), mentions.marks(lang, src))
+    let text = lang.text(src);
+    let mentions = FactMentions::of(lang, &text);
+    (mentions.ranges(lang, &text), mentions.marks(lang, src))
 }
 
 /// For tests of windows: a body of 30 quiet statements, and six quiet functions of it in
