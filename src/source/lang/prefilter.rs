@@ -200,9 +200,9 @@ pub struct Text<'a> {
     prefilter: &'static Prefilter,
     occurrences: OnceCell<Vec<(usize, usize, usize)>>,
     spans: OnceCell<Option<Vec<Span>>>,
-    /// Where Python's statements start (`python_window`), for the scan's window, its
-    /// widening and the facts' window.
-    statements: OnceCell<Option<Vec<super::python_window::Statement>>>,
+    /// What a language's windows find in the file and ask for again (Python's statements,
+    /// `python_window`, for the scan's window, its widening and the facts' window).
+    kept: OnceCell<Box<dyn std::any::Any>>,
 }
 
 impl<'a> Text<'a> {
@@ -212,15 +212,16 @@ impl<'a> Text<'a> {
             prefilter,
             occurrences: OnceCell::new(),
             spans: OnceCell::new(),
-            statements: OnceCell::new(),
+            kept: OnceCell::new(),
         }
     }
 
-    /// The statements of a Python file (`python_window`), or None when its lexer is unsure.
-    pub(super) fn python_statements(&self) -> Option<&[super::python_window::Statement]> {
-        self.statements
-            .get_or_init(|| super::python_window::statements(self.src))
-            .as_deref()
+    /// What `find` finds in the file, found on the first call and kept for the next; None if
+    /// an earlier call kept something of another type (one language, one kind of thing).
+    pub fn kept<T: 'static>(&self, find: impl FnOnce(&[u8]) -> T) -> Option<&T> {
+        self.kept
+            .get_or_init(|| Box::new(find(self.src)))
+            .downcast_ref()
     }
 
     /// The spans of the language's lexer, or None without one or when it lost track.
@@ -499,5 +500,20 @@ mod tests {
     fn words_that_cannot_be_compiled_mean_parse_everything() {
         static BAD: Prefilter = Prefilter::new(|| vec![vec![vec!["System.out"]]]);
         assert!(BAD.may_match(b"nothing here"));
+    }
+
+    #[test]
+    fn what_a_window_finds_is_found_once_and_kept_by_its_type() {
+        let text = Text::new(b"a\nb\n", &TEST);
+        let mut calls = 0;
+        let lines = |src: &[u8]| {
+            calls += 1;
+            src.split(|b| *b == b'\n').count()
+        };
+        assert_eq!(text.kept(lines), Some(&3));
+        assert_eq!(text.kept(|_| 0usize), Some(&3));
+        assert_eq!(calls, 1);
+        // Something of another type is not what was kept.
+        assert_eq!(text.kept(|_| "other"), None);
     }
 }

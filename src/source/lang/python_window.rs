@@ -22,7 +22,7 @@ const MIN_SAVING_PERCENT: usize = 5;
 /// A statement that starts a line: where its line starts, its indentation, and what starts
 /// it.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Statement {
+struct Statement {
     line: usize,
     indent: usize,
     /// `class`.
@@ -80,7 +80,14 @@ fn fine(
     ends: bool,
 ) -> Option<Vec<Range>> {
     let src = text.src;
-    let statements = text.python_statements()?;
+    let found;
+    let statements: &[Statement] = match text.kept(statements) {
+        Some(kept) => kept.as_deref()?,
+        None => {
+            found = statements(src)?;
+            &found
+        }
+    };
     // `after[i]`: the first statement after i and all it holds.
     let mut after = vec![statements.len(); statements.len()];
     let mut open: Vec<usize> = Vec::new();
@@ -239,7 +246,7 @@ pub(super) fn is_ident(byte: u8) -> bool {
 
 /// Every statement that starts a line, in order; None if the lexer is unsure (an
 /// unterminated string, unbalanced brackets, a tab or form feed in an indentation).
-pub(super) fn statements(src: &[u8]) -> Option<Vec<Statement>> {
+fn statements(src: &[u8]) -> Option<Vec<Statement>> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut line_start = true;

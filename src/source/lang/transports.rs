@@ -194,10 +194,36 @@ pub fn facts_where(
     ranges: &[Range],
     marks: Option<&Marks>,
 ) -> Option<ModuleFacts> {
-    let mut facts = match marks {
-        Some(marks) => facts_marked(lang, root, src, ranges, marks.clone())?,
-        None => walked(lang, root, src, ranges, None)?,
+    let walked = |marks: Option<&Marks>| match lang {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => Some(javascript(lang, root, src, marks)),
+        Lang::Python => Some(python(lang, root, src, ranges, marks)),
+        _ => None,
     };
+    let mut facts = walked(marks)?;
+    if let Some(marks) = marks {
+        let mut marks = marks.clone();
+        let mut marked: Vec<String> = Vec::new();
+        for round in 1.. {
+            let new: Vec<String> = facts
+                .flags
+                .iter()
+                .filter(|f| !marked.contains(f))
+                .cloned()
+                .collect();
+            if new.is_empty() {
+                break;
+            }
+            if round == MAX_FLAG_ROUNDS {
+                facts = walked(None)?;
+                break;
+            }
+            for flag in new {
+                marks.add(src, &flag);
+                marked.push(flag);
+            }
+            facts = walked(Some(&marks))?;
+        }
+    }
     for load in &mut facts.loads {
         load.off_stdio = facts
             .off_stdio
@@ -209,43 +235,6 @@ pub fn facts_where(
         bindings_used_off_stdio(root, src, &mut facts);
     }
     Some(facts)
-}
-
-fn walked(
-    lang: Lang,
-    root: Node<'_>,
-    src: &[u8],
-    ranges: &[Range],
-    marks: Option<&Marks>,
-) -> Option<ModuleFacts> {
-    match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => Some(javascript(lang, root, src, marks)),
-        Lang::Python => Some(python(lang, root, src, ranges, marks)),
-        _ => None,
-    }
-}
-
-/// The walks of `facts_where` with marks, the flags found marked after each.
-fn facts_marked(
-    lang: Lang,
-    root: Node<'_>,
-    src: &[u8],
-    ranges: &[Range],
-    mut marks: Marks,
-) -> Option<ModuleFacts> {
-    let mut marked: Vec<String> = Vec::new();
-    for _ in 0..MAX_FLAG_ROUNDS {
-        let facts = walked(lang, root, src, ranges, Some(&marks))?;
-        let new: Vec<&String> = facts.flags.iter().filter(|f| !marked.contains(f)).collect();
-        if new.is_empty() {
-            return Some(facts);
-        }
-        for flag in new {
-            marks.add(src, flag);
-            marked.push(flag.clone());
-        }
-    }
-    walked(lang, root, src, ranges, None)
 }
 
 /// The names an `import` statement binds: default, namespace and named (as renamed).
