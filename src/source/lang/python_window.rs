@@ -3,7 +3,7 @@
 //! kept compound statement is parsed as its headers and the statements of its bodies kept
 //! in turn, or whole where the caller says so. The scan's window (`fine_ranges_by`): the
 //! caller keeps every statement that can bind what the rules resolve
-//! (`python_words::window_of`); uses in left-out parts of names bound elsewhere to what the
+//! (`python_words::window`); uses in left-out parts of names bound elsewhere to what the
 //! rules follow (`p = print`, `self.out = sys.stdout`) are checked after the parse
 //! (`python::widen_ranges`). The facts' window (`facts_ranges_by`, `transports_window`):
 //! each block also keeps its first and last statement.
@@ -50,7 +50,7 @@ const MIN_GAP: usize = 16;
 /// and, within each body, the statements kept in turn. A body can be left empty:
 /// tree-sitter reads it so, without an error (the caller parses whole on one). The caller's
 /// `keep` must hold every statement that can bind a name the rules resolve (see
-/// `python_words::window_of`).
+/// `python_words::window`).
 pub fn fine_ranges_by(
     text: &Text<'_>,
     keep: impl Fn(usize, usize) -> bool,
@@ -80,14 +80,9 @@ fn fine(
     ends: bool,
 ) -> Option<Vec<Range>> {
     let src = text.src;
-    let found;
-    let statements: &[Statement] = match text.kept(statements) {
-        Some(kept) => kept.as_deref()?,
-        None => {
-            found = statements(src)?;
-            &found
-        }
-    };
+    // Parsed whole (None), as when the lexer is unsure, if the Text kept another type: only
+    // these windows keep anything in it.
+    let statements: &[Statement] = text.kept(statements)?.as_deref()?;
     // `after[i]`: the first statement after i and all it holds.
     let mut after = vec![statements.len(); statements.len()];
     let mut open: Vec<usize> = Vec::new();

@@ -254,10 +254,6 @@ fn mentioned_at(src: &[u8], words: &[&str]) -> Vec<usize> {
 /// for all of it: statements with no occurrence that keeps them (`keeps_statement`,
 /// `resolved_at`) and no mention of `WINDOW_KEEP` or `names` are left out.
 pub(super) fn window(text: &Text<'_>, names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
-    window_of(text, names)
-}
-
-fn window_of(text: &Text<'_>, names: &[&str]) -> Option<Vec<tree_sitter::Range>> {
     let src = text.src;
     let mut keeping: Vec<usize> = text
         .counted_by(keeps_statement)?
@@ -284,7 +280,7 @@ fn window_of(text: &Text<'_>, names: &[&str]) -> Option<Vec<tree_sitter::Range>>
 }
 
 pub fn parse_ranges(text: &Text<'_>) -> Option<Vec<tree_sitter::Range>> {
-    window_of(text, &[])
+    window(text, &[])
 }
 
 #[cfg(test)]

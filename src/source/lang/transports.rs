@@ -201,7 +201,8 @@ pub fn facts_where(
     };
     let mut facts = walked(marks)?;
     if let Some(marks) = marks {
-        let mut marks = marks.clone();
+        // Copied only when a flag is marked (rare).
+        let mut marks = std::borrow::Cow::Borrowed(marks);
         let mut marked: Vec<String> = Vec::new();
         for round in 1.. {
             let new: Vec<String> = facts
@@ -218,7 +219,7 @@ pub fn facts_where(
                 break;
             }
             for flag in new {
-                marks.add(src, &flag);
+                marks.to_mut().add(src, &flag);
                 marked.push(flag);
             }
             facts = walked(Some(&marks))?;

@@ -354,7 +354,9 @@ fn counts_as_code(spans: &[Span], start: usize, end: usize) -> bool {
     }
 }
 
-/// The parts of `src` to parse for its facts, or None to parse it whole.
+/// The parts of `src` to parse for its facts, or None to parse it whole (the tests' way to
+/// ask; `reach` asks `ranges_and_marks`).
+#[cfg(test)]
 pub fn ranges(lang: Lang, src: &[u8]) -> Option<Vec<Range>> {
     let text = lang.text(src);
     FactMentions::of(lang, &text).ranges(lang, &text)
