@@ -333,12 +333,7 @@ pub(super) struct LineIndex {
 impl LineIndex {
     pub(super) fn new(src: &[u8]) -> Self {
         let mut starts = vec![0];
-        starts.extend(
-            src.iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        starts.extend(memchr::memchr_iter(b'\n', src).map(|i| i + 1));
         Self { starts }
     }
 
@@ -366,6 +361,34 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each byte's row and column, as tree-sitter counts them (a column in bytes after the
+    /// last `\n`; `\r` is a byte of the line), against a count made one byte at a time.
+    #[test]
+    fn a_line_index_places_every_byte_as_a_count_byte_by_byte_does() {
+        for src in [
+            "",
+            "a",
+            "\n",
+            "ab\ncd",
+            "ab\r\ncd\r\n",
+            "\n\n x\n",
+            "é\nà b\n\n",
+        ] {
+            let lines = LineIndex::new(src.as_bytes());
+            let (mut row, mut column) = (0, 0);
+            for (at, byte) in src.bytes().chain([b' ']).enumerate() {
+                let range = lines.range(at, at);
+                assert_eq!(range.start_point, Point { row, column }, "{src:?} at {at}");
+                assert_eq!(range.end_point, range.start_point);
+                if byte == b'\n' {
+                    (row, column) = (row + 1, 0);
+                } else {
+                    column += 1;
+                }
+            }
+        }
+    }
 
     static WORDS: Words = Words::new(&["console"]);
 
