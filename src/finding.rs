@@ -443,12 +443,13 @@ impl Finding {
             hasher.update(part.as_bytes());
             hasher.update([0u8]);
         }
-        hasher
-            .finalize()
-            .iter()
-            .take(16)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = String::with_capacity(32);
+        for b in hasher.finalize().iter().take(16) {
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+        out
     }
 }
 
@@ -463,12 +464,14 @@ pub const EVIDENCE_CHARS: usize = 200;
 pub fn excerpt(text: &str, max_chars: usize) -> String {
     // Only what can reach the cut is cleaned: the kept part and a margin longer than any
     // secret that could start inside it, so a 16 MB line costs no more than a short one.
-    let window = match text
-        .char_indices()
-        .nth(max_chars.saturating_add(CLEAN_MARGIN))
-    {
-        Some((end, _)) => &text[..end],
-        None => text,
+    let reach = max_chars.saturating_add(CLEAN_MARGIN);
+    // No more bytes than that, so no more characters: all of it is within reach.
+    let window = if text.len() <= reach {
+        text
+    } else {
+        text.char_indices()
+            .nth(reach)
+            .map_or(text, |(end, _)| &text[..end])
     };
     let cleaned = crate::secrets::known::clean_in_force(window);
     crate::text::bounded(cleaned.as_deref().unwrap_or(window), max_chars)
