@@ -129,8 +129,13 @@ impl Deep {
     }
 
     fn indent(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        for _ in 0..self.base + self.level {
-            out.write_all(b"  ")?;
+        // Two spaces a level, written at once (a line of a SARIF result is 6 to 12 deep).
+        const SPACES: &[u8; 64] = &[b' '; 64];
+        let mut width = 2 * (self.base + self.level);
+        while width > 0 {
+            let now = width.min(SPACES.len());
+            out.write_all(&SPACES[..now])?;
+            width -= now;
         }
         Ok(())
     }
@@ -240,6 +245,28 @@ mod tests {
                 [("k".to_string(), vec![1, 2])].into(),
                 [("e".to_string(), Vec::new())].into(),
             ],
+        }
+    }
+
+    /// Deeper than one write of spaces (32 levels) and from a base level, an item prints as
+    /// serde_json prints it, every line indented by the base.
+    #[test]
+    fn a_deep_item_prints_as_serde_json_prints_it_from_its_base() {
+        let mut value = serde_json::json!({"k": [1, "two"]});
+        for level in 0..40 {
+            value = serde_json::json!({ format!("l{level}"): [value, {}, []] });
+        }
+        let whole = pretty(&value);
+        for base in [0, 1, 5, 33] {
+            let mut out = Vec::new();
+            Deep::print_into(&mut out, base, &value);
+            let margin = " ".repeat(2 * base);
+            let expected: Vec<String> = whole.lines().map(|l| format!("{margin}{l}")).collect();
+            assert_eq!(
+                String::from_utf8(out).expect("UTF-8"),
+                expected.join("\n"),
+                "{base}"
+            );
         }
     }
 
