@@ -129,7 +129,7 @@ impl Deep {
     }
 
     fn indent(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        // Two spaces a level, written at once (a line of a SARIF result is 6 to 12 deep).
+        // Two spaces a level, written at once (a line of a SARIF result is 4 to 12 levels deep).
         const SPACES: &[u8; 64] = &[b' '; 64];
         let mut width = 2 * (self.base + self.level);
         while width > 0 {
