@@ -5,7 +5,9 @@ use super::js_bindings::collect;
 use super::js_loggers;
 use super::js_resolve::{global, Js, Sym};
 use super::js_window;
-use super::prefilter::{called_with_other_fd, unfollowed_member, Occurrence, Prefilter, Region};
+use super::prefilter::{
+    called_with_other_fd, unfollowed_member, Occurrence, Prefilter, Region, Text,
+};
 use super::syntax::Fields;
 use super::syntax::{args, text, Words};
 use super::{quoted, Hit, Lang};
@@ -145,11 +147,11 @@ static KEEP: Words = Words::new(&[
 /// Logger configurations may live in object literals far from the call: parse those files whole.
 static LOGGERS: Words = Words::new(&["Console", "pino", "winston", "bunyan"]);
 
-pub fn parse_ranges(src: &[u8]) -> Option<Vec<tree_sitter::Range>> {
-    if LOGGERS.any(src) {
+pub fn parse_ranges(text: &Text<'_>) -> Option<Vec<tree_sitter::Range>> {
+    if LOGGERS.any(text.src) {
         return None;
     }
-    js_window::included_ranges(src, &KEEP, &[])
+    js_window::included_ranges(text, &KEEP, &[])
 }
 
 /// After a parse of `ranges`: the ranges widened to keep the uses of names the parsed part
@@ -158,22 +160,22 @@ pub fn parse_ranges(src: &[u8]) -> Option<Vec<tree_sitter::Range>> {
 pub fn widen_ranges(
     lang: Lang,
     root: Node<'_>,
-    src: &[u8],
+    text: &Text<'_>,
     ranges: &[tree_sitter::Range],
 ) -> Option<Vec<tree_sitter::Range>> {
-    wider(&collect(lang, root, src).0, src, ranges)
+    wider(&collect(lang, root, text.src).0, text, ranges)
 }
 
 /// `widen_ranges`, then, if the parse will do, `scan`, from one walk of the tree.
 pub fn widen_or_scan(
     lang: Lang,
     root: Node<'_>,
-    src: &[u8],
+    text: &Text<'_>,
     ranges: &[tree_sitter::Range],
     out: &mut Vec<Hit>,
 ) -> Option<Vec<tree_sitter::Range>> {
-    let (js, candidates) = collect(lang, root, src);
-    let wider = wider(&js, src, ranges);
+    let (js, candidates) = collect(lang, root, text.src);
+    let wider = wider(&js, text, ranges);
     if wider.is_none() {
         check(&js, candidates, out);
     }
@@ -182,9 +184,10 @@ pub fn widen_or_scan(
 
 fn wider(
     js: &Js<'_>,
-    src: &[u8],
+    text: &Text<'_>,
     ranges: &[tree_sitter::Range],
 ) -> Option<Vec<tree_sitter::Range>> {
+    let src = text.src;
     let writer = |sym: Option<Sym>| {
         matches!(
             sym,
@@ -222,7 +225,7 @@ fn wider(
         return None;
     }
     // Empty ranges parse the whole file.
-    Some(js_window::included_ranges(src, &KEEP, &aliases).unwrap_or_default())
+    Some(js_window::included_ranges(text, &KEEP, &aliases).unwrap_or_default())
 }
 
 pub fn scan(lang: Lang, root: Node<'_>, src: &[u8], out: &mut Vec<Hit>) {

@@ -6,7 +6,9 @@
 //! expressions); when it is unsure the caller parses the whole file, and also when the
 //! windowed parse has a syntax error.
 
+use super::prefilter::Text;
 use super::syntax::Words;
+use std::cell::OnceCell;
 use tree_sitter::{Point, Range};
 
 /// Blocks smaller than this are kept: leaving them out saves less than it costs. (The
@@ -57,6 +59,22 @@ pub(super) const REGEX_AFTER: &[&[u8]] = &[
 struct Lexed {
     blocks: Vec<Block>,
     comments: Vec<(usize, usize)>,
+}
+
+/// What the lexer finds in a file and the file's lines, found once for every window that
+/// asks (the scan's, its widening, the facts').
+struct Found {
+    lexed: Option<Lexed>,
+    lines: OnceCell<LineIndex>,
+}
+
+impl Found {
+    fn of(src: &[u8]) -> Self {
+        Self {
+            lexed: lex(src),
+            lines: OnceCell::new(),
+        }
+    }
 }
 
 /// Lexes a file; None if the lexer is unsure.
@@ -263,7 +281,8 @@ fn skip_regex(src: &[u8], from: usize) -> Option<usize> {
 
 /// The ranges to parse, or None to parse the whole file. A block that mentions one of
 /// `keep` or of `names` is kept.
-pub fn included_ranges(src: &[u8], keep: &Words, names: &[String]) -> Option<Vec<Range>> {
+pub fn included_ranges(text: &Text<'_>, keep: &Words, names: &[String]) -> Option<Vec<Range>> {
+    let src = text.src;
     let mut mentions: Vec<usize> = Vec::new();
     keep.any_where(src, |_, end| {
         mentions.push(end);
@@ -272,13 +291,22 @@ pub fn included_ranges(src: &[u8], keep: &Words, names: &[String]) -> Option<Vec
     for name in names {
         mentions.extend(whole_word_ends(src, name.as_bytes()));
     }
-    included_ranges_at(src, mentions)
+    included_ranges_at(text, mentions)
 }
 
 /// As `included_ranges`, a block being kept if one of `mentions` (the end of a mention of a
 /// word that counts) falls inside it.
-pub fn included_ranges_at(src: &[u8], mut mentions: Vec<usize>) -> Option<Vec<Range>> {
-    let Lexed { blocks, comments } = lex(src)?;
+pub fn included_ranges_at(text: &Text<'_>, mut mentions: Vec<usize>) -> Option<Vec<Range>> {
+    let src = text.src;
+    let owned;
+    let found = match text.kept(Found::of) {
+        Some(found) => found,
+        None => {
+            owned = Found::of(src);
+            &owned
+        }
+    };
+    let Lexed { blocks, comments } = found.lexed.as_ref()?;
     mentions.sort_unstable();
     let mentioned = |block: &Block| {
         let first = mentions.partition_point(|m| *m <= block.open);
@@ -286,7 +314,7 @@ pub fn included_ranges_at(src: &[u8], mut mentions: Vec<usize>) -> Option<Vec<Ra
     };
     // Outermost first: once a block is left out, everything inside it goes with it.
     let mut left_out: Vec<(usize, usize)> = Vec::new();
-    for block in &blocks {
+    for block in blocks {
         let inside_left_out = left_out
             .last()
             .is_some_and(|(start, end)| *start <= block.open && block.close <= *end);
@@ -301,7 +329,8 @@ pub fn included_ranges_at(src: &[u8], mut mentions: Vec<usize>) -> Option<Vec<Ra
         next > 0 && at < left_out[next - 1].1
     };
     let comment_gaps: Vec<(usize, usize)> = comments
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|(start, end)| {
             end - start >= MIN_COMMENT_LEFT_OUT
                 && !in_left_out_block(*start)
@@ -314,7 +343,7 @@ pub fn included_ranges_at(src: &[u8], mut mentions: Vec<usize>) -> Option<Vec<Ra
     if saved * 100 < src.len() * MIN_SAVING_PERCENT {
         return None;
     }
-    let lines = LineIndex::new(src);
+    let lines = found.lines.get_or_init(|| LineIndex::new(src));
     let mut ranges = Vec::with_capacity(left_out.len() + 1);
     let mut start = 0;
     for (gap_start, gap_end) in left_out {
@@ -393,13 +422,48 @@ mod tests {
     static WORDS: Words = Words::new(&["console"]);
 
     fn kept(src: &str) -> Option<String> {
-        let ranges = included_ranges(src.as_bytes(), &WORDS, &[])?;
+        let ranges = included_ranges(
+            &super::super::Lang::JavaScript.text(src.as_bytes()),
+            &WORDS,
+            &[],
+        )?;
         Some(
             ranges
                 .iter()
                 .map(|r| &src[r.start_byte..r.end_byte])
                 .collect(),
         )
+    }
+
+    /// One lex serves every window asked of a file (the scan's, its widening, the facts'):
+    /// asked in turn of one text, with other mentions each time, each window is the one a
+    /// fresh text gives.
+    #[test]
+    fn windows_asked_in_turn_of_one_text_are_those_of_fresh_texts() {
+        let filler = "x = x + 1;\n".repeat(100);
+        let src = format!(
+            "function a() {{\n{filler}}}\nfunction b() {{\n{filler}}}\n// {filler}\nfunction c() {{\n{filler}}}\n"
+        );
+        let at = |name: &str| src.find(name).expect("in src") + name.len();
+        let javascript = super::super::Lang::JavaScript;
+        let text = javascript.text(src.as_bytes());
+        let asked = [
+            vec![at("b()") + 2],
+            vec![at("b()") + 2, at("c()") + 2],
+            Vec::new(),
+            vec![at("a()") + 2],
+        ];
+        let mut windows: Vec<Vec<Range>> = Vec::new();
+        for mentions in asked {
+            let fresh = included_ranges_at(&javascript.text(src.as_bytes()), mentions.clone());
+            let again = included_ranges_at(&text, mentions);
+            assert_eq!(again, fresh);
+            windows.push(fresh.expect("windowed"));
+        }
+        // The mentions made different windows.
+        for (i, window) in windows.iter().enumerate() {
+            assert!(!windows[..i].contains(window), "{i}: {windows:?}");
+        }
     }
 
     #[test]

@@ -148,7 +148,7 @@ impl Lang {
         let src = text.src;
         match self {
             Lang::JavaScript | Lang::TypeScript if src.len() >= WINDOW_MIN_BYTES => {
-                javascript::parse_ranges(src)
+                javascript::parse_ranges(text)
             }
             Lang::Python if src.len() >= WINDOW_MIN_BYTES => python_words::parse_ranges(text),
             _ => None,
@@ -160,7 +160,7 @@ impl Lang {
     pub fn widen_ranges(self, tree: &Tree, src: &[u8], ranges: &[Range]) -> Option<Vec<Range>> {
         match self {
             Lang::JavaScript | Lang::TypeScript => {
-                javascript::widen_ranges(self, tree.root_node(), src, ranges)
+                javascript::widen_ranges(self, tree.root_node(), &self.text(src), ranges)
             }
             Lang::Python => python::widen_ranges(self, tree.root_node(), &self.text(src), ranges),
             _ => None,
@@ -180,7 +180,7 @@ impl Lang {
         let mut out = Vec::new();
         let wider = match self {
             Lang::JavaScript | Lang::TypeScript => {
-                javascript::widen_or_scan(self, root, src, ranges, &mut out)
+                javascript::widen_or_scan(self, root, text, ranges, &mut out)
             }
             Lang::Python => python::widen_or_scan(self, root, text, ranges, &mut out),
             _ => return Ok(self.scan(tree, src)),

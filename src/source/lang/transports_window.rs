@@ -167,7 +167,7 @@ impl FactMentions {
             Lang::JavaScript | Lang::TypeScript => {
                 let ends = self.at.iter().map(|(_, e)| *e);
                 js_window::included_ranges_at(
-                    src,
+                    text,
                     ends.chain(self.braces.iter().copied()).collect(),
                 )
             }
