@@ -221,6 +221,7 @@ fn notification(text: &str, level: &str) -> Notification {
 struct RepoPaths {
     relative: std::collections::HashMap<String, Option<String>>,
     uris: std::collections::HashMap<String, Option<String>>,
+    artifacts: std::collections::HashMap<String, ArtifactLocation>,
 }
 
 impl RepoPaths {
@@ -231,6 +232,16 @@ impl RepoPaths {
         let found = report.repo.relative(std::path::Path::new(file));
         self.relative.insert(file.to_string(), found.clone());
         found
+    }
+
+    /// A file's location in the repository (`artifact`), its URI encoded once per file.
+    fn artifact(&mut self, rel: &str) -> ArtifactLocation {
+        if let Some(known) = self.artifacts.get(rel) {
+            return known.clone();
+        }
+        let at = artifact(rel);
+        self.artifacts.insert(rel.to_string(), at.clone());
+        at
     }
 
     /// A file's absolute `file://` URI, found once per file (it resolves the path on disk).
@@ -263,7 +274,7 @@ fn result(
             .map(|uri| ArtifactLocation::builder().uri(uri).build()),
         _ => None,
     };
-    let artifact = own_file.as_deref().map(artifact).or(outside);
+    let artifact = own_file.as_deref().map(|rel| paths.artifact(rel)).or(outside);
     let mut logical = logical_locations(f);
     if artifact.is_none() {
         if let Some(p) = &f.location.file {
@@ -300,9 +311,11 @@ fn result(
     let has_location = location.physical_location.is_some() || location.logical_locations.is_some();
 
     let mut text = f.message.clone();
-    let place = f.location.describe();
-    if own_file.is_none() && !place.is_empty() {
-        text.push_str(&format!(" (at {place})"));
+    if own_file.is_none() {
+        let place = f.location.describe();
+        if !place.is_empty() {
+            text.push_str(&format!(" (at {place})"));
+        }
     }
     if let Some(ev) = &f.evidence {
         text.push_str(&format!(" Evidence: {ev}"));
