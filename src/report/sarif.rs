@@ -274,7 +274,10 @@ fn result(
             .map(|uri| ArtifactLocation::builder().uri(uri).build()),
         _ => None,
     };
-    let artifact = own_file.as_deref().map(|rel| paths.artifact(rel)).or(outside);
+    let artifact = own_file
+        .as_deref()
+        .map(|rel| paths.artifact(rel))
+        .or(outside);
     let mut logical = logical_locations(f);
     if artifact.is_none() {
         if let Some(p) = &f.location.file {
