@@ -200,8 +200,9 @@ pub struct Text<'a> {
     prefilter: &'static Prefilter,
     occurrences: OnceCell<Vec<(usize, usize, usize)>>,
     spans: OnceCell<Option<Vec<Span>>>,
-    /// What a language's windows find in the file and ask for again (Python's statements,
-    /// `python_window`, for the scan's window, its widening and the facts' window).
+    /// What a language's windows find in the file and ask for again, for the scan's window,
+    /// its widening and the facts' window (Python's statements, `python_window`;
+    /// JavaScript's blocks and comments and the line index, `js_window`).
     kept: OnceCell<Box<dyn std::any::Any>>,
 }
 
