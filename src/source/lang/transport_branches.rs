@@ -43,6 +43,19 @@ pub(super) const HTTP_NAMES: &[&str] = &[
     "http_stream",
 ];
 
+/// Parts of a branch's text (in lower case) that pick an HTTP transport, besides a quoted
+/// transport name and, in JavaScript, `.listen(`: a call that starts one
+/// (`startSSEServer(server)`, `startStreamableHTTPServer(server)`) or a server transport's
+/// class (`transports::JS_HTTP_TRANSPORTS`; a test keeps the two lists in step).
+pub(super) const PICKS_HTTP: &[&str] = &[
+    "sseserver",
+    "httpserver",
+    "startsse",
+    "startstreamable",
+    "streamablehttpservertransport",
+    "sseservertransport",
+];
+
 /// Most branches looked at in one module: a bound on time for hostile input.
 const MAX_BRANCHES: usize = 20_000;
 
@@ -448,18 +461,10 @@ impl<'s> Conditions<'s> {
             .collect();
         let picks_http = |n: Node<'_>| {
             let t = text(n, self.src).to_ascii_lowercase();
-            // `startSSEServer(server)`, `startStreamableHTTPServer(server)`.
-            const STARTS_HTTP: &[&str] =
-                &["sseserver", "httpserver", "startsse", "startstreamable"];
-            if STARTS_HTTP.iter().any(|w| t.contains(w)) {
-                return true;
-            }
-            HTTP_NAMES
-                .iter()
-                .any(|h| t.contains(&format!("\"{h}\"")) || t.contains(&format!("'{h}'")))
-                || super::transports::JS_HTTP_TRANSPORTS
+            PICKS_HTTP.iter().any(|w| t.contains(w))
+                || HTTP_NAMES
                     .iter()
-                    .any(|h| t.contains(&h.to_ascii_lowercase()))
+                    .any(|h| t.contains(&format!("\"{h}\"")) || t.contains(&format!("'{h}'")))
                 || (!python && t.contains(".listen("))
         };
         let picks_stdio = |n: Node<'_>| text(n, self.src).to_ascii_lowercase().contains("stdio");

@@ -108,6 +108,13 @@ const JS_DEMOTING_WORDS: &[&str] = &["listen", "exit"];
 /// `_exit` for `os._exit`, where `exit` is not a word of its own.
 const PY_DEMOTING_WORDS: &[&str] = &["exit", "_exit", "SystemExit", "uvicorn"];
 
+/// The branch words that read an environment variable. Such a read makes no part off stdio
+/// by itself: only a selector does, a variable whose test picks an HTTP transport
+/// (`transport_branches`), and a branch picks one only if its text holds a quoted transport
+/// name (a name of the text test below) or one of `transport_branches::PICKS_HTTP` (looked
+/// for instead). So these are not words of the text test, though the windows keep them.
+const ENV_READS: &[&str] = &["env", "getenv", "environ"];
+
 /// A text test before parsing a module for its facts: false only if no fact of it can turn
 /// a write in it into a note (it may still matter as a module the stdio path loads). The
 /// names are matched in any case, as conditions compare transport names
@@ -142,7 +149,11 @@ pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
     names
         .iter()
         .flat_map(|n| n.iter())
+        .filter(|w| !ENV_READS.contains(w))
         .any(|w| has_word(&lower, w.to_ascii_lowercase().as_bytes(), dollar))
+        || transport_branches::PICKS_HTTP
+            .iter()
+            .any(|part| memchr::memmem::find(&lower, part.as_bytes()).is_some())
 }
 
 /// `word` where a lexer reads it as a name of its own: no ASCII letter, `_` (or, in

@@ -197,6 +197,16 @@ fn every_module_whose_facts_demote_passes_the_text_test() {
         Lang::TypeScript,
         "switch (kind) {\n  case 'SSE':\n    console.log(1);\n}\n".into(),
     ));
+    // An environment variable whose test picks an HTTP transport (a selector), where the
+    // only words of the text test are the parts of the call that starts it.
+    cases.push((
+        Lang::JavaScript,
+        "if (process.env.WEB) {\n  startSSEServer(server);\n}\nif (process.env.WEB) {\n  console.log(1);\n}\n".into(),
+    ));
+    cases.push((
+        Lang::Python,
+        "import os\nif os.environ.get('WEB'):\n    HTTPServer(a, H).serve_forever()\nif os.getenv('WEB'):\n    print('x')\n".into(),
+    ));
     // A function that prints and ends the process with success is off the stdio path.
     cases.push((
         Lang::Python,
@@ -212,6 +222,23 @@ fn every_module_whose_facts_demote_passes_the_text_test() {
         "onExit(() => console.log(1));\n",
     ] {
         assert!(!demotes(Lang::JavaScript, src) && !may_demote(Lang::JavaScript, src.as_bytes()));
+    }
+    // An environment variable read in a module that picks no HTTP transport selects
+    // nothing: no fact, and the text test says so.
+    for (lang, src) in [
+        (
+            Lang::JavaScript,
+            "if (process.env.DEBUG) {\n  console.log(1);\n}\n",
+        ),
+        (
+            Lang::Python,
+            "import os\nif os.environ.get('DEBUG') or os.getenv('V'):\n    print('x')\n",
+        ),
+    ] {
+        assert!(
+            !demotes(lang, src) && !may_demote(lang, src.as_bytes()),
+            "{src}"
+        );
     }
     // Neither a transport nor an exit: the scan keeps no facts for such a module.
     let plain = "import sys\nprint('hi')\nsys.stdout.write('x')\n";
@@ -237,4 +264,18 @@ fn an_import_used_only_off_the_stdio_path_is_a_load_off_it() {
             ("./tools.js", None)
         ]
     );
+}
+
+/// A branch that creates a server transport picks an HTTP transport: each of
+/// `JS_HTTP_TRANSPORTS`, in lower case, is among `transport_branches::PICKS_HTTP`, which the
+/// text test looks for.
+#[test]
+fn the_server_transports_pick_http() {
+    for name in JS_HTTP_TRANSPORTS {
+        let lower = name.to_ascii_lowercase();
+        assert!(
+            transport_branches::PICKS_HTTP.contains(&lower.as_str()),
+            "{name}"
+        );
+    }
 }
