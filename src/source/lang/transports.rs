@@ -98,6 +98,7 @@ pub(super) const PY_BRANCH_WORDS: &[&str] = &[
     "getenv",
     "environ",
     "__main__",
+    "headers",
 ];
 
 /// Whole words without which a module's facts cannot make a write in it a note: no HTTP
@@ -108,12 +109,27 @@ const JS_DEMOTING_WORDS: &[&str] = &["listen", "exit"];
 /// `_exit` for `os._exit`, where `exit` is not a word of its own.
 const PY_DEMOTING_WORDS: &[&str] = &["exit", "_exit", "SystemExit", "uvicorn"];
 
-/// The branch words that read an environment variable. Such a read makes no part off stdio
-/// by itself: only a selector does, a variable whose test picks an HTTP transport
-/// (`transport_branches`), and a branch picks one only if its text holds a quoted transport
-/// name (a name of the text test below) or one of `transport_branches::PICKS_HTTP` (looked
-/// for instead). So these are not words of the text test, though the windows keep them.
-const ENV_READS: &[&str] = &["env", "getenv", "environ"];
+/// Branch words (`JS_BRANCH_WORDS`, `PY_BRANCH_WORDS`) that the text test below looks for
+/// otherwise, as the conditions read them:
+/// - an environment variable's read makes no part off stdio by itself, only a selector does
+///   (a variable whose test picks an HTTP transport, `transport_branches`), and a branch picks
+///   one only if its text holds a quoted transport name (a word of the test) or one of
+///   `transport_branches::PICKS_HTTP` (looked for instead);
+/// - `http` is a transport only where the other side of the comparison holds `transport`,
+///   and a FastMCP run serves HTTP only with a `transport=` argument: `transport` is looked
+///   for in any word (`TRANSPORT_MODE`, `transportType`), as the conditions do;
+/// - request headers are read in any word too (`headersList`).
+const NOT_WHOLE_WORDS: &[&str] = &[
+    "env",
+    "getenv",
+    "environ",
+    "http",
+    "transport",
+    "transportType",
+    "headers",
+];
+/// What the text test looks for within any word, in lower case (see `NOT_WHOLE_WORDS`).
+const WITHIN_WORDS: &[&str] = &["transport", "headers"];
 
 /// A text test before parsing a module for its facts: false only if no fact of it can turn
 /// a write in it into a note (it may still matter as a module the stdio path loads). The
@@ -149,10 +165,11 @@ pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
     names
         .iter()
         .flat_map(|n| n.iter())
-        .filter(|w| !ENV_READS.contains(w))
+        .filter(|w| !NOT_WHOLE_WORDS.contains(w))
         .any(|w| has_word(&lower, w.to_ascii_lowercase().as_bytes(), dollar))
         || transport_branches::PICKS_HTTP
             .iter()
+            .chain(WITHIN_WORDS)
             .any(|part| memchr::memmem::find(&lower, part.as_bytes()).is_some())
 }
 

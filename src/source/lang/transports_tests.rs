@@ -207,6 +207,25 @@ fn every_module_whose_facts_demote_passes_the_text_test() {
         Lang::Python,
         "import os\nif os.environ.get('WEB'):\n    HTTPServer(a, H).serve_forever()\nif os.getenv('WEB'):\n    print('x')\n".into(),
     ));
+    // `http` compared with a side that names a transport within a longer name, and request
+    // headers read within a longer name.
+    cases.push((
+        Lang::Python,
+        "if MCP_TRANSPORT == 'http':\n    print(1)\n".into(),
+    ));
+    cases.push((
+        Lang::JavaScript,
+        "if (cfg.transportMode === 'http') {\n  console.log(1);\n}\n".into(),
+    ));
+    cases.push((
+        Lang::JavaScript,
+        "if (headersList['x-mode'] === 'web') {\n  console.log(1);\n}\n".into(),
+    ));
+    cases.push((
+        Lang::Python,
+        "def handle(request):\n    if request.headers.get('x-mode') == 'web':\n        print(1)\n"
+            .into(),
+    ));
     // A function that prints and ends the process with success is off the stdio path.
     cases.push((
         Lang::Python,
@@ -224,7 +243,8 @@ fn every_module_whose_facts_demote_passes_the_text_test() {
         assert!(!demotes(Lang::JavaScript, src) && !may_demote(Lang::JavaScript, src.as_bytes()));
     }
     // An environment variable read in a module that picks no HTTP transport selects
-    // nothing: no fact, and the text test says so.
+    // nothing, and `http` names no transport unless a transport is named: no fact, and the
+    // text test says so.
     for (lang, src) in [
         (
             Lang::JavaScript,
@@ -233,6 +253,15 @@ fn every_module_whose_facts_demote_passes_the_text_test() {
         (
             Lang::Python,
             "import os\nif os.environ.get('DEBUG') or os.getenv('V'):\n    print('x')\n",
+        ),
+        // `http` where no transport is named: a module, a scheme.
+        (
+            Lang::Python,
+            "import http.client\nif scheme == 'http':\n    print('x')\n",
+        ),
+        (
+            Lang::JavaScript,
+            "const http = require('http');\nif (u.protocol === 'http') {\n  console.log(1);\n}\n",
         ),
     ] {
         assert!(

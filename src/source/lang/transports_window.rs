@@ -119,6 +119,14 @@ impl FactMentions {
                 .flat_map(|w| whole_words(src, w.as_bytes(), dollar))
                 .filter(|&(start, end)| counts_as_code(spans, start, end)),
         );
+        // Request headers are read within any word (`headersList`, `request_headers`), as
+        // `transport_branches` reads them; whole words are mentions already.
+        let whole: Vec<(usize, usize)> = whole_words(&lower, b"headers", dollar).collect();
+        at.extend(
+            memchr::memmem::find_iter(&lower, b"headers")
+                .map(|i| (i, i + b"headers".len()))
+                .filter(|m| !whole.contains(m)),
+        );
         let braces = if dollar {
             at.iter()
                 .filter(|(start, end)| &src[*start..*end] == b"import")

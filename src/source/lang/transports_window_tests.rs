@@ -1,5 +1,5 @@
 //! Tests of `transports_window`: the windows' facts are the whole file's.
-use super::super::transports::{facts, facts_in, ModuleFacts};
+use super::super::transports::{facts, facts_in, ModuleFacts, OffStdio};
 use super::super::{js_lex, python_lex};
 use super::*;
 
@@ -79,6 +79,42 @@ fn a_javascript_window_has_the_whole_files_facts() {
     let (part, whole, left_out) = windowed_and_whole(Lang::JavaScript, &src);
     assert_eq!(part, whole);
     assert!(left_out > 50, "{left_out}% left out");
+}
+
+/// A branch on a request's header read within a longer name (`headersList`,
+/// `request_headers`) is off stdio, as the whole file's facts say, in a window too.
+#[test]
+fn a_window_keeps_a_branch_on_a_header_read_within_a_longer_name() {
+    for lang in [Lang::JavaScript, Lang::Python] {
+        let (body, filler) = quiet_parts(lang);
+        let src = if lang == Lang::Python {
+            format!(
+                "import sys\n{filler}def handle(request_headers):\n{body}    if request_headers['x-mode'] == 'web':\n        print('x')\n{filler}"
+            )
+        } else {
+            format!(
+                "{filler}function handle(headersList) {{\n{body}  if (headersList['x-mode'] === 'web') {{\n    console.log('x');\n  }}\n}}\n{filler}"
+            )
+        };
+        let (part, whole, left_out) = windowed_and_whole(lang, &src);
+        assert_eq!(part, whole, "{lang:?}");
+        assert!(left_out > 50, "{lang:?}: {left_out}% left out");
+        let ranges = ranges(lang, src.as_bytes()).expect("windowed");
+        let windowed = parse(lang, &src, &ranges);
+        let windowed = facts_in(lang, windowed.root_node(), src.as_bytes(), &ranges);
+        let whole = facts(lang, parse(lang, &src, &[]).root_node(), src.as_bytes());
+        let off = |f: Option<ModuleFacts>| -> Vec<(usize, OffStdio)> {
+            let f = f.expect("facts");
+            f.off_stdio
+                .iter()
+                .map(|(r, why)| (r.start_byte, *why))
+                .collect()
+        };
+        let whole = off(whole);
+        assert_eq!(whole.len(), 1, "{lang:?}: {whole:?}");
+        assert_eq!(whole[0].1, OffStdio::TransportBranch, "{lang:?}");
+        assert_eq!(off(windowed), whole, "{lang:?}");
+    }
 }
 
 /// A launcher that loads `./sse.js` for the names it binds and calls `call` in its branch
