@@ -121,11 +121,9 @@ impl FactMentions {
         );
         // Request headers are read within any word (`headersList`, `request_headers`), as
         // `transport_branches` reads them; whole words are mentions already.
-        let whole: Vec<(usize, usize)> = whole_words(&lower, b"headers", dollar).collect();
         at.extend(
-            memchr::memmem::find_iter(&lower, b"headers")
-                .map(|i| (i, i + b"headers".len()))
-                .filter(|m| !whole.contains(m)),
+            occurrences(&lower, b"headers", dollar)
+                .filter_map(|(start, end, whole)| (!whole).then_some((start, end))),
         );
         let braces = if dollar {
             at.iter()
@@ -341,13 +339,22 @@ fn whole_words<'a>(
     word: &'a [u8],
     dollar: bool,
 ) -> impl Iterator<Item = (usize, usize)> + 'a {
+    occurrences(src, word, dollar).filter_map(|(start, end, whole)| whole.then_some((start, end)))
+}
+
+/// Every occurrence of `word`, and whether it is a whole word (as `whole_words` says).
+fn occurrences<'a>(
+    src: &'a [u8],
+    word: &'a [u8],
+    dollar: bool,
+) -> impl Iterator<Item = (usize, usize, bool)> + 'a {
     let ident =
         move |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80 || (dollar && b == b'$');
-    memchr::memmem::find_iter(src, word)
-        .filter(move |&i| {
-            (i == 0 || !ident(src[i - 1])) && src.get(i + word.len()).is_none_or(|b| !ident(*b))
-        })
-        .map(move |i| (i, i + word.len()))
+    memchr::memmem::find_iter(src, word).map(move |i| {
+        let end = i + word.len();
+        let whole = (i == 0 || !ident(src[i - 1])) && src.get(end).is_none_or(|b| !ident(*b));
+        (i, end, whole)
+    })
 }
 
 /// An occurrence at `start..end` is in code, or is a whole string literal's content.
