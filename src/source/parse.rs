@@ -245,7 +245,8 @@ impl Worker<'_> {
             .iter()
             .any(|h| !suppressions.covers(h.code.as_str(), h.range.start_point.row));
         let facts = if self.transport_facts && reported {
-            self.facts(lang, text, &tree, &window)
+            let writes: Vec<usize> = hits.iter().map(|h| h.range.start_byte).collect();
+            self.facts(lang, text, &tree, &window, &writes)
         } else {
             None
         };
@@ -264,7 +265,8 @@ impl Worker<'_> {
     /// (`transports_window::taken_back`), and it is not a Python window (cut statement by
     /// statement, it may leave out what decides them), else from a window of its own
     /// (`transports_window`) or the whole file, parsed here on this thread; Some(None) if a
-    /// text test shows they cannot matter; None for a language without facts, or a parse
+    /// text test shows they cannot make a write at `writes` a note (`reach` then reads the
+    /// file itself if the stdio path loads it); None for a language without facts, or a parse
     /// that times out (`reach` then reads the file itself). `tests/it/source/large.rs`
     /// compares the findings with the prefilter (and so these text tests) on and off over
     /// real trees.
@@ -274,14 +276,21 @@ impl Worker<'_> {
         text: &Text<'_>,
         tree: &tree_sitter::Tree,
         window: &[tree_sitter::Range],
+        writes: &[usize],
     ) -> Option<Option<ModuleFacts>> {
         let bytes = text.src;
         if !transports::has_facts(lang) {
             return None;
         }
         // The text tests are a prefilter too: without it every such file's facts are kept,
-        // from the whole tree (the scan parses whole without the prefilter).
-        if self.prefilter && !transports::may_demote(lang, bytes) {
+        // from the whole tree (the scan parses whole without the prefilter). Where the
+        // words are (`may_demote_at`) is read only in a tree the parse found whole.
+        let demotes = if tree.root_node().has_error() {
+            transports::may_demote(lang, bytes)
+        } else {
+            transports::may_demote_at(lang, text, writes)
+        };
+        if self.prefilter && !demotes {
             return Some(None);
         }
         let mentions = transports_window::FactMentions::of(lang, text);

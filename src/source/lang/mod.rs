@@ -366,6 +366,29 @@ pub fn syntax_comments(root: Node<'_>) -> Vec<Node<'_>> {
     comments
 }
 
+/// For tests: every file of `tests/fixtures` in one of `langs` (not what a fixture installs
+/// in `node_modules` or `.venv`), as (language, path, bytes), in a stable order.
+#[cfg(test)]
+pub fn fixture_sources(langs: &[Lang]) -> Vec<(Lang, String, Vec<u8>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            if path.is_dir() && !matches!(name.as_str(), "node_modules" | ".venv") {
+                dirs.push(path);
+            } else if let Some(lang) = Lang::of_path(&path).filter(|l| langs.contains(l)) {
+                let src = std::fs::read(&path).expect("read");
+                files.push((lang, path.display().to_string(), src));
+            }
+        }
+    }
+    files.sort_by(|a, b| a.1.cmp(&b.1));
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -199,6 +199,23 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
     }
 }
 
+/// Where each module-level statement starts: the line of its first decorator if it has any
+/// (a definition's decorators are its own, and so are an `if`'s or a `try`'s `elif`, `else`,
+/// `except` and `finally` clauses); None if the lexer is unsure. A node of the file and each
+/// of its ancestors below the module lie between two of them.
+pub fn module_statements(text: &Text<'_>) -> Option<Vec<usize>> {
+    let statements: &[Statement] = text.kept(statements)?.as_deref()?;
+    let mut starts: Vec<usize> = Vec::new();
+    let mut decorated = false;
+    for s in statements.iter().filter(|s| s.indent == 0) {
+        if !s.clause && !decorated {
+            starts.push(s.line);
+        }
+        decorated = s.decorator;
+    }
+    Some(starts)
+}
+
 /// The ranges of `src` between the parts `left_out` (in order, apart), or None if they
 /// save too little or leave nothing.
 fn ranges_around(src: &[u8], left_out: &[(usize, usize)]) -> Option<Vec<Range>> {

@@ -125,33 +125,13 @@ fn a_truthy_variable_whose_branch_starts_an_http_server_picks_http() {
 /// file of the fixtures, the parts they find are those of a walk handing over every node.
 #[test]
 fn the_walk_by_kind_finds_what_a_walk_over_every_node_finds() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut files = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().to_string();
-            if path.is_dir() && !matches!(name.as_str(), "node_modules" | ".venv") {
-                dirs.push(path);
-            } else if let Some(lang) = Lang::of_path(&path).filter(|l| {
-                matches!(
-                    l,
-                    Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Python
-                )
-            }) {
-                files.push((lang, path));
-            }
-        }
-    }
-    assert!(files.len() > 100, "{} files", files.len());
-    let mut sources: Vec<(Lang, String, Vec<u8>)> = files
-        .into_iter()
-        .map(|(lang, path)| {
-            let src = std::fs::read(&path).expect("read");
-            (lang, path.display().to_string(), src)
-        })
-        .collect();
+    let mut sources = super::super::fixture_sources(&[
+        Lang::JavaScript,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::Python,
+    ]);
+    assert!(sources.len() > 100, "{} files", sources.len());
     // A part of each kind the walk reads: flags set by a declaration, an assignment, a class
     // field and a function returning one; an exiting function and method; `__main__`.
     for (lang, src) in [

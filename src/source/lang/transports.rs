@@ -4,6 +4,7 @@
 //! and the writes that only run on the way to a failing exit.
 
 use super::fact_marks::Marks;
+use super::prefilter::Text;
 use super::syntax::Fields;
 use super::syntax::{self, args, string_content, text};
 use super::transport_branches;
@@ -136,6 +137,44 @@ const WITHIN_WORDS: &[&str] = &["transport", "headers"];
 /// names are matched in any case, as conditions compare transport names
 /// (`transport_branches::HTTP_NAMES`, which are among them).
 pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
+    demoting_words(lang, src, false)
+}
+
+/// Python's words whose facts leave off stdio only a part around them: an exit is the last
+/// statement of the branch or function it leaves off stdio, or follows the writes it makes
+/// exit writes, and `__main__` is in the condition of the `if __name__ == "__main__":` whose
+/// block serves nothing. Such a part and its word lie in the module-level statement that
+/// holds the write, or in the module's exit writes (`python::local_parts`). The other facts
+/// need a word that `may_demote` looks for anywhere: a transport, a port or a condition.
+const PY_LOCAL_WORDS: &[&str] = &["exit", "_exit", "SystemExit", "__main__"];
+
+/// As `may_demote`, for a module whose writes (findings) start at the bytes `at`, and whose
+/// scan parsed without a syntax error: a Python module's exits and `__main__` count only
+/// around a write (`PY_LOCAL_WORDS`). `tests/it/source/large.rs`
+/// compares the findings with this test (the prefilter) and without it over real trees.
+pub fn may_demote_at(lang: Lang, text: &Text<'_>, at: &[usize]) -> bool {
+    let src = text.src;
+    if lang != Lang::Python {
+        return may_demote(lang, src);
+    }
+    if demoting_words(lang, src, true) {
+        return true;
+    }
+    let Some(around) = python::local_parts(text, at) else {
+        return may_demote(lang, src);
+    };
+    // `__main__` within any word, as `exit_paths::script_only_block` reads the condition.
+    around.iter().any(|&(start, end)| {
+        let part = &src[start..end];
+        PY_LOCAL_WORDS.iter().any(|w| match *w {
+            "__main__" => memchr::memmem::find(part, w.as_bytes()).is_some(),
+            _ => has_word(part, w.as_bytes(), false),
+        })
+    })
+}
+
+/// The words of `may_demote`, without Python's `PY_LOCAL_WORDS` if `not_local`.
+fn demoting_words(lang: Lang, src: &[u8], not_local: bool) -> bool {
     let (words, names, dollar): (&[&str], &[&[&str]], bool) = match lang {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
             JS_DEMOTING_WORDS,
@@ -158,7 +197,12 @@ pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
         ),
         _ => return false,
     };
-    if words.iter().any(|w| has_word(src, w.as_bytes(), dollar)) {
+    let counted = |w: &&&str| !(not_local && PY_LOCAL_WORDS.contains(*w));
+    if words
+        .iter()
+        .filter(counted)
+        .any(|w| has_word(src, w.as_bytes(), dollar))
+    {
         return true;
     }
     let lower = src.to_ascii_lowercase();
@@ -166,6 +210,7 @@ pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
         .iter()
         .flat_map(|n| n.iter())
         .filter(|w| !NOT_WHOLE_WORDS.contains(w))
+        .filter(counted)
         .any(|w| has_word(&lower, w.to_ascii_lowercase().as_bytes(), dollar))
         || transport_branches::PICKS_HTTP
             .iter()

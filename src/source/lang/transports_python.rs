@@ -3,6 +3,8 @@
 //! before a failing exit.
 
 use super::super::fact_marks::Marks;
+use super::super::prefilter::Text;
+use super::super::python_window;
 use super::super::syntax::{self, args, string_content, text};
 use super::super::transport_branches;
 use super::super::Lang;
@@ -110,6 +112,46 @@ pub(super) fn python(
     facts
 }
 
+/// The calls `python_exit_writes` reads as writes.
+const WRITES: &[&str] = &[
+    "print",
+    "sys.stdout.write",
+    "sys.stderr.write",
+    "click.echo",
+    "typer.echo",
+];
+
+/// For each byte of `at` (a write), the part of the file where an exit or `__main__` may
+/// make it a note (`transports::may_demote_at`): the module-level statement that holds it,
+/// since a branch, a function or a block it ends lies in that statement, and, if that
+/// statement is a call of `WRITES`, the ones after it up to the first that is not (the
+/// module's own exit writes). None if the lexer is unsure.
+pub(super) fn local_parts(text: &Text<'_>, at: &[usize]) -> Option<Vec<(usize, usize)>> {
+    let starts = python_window::module_statements(text)?;
+    let src = text.src;
+    let end = |i: usize| starts.get(i).copied().unwrap_or(src.len());
+    let write = |i: usize| {
+        let statement = &src[starts[i]..end(i + 1)];
+        WRITES.iter().any(|w| {
+            statement
+                .strip_prefix(w.as_bytes())
+                .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"("))
+        })
+    };
+    let part = |at: usize| {
+        let next = starts.partition_point(|&line| line <= at);
+        let Some(first) = next.checked_sub(1) else {
+            return (0, end(0));
+        };
+        let mut last = first;
+        while last < starts.len() && write(last) {
+            last += 1;
+        }
+        (starts[first], end(last + 1))
+    };
+    Some(at.iter().map(|&at| part(at)).collect())
+}
+
 /// In one block: the writes just before `sys.exit(N)`, `exit(N)` or `raise SystemExit(N)`
 /// with N a non-zero number or a message (which exits with 1). Statements with a part of the
 /// file left out of `ranges` between them were not next to each other.
@@ -138,11 +180,7 @@ fn python_exit_writes<'t>(
     };
     let is_write = |statement: Node<'t>| {
         call_in(statement).is_some_and(|(kind, callee, _)| {
-            kind == "expression_statement"
-                && matches!(
-                    callee,
-                    "print" | "sys.stdout.write" | "sys.stderr.write" | "click.echo" | "typer.echo"
-                )
+            kind == "expression_statement" && WRITES.contains(&callee)
         })
     };
     for (i, statement) in statements.iter().enumerate() {

@@ -308,3 +308,80 @@ fn the_server_transports_pick_http() {
         );
     }
 }
+
+/// Python's exits and `__main__` count only in the module-level statement of a write
+/// (`may_demote_at`): over every Python file of the fixtures and a few written here, a write
+/// placed at the start of any line whose statement holds none of them is in no part off
+/// stdio and no exit write of the whole file's facts, in a module that does not serve HTTP
+/// only.
+#[test]
+fn exits_and_main_make_notes_only_in_the_module_statement_of_a_write() {
+    let written = [
+        // An exiting function, a `__main__` block and a write in neither.
+        "import sys\n@cli.command()\ndef usage():\n    print('usage')\n    sys.exit(0)\n\ndef tool(x):\n    print(x)\n    return x\n\nclass T:\n    def fail(self):\n        print('bad')\n        raise SystemExit('failed')\n\n    def ok(self):\n        return 1\n\nif __name__ == \"__main__\":\n    usage()\nelse:\n    print('imported')\n",
+        // The write inside the exit's own call, and an `else` clause that exits.
+        "import os\ndef bye():\n    sys.exit(print('bye'))\nif len(sys.argv) > 1:\n    print('x')\nelse:\n    print('y')\n    os._exit(0)\nprint('top')\n",
+    ];
+    let mut sources = super::super::fixture_sources(&[Lang::Python]);
+    sources.extend(
+        written
+            .iter()
+            .map(|s| (Lang::Python, format!("{s:?}"), s.as_bytes().to_vec())),
+    );
+    let (mut skipped, mut kept) = (0, 0);
+    for (lang, path, src) in &sources {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).expect("grammar");
+        let tree = parser.parse(src, None).expect("parse");
+        if tree.root_node().has_error() {
+            continue;
+        }
+        let facts = facts(*lang, tree.root_node(), src).expect("facts");
+        let text = lang.text(src);
+        let lines = std::iter::once(0).chain(memchr::memchr_iter(b'\n', src).map(|i| i + 1));
+        for (row, start) in lines.enumerate().filter(|(_, s)| *s < src.len()) {
+            let covers = |r: &Range| r.start_point.row <= row && row <= r.end_point.row;
+            let demoted = facts.http_only()
+                || facts.exit_writes.iter().any(covers)
+                || facts.off_stdio.iter().any(|(r, _)| covers(r));
+            if may_demote_at(*lang, &text, &[start]) {
+                kept += usize::from(demoted);
+            } else {
+                assert!(!demoted, "{path}: a write on line {} is a note", row + 1);
+                skipped += usize::from(may_demote(*lang, src));
+            }
+        }
+    }
+    // Lines the whole-file test sent to the facts and this one does not, and lines a part
+    // covers: neither side is empty.
+    assert!(skipped > 50 && kept > 20, "skipped {skipped}, kept {kept}");
+}
+
+/// The parts around writes where an exit may make them notes: a write's module-level
+/// statement, with a definition's decorators and an `if`'s clauses, and the statements after
+/// a module-level write up to the first that is not one; None when the lexer is unsure.
+#[test]
+fn the_part_around_a_write_holds_its_statement_and_the_writes_after_it() {
+    let src = "import sys\n@a\n@b(\n  1)\ndef f():\n    x = '''\nsys.exit(0)\n'''\n    print(x)\nif a:\n    pass\nelif b:\n    print(2)\nelse:\n    sys.exit(0)\nprint(3)\nsys.stderr.write ('4')\nsys.exit(1)\nx = 5\nprint(6)\n";
+    let text = Lang::Python.text(src.as_bytes());
+    let at = |needle: &str| src.find(needle).expect(needle);
+    let writes = [
+        at("print(x)"),
+        at("print(2)"),
+        at("print(3)"),
+        at("print(6)"),
+    ];
+    let parts = python::local_parts(&text, &writes).expect("statements");
+    let parts: Vec<&str> = parts.iter().map(|&(s, e)| &src[s..e]).collect();
+    assert_eq!(
+        parts,
+        vec![
+            "@a\n@b(\n  1)\ndef f():\n    x = '''\nsys.exit(0)\n'''\n    print(x)\n",
+            "if a:\n    pass\nelif b:\n    print(2)\nelse:\n    sys.exit(0)\n",
+            "print(3)\nsys.stderr.write ('4')\nsys.exit(1)\n",
+            "print(6)\n",
+        ]
+    );
+    let text = Lang::Python.text(b"x = '\nprint(1)\n");
+    assert_eq!(python::local_parts(&text, &[7]), None);
+}
