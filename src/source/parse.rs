@@ -3,8 +3,7 @@
 
 use super::config::{self, spring, ConfigKind};
 use super::copies::{Copies, Scanned};
-use super::lang::transports::{self, ModuleFacts};
-use super::lang::transports_window;
+use super::lang::transports::ModuleFacts;
 use super::lang::{Hit, Lang, Text};
 use super::suppress::{SourceComment, Suppressions};
 use super::walk::{slashed, DirSkip, FileSkip, Rules};
@@ -16,6 +15,9 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Mutex;
 use tree_sitter::{Parser, Point};
+
+#[path = "parse_facts.rs"]
+mod facts;
 
 pub(super) struct WorkerBuilder<'s> {
     pub root: &'s Path,
@@ -258,60 +260,6 @@ impl Worker<'_> {
             suppressions,
             facts,
         })
-    }
-
-    /// The transport facts of a file with findings, from the tree the scan parsed if it is
-    /// whole or its left-out parts mention no fact word nor a name the facts follow
-    /// (`transports_window::taken_back`), and it is not a Python window (cut statement by
-    /// statement, it may leave out what decides them), else from a window of its own
-    /// (`transports_window`) or the whole file, parsed here on this thread; Some(None) if a
-    /// text test shows they cannot make a write at `writes` a note (`reach` then reads the
-    /// file itself if the stdio path loads it); None for a language without facts, or a parse
-    /// that times out (`reach` then reads the file itself). `tests/it/source/large.rs`
-    /// compares the findings with the prefilter (and so these text tests) on and off over
-    /// real trees.
-    fn facts(
-        &mut self,
-        lang: Lang,
-        text: &Text<'_>,
-        tree: &tree_sitter::Tree,
-        window: &[tree_sitter::Range],
-        writes: &[usize],
-    ) -> Option<Option<ModuleFacts>> {
-        let bytes = text.src;
-        if !transports::has_facts(lang) {
-            return None;
-        }
-        // The text tests are a prefilter too: without it every such file's facts are kept,
-        // from the whole tree (the scan parses whole without the prefilter). Where the
-        // words are (`may_demote_at`) is read only in a tree the parse found whole.
-        let demotes = if tree.root_node().has_error() {
-            transports::may_demote(lang, bytes)
-        } else {
-            transports::may_demote_at(lang, text, writes)
-        };
-        if self.prefilter && !demotes {
-            return Some(None);
-        }
-        let mentions = transports_window::FactMentions::of(lang, text);
-        // A Python window is cut statement by statement, finer than the facts read: a guard
-        // (`if not use_http: return`) holds no fact word, yet makes what follows it off the
-        // stdio path. Only a whole Python tree gives them.
-        let fine = lang == Lang::Python && !window.is_empty();
-        // Without the prefilter, every node is walked.
-        let marks = self.prefilter.then(|| mentions.marks(lang, bytes));
-        if !fine && mentions.held_by(window, bytes.len()) {
-            let facts =
-                transports::facts_where(lang, tree.root_node(), bytes, window, marks.as_ref());
-            // A part the scan left out names what the facts follow: the facts' own window.
-            let taken_back = |f: &ModuleFacts| transports_window::taken_back(f, bytes, window);
-            if facts.as_ref().and_then(taken_back).is_none() {
-                return Some(facts);
-            }
-        }
-        let ranges = mentions.ranges(lang, text).unwrap_or_default();
-        let parser = super::trees::parser_for(&mut self.parsers, lang)?;
-        super::trees::facts_in_part(parser, lang, bytes, ranges, Some(tree), marks.as_ref())
     }
 
     /// A file's bytes if the walking rules let it be scanned (its path, its size, its

@@ -38,9 +38,15 @@ pub(super) fn classify(
     known: Vec<(PathBuf, Option<ModuleFacts>)>,
 ) {
     let mut unaffected: HashSet<PathBuf> = HashSet::new();
+    // HTTP-only modules whose other facts are not known (`ModuleFacts::serving_only`): read
+    // again only if the stdio path loads them.
+    let mut serving_only: HashSet<PathBuf> = HashSet::new();
     let mut facts = HashMap::new();
     for (path, known) in known {
         match known {
+            Some(f) if f.serving_only => {
+                serving_only.insert(path);
+            }
             Some(f) => {
                 facts.insert(path, Some(f));
             }
@@ -74,14 +80,14 @@ pub(super) fn classify(
             // No fact of its own can make its writes notes: only the entries that load it.
             if unaffected.contains(&path) {
                 plain.insert(file.clone(), path);
-            } else if modules.get(&path).is_some() {
+            } else if serving_only.contains(&path) || modules.get(&path).is_some() {
                 files.insert(file.clone(), path);
             }
         }
     }
     let http_only: HashSet<&PathBuf> = files
         .values()
-        .filter(|p| modules.get(p).is_some_and(|f| f.http_only()))
+        .filter(|p| serving_only.contains(*p) || modules.get(p).is_some_and(|f| f.http_only()))
         .collect();
     let path = if files.is_empty() && plain.is_empty() {
         None

@@ -30,6 +30,10 @@ pub struct ModuleFacts {
     /// Names set from a condition that holds only off stdio (`shouldLog = transport ===
     /// 'sse'`), sorted: a part that reads one may be off stdio without a fact word in it.
     pub flags: Vec<String>,
+    /// Only `serves_http` and `serves_stdio` are known, from a window of what makes a module
+    /// serve (`transports_window::FactMentions::serving`), and they make it HTTP-only: the
+    /// rest matters only where the stdio path loads it, and `reach` then reads it itself.
+    pub serving_only: bool,
 }
 
 /// A module loaded by another, as written.

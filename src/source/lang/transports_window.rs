@@ -26,6 +26,11 @@ use tree_sitter::Range;
 /// words (a load, a server's call, stdin, a write) are facts of their own statement.
 const PY_AROUND_CODE: &[&str] = &["exit", "_exit", "SystemExit"];
 
+/// The words of code that make a JavaScript module serve (`transports::javascript`): a port
+/// listened on, stdin read, a stdio transport created. The HTTP transports created are
+/// `JS_HTTP_TRANSPORTS`, matched as names.
+const JS_SERVING_CODE: &[&str] = &["listen", "stdin", "StdioServerTransport"];
+
 /// Whole words without which a part of a module holds none of its facts: every name the fact
 /// walks in `transports` compare with, or a word of it, the conditions of
 /// `transport_branches`, and the keywords of the loads. First the words of code (keywords,
@@ -103,8 +108,28 @@ impl FactMentions {
     /// The mentions in a file the prefilter has read (its lexer's spans are the ones
     /// `js_lex` or `python_lex` find; a test checks).
     pub fn of(lang: Lang, text: &Text<'_>) -> Self {
-        let src = text.src;
         let (code, names) = fact_words(lang);
+        Self::of_words(lang, text, code, &names, true)
+    }
+
+    /// The mentions of what makes a JavaScript or TypeScript module serve HTTP or stdio
+    /// (`JS_SERVING_CODE`, `JS_HTTP_TRANSPORTS`): a window of them has the whole file's
+    /// `serves_http` and `serves_stdio`, and nothing else of its facts. None for Python.
+    pub fn serving(lang: Lang, text: &Text<'_>) -> Option<Self> {
+        matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+            .then(|| Self::of_words(lang, text, JS_SERVING_CODE, JS_HTTP_TRANSPORTS, false))
+    }
+
+    /// The mentions of words of `code` and of `names`, and with `headers` the reads of
+    /// request headers within longer words.
+    fn of_words(
+        lang: Lang,
+        text: &Text<'_>,
+        code: &[&'static str],
+        names: &[&'static str],
+        headers: bool,
+    ) -> Self {
+        let src = text.src;
         let dollar = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
         let spans = text.spans().unwrap_or_default();
         // Names in any case, as conditions compare transport names (`'SSE'`).
@@ -121,10 +146,12 @@ impl FactMentions {
         );
         // Request headers are read within any word (`headersList`, `request_headers`), as
         // `transport_branches` reads them; whole words are mentions already.
-        at.extend(
-            occurrences(&lower, b"headers", dollar)
-                .filter_map(|(start, end, whole)| (!whole).then_some((start, end))),
-        );
+        if headers {
+            at.extend(
+                occurrences(&lower, b"headers", dollar)
+                    .filter_map(|(start, end, whole)| (!whole).then_some((start, end))),
+            );
+        }
         let braces = if dollar {
             at.iter()
                 .filter(|(start, end)| &src[*start..*end] == b"import")

@@ -306,3 +306,78 @@ fn a_word_of_code_keeps_a_part_only_in_code_or_as_a_whole_string() {
         &gap("print(1)\n")
     ));
 }
+
+/// What makes a module serve, read from its window (`FactMentions::serving`, walked with its
+/// marks), is the whole file's: over every JavaScript and TypeScript file of the fixtures and
+/// large modules written here, `serves_http` and `serves_stdio` agree, and the window leaves
+/// out most of a large module.
+#[test]
+fn a_serving_window_has_the_whole_files_serving_facts() {
+    let (body, filler) = quiet_parts(Lang::JavaScript);
+    let written = [
+        format!("import express from 'express';\n{filler}function start(app) {{\n{body}  app.listen(3000);\n}}\nif (process.env.X === 'sse') {{\n  console.log(1);\n}}\n{filler}"),
+        format!("{filler}const t = new StreamableHTTPServerTransport({{}});\n{filler}process.stdin.on('data', f);\n"),
+        format!("{filler}const s = new sdk.SSEServerTransport('/m', res);\n// app.listen(1)\nconst x = 'StdioServerTransport';\n{filler}"),
+        format!("{filler}server.connect(new StdioServerTransport());\n{filler}"),
+    ];
+    let mut sources =
+        super::super::fixture_sources(&[Lang::JavaScript, Lang::TypeScript, Lang::Tsx]);
+    sources.extend(
+        written
+            .iter()
+            .map(|s| (Lang::JavaScript, s.clone(), s.as_bytes().to_vec())),
+    );
+    let (mut http_only, mut windowed) = (0, 0);
+    for (lang, path, src) in &sources {
+        let text = lang.text(src);
+        let mentions = FactMentions::serving(*lang, &text).expect("JavaScript");
+        let ranges = mentions.ranges(*lang, &text).unwrap_or_default();
+        let marks = mentions.marks(*lang, src);
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).expect("grammar");
+        parser.set_included_ranges(&ranges).expect("ranges");
+        let part = parser.parse(src, None).expect("parse");
+        let whole = {
+            parser.set_included_ranges(&[]).expect("ranges");
+            parser.parse(src, None).expect("parse")
+        };
+        if whole.root_node().has_error() || part.root_node().has_error() {
+            continue;
+        }
+        let from_part = super::super::transports::facts_where(
+            *lang,
+            part.root_node(),
+            src,
+            &ranges,
+            Some(&marks),
+        )
+        .expect("facts");
+        let from_whole = facts(*lang, whole.root_node(), src).expect("facts");
+        assert_eq!(
+            (from_part.serves_http, from_part.serves_stdio),
+            (from_whole.serves_http, from_whole.serves_stdio),
+            "{path}"
+        );
+        http_only += usize::from(from_whole.http_only());
+        windowed += usize::from(!ranges.is_empty());
+    }
+    assert!(
+        http_only >= 4 && windowed >= 4,
+        "{http_only} HTTP-only, {windowed} windowed"
+    );
+    let kept = |src: &str| {
+        let text = Lang::JavaScript.text(src.as_bytes());
+        let ranges = FactMentions::serving(Lang::JavaScript, &text)
+            .expect("JavaScript")
+            .ranges(Lang::JavaScript, &text)
+            .expect("windowed");
+        ranges
+            .iter()
+            .map(|r| r.end_byte - r.start_byte)
+            .sum::<usize>()
+            * 100
+            / src.len()
+    };
+    assert!(kept(&written[0]) < 30, "{}% kept", kept(&written[0]));
+    assert!(FactMentions::serving(Lang::Python, &Lang::Python.text(b"x = 1\n")).is_none());
+}
