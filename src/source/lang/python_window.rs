@@ -22,15 +22,15 @@ const MIN_SAVING_PERCENT: usize = 5;
 /// A statement that starts a line: where its line starts, its indentation, and what starts
 /// it.
 #[derive(Debug, Clone, Copy)]
-struct Statement {
-    line: usize,
-    indent: usize,
+pub(super) struct Statement {
+    pub(super) line: usize,
+    pub(super) indent: usize,
     /// `class`.
-    class: bool,
+    pub(super) class: bool,
     /// A decorator, of the definition below it.
-    decorator: bool,
+    pub(super) decorator: bool,
     /// `elif`, `else`, `except` or `finally`: a clause of the statement before it.
-    clause: bool,
+    pub(super) clause: bool,
     /// `import ...` or `from ... import ...`.
     import: bool,
     /// A string alone (a docstring).
@@ -199,21 +199,10 @@ impl<K: Fn(usize, usize) -> bool, W: Fn(usize, usize) -> bool> Fine<'_, K, W> {
     }
 }
 
-/// Where each module-level statement starts: the line of its first decorator if it has any
-/// (a definition's decorators are its own, and so are an `if`'s or a `try`'s `elif`, `else`,
-/// `except` and `finally` clauses); None if the lexer is unsure. A node of the file and each
-/// of its ancestors below the module lie between two of them.
-pub fn module_statements(text: &Text<'_>) -> Option<Vec<usize>> {
-    let statements: &[Statement] = text.kept(statements)?.as_deref()?;
-    let mut starts: Vec<usize> = Vec::new();
-    let mut decorated = false;
-    for s in statements.iter().filter(|s| s.indent == 0) {
-        if !s.clause && !decorated {
-            starts.push(s.line);
-        }
-        decorated = s.decorator;
-    }
-    Some(starts)
+/// Every statement that starts a line, in order (kept with the file's text); None if the
+/// lexer is unsure.
+pub(super) fn line_statements<'t>(text: &'t Text<'_>) -> Option<&'t [Statement]> {
+    text.kept(statements)?.as_deref()
 }
 
 /// The ranges of `src` between the parts `left_out` (in order, apart), or None if they

@@ -161,7 +161,7 @@ pub fn may_demote_at(lang: Lang, text: &Text<'_>, at: &[usize]) -> bool {
     if lang != Lang::Python {
         return may_demote(lang, src);
     }
-    if demoting_words(lang, src, true) {
+    if demoting_words(lang, src, true) || python::compares_headers(text) {
         return true;
     }
     let Some(around) = python::local_parts(text, at) else {
@@ -202,6 +202,8 @@ fn demoting_words(lang: Lang, src: &[u8], not_local: bool) -> bool {
         _ => return false,
     };
     let counted = |w: &&&str| !(not_local && PY_LOCAL_WORDS.contains(*w));
+    // Python's header reads, with `not_local`, are `python::compares_headers`'.
+    let within = |w: &&&str| !(not_local && **w == "headers");
     if words
         .iter()
         .filter(counted)
@@ -218,7 +220,7 @@ fn demoting_words(lang: Lang, src: &[u8], not_local: bool) -> bool {
         .any(|w| has_word(&lower, w.to_ascii_lowercase().as_bytes(), dollar))
         || transport_branches::PICKS_HTTP
             .iter()
-            .chain(WITHIN_WORDS)
+            .chain(WITHIN_WORDS.iter().filter(within))
             .any(|part| memchr::memmem::find(&lower, part.as_bytes()).is_some())
 }
 

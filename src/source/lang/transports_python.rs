@@ -122,34 +122,88 @@ const WRITES: &[&str] = &[
 ];
 
 /// For each byte of `at` (a write), the part of the file where an exit or `__main__` may
-/// make it a note (`transports::may_demote_at`): the module-level statement that holds it,
-/// since a branch, a function or a block it ends lies in that statement, and, if that
-/// statement is a call of `WRITES`, the ones after it up to the first that is not (the
-/// module's own exit writes). None if the lexer is unsure.
+/// make it a note (`transports::may_demote_at`): the outermost statement around it that is
+/// not a class, with its decorators and clauses, since a branch, a function or a block
+/// that an exit ends and that holds the write lies in it, and so does an
+/// `if __name__ == "__main__":` around it; and if that statement is a call of `WRITES`, the
+/// statements after it in its block up to the first that is not one (exit writes). None if
+/// the lexer is unsure.
 pub(super) fn local_parts(text: &Text<'_>, at: &[usize]) -> Option<Vec<(usize, usize)>> {
-    let starts = python_window::module_statements(text)?;
+    let statements = python_window::line_statements(text)?;
     let src = text.src;
-    let end = |i: usize| starts.get(i).copied().unwrap_or(src.len());
+    let line = |i: usize| statements.get(i).map_or(src.len(), |s| s.line);
+    let indent = |i: usize| statements[i].indent;
+    // The statement after `i`'s own (its body, clauses and, after a decorator, what it
+    // decorates), or the end.
+    let after = |i: usize| {
+        let mut j = i + 1;
+        while j < statements.len()
+            && (indent(j) > indent(i)
+                || indent(j) == indent(i) && (statements[j].clause || statements[j - 1].decorator))
+        {
+            j += 1;
+        }
+        j
+    };
     let write = |i: usize| {
-        let statement = &src[starts[i]..end(i + 1)];
         WRITES.iter().any(|w| {
-            statement
+            src[line(i) + indent(i)..]
                 .strip_prefix(w.as_bytes())
                 .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"("))
         })
     };
     let part = |at: usize| {
-        let next = starts.partition_point(|&line| line <= at);
-        let Some(first) = next.checked_sub(1) else {
-            return (0, end(0));
+        let Some(inner) = statements.partition_point(|s| s.line <= at).checked_sub(1) else {
+            return Some((0, line(0)));
         };
-        let mut last = first;
-        while last < starts.len() && write(last) {
-            last += 1;
+        // The statements around `inner`, innermost first.
+        let mut around = vec![inner];
+        for j in (0..inner).rev() {
+            if indent(j) < indent(around[around.len() - 1]) {
+                around.push(j);
+            }
         }
-        (starts[first], end(last + 1))
+        let mut outer = around.into_iter().rev().find(|&j| !statements[j].class)?;
+        // Back to the head of a clause's statement and to a definition's decorators.
+        while outer > 0 && (statements[outer].clause || statements[outer - 1].decorator) {
+            outer = (0..outer).rev().find(|&j| indent(j) <= indent(outer))?;
+        }
+        let mut end = after(outer);
+        if write(outer) {
+            while end < statements.len() && indent(end) == indent(outer) && write(end) {
+                end = after(end);
+            }
+            if end < statements.len() && indent(end) == indent(outer) {
+                end = after(end);
+            }
+        }
+        Some((line(outer), line(end)))
     };
-    Some(at.iter().map(|&at| part(at)).collect())
+    // A class line itself, or a clause with nothing before it: the whole file.
+    Some(
+        at.iter()
+            .map(|&at| part(at).unwrap_or((0, src.len())))
+            .collect(),
+    )
+}
+
+/// Whether a condition may read request headers (`transport_branches`: a comparison, `==`,
+/// `!=`, `in` or `not in`, with `headers` in one side): a logical line that holds both
+/// `headers` and such an operator. Without one, no branch, guard or flag reads them. True if
+/// the lexer is unsure.
+pub(super) fn compares_headers(text: &Text<'_>) -> bool {
+    let Some(statements) = python_window::line_statements(text) else {
+        return true;
+    };
+    let ends = statements.iter().skip(1).map(|s| s.line);
+    let ends = ends.chain(std::iter::once(text.src.len()));
+    statements.iter().zip(ends).any(|(s, end)| {
+        let line = &text.src[s.line..end];
+        memchr::memmem::find(line, b"headers").is_some()
+            && (memchr::memmem::find(line, b"==").is_some()
+                || memchr::memmem::find(line, b"!=").is_some()
+                || python_window::whole_words(line, b"in").next().is_some())
+    })
 }
 
 /// In one block: the writes just before `sys.exit(N)`, `exit(N)` or `raise SystemExit(N)`

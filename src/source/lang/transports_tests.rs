@@ -309,16 +309,22 @@ fn the_server_transports_pick_http() {
     }
 }
 
-/// Python's exits and `__main__` count only in the module-level statement of a write
-/// (`may_demote_at`): over every Python file of the fixtures and a few written here, a write
-/// placed at the start of any line whose statement holds none of them is in no part off
-/// stdio and no exit write of the whole file's facts, in a module that does not serve HTTP
-/// only.
+/// Python's exits and `__main__` count only around a write, and request headers only in a
+/// line that compares them (`may_demote_at`): over every Python file of the fixtures and a
+/// few written here, a write placed at the start of any line the test passes by is in no
+/// part off stdio and no exit write of the whole file's facts, in a module that does not
+/// serve HTTP only.
 #[test]
-fn exits_and_main_make_notes_only_in_the_module_statement_of_a_write() {
+fn a_write_the_text_test_passes_by_is_in_no_part_off_stdio() {
     let written = [
         // An exiting function, a `__main__` block and a write in neither.
         "import sys\n@cli.command()\ndef usage():\n    print('usage')\n    sys.exit(0)\n\ndef tool(x):\n    print(x)\n    return x\n\nclass T:\n    def fail(self):\n        print('bad')\n        raise SystemExit('failed')\n\n    def ok(self):\n        return 1\n\nif __name__ == \"__main__\":\n    usage()\nelse:\n    print('imported')\n",
+        // Request headers compared: in a flag function read elsewhere, across lines, and
+        // with `in`.
+        "def is_web(request):\n    return request.headers.get(\n        'x-mode'\n    ) == 'web'\n\ndef handle(request):\n    if is_web(request):\n        print('web')\n    if 'web' in request.headers.get('x-mode', ''):\n        print('also')\n    print('always')\n",
+        // Classes: a method that exits, a write in the class body before its exit, a method
+        // in a branch of the class body that exits.
+        "import sys\nclass Tool:\n    def quiet(self):\n        return 1\n\n    def fail(self):\n        print('bad')\n        sys.exit(0)\n\n    print('loaded')\n    raise SystemExit(2)\n    if DEBUG:\n        def dump(self):\n            print('dump')\n        sys.exit(0)\n\n    def loud(self):\n        print('loud')\n",
         // The write inside the exit's own call, and an `else` clause that exits.
         "import os\ndef bye():\n    sys.exit(print('bye'))\nif len(sys.argv) > 1:\n    print('x')\nelse:\n    print('y')\n    os._exit(0)\nprint('top')\n",
     ];
@@ -382,6 +388,54 @@ fn the_part_around_a_write_holds_its_statement_and_the_writes_after_it() {
             "print(6)\n",
         ]
     );
+    // In a class: the method, with its decorator, and not the class; a write in the class
+    // body with the exit after it; a method in a branch of the class body: the branch.
+    let src = "class A:\n    x = 1\n\n    @staticmethod\n    def f():\n        print(1)\n\n    def g(self):\n        sys.exit(0)\n\n    class B:\n        def h(self):\n            print(2)\n\n    print(3)\n    raise SystemExit(1)\n    y = 2\n    if X:\n        def k(self):\n            print(4)\n        sys.exit(0)\n";
+    let text = Lang::Python.text(src.as_bytes());
+    let writes = [
+        at_in(src, "print(1)"),
+        at_in(src, "print(2)"),
+        at_in(src, "print(3)"),
+        at_in(src, "print(4)"),
+    ];
+    let parts = python::local_parts(&text, &writes).expect("statements");
+    let parts: Vec<&str> = parts.iter().map(|&(s, e)| &src[s..e]).collect();
+    assert_eq!(
+        parts,
+        vec![
+            "    @staticmethod\n    def f():\n        print(1)\n\n",
+            "        def h(self):\n            print(2)\n\n",
+            "    print(3)\n    raise SystemExit(1)\n",
+            "    if X:\n        def k(self):\n            print(4)\n        sys.exit(0)\n",
+        ]
+    );
     let text = Lang::Python.text(b"x = '\nprint(1)\n");
     assert_eq!(python::local_parts(&text, &[7]), None);
+}
+
+/// A Python condition on request headers is a comparison with `headers` in one side, in
+/// one logical line; a module that names headers in no such line has no part off stdio
+/// from them.
+#[test]
+fn headers_make_notes_only_where_a_line_compares_them() {
+    let compares = |src: &str| python::compares_headers(&Lang::Python.text(src.as_bytes()));
+    for src in [
+        "if request.headers.get('x') == 'web':\n    print(1)\n",
+        "web = (request.headers[\n    'x'\n] != 'cli')\n",
+        "if h not in request_headers:\n    pass\n",
+        "x = '\n",
+    ] {
+        assert!(compares(src), "{src}");
+    }
+    for src in [
+        "SCHEME = {\n    'headers': '$base/include',\n}\nself.install_headers = None\n",
+        "if self.headers is None:\n    print(1)\n",
+        "headers = 1\nif a == b:\n    print(headers)\n",
+    ] {
+        assert!(!compares(src), "{src}");
+    }
+}
+
+fn at_in(src: &str, needle: &str) -> usize {
+    src.find(needle).expect(needle)
 }
