@@ -31,7 +31,7 @@ impl Worker<'_> {
         }
         // The text tests are a prefilter too: without it every such file's facts are kept,
         // from the whole tree (the scan parses whole without the prefilter). Where the
-        // words are (`may_demote_at`) is read only in a tree the parse found whole.
+        // words are (`may_demote_at`) is read only where the scan met no syntax error.
         let demotes = if tree.root_node().has_error() {
             transports::may_demote(lang, bytes)
         } else {

@@ -147,15 +147,17 @@ pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
 /// Python's words whose facts leave off stdio only a part around them: an exit is the last
 /// statement of the branch or function it leaves off stdio, or follows the writes it makes
 /// exit writes, and `__main__` is in the condition of the `if __name__ == "__main__":` whose
-/// block serves nothing. Such a part and its word lie in the module-level statement that
-/// holds the write, or in the module's exit writes (`python::local_parts`). The other facts
-/// need a word that `may_demote` looks for anywhere: a transport, a port or a condition.
+/// block serves nothing. Such a part and its word lie in the outermost statement around the
+/// write that is not a class, or in the exit writes after it (`python::local_parts`). The
+/// other facts need a word that `may_demote` looks for anywhere: a transport, a port or a
+/// condition (request headers only in a line that compares them, `python::compares_headers`).
 const PY_LOCAL_WORDS: &[&str] = &["exit", "_exit", "SystemExit", "__main__"];
 
 /// As `may_demote`, for a module whose writes (findings) start at the bytes `at`, and whose
 /// scan parsed without a syntax error: a Python module's exits and `__main__` count only
-/// around a write (`PY_LOCAL_WORDS`). `tests/it/source/large.rs`
-/// compares the findings with this test (the prefilter) and without it over real trees.
+/// around a write (`PY_LOCAL_WORDS`), and request headers only where a line compares them.
+/// `tests/it/source/large.rs` compares the findings with this test (the prefilter) and
+/// without it over real trees.
 pub fn may_demote_at(lang: Lang, text: &Text<'_>, at: &[usize]) -> bool {
     let src = text.src;
     if lang != Lang::Python {

@@ -363,13 +363,13 @@ fn a_write_the_text_test_passes_by_is_in_no_part_off_stdio() {
     assert!(skipped > 50 && kept > 20, "skipped {skipped}, kept {kept}");
 }
 
-/// The parts around writes where an exit may make them notes: a write's module-level
-/// statement, with a definition's decorators and an `if`'s clauses, and the statements after
-/// a module-level write up to the first that is not one; None when the lexer is unsure.
+/// The parts around writes where an exit may make them notes: the outermost statement around
+/// a write that is not a class, with a definition's decorators and an `if`'s clauses, and the
+/// statements after a write of a module or a class body up to the first that is not one;
+/// None when the lexer is unsure.
 #[test]
 fn the_part_around_a_write_holds_its_statement_and_the_writes_after_it() {
     let src = "import sys\n@a\n@b(\n  1)\ndef f():\n    x = '''\nsys.exit(0)\n'''\n    print(x)\nif a:\n    pass\nelif b:\n    print(2)\nelse:\n    sys.exit(0)\nprint(3)\nsys.stderr.write ('4')\nsys.exit(1)\nx = 5\nprint(6)\n";
-    let text = Lang::Python.text(src.as_bytes());
     let at = |needle: &str| src.find(needle).expect(needle);
     let writes = [
         at("print(x)"),
@@ -377,10 +377,8 @@ fn the_part_around_a_write_holds_its_statement_and_the_writes_after_it() {
         at("print(3)"),
         at("print(6)"),
     ];
-    let parts = python::local_parts(&text, &writes).expect("statements");
-    let parts: Vec<&str> = parts.iter().map(|&(s, e)| &src[s..e]).collect();
     assert_eq!(
-        parts,
+        parts_around(src, &writes),
         vec![
             "@a\n@b(\n  1)\ndef f():\n    x = '''\nsys.exit(0)\n'''\n    print(x)\n",
             "if a:\n    pass\nelif b:\n    print(2)\nelse:\n    sys.exit(0)\n",
@@ -391,17 +389,14 @@ fn the_part_around_a_write_holds_its_statement_and_the_writes_after_it() {
     // In a class: the method, with its decorator, and not the class; a write in the class
     // body with the exit after it; a method in a branch of the class body: the branch.
     let src = "class A:\n    x = 1\n\n    @staticmethod\n    def f():\n        print(1)\n\n    def g(self):\n        sys.exit(0)\n\n    class B:\n        def h(self):\n            print(2)\n\n    print(3)\n    raise SystemExit(1)\n    y = 2\n    if X:\n        def k(self):\n            print(4)\n        sys.exit(0)\n";
-    let text = Lang::Python.text(src.as_bytes());
     let writes = [
         at_in(src, "print(1)"),
         at_in(src, "print(2)"),
         at_in(src, "print(3)"),
         at_in(src, "print(4)"),
     ];
-    let parts = python::local_parts(&text, &writes).expect("statements");
-    let parts: Vec<&str> = parts.iter().map(|&(s, e)| &src[s..e]).collect();
     assert_eq!(
-        parts,
+        parts_around(src, &writes),
         vec![
             "    @staticmethod\n    def f():\n        print(1)\n\n",
             "        def h(self):\n            print(2)\n\n",
@@ -438,4 +433,11 @@ fn headers_make_notes_only_where_a_line_compares_them() {
 
 fn at_in(src: &str, needle: &str) -> usize {
     src.find(needle).expect(needle)
+}
+
+/// The text of each part `python::local_parts` gives around the writes at `at`.
+fn parts_around<'s>(src: &'s str, at: &[usize]) -> Vec<&'s str> {
+    let text = Lang::Python.text(src.as_bytes());
+    let parts = python::local_parts(&text, at).expect("statements");
+    parts.iter().map(|&(s, e)| &src[s..e]).collect()
 }
