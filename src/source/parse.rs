@@ -16,7 +16,6 @@ use std::path::Path;
 use std::sync::Mutex;
 use tree_sitter::{Parser, Point};
 
-#[path = "parse_facts.rs"]
 mod facts;
 
 pub(super) struct WorkerBuilder<'s> {
