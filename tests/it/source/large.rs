@@ -88,6 +88,88 @@ fn the_prefilter_changes_no_finding_over_the_fixture_corpus() {
     assert!(found > 100, "the corpus has findings: {found}");
 }
 
+/// Copies `from` to `to`, each JavaScript and Python file with twelve quiet functions
+/// appended (no line moves), counted in `padded`; with `broken`, the seventh holds a syntax
+/// error, in a part the windows leave out.
+fn copy_padded(from: &Path, to: &Path, padded: &mut usize, broken: bool) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        let target = to.join(path.file_name().expect("name"));
+        if path.is_dir() {
+            copy_padded(&path, &target, padded, broken);
+            continue;
+        }
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let body = |line: &str| line.repeat(30);
+        let wrong = |i: usize, line: &'static str| if broken && i == 6 { line } else { "" };
+        let quiet: String = match ext {
+            "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => (0..12)
+                .map(|i| {
+                    format!(
+                        "\nfunction quietPadding{i}(x) {{\n{}{}  return x;\n}}\n",
+                        body("  x = x + 1;\n"),
+                        wrong(i, "  x = = 1;\n")
+                    )
+                })
+                .collect(),
+            "py" => (0..12)
+                .map(|i| {
+                    format!(
+                        "\n\ndef quiet_padding{i}(x):\n{}{}    return x\n",
+                        body("    x = x + 1\n"),
+                        wrong(i, "    x = = 1\n")
+                    )
+                })
+                .collect(),
+            _ => String::new(),
+        };
+        let mut bytes = std::fs::read(&path).expect("read");
+        if !quiet.is_empty() {
+            *padded += 1;
+            if !bytes.ends_with(b"\n") {
+                bytes.push(b'\n');
+            }
+            bytes.extend_from_slice(quiet.as_bytes());
+        }
+        std::fs::write(&target, bytes).expect("write");
+    }
+}
+
+/// Each directory of `dir` a root of its own, so the packages' entries are followed.
+fn roots_of(dir: &Path) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    roots.sort();
+    roots
+}
+
+/// The fixture corpus made large (see below), with a syntax error in a part the windows
+/// leave out: where the facts' text test reads its words and what the windows leave out
+/// change no finding even then (the whole parse meets the error, the windowed one may not).
+#[test]
+fn the_prefilter_changes_no_finding_where_a_part_left_out_has_a_syntax_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut padded = 0;
+    copy_padded(&fixtures(), dir.path(), &mut padded, true);
+    let (_, all, found) =
+        same_findings_with_and_without_prefilter(whole_tree(roots_of(dir.path())));
+    assert!(all > 50 && found > 100, "{all} files, {found} findings");
+    // The whole parses meet the errors; the windows leave most of them out.
+    let errors = |prefilter: bool| {
+        let mut options = whole_tree(roots_of(dir.path()));
+        options.prefilter = prefilter;
+        scanned(&options).stats.files_with_syntax_errors
+    };
+    let (whole, windowed) = (errors(false), errors(true));
+    assert!(
+        whole > 40 && windowed * 2 < whole,
+        "{whole} whole, {windowed} windowed"
+    );
+}
+
 /// The fixture corpus with quiet functions added at the end of each JavaScript, TypeScript and
 /// Python file (no line moves): every file is then large enough for the windows of the scan
 /// and of its transport facts, which leave out the fixtures' own blocks and statements that
@@ -96,57 +178,11 @@ fn the_prefilter_changes_no_finding_over_the_fixture_corpus() {
 /// (`node-launcher-imports`).
 #[test]
 fn the_prefilter_changes_no_finding_over_the_fixture_corpus_made_large() {
-    fn copy(from: &Path, to: &Path, padded: &mut usize) {
-        std::fs::create_dir_all(to).expect("mkdir");
-        for entry in std::fs::read_dir(from).expect("read_dir") {
-            let path = entry.expect("entry").path();
-            let target = to.join(path.file_name().expect("name"));
-            if path.is_dir() {
-                copy(&path, &target, padded);
-                continue;
-            }
-            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-            let body = |line: &str| line.repeat(30);
-            let quiet: String = match ext {
-                "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => (0..12)
-                    .map(|i| {
-                        format!(
-                            "\nfunction quietPadding{i}(x) {{\n{}  return x;\n}}\n",
-                            body("  x = x + 1;\n")
-                        )
-                    })
-                    .collect(),
-                "py" => (0..12)
-                    .map(|i| {
-                        format!(
-                            "\n\ndef quiet_padding{i}(x):\n{}    return x\n",
-                            body("    x = x + 1\n")
-                        )
-                    })
-                    .collect(),
-                _ => String::new(),
-            };
-            let mut bytes = std::fs::read(&path).expect("read");
-            if !quiet.is_empty() {
-                *padded += 1;
-                if !bytes.ends_with(b"\n") {
-                    bytes.push(b'\n');
-                }
-                bytes.extend_from_slice(quiet.as_bytes());
-            }
-            std::fs::write(&target, bytes).expect("write");
-        }
-    }
     let dir = tempfile::tempdir().expect("tempdir");
     let mut padded = 0;
-    copy(&fixtures(), dir.path(), &mut padded);
+    copy_padded(&fixtures(), dir.path(), &mut padded, false);
     assert!(padded > 40, "{padded} files made large");
-    // Each fixture directory a root of its own, so the packages' entries are followed.
-    let mut roots: Vec<PathBuf> = std::fs::read_dir(dir.path())
-        .expect("read_dir")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    roots.sort();
+    let roots = roots_of(dir.path());
     let (parsed, all, found) = same_findings_with_and_without_prefilter(whole_tree(roots.clone()));
     assert!(all > 50 && found > 100, "{all} files, {found} findings");
     let launcher = scanned(&whole_tree(roots))
