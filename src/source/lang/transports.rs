@@ -169,13 +169,19 @@ pub fn may_demote_at(lang: Lang, text: &Text<'_>, at: &[usize]) -> bool {
     let Some(around) = python::local_parts(text, at) else {
         return may_demote(lang, src);
     };
+    // Where the words are, found once (parts overlap, and a file may have many writes);
     // `__main__` within any word, as `exit_paths::script_only_block` reads the condition.
+    let mut found: Vec<usize> = Vec::new();
+    for w in PY_LOCAL_WORDS {
+        match *w {
+            "__main__" => found.extend(memchr::memmem::find_iter(src, w.as_bytes())),
+            _ => found.extend(words_at(src, w.as_bytes(), false)),
+        }
+    }
+    found.sort_unstable();
     around.iter().any(|&(start, end)| {
-        let part = &src[start..end];
-        PY_LOCAL_WORDS.iter().any(|w| match *w {
-            "__main__" => memchr::memmem::find(part, w.as_bytes()).is_some(),
-            _ => has_word(part, w.as_bytes(), false),
-        })
+        let first = found.partition_point(|&at| at < start);
+        found.get(first).is_some_and(|&at| at < end)
     })
 }
 
@@ -231,8 +237,13 @@ fn demoting_words(lang: Lang, src: &[u8], not_local: bool) -> bool {
 /// to it (a digit before, a non-ASCII character) is let through, so the test never says no
 /// where a parser could read the word.
 fn has_word(src: &[u8], word: &[u8], dollar: bool) -> bool {
-    let letter = |b: u8| b.is_ascii_alphabetic() || b == b'_' || (dollar && b == b'$');
-    memchr::memmem::find_iter(src, word).any(|at| {
+    words_at(src, word, dollar).next().is_some()
+}
+
+/// Where `has_word` finds `word`.
+fn words_at<'a>(src: &'a [u8], word: &'a [u8], dollar: bool) -> impl Iterator<Item = usize> + 'a {
+    let letter = move |b: u8| b.is_ascii_alphabetic() || b == b'_' || (dollar && b == b'$');
+    memchr::memmem::find_iter(src, word).filter(move |&at| {
         let before = at.checked_sub(1).map(|i| src[i]);
         let after = src.get(at + word.len()).copied();
         !before.is_some_and(letter) && !after.is_some_and(|b| letter(b) || b.is_ascii_digit())

@@ -113,7 +113,7 @@ pub(super) fn python(
 }
 
 /// The calls `python_exit_writes` reads as writes.
-const WRITES: &[&str] = &[
+pub(super) const WRITES: &[&str] = &[
     "print",
     "sys.stdout.write",
     "sys.stderr.write",
@@ -131,17 +131,33 @@ const WRITES: &[&str] = &[
 pub(super) fn local_parts(text: &Text<'_>, at: &[usize]) -> Option<Vec<(usize, usize)>> {
     let statements = python_window::line_statements(text)?;
     let src = text.src;
+    let n = statements.len();
     let line = |i: usize| statements.get(i).map_or(src.len(), |s| s.line);
     let indent = |i: usize| statements[i].indent;
+    // Made once, so that each write costs the depth of its statement, however many there
+    // are: the statement around each (`parent`), the one before it at its depth or above
+    // (`prev`), and the first after it at its depth or above (`next`, or `n`).
+    let (mut parent, mut prev, mut next) = (vec![None; n], vec![None; n], vec![n; n]);
+    let mut open: Vec<usize> = Vec::new();
+    for i in 0..n {
+        let mut same = None;
+        while let Some(top) = open.pop_if(|top| indent(*top) >= indent(i)) {
+            next[top] = i;
+            same = same.or((indent(top) == indent(i)).then_some(top));
+        }
+        parent[i] = open.last().copied();
+        prev[i] = same.or(parent[i]);
+        open.push(i);
+    }
     // The statement after `i`'s own (its body, clauses and, after a decorator, what it
     // decorates), or the end.
     let after = |i: usize| {
-        let mut j = i + 1;
-        while j < statements.len()
-            && (indent(j) > indent(i)
-                || indent(j) == indent(i) && (statements[j].clause || statements[j - 1].decorator))
+        let mut j = next[i];
+        while j < n
+            && indent(j) == indent(i)
+            && (statements[j].clause || statements[j - 1].decorator)
         {
-            j += 1;
+            j = next[j];
         }
         j
     };
@@ -152,28 +168,31 @@ pub(super) fn local_parts(text: &Text<'_>, at: &[usize]) -> Option<Vec<(usize, u
                 .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"("))
         })
     };
+    // For a write, the first statement after the writes that follow it in its block.
+    let mut writes_end = vec![n; n];
+    for i in (0..n).rev().filter(|&i| write(i)) {
+        let e = after(i);
+        writes_end[i] = if e < n && indent(e) == indent(i) && write(e) {
+            writes_end[e]
+        } else {
+            e
+        };
+    }
     let part = |at: usize| {
         let Some(inner) = statements.partition_point(|s| s.line <= at).checked_sub(1) else {
             return Some((0, line(0)));
         };
         // The statements around `inner`, innermost first.
-        let mut around = vec![inner];
-        for j in (0..inner).rev() {
-            if indent(j) < indent(around[around.len() - 1]) {
-                around.push(j);
-            }
-        }
+        let around = std::iter::successors(Some(inner), |&j| parent[j]).collect::<Vec<_>>();
         let mut outer = around.into_iter().rev().find(|&j| !statements[j].class)?;
         // Back to the head of a clause's statement and to a definition's decorators.
         while outer > 0 && (statements[outer].clause || statements[outer - 1].decorator) {
-            outer = (0..outer).rev().find(|&j| indent(j) <= indent(outer))?;
+            outer = prev[outer]?;
         }
         let mut end = after(outer);
         if write(outer) {
-            while end < statements.len() && indent(end) == indent(outer) && write(end) {
-                end = after(end);
-            }
-            if end < statements.len() && indent(end) == indent(outer) {
+            end = writes_end[outer];
+            if end < n && indent(end) == indent(outer) {
                 end = after(end);
             }
         }

@@ -441,3 +441,88 @@ fn parts_around<'s>(src: &'s str, at: &[usize]) -> Vec<&'s str> {
     let parts = python::local_parts(&text, at).expect("statements");
     parts.iter().map(|&(s, e)| &src[s..e]).collect()
 }
+
+/// `python::local_parts` walks arrays made once per file; the walk it replaced went back and
+/// forth over the statements for each write (quadratic in a file of many writes). Both give
+/// the same part for a write at the start of every line of every Python fixture and of the
+/// cases above.
+#[test]
+fn the_parts_around_writes_are_those_of_a_walk_for_each_write() {
+    let mut sources = super::super::fixture_sources(&[Lang::Python]);
+    let written = "import sys\n@a\ndef f():\n    print(1)\nif a:\n    pass\nelif b:\n    print(2)\nelse:\n    sys.exit(0)\nprint(3)\nprint(4)\nsys.exit(1)\nclass A:\n    @s\n    def g():\n        print(5)\n    print(6)\n    raise SystemExit(1)\n    if X:\n        def k(self):\n            print(7)\n        sys.exit(0)\n";
+    sources.push((Lang::Python, "written".into(), written.as_bytes().to_vec()));
+    let mut compared = 0;
+    for (_, path, src) in &sources {
+        let text = Lang::Python.text(src);
+        let Some(statements) = super::super::python_window::line_statements(&text) else {
+            continue;
+        };
+        let at: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', src).map(|i| i + 1))
+            .filter(|&i| i < src.len())
+            .collect();
+        let fast = python::local_parts(&text, &at).expect("statements");
+        let slow: Vec<(usize, usize)> = at
+            .iter()
+            .map(|&a| walked_part(statements, src, a))
+            .collect();
+        assert_eq!(fast, slow, "{path}");
+        compared += at.len();
+    }
+    assert!(compared > 4_000, "{compared} lines");
+}
+
+/// The part around a write at `at`, walking the statements for it alone (the first way
+/// `local_parts` was written).
+fn walked_part(
+    statements: &[super::super::python_window::Statement],
+    src: &[u8],
+    at: usize,
+) -> (usize, usize) {
+    let n = statements.len();
+    let line = |i: usize| statements.get(i).map_or(src.len(), |s| s.line);
+    let indent = |i: usize| statements[i].indent;
+    let after = |i: usize| {
+        let mut j = i + 1;
+        while j < n
+            && (indent(j) > indent(i)
+                || indent(j) == indent(i) && (statements[j].clause || statements[j - 1].decorator))
+        {
+            j += 1;
+        }
+        j
+    };
+    let write = |i: usize| {
+        python::WRITES.iter().any(|w| {
+            src[line(i) + indent(i)..]
+                .strip_prefix(w.as_bytes())
+                .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"("))
+        })
+    };
+    let part = || {
+        let Some(inner) = statements.partition_point(|s| s.line <= at).checked_sub(1) else {
+            return Some((0, line(0)));
+        };
+        let mut around = vec![inner];
+        for j in (0..inner).rev() {
+            if indent(j) < indent(around[around.len() - 1]) {
+                around.push(j);
+            }
+        }
+        let mut outer = around.into_iter().rev().find(|&j| !statements[j].class)?;
+        while outer > 0 && (statements[outer].clause || statements[outer - 1].decorator) {
+            outer = (0..outer).rev().find(|&j| indent(j) <= indent(outer))?;
+        }
+        let mut end = after(outer);
+        if write(outer) {
+            while end < n && indent(end) == indent(outer) && write(end) {
+                end = after(end);
+            }
+            if end < n && indent(end) == indent(outer) {
+                end = after(end);
+            }
+        }
+        Some((line(outer), line(end)))
+    };
+    part().unwrap_or((0, src.len()))
+}
