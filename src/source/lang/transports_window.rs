@@ -114,10 +114,17 @@ impl FactMentions {
 
     /// The mentions of what makes a JavaScript or TypeScript module serve HTTP or stdio
     /// (`JS_SERVING_CODE`, `JS_HTTP_TRANSPORTS`): a window of them has the whole file's
-    /// `serves_http` and `serves_stdio`, and nothing else of its facts. None for Python.
+    /// `serves_http` and `serves_stdio`, and nothing else of its facts. None for Python, and
+    /// for a module that mentions no port listened on nor HTTP transport (it cannot serve
+    /// HTTP only).
     pub fn serving(lang: Lang, text: &Text<'_>) -> Option<Self> {
-        matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
-            .then(|| Self::of_words(lang, text, JS_SERVING_CODE, JS_HTTP_TRANSPORTS, false))
+        if !matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+            return None;
+        }
+        let mentions = Self::of_words(lang, text, JS_SERVING_CODE, JS_HTTP_TRANSPORTS, false);
+        let stdio = |word: &[u8]| word == b"stdin" || word == b"StdioServerTransport";
+        let http = mentions.at.iter().any(|&(s, e)| !stdio(&text.src[s..e]));
+        http.then_some(mentions)
     }
 
     /// The mentions of words of `code` and of `names`, and with `headers` the reads of

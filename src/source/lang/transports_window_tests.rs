@@ -319,6 +319,7 @@ fn a_serving_window_has_the_whole_files_serving_facts() {
         format!("{filler}const t = new StreamableHTTPServerTransport({{}});\n{filler}process.stdin.on('data', f);\n"),
         format!("{filler}const s = new sdk.SSEServerTransport('/m', res);\n// app.listen(1)\nconst x = 'StdioServerTransport';\n{filler}"),
         format!("{filler}server.connect(new StdioServerTransport());\n{filler}"),
+        format!("{filler}function web(app) {{\n{body}  http.createServer(app).listen(port);\n}}\n{filler}function cli() {{\n  process.stdin.on('data', f);\n}}\n"),
     ];
     let mut sources =
         super::super::fixture_sources(&[Lang::JavaScript, Lang::TypeScript, Lang::Tsx]);
@@ -327,10 +328,19 @@ fn a_serving_window_has_the_whole_files_serving_facts() {
             .iter()
             .map(|s| (Lang::JavaScript, s.clone(), s.as_bytes().to_vec())),
     );
-    let (mut http_only, mut windowed) = (0, 0);
+    let (mut http_only, mut windowed, mut none) = (0, 0, 0);
     for (lang, path, src) in &sources {
         let text = lang.text(src);
-        let mentions = FactMentions::serving(*lang, &text).expect("JavaScript");
+        let Some(mentions) = FactMentions::serving(*lang, &text) else {
+            // Nothing that serves HTTP is named: the whole file does not serve it.
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang.grammar()).expect("grammar");
+            let whole = parser.parse(src, None).expect("parse");
+            let facts = facts(*lang, whole.root_node(), src).expect("facts");
+            assert!(!facts.serves_http, "{path}");
+            none += 1;
+            continue;
+        };
         let ranges = mentions.ranges(*lang, &text).unwrap_or_default();
         let marks = mentions.marks(*lang, src);
         let mut parser = tree_sitter::Parser::new();
@@ -365,6 +375,7 @@ fn a_serving_window_has_the_whole_files_serving_facts() {
         http_only >= 4 && windowed >= 4,
         "{http_only} HTTP-only, {windowed} windowed"
     );
+    assert!(none > 10, "{none} modules that name nothing serving HTTP");
     let kept = |src: &str| {
         let text = Lang::JavaScript.text(src.as_bytes());
         let ranges = FactMentions::serving(Lang::JavaScript, &text)
