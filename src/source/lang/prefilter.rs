@@ -19,6 +19,9 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use std::cell::OnceCell;
 use std::sync::OnceLock;
 
+/// Words this long or shorter are searched one by one, not in the automaton (`Compiled`).
+const SHORT: usize = 2;
+
 /// What one rule (or family of rules) needs: one word of every group.
 pub type Need = Vec<Vec<&'static str>>;
 
@@ -87,7 +90,15 @@ pub struct Prefilter {
 }
 
 struct Compiled {
+    /// The words longer than `SHORT` bytes, in one automaton, and the index in `words` of
+    /// each of its patterns.
     matcher: AhoCorasick,
+    long: Vec<usize>,
+    /// Each word of at most `SHORT` bytes (`os`, `fs`) with its index, searched alone: in the
+    /// automaton, a two-byte word makes its packed searcher stop at every two-byte
+    /// fingerprint, four times slower over Python text than without one (`bench/README.md`).
+    /// Whole words never overlap, so the searches' whole words are those of one automaton.
+    short: Vec<(usize, memchr::memmem::Finder<'static>)>,
     /// One group of each need, the one whose shortest word is longest: a file none of whose
     /// words stands alone meets no need, and is ruled out by this smaller, faster search
     /// (`aho_corasick`'s packed searcher verifies fewer candidates for longer words: `os`
@@ -162,7 +173,16 @@ impl Prefilter {
                         .build(words)
                         .ok()
                 };
-                let matcher = build(&words)?;
+                let long: Vec<usize> = (0..words.len())
+                    .filter(|i| words[*i].len() > SHORT)
+                    .collect();
+                let matcher = build(&long.iter().map(|i| words[*i]).collect::<Vec<_>>())?;
+                let short = words
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, w)| w.len() <= SHORT)
+                    .map(|(i, w)| (i, memchr::memmem::Finder::new(w.as_bytes())))
+                    .collect();
                 let mut anchors: Vec<&'static str> = Vec::new();
                 for need in (self.needs)() {
                     let shortest = |g: &Vec<&str>| g.iter().map(|w| w.len()).min().unwrap_or(0);
@@ -176,6 +196,8 @@ impl Prefilter {
                 let anchors = build(&anchors)?;
                 Some(Compiled {
                     matcher,
+                    long,
+                    short,
                     anchors,
                     words,
                     needs,
@@ -316,16 +338,34 @@ impl Compiled {
     /// words are identifier characters, so a leftmost-longest match that is not a whole word
     /// never hides one that is: see `compiled`.)
     fn anchored(&self, src: &[u8]) -> bool {
-        self.anchors.find_iter(src).any(|m| stands_alone(src, &m))
+        self.anchors
+            .find_iter(src)
+            .any(|m| stands_alone(src, m.start(), m.end()))
     }
 
-    /// Every occurrence of a word that is not part of a longer identifier: (index, start, end).
+    /// Every occurrence of a word that is not part of a longer identifier: (index, start,
+    /// end), in order.
     fn whole_words(&self, src: &[u8]) -> Vec<(usize, usize, usize)> {
-        self.matcher
+        let mut found: Vec<(usize, usize, usize)> = self
+            .matcher
             .find_iter(src)
-            .filter(|m| stands_alone(src, m))
-            .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-            .collect()
+            .filter(|m| stands_alone(src, m.start(), m.end()))
+            .map(|m| (self.long[m.pattern().as_usize()], m.start(), m.end()))
+            .collect();
+        if self.short.is_empty() {
+            return found;
+        }
+        for (index, finder) in &self.short {
+            let len = finder.needle().len();
+            found.extend(
+                finder
+                    .find_iter(src)
+                    .filter(|at| stands_alone(src, *at, at + len))
+                    .map(|at| (*index, at, at + len)),
+            );
+        }
+        found.sort_unstable_by_key(|(_, start, _)| *start);
+        found
     }
 
     /// True if the words found (a mask) meet one of the needs.
@@ -335,10 +375,9 @@ impl Compiled {
     }
 }
 
-/// Whether a match is a whole word: not part of a longer identifier.
-fn stands_alone(src: &[u8], m: &aho_corasick::Match) -> bool {
-    !((m.start() > 0 && is_ident(src[m.start() - 1]))
-        || src.get(m.end()).is_some_and(|c| is_ident(*c)))
+/// Whether `src[start..end]` is a whole word: not part of a longer identifier.
+fn stands_alone(src: &[u8], start: usize, end: usize) -> bool {
+    !((start > 0 && is_ident(src[start - 1])) || src.get(end).is_some_and(|c| is_ident(*c)))
 }
 
 /// The default judgement: an occurrence counts in code (everywhere, for a language without a
@@ -495,6 +534,45 @@ mod tests {
         assert!(TEST.may_match(b"import { writeSync } from 'node:fs'"));
         assert!(TEST.may_match(b"write(1, x); import * as fs from 'fs'"));
         assert!(!TEST.may_match(b""));
+    }
+
+    #[test]
+    fn short_words_searched_alone_are_the_whole_words_of_one_automaton() {
+        // The texts: every fixture source, and short words against each other and the long.
+        let mut texts: Vec<Vec<u8>> = super::super::fixture_sources(&super::super::Lang::ALL)
+            .into_iter()
+            .map(|(_, _, src)| src)
+            .collect();
+        for text in [
+            "os.write(fs); fsos os_fs $os os$ 'fs' fs\nos",
+            "osos os;os(os)write writeSync fs.writeSync(1)",
+            "import os, sys\nos.write(1, b); sys.stdout; echo(os)",
+        ] {
+            texts.push(text.as_bytes().to_vec());
+        }
+        let mut short_found = 0;
+        for lang in super::super::Lang::ALL {
+            let compiled = lang.prefilter().compiled().expect("compiles");
+            let one = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&compiled.words)
+                .expect("builds");
+            for text in &texts {
+                let expected: Vec<(usize, usize, usize)> = one
+                    .find_iter(&text[..])
+                    .filter(|m| stands_alone(text, m.start(), m.end()))
+                    .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                    .collect();
+                let found = compiled.whole_words(text);
+                assert_eq!(found, expected, "{lang:?}");
+                short_found += found
+                    .iter()
+                    .filter(|(i, _, _)| compiled.words[*i].len() <= SHORT)
+                    .count();
+            }
+        }
+        // `os` and `fs` are words of Python and JavaScript, found alone.
+        assert!(short_found > 50, "{short_found}");
     }
 
     #[test]
