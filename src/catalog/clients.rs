@@ -6,6 +6,7 @@
 use super::{Code, ALL};
 use crate::finding::IssueClass;
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The run's data file, as `scripts/client-impact` wrote it.
@@ -174,13 +175,26 @@ pub fn client(id: &str) -> Option<&'static Client> {
 /// The fixtures on which the guard reported `code`, the most telling first: the fewest other
 /// codes beside it (so the clients' outcome is the fault's own), then by name.
 pub fn fixtures(code: &str) -> Vec<&'static Fixture> {
-    let mut found: Vec<&Fixture> = data()
-        .fixtures
-        .iter()
-        .filter(|f| f.codes.iter().any(|c| c == code))
-        .collect();
-    found.sort_by(|a, b| (a.codes.len(), &a.fixture).cmp(&(b.codes.len(), &b.fixture)));
-    found
+    // Every rule's help asks this of every code several times: the fixtures are filed by
+    // code once.
+    static BY_CODE: OnceLock<HashMap<&'static str, Vec<&'static Fixture>>> = OnceLock::new();
+    let by_code = BY_CODE.get_or_init(|| {
+        let mut by_code: HashMap<&'static str, Vec<&'static Fixture>> = HashMap::new();
+        for fixture in &data().fixtures {
+            for code in &fixture.codes {
+                let filed = by_code.entry(code.as_str()).or_default();
+                // A code listed twice files its fixture once, as a filter over fixtures would.
+                if !filed.last().is_some_and(|f| std::ptr::eq(*f, fixture)) {
+                    filed.push(fixture);
+                }
+            }
+        }
+        for found in by_code.values_mut() {
+            found.sort_by(|a, b| (a.codes.len(), &a.fixture).cmp(&(b.codes.len(), &b.fixture)));
+        }
+        by_code
+    });
+    by_code.get(code).cloned().unwrap_or_default()
 }
 
 /// The fixture whose observations speak for `code`, if any fixture produced it.
