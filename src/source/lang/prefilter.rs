@@ -79,6 +79,17 @@ impl Occurrence<'_> {
 /// A lexer: the spans of a file that are not code, in order; None when it cannot follow it.
 pub type Lexer = fn(&[u8]) -> Option<Vec<Span>>;
 
+/// A test of the whole file's need that reads the file beside the occurrence: `context`
+/// reads what the file binds once (flags of the language's own, from its bytes and its
+/// lexer's spans, empty when the lexer lost track), and `counts` judges an occurrence that
+/// the prefilter's own `counts` let through with them. Only the file's test (`may_match`)
+/// asks it: the windows keep what `counts` alone keeps.
+#[derive(Clone, Copy)]
+pub struct FileTest {
+    pub context: fn(&[u8], &[Span]) -> u32,
+    pub counts: fn(&Occurrence<'_>, u32) -> bool,
+}
+
 /// A language's needs, compiled on first use into one matcher.
 pub struct Prefilter {
     needs: fn() -> Vec<Need>,
@@ -86,6 +97,7 @@ pub struct Prefilter {
     counts: fn(&Occurrence<'_>) -> bool,
     /// The parts of a file that are not code, in order; None when the lexer cannot follow it.
     lexer: Option<Lexer>,
+    file_test: Option<FileTest>,
     compiled: OnceLock<Option<Compiled>>,
 }
 
@@ -115,8 +127,15 @@ impl Prefilter {
             needs,
             counts: in_code,
             lexer: None,
+            file_test: None,
             compiled: OnceLock::new(),
         }
+    }
+
+    /// The language's test of an occurrence against what the whole file binds (`FileTest`).
+    pub const fn file_tested(mut self, test: FileTest) -> Self {
+        self.file_test = Some(test);
+        self
     }
 
     /// The language's judgement of an occurrence (where it is, what is around it).
@@ -294,7 +313,19 @@ impl<'a> Text<'a> {
             return false;
         }
         let mut found = 0u64;
-        for (index, _, _) in self.judged(compiled, self.prefilter.counts) {
+        let counts = self.prefilter.counts;
+        let file_test = self.prefilter.file_test;
+        // The file's flags, read once, on the first occurrence that asks.
+        let context = OnceCell::new();
+        let judge = |o: &Occurrence<'_>| {
+            counts(o)
+                && file_test.is_none_or(|test| {
+                    let flags = *context
+                        .get_or_init(|| (test.context)(self.src, self.spans().unwrap_or_default()));
+                    (test.counts)(o, flags)
+                })
+        };
+        for (index, _, _) in self.judged(compiled, judge) {
             found |= 1u64 << index;
             if compiled.met(found) {
                 return true;
@@ -308,7 +339,7 @@ impl<'a> Text<'a> {
     fn judged<'t>(
         &'t self,
         compiled: &'t Compiled,
-        counts: fn(&Occurrence<'_>) -> bool,
+        counts: impl Fn(&Occurrence<'_>) -> bool + 't,
     ) -> impl Iterator<Item = (usize, usize, usize)> + 't {
         let words = &compiled.words[..];
         let src = self.src;
