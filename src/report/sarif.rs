@@ -79,12 +79,12 @@ pub(super) fn pretty_document(
     limit: usize,
 ) -> String {
     let findings = &report.findings[..limit.min(report.findings.len())];
-    let skeleton = sarif_pretty::pretty(&document_with(report, metas, limit, Vec::new()));
+    let skeleton = || sarif_pretty::pretty(&document_with(report, metas, limit, Vec::new()));
     let builder = || {
         let mut paths = RepoPaths::default();
         move |f: &Finding| result(report, f, metas, &mut paths)
     };
-    sarif_pretty::set_in(&skeleton, &RESULTS, findings, builder)
+    sarif_pretty::set_in(skeleton, &RESULTS, findings, builder)
         .unwrap_or_else(|| sarif_pretty::pretty(&document(report, metas, limit)))
 }
 

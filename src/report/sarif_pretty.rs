@@ -20,11 +20,13 @@ pub(super) struct Slot {
     pub depth: usize,
 }
 
-/// `skeleton` (printed with the list at `slot` empty) with `items` set in, each built by a
-/// builder that `builder` makes once per thread (a builder may keep what it looked up).
+/// The document `skeleton` prints (with the list at `slot` empty) with `items` set in, each
+/// built by a builder that `builder` makes once per thread (a builder may keep what it
+/// looked up). The skeleton is printed on the calling thread while the items print on
+/// others (a SARIF skeleton's rules take as long as a thread's share of a thousand results).
 /// None if the skeleton does not hold exactly one such empty list.
 pub(super) fn set_in<T, R, B>(
-    skeleton: &str,
+    skeleton: impl FnOnce() -> String,
     slot: &Slot,
     items: &[T],
     builder: impl Fn() -> B + Sync,
@@ -34,6 +36,7 @@ where
     R: Serialize,
     B: FnMut(&T) -> R,
 {
+    let (skeleton, printed) = printed(items, slot.depth + 1, &builder, skeleton);
     // A string's quotes are escaped, so this is structure.
     let empty = format!("\n{}\"{}\": []", "  ".repeat(slot.depth), slot.key);
     let at = match skeleton.match_indices(&empty).collect::<Vec<_>>()[..] {
@@ -42,9 +45,8 @@ where
         _ => return None,
     };
     if items.is_empty() {
-        return Some(skeleton.to_string());
+        return Some(skeleton);
     }
-    let printed = printed(items, slot.depth + 1, &builder);
     // Room for the items and a line break the caller may add.
     let room = printed.iter().map(String::len).sum::<usize>();
     let mut out = String::with_capacity(skeleton.len() + room + 2 * slot.depth + 16);
@@ -59,8 +61,14 @@ where
 }
 
 /// The items built and printed in order, each after a line break (and a comma after the
-/// first) and indented `depth` levels, as one text per thread's share.
-fn printed<T, R, B>(items: &[T], depth: usize, builder: &(impl Fn() -> B + Sync)) -> Vec<String>
+/// first) and indented `depth` levels, as one text per thread's share; with what
+/// `meanwhile` gives, called on this thread while other threads print.
+fn printed<T, R, B>(
+    items: &[T],
+    depth: usize,
+    builder: &(impl Fn() -> B + Sync),
+    meanwhile: impl FnOnce() -> String,
+) -> (String, Vec<String>)
 where
     T: Sync,
     R: Serialize,
@@ -80,7 +88,7 @@ where
         .map_or(1, |n| n.get())
         .min(MAX_THREADS);
     if items.len() < PARALLEL_FROM || threads < 2 {
-        return vec![print(items, true)];
+        return (meanwhile(), vec![print(items, true)]);
     }
     let chunk = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
@@ -89,10 +97,12 @@ where
             .enumerate()
             .map(|(i, part)| scope.spawn(move || print(part, i == 0)))
             .collect();
-        handles
+        let other = meanwhile();
+        let printed = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+            .collect();
+        (other, printed)
     })
 }
 
@@ -286,7 +296,7 @@ mod tests {
             };
             let whole = pretty(&doc(ids.iter().map(|i| item(*i)).collect()));
             let skeleton = pretty(&doc(Vec::new()));
-            let set = set_in(&skeleton, &slot, &ids, || |i: &usize| item(*i));
+            let set = set_in(|| skeleton.clone(), &slot, &ids, || |i: &usize| item(*i));
             assert_eq!(set.as_deref(), Some(whole.as_str()), "{n} items");
         }
         // An item serde_json cannot print (a map keyed by a pair) prints as `null`: the
@@ -299,7 +309,7 @@ mod tests {
         let odd = |i: &usize| -> std::collections::BTreeMap<(usize, usize), usize> {
             [((*i, *i), *i)].into_iter().filter(|_| *i == 1).collect()
         };
-        let set = set_in(&skeleton, &slot, &[0usize, 1, 2], || odd).expect("set");
+        let set = set_in(|| skeleton.clone(), &slot, &[0usize, 1, 2], || odd).expect("set");
         let parsed: serde_json::Value = serde_json::from_str(&set).expect("JSON");
         assert_eq!(parsed["items"], serde_json::json!([{}, null, {}]), "{set}");
         // No such empty list at that depth: None, for the caller to print the whole.
@@ -312,6 +322,6 @@ mod tests {
             key: "items",
             depth: 2,
         };
-        assert!(set_in(&skeleton, &wrong, &[1usize], || |i: &usize| *i).is_none());
+        assert!(set_in(|| skeleton.clone(), &wrong, &[1usize], || |i: &usize| *i).is_none());
     }
 }
