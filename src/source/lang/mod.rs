@@ -479,6 +479,13 @@ mod tests {
             (Lang::Python, "import six\nb = six.moves.builtins\n", false),
             (Lang::Python, "class Console:\n    def print(self, x):\n        self.file.write(x)\n", false),
             (Lang::Python, "class C:\n    def print(self):\n        print('x')\n", true),
+            // builtins matters only for its print.
+            (Lang::Python, "import builtins\nf = builtins.open\n", false),
+            (Lang::Python, "from builtins import frozendict\nx = frozendict()\n", false),
+            (Lang::Python, "import builtins as b\nb.print('x')\n", true),
+            (Lang::Python, "import builtins\nb = builtins\nb.print('x')\n", true),
+            (Lang::Python, "from builtins import print as p\np('x')\n", true),
+            (Lang::Python, "from builtins import (\n    print as p,\n)\np('x')\n", true),
             // A use of stdout that can be sys.stdout only through a name bound to it.
             (Lang::Python, "import sys\ndef f(stdout):\n    stdout.write('x')\n", false),
             (Lang::Python, "import os, sys\np = run()\np.stdout.write('x')\nassert process.stdout\n", false),

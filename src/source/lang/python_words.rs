@@ -52,8 +52,10 @@ fn counts(occurrence: &Occurrence<'_>) -> bool {
             ("stdout", Some((b"ext://sys.", b""))) | ("sys", Some((b"ext://", b".stdout")))
         ),
         Region::Code => match occurrence.word {
-            "print" | "sys" | "builtins" | "rich" | "click" | "typer" | "pprint" | "structlog"
-            | "os" => !after_dot(),
+            "print" | "sys" | "rich" | "click" | "typer" | "pprint" | "structlog" | "os" => {
+                !after_dot()
+            }
+            "builtins" => !after_dot() && builtins_may_print(occurrence),
             "stdout" | "__stdout__" => {
                 !unfollowed_member(occurrence, STDOUT_MEMBERS) && !bound_name(occurrence)
             }
@@ -87,7 +89,7 @@ fn file_context(src: &[u8], spans: &[Span]) -> u32 {
                 .is_some_and(|b| python_window::is_ident(*b));
         if from {
             flags |= STDOUT_IMPORTED;
-        } else if !imported_as_itself(src, at) {
+        } else if !imported_as_itself(src, at, at + 3) {
             flags |= SYS_VALUE;
         }
     }
@@ -99,8 +101,8 @@ fn file_context(src: &[u8], spans: &[Span]) -> u32 {
     flags
 }
 
-/// `sys` at `at` is a name of a line `import a, b.c, sys`, not followed by `as`.
-fn imported_as_itself(src: &[u8], at: usize) -> bool {
+/// The name at `src[at..end]` is one of a line `import a, b.c, sys`, not followed by `as`.
+fn imported_as_itself(src: &[u8], at: usize, end: usize) -> bool {
     let line_start = memchr::memrchr(b'\n', &src[..at]).map_or(0, |i| i + 1);
     let Some(names) = src[line_start..at]
         .trim_ascii_start()
@@ -112,7 +114,7 @@ fn imported_as_itself(src: &[u8], at: usize) -> bool {
         && names
             .iter()
             .all(|b| python_window::is_ident(*b) || matches!(b, b'.' | b',' | b' ' | b'\t'));
-    let rest = &src[at + 3..];
+    let rest = &src[end..];
     let after = rest.iter().find(|b| !matches!(b, b' ' | b'\t'));
     listed && after.is_none_or(|b| matches!(b, b'\n' | b'\r' | b',' | b';' | b'#'))
 }
@@ -145,6 +147,39 @@ fn counts_in_file(occurrence: &Occurrence<'_>, flags: u32) -> bool {
     let name = &object[end - name_len..];
     // `f().stdout`, `x[0].stdout`: not a name; counted.
     name.is_empty() || name == b"sys" || flags & SYS_VALUE != 0
+}
+
+/// `builtins` in code, not after a dot: only its `print` matters (`module_member`). Not a
+/// use that can reach it: `builtins.open` (another member read), `import builtins` (the name
+/// itself, whose `builtins.print` counts where it is read), `from builtins import
+/// frozendict` (other names, on one line). Anything else may (`builtins.print`, `import
+/// builtins as b`, `b = builtins`, a from-import of print, of `*` or across lines).
+fn builtins_may_print(occurrence: &Occurrence<'_>) -> bool {
+    let src = occurrence.src;
+    let after = occurrence.after();
+    if let Some((dot, b'.')) = next_token(after) {
+        let rest = &after[dot + 1..];
+        return next_token(rest).is_none_or(|(at, _)| {
+            let member = &rest[at..];
+            let len = member
+                .iter()
+                .take_while(|b| python_window::is_ident(**b))
+                .count();
+            &member[..len] == b"print"
+        });
+    }
+    let before = occurrence.before().trim_ascii_end();
+    let from = before.ends_with(b"from")
+        && !before[..before.len() - 4]
+            .last()
+            .is_some_and(|b| python_window::is_ident(*b));
+    if from {
+        let line_end = memchr::memchr(b'\n', after).unwrap_or(after.len());
+        let line = &after[..line_end];
+        let names_print = python_window::whole_words(line, b"print").next().is_some();
+        return names_print || line.iter().any(|b| matches!(b, b'*' | b'(' | b'\\'));
+    }
+    !imported_as_itself(src, occurrence.start, occurrence.end)
 }
 
 /// The members of `sys.stdout` that `member` follows.
