@@ -23,7 +23,7 @@ pub(super) struct Slot {
 /// The document `skeleton` prints (with the list at `slot` empty) with `items` set in, each
 /// built by a builder that `builder` makes once per thread (a builder may keep what it
 /// looked up). The skeleton is printed on the calling thread while the items print on
-/// others (a SARIF skeleton's rules take as long as a thread's share of a thousand results).
+/// others (a SARIF skeleton's rules and their help take a few milliseconds on one thread).
 /// None if the skeleton does not hold exactly one such empty list.
 pub(super) fn set_in<T, R, B>(
     skeleton: impl FnOnce() -> String,

@@ -18,6 +18,7 @@ mod kotlin;
 mod prefilter;
 mod python;
 mod python_bindings;
+mod python_binds;
 mod python_calls;
 mod python_lex;
 mod python_prints;
