@@ -195,6 +195,56 @@ fn whole_word_ends<'a>(src: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = us
         .map(move |i| i + word.len())
 }
 
+/// Where the braces open after `import` (ending at `end`) in `import {`, `import type {` or
+/// `import a, {`; None if no brace follows.
+pub(super) fn import_braces(src: &[u8], end: usize) -> Option<usize> {
+    let space = |mut i: usize| {
+        while src.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    let name = |mut i: usize| {
+        while src
+            .get(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$') || *b >= 0x80)
+        {
+            i += 1;
+        }
+        i
+    };
+    let mut i = space(end);
+    // At most `type`, then a default binding and its comma.
+    for _ in 0..2 {
+        if src.get(i) == Some(&b'{') {
+            return Some(i);
+        }
+        let after = name(i);
+        if after == i {
+            return None;
+        }
+        i = space(after);
+        if src.get(i) == Some(&b',') {
+            i = space(i + 1);
+        }
+    }
+    (src.get(i) == Some(&b'{')).then_some(i)
+}
+
+/// Where each `import {` of code opens its braces, plus one: a window keeps those braces
+/// (`included_ranges`), as the facts' window does (`transports_window::FactMentions`), so
+/// that the facts' parse reuses the scan's tree there (an ES module's import list left out
+/// of one window and kept in the other made tree-sitter parse the rest again).
+fn import_brace_ends(text: &Text<'_>) -> Vec<usize> {
+    let src = text.src;
+    let spans = text.spans().unwrap_or_default();
+    whole_word_ends(src, b"import")
+        .filter(|end| super::prefilter::span_at(spans, end - b"import".len()).is_none())
+        .filter_map(|end| import_braces(src, end))
+        .map(|open| open + 1)
+        .collect()
+}
+
 /// Where `name` occurs as a whole word in the parts of `src` outside `ranges` (tree-sitter's
 /// included ranges: in order, apart), as (start, end).
 pub fn left_out_mentions<'a>(
@@ -283,7 +333,7 @@ fn skip_regex(src: &[u8], from: usize) -> Option<usize> {
 /// `keep` or of `names` is kept.
 pub fn included_ranges(text: &Text<'_>, keep: &Words, names: &[String]) -> Option<Vec<Range>> {
     let src = text.src;
-    let mut mentions: Vec<usize> = Vec::new();
+    let mut mentions: Vec<usize> = import_brace_ends(text);
     keep.any_where(src, |_, end| {
         mentions.push(end);
         false
@@ -477,6 +527,27 @@ mod tests {
             kept.starts_with("function a() {}\nfunction b() {\n  console.log(1);"),
             "{kept}"
         );
+    }
+
+    #[test]
+    fn an_import_keeps_its_braces_as_the_facts_window_does() {
+        let filler = "x = x + 1;\n".repeat(100);
+        let names = "Alpha, Beta, Gamma, Delta, Epsilon";
+        let src = format!(
+            "import {{ {names} }} from './a.js';\nimport type {{ {names} }} from './b.js';\n// import {{ {names} }}\nconst s = 'import {{ {names} }}';\nfunction f() {{\n{filler}}}\nconsole.log(1);\n"
+        );
+        let kept = kept(&src).expect("windowed");
+        // Both imports' lists stay (each a block without a word, left out before), and the
+        // string (no block); the comment's text goes.
+        assert_eq!(kept.matches(names).count(), 3, "{kept}");
+        assert!(kept.contains("function f() {}"), "{kept}");
+        // The facts' window keeps the same braces.
+        let text = super::super::Lang::JavaScript.text(src.as_bytes());
+        let mentions = super::super::transports_window::FactMentions::of(
+            super::super::Lang::JavaScript,
+            &text,
+        );
+        assert_eq!(import_brace_ends(&text), mentions.braces());
     }
 
     #[test]

@@ -162,7 +162,7 @@ impl FactMentions {
         let braces = if dollar {
             at.iter()
                 .filter(|(start, end)| &src[*start..*end] == b"import")
-                .filter_map(|(_, end)| import_braces(src, *end))
+                .filter_map(|(_, end)| js_window::import_braces(src, *end))
                 .map(|open| open + 1)
                 .collect()
         } else {
@@ -185,6 +185,12 @@ impl FactMentions {
             Vec::new()
         };
         Self { at, around, braces }
+    }
+
+    /// Where the `import {` braces open, plus one, as the window keeps them.
+    #[cfg(test)]
+    pub fn braces(&self) -> &[usize] {
+        &self.braces
     }
 
     /// The mentions that mark the nodes the walk for the facts acts on (`fact_marks`).
@@ -322,42 +328,6 @@ pub fn taken_back(facts: &ModuleFacts, src: &[u8], ranges: &[Range]) -> Option<V
         return Some(Vec::new());
     }
     changed.then_some(out)
-}
-
-/// Where the braces open after `import` (ending at `end`) in `import {`, `import type {` or
-/// `import a, {`; None if no brace follows.
-fn import_braces(src: &[u8], end: usize) -> Option<usize> {
-    let space = |mut i: usize| {
-        while src.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        i
-    };
-    let name = |mut i: usize| {
-        while src
-            .get(i)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$') || *b >= 0x80)
-        {
-            i += 1;
-        }
-        i
-    };
-    let mut i = space(end);
-    // At most `type`, then a default binding and its comma.
-    for _ in 0..2 {
-        if src.get(i) == Some(&b'{') {
-            return Some(i);
-        }
-        let after = name(i);
-        if after == i {
-            return None;
-        }
-        i = space(after);
-        if src.get(i) == Some(&b',') {
-            i = space(i + 1);
-        }
-    }
-    (src.get(i) == Some(&b'{')).then_some(i)
 }
 
 /// True if one of `at` (mentions in source order) lies wholly in `start..end`.

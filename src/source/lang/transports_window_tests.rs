@@ -210,7 +210,7 @@ fn an_imports_braces_are_found_after_its_keyword() {
         ("import d from 'a'", None),
         ("import('a')", None),
     ] {
-        assert_eq!(import_braces(src.as_bytes(), 6), brace, "{src}");
+        assert_eq!(js_window::import_braces(src.as_bytes(), 6), brace, "{src}");
     }
     let src = "import { aLongName, anotherLongName } from './a.js';\n";
     let mentions = FactMentions::of(Lang::JavaScript, &Lang::JavaScript.text(src.as_bytes()));
