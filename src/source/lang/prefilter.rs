@@ -80,14 +80,15 @@ impl Occurrence<'_> {
 pub type Lexer = fn(&[u8]) -> Option<Vec<Span>>;
 
 /// A test of the whole file's need that reads the file beside the occurrence: `context`
-/// reads what the file binds once (flags of the language's own, from its bytes and its
-/// lexer's spans, empty when the lexer lost track), and `counts` judges an occurrence that
-/// the prefilter's own `counts` let through with them. Only the file's test (`may_match`)
-/// asks it: the windows keep what `counts` alone keeps.
+/// reads what the file binds (flags of the language's own, from its bytes and its lexer's
+/// spans, empty when the lexer lost track), and `counts` judges an occurrence that the
+/// prefilter's own `counts` let through, asking for the flags only if it needs them (they
+/// are read once a file, on the first ask). Only the file's test (`may_match`) asks it: the
+/// windows keep what `counts` alone keeps.
 #[derive(Clone, Copy)]
 pub struct FileTest {
     pub context: fn(&[u8], &[Span]) -> u32,
-    pub counts: fn(&Occurrence<'_>, u32) -> bool,
+    pub counts: fn(&Occurrence<'_>, &dyn Fn() -> u32) -> bool,
 }
 
 /// A language's needs, compiled on first use into one matcher.
@@ -315,14 +316,17 @@ impl<'a> Text<'a> {
         let mut found = 0u64;
         let counts = self.prefilter.counts;
         let file_test = self.prefilter.file_test;
-        // The file's flags, read once, on the first occurrence that asks.
+        // The file's flags, read once, on the first occurrence that asks for them.
         let context = OnceCell::new();
         let judge = |o: &Occurrence<'_>| {
             counts(o)
                 && file_test.is_none_or(|test| {
-                    let flags = *context
-                        .get_or_init(|| (test.context)(self.src, self.spans().unwrap_or_default()));
-                    (test.counts)(o, flags)
+                    let flags = || {
+                        *context.get_or_init(|| {
+                            (test.context)(self.src, self.spans().unwrap_or_default())
+                        })
+                    };
+                    (test.counts)(o, &flags)
                 })
         };
         for (index, _, _) in self.judged(compiled, judge) {

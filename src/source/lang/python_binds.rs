@@ -22,12 +22,7 @@ pub(super) fn file_context(src: &[u8], spans: &[Span]) -> u32 {
         if matches!(next_token(&src[at + 3..]), Some((_, b'.'))) {
             continue;
         }
-        let before = src[..at].trim_ascii_end();
-        let from = before.ends_with(b"from")
-            && !before[..before.len() - 4]
-                .last()
-                .is_some_and(|b| python_window::is_ident(*b));
-        if from {
+        if after_from(&src[..at]) {
             flags |= STDOUT_IMPORTED;
         } else if !imported_as_itself(src, at, at + 3) {
             flags |= SYS_VALUE;
@@ -66,13 +61,13 @@ pub(super) fn imported_as_itself(src: &[u8], at: usize, end: usize) -> bool {
 /// `out = sys`); a bare name (`stdout, err = run()`, a parameter), only after `from sys
 /// import` or a star import (`STDOUT_IMPORTED`). Binding it from sys.stdout itself spells
 /// that, which counts.
-pub(super) fn counts_in_file(occurrence: &Occurrence<'_>, flags: u32) -> bool {
+pub(super) fn counts_in_file(occurrence: &Occurrence<'_>, flags: &dyn Fn() -> u32) -> bool {
     if occurrence.region != Region::Code || !matches!(occurrence.word, "stdout" | "__stdout__") {
         return true;
     }
     let before = occurrence.before();
     if previous_on_line(before) != Some(b'.') {
-        return flags & STDOUT_IMPORTED != 0;
+        return flags() & STDOUT_IMPORTED != 0;
     }
     let blank = |b: &u8| matches!(b, b' ' | b'\t');
     let trim = |t: &'_ [u8]| -> usize { t.len() - t.iter().rev().take_while(|b| blank(b)).count() };
@@ -86,5 +81,15 @@ pub(super) fn counts_in_file(occurrence: &Occurrence<'_>, flags: u32) -> bool {
         .count();
     let name = &object[end - name_len..];
     // `f().stdout`, `x[0].stdout`: not a name; counted.
-    name.is_empty() || name == b"sys" || flags & SYS_VALUE != 0
+    name.is_empty() || name == b"sys" || flags() & SYS_VALUE != 0
+}
+
+/// `before` ends with the keyword `from` (and blanks): what follows is the module of a
+/// from-import.
+pub(super) fn after_from(before: &[u8]) -> bool {
+    let before = before.trim_ascii_end();
+    before.ends_with(b"from")
+        && !before[..before.len() - 4]
+            .last()
+            .is_some_and(|b| python_window::is_ident(*b))
 }

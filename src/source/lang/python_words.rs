@@ -85,12 +85,7 @@ fn builtins_may_print(occurrence: &Occurrence<'_>) -> bool {
             &member[..len] == b"print"
         });
     }
-    let before = occurrence.before().trim_ascii_end();
-    let from = before.ends_with(b"from")
-        && !before[..before.len() - 4]
-            .last()
-            .is_some_and(|b| python_window::is_ident(*b));
-    if from {
+    if python_binds::after_from(occurrence.before()) {
         let line_end = memchr::memchr(b'\n', after).unwrap_or(after.len());
         let line = &after[..line_end];
         let names_print = python_window::whole_words(line, b"print").next().is_some();
