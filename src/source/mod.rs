@@ -198,6 +198,8 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
     } else {
         Vec::new()
     };
+    // Whether `reach` will follow loads from entries (`reach::stdio_path`).
+    let follows_loads = !options.all_transports && !entries::of_roots(&options.roots).0.is_empty();
     let prefix_roots = options.roots.len() > 1;
     for root in &options.roots {
         let display = walk::slashed(root);
@@ -227,6 +229,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
             prefilter: options.prefilter,
             transport_facts: !options.all_transports,
             entry_dirs: &entry_dirs,
+            follows_loads,
             collected: &collected,
             copies: &copies,
         };

@@ -28,6 +28,8 @@ pub(super) struct WorkerBuilder<'s> {
     pub transport_facts: bool,
     /// Directories the default excludes skip that hold the package's entry points (canonical).
     pub entry_dirs: &'s [std::path::PathBuf],
+    /// The roots have entries whose loads `reach` follows: each module's facts are whole.
+    pub follows_loads: bool,
     pub collected: &'s Mutex<Collected>,
     /// The scans of files so far, for byte-identical copies.
     pub copies: &'s Copies,
@@ -43,6 +45,7 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             prefilter: self.prefilter,
             transport_facts: self.transport_facts,
             entry_dirs: self.entry_dirs,
+            follows_loads: self.follows_loads,
             collected: self.collected,
             copies: self.copies,
             parsers: HashMap::new(),
@@ -65,6 +68,7 @@ pub(super) struct Worker<'s> {
     prefilter: bool,
     transport_facts: bool,
     entry_dirs: &'s [std::path::PathBuf],
+    follows_loads: bool,
     collected: &'s Mutex<Collected>,
     copies: &'s Copies,
     parsers: HashMap<Lang, Parser>,

@@ -80,14 +80,14 @@ pub(super) fn classify(
             // No fact of its own can make its writes notes: only the entries that load it.
             if unaffected.contains(&path) {
                 plain.insert(file.clone(), path);
-            } else if serving_only.contains(&path) || modules.get(&path).is_some() {
+            } else if serving_only.contains(&path) || modules.own(&path).is_some() {
                 files.insert(file.clone(), path);
             }
         }
     }
     let http_only: HashSet<&PathBuf> = files
         .values()
-        .filter(|p| serving_only.contains(*p) || modules.get(p).is_some_and(|f| f.http_only()))
+        .filter(|p| serving_only.contains(*p) || modules.own(p).is_some_and(|f| f.http_only()))
         .collect();
     let path = if files.is_empty() && plain.is_empty() {
         None
@@ -125,7 +125,7 @@ pub(super) fn classify(
                 continue;
             }
         }
-        let Some(facts) = files.get(file).and_then(|_| modules.get(module)) else {
+        let Some(facts) = files.get(file).and_then(|_| modules.own(module)) else {
             continue;
         };
         let row = f.location.line.map(|l| l.saturating_sub(1) as usize);
@@ -171,12 +171,24 @@ struct Modules {
 }
 
 impl Modules {
+    /// A module's whole facts: read here if the scan took none, or only the parts around its
+    /// writes (`ModuleFacts::local`).
     fn get(&mut self, path: &Path) -> Option<&ModuleFacts> {
-        if !self.facts.contains_key(path) {
+        let known = self.facts.get(path);
+        if known.is_none_or(|f| f.as_ref().is_some_and(|f| f.local)) {
             let facts = read_facts(path, self.max_file_bytes, self.windows, &mut self.parsers);
             self.facts.insert(path.to_path_buf(), facts);
         }
         self.facts.get(path).and_then(Option::as_ref)
+    }
+
+    /// The facts that decide a module's own writes' notes: those of the parts around them
+    /// will do.
+    fn own(&mut self, path: &Path) -> Option<&ModuleFacts> {
+        if self.facts.contains_key(path) {
+            return self.facts.get(path).and_then(Option::as_ref);
+        }
+        self.get(path)
     }
 }
 
@@ -420,169 +432,5 @@ fn javascript_module(base: &Path) -> Option<PathBuf> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::source::lang::transports;
-    use crate::source::lang::transports_window::quiet_parts;
-
-    /// A module's facts as `reach` reads them (from the parts that mention a fact word) and
-    /// from a whole parse: loads, servers, exit writes and the parts off stdio, by row.
-    #[test]
-    fn a_module_read_in_part_has_the_whole_files_facts() {
-        for lang in [Lang::Python, Lang::JavaScript] {
-            let (body, filler) = quiet_parts(lang);
-            let src = if lang == Lang::Python {
-                format!(
-                    "import sys\nimport os\n{filler}def main():\n{body}    if os.getenv('HTTP') == 'true':\n        import http_app\n        print('http')\n        return\n    if '--help' in sys.argv:\n        print('usage')\n        sys.exit(0)\n    mcp.run()\n{filler}"
-                )
-            } else {
-                format!(
-                    "import {{ a }} from './a.js';\n{filler}function main() {{\n{body}  if (process.env.TRANSPORT === 'sse') {{\n    console.log('http');\n    return import('./http.js');\n  }}\n  if (process.argv.includes('--help')) {{\n    console.log('usage');\n    process.exit(0);\n  }}\n  server.connect(new StdioServerTransport());\n}}\n{filler}"
-                )
-            };
-            let dir = tempfile::tempdir().expect("tempdir");
-            let path = dir
-                .path()
-                .join(if lang == Lang::Python { "m.py" } else { "m.js" });
-            std::fs::write(&path, &src).expect("write");
-            let ranges = transports_window::ranges(lang, src.as_bytes()).expect("windowed");
-            let kept: usize = ranges.iter().map(|r| r.end_byte - r.start_byte).sum();
-            assert!(
-                kept * 2 < src.len(),
-                "{lang:?}: most of the module is left out"
-            );
-            let summary = |f: &ModuleFacts| {
-                let off: Vec<(usize, OffStdio)> = f
-                    .off_stdio
-                    .iter()
-                    .map(|(r, why)| (r.start_point.row, *why))
-                    .collect();
-                let exits: Vec<usize> = f.exit_writes.iter().map(|r| r.start_point.row).collect();
-                format!(
-                    "http {} stdio {} connects {} loads {:?} exits {exits:?} off {off:?}",
-                    f.serves_http, f.serves_stdio, f.connects, f.loads
-                )
-            };
-            let read = read_facts(&path, 1 << 20, true, &mut HashMap::new()).expect("facts");
-            let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&lang.grammar()).expect("grammar");
-            let tree = parser.parse(&src, None).expect("parse");
-            let whole = transports::facts(lang, tree.root_node(), src.as_bytes()).expect("facts");
-            assert_eq!(summary(&read), summary(&whole), "{lang:?}");
-            assert!(
-                !whole.off_stdio.is_empty() && !whole.loads.is_empty(),
-                "{lang:?}: {}",
-                summary(&whole)
-            );
-        }
-    }
-
-    /// A Python module's facts, read in part statement by statement, are the whole file's
-    /// where what decides them is not a fact word of the statement that holds it: a guard on
-    /// a flag (a name set from a transport's test) leaves the rest of its function off stdio;
-    /// a class's methods are cut each on its own, one exiting after a write; a call that
-    /// serves before `os._exit(0)` or `sys.exit(0)` (a function that exits without serving is
-    /// off stdio); a function whose body is more than the `return` of a flag's test (so not
-    /// a flag); a branch's extent, to its last statement.
-    #[test]
-    fn a_python_module_read_statement_by_statement_has_the_whole_files_facts() {
-        let (body, filler) = quiet_parts(Lang::Python);
-        let deeper = body.replace("    ", "        ");
-        let cases = [
-            (
-                "a guard on a flag",
-                format!(
-                    "import sys\nTRANSPORT = sys.argv[1]\nuse_http = TRANSPORT == 'sse'\n{filler}def handler():\n{body}    if not use_http:\n        return\n{body}    print('x')\n{filler}"
-                ),
-                true,
-                "def quiet0(",
-            ),
-            (
-                "a class's methods",
-                format!(
-                    "import sys\n{filler}class Tool:\n    def loud(self, x):\n        print('a')\n{deeper}        print('b')\n\n    def quiet(self, x):\n{deeper}        return x\n\n    def fail(self, x):\n{deeper}        print('bad')\n        sys.exit(2)\n{filler}"
-                ),
-                true,
-                "def quiet(self",
-            ),
-            (
-                "os._exit after a serving call",
-                format!(
-                    "import os\n{filler}def once(x):\n    print('starting')\n{body}    start(x)\n{body}    os._exit(0)\n{filler}"
-                ),
-                false,
-                "def quiet0(",
-            ),
-            (
-                "sys.exit after a serving call",
-                format!(
-                    "import sys\n{filler}def once(x):\n    print('starting')\n{body}    serve(x)\n{body}    sys.exit(0)\n{filler}"
-                ),
-                false,
-                "def quiet0(",
-            ),
-            (
-                "a function's body of more than its return (no flag's setter)",
-                format!(
-                    "import sys\nuse_http = sys.argv[1] == 'sse'\n{filler}def quiet_http():\n    x = 1\n{body}    return sys.stdout.isatty() and use_http\n\n\
-                     def handler():\n    if quiet_http():\n        print('x')\n{filler}"
-                ),
-                false,
-                "def quiet0(",
-            ),
-            (
-                "a branch's extent",
-                format!(
-                    "import sys\n{filler}def main(x):\n    if sys.argv[1] == 'sse':\n        print('sse')\n{deeper}        x = x + 2\n    print('after')\n{filler}"
-                ),
-                true,
-                "def quiet0(",
-            ),
-        ];
-        let summary = |f: &ModuleFacts| {
-            let off: Vec<(usize, usize, OffStdio)> = f
-                .off_stdio
-                .iter()
-                .map(|(r, why)| (r.start_point.row, r.end_point.row, *why))
-                .collect();
-            let exits: Vec<usize> = f.exit_writes.iter().map(|r| r.start_point.row).collect();
-            format!(
-                "http {} stdio {} loads {:?} exits {exits:?} off {off:?} flags {:?}",
-                f.serves_http, f.serves_stdio, f.loads, f.flags
-            )
-        };
-        // Each case: its name, the module, whether its facts decide something (make a part
-        // off stdio or a write an exit's), and a quiet part its window leaves out.
-        for (case, src, decides, left_out) in cases {
-            let dir = tempfile::tempdir().expect("tempdir");
-            let path = dir.path().join("m.py");
-            std::fs::write(&path, &src).expect("write");
-            let ranges = transports_window::ranges(Lang::Python, src.as_bytes()).expect("windowed");
-            let kept: usize = ranges.iter().map(|r| r.end_byte - r.start_byte).sum();
-            assert!(
-                kept * 2 < src.len(),
-                "{case}: most of the module is left out"
-            );
-            // A class is cut method by method: its quiet method (not its first nor its last)
-            // is left out, as the module's quiet functions are.
-            let text: String = ranges
-                .iter()
-                .map(|r| &src[r.start_byte..r.end_byte])
-                .collect();
-            assert!(!text.contains(left_out), "{case}: {text}");
-            let read = read_facts(&path, 1 << 20, true, &mut HashMap::new()).expect("facts");
-            let mut parser = tree_sitter::Parser::new();
-            parser
-                .set_language(&Lang::Python.grammar())
-                .expect("grammar");
-            let tree = parser.parse(&src, None).expect("parse");
-            let whole =
-                transports::facts(Lang::Python, tree.root_node(), src.as_bytes()).expect("facts");
-            assert_eq!(summary(&read), summary(&whole), "{case}");
-            // Where nothing is decided, that is the point: a function that serves before its
-            // exit, or one that is not a flag's setter, keeps its writes warnings.
-            let decided = !whole.off_stdio.is_empty() || !whole.exit_writes.is_empty();
-            assert_eq!(decided, decides, "{case}: {}", summary(&whole));
-        }
-    }
-}
+#[path = "reach_tests.rs"]
+mod tests;

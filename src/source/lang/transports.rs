@@ -4,7 +4,6 @@
 //! and the writes that only run on the way to a failing exit.
 
 use super::fact_marks::Marks;
-use super::prefilter::Text;
 use super::syntax::Fields;
 use super::syntax::{self, args, string_content, text};
 use super::transport_branches;
@@ -30,6 +29,10 @@ pub struct ModuleFacts {
     /// Names set from a condition that holds only off stdio (`shouldLog = transport ===
     /// 'sse'`), sorted: a part that reads one may be off stdio without a fact word in it.
     pub flags: Vec<String>,
+    /// Only the facts of the parts around the module's writes are known
+    /// (`transports::demoting_parts`): what makes those writes notes, not the loads nor what
+    /// the module serves. `reach` reads the module again where an entry's path reaches it.
+    pub local: bool,
     /// Only `serves_http` and `serves_stdio` are known, from a window of what makes a module
     /// serve (`transports_window::FactMentions::serving`), and they make it HTTP-only: the
     /// rest matters only where the stdio path loads it, and `reach` then reads it itself.
@@ -105,150 +108,6 @@ pub(super) const PY_BRANCH_WORDS: &[&str] = &[
     "__main__",
     "headers",
 ];
-
-/// Whole words without which a module's facts cannot make a write in it a note: no HTTP
-/// server transport, port or FastMCP HTTP run (so not HTTP-only), no exit (so no exit
-/// writes) and no branch condition. Each name the fact walks below compare with is one of
-/// them, or ends in one.
-const JS_DEMOTING_WORDS: &[&str] = &["listen", "exit"];
-/// `_exit` for `os._exit`, where `exit` is not a word of its own.
-const PY_DEMOTING_WORDS: &[&str] = &["exit", "_exit", "SystemExit", "uvicorn"];
-
-/// Branch words (`JS_BRANCH_WORDS`, `PY_BRANCH_WORDS`) that the text test below looks for
-/// otherwise, as the conditions read them:
-/// - an environment variable's read makes no part off stdio by itself, only a selector does
-///   (a variable whose test picks an HTTP transport, `transport_branches`), and a branch picks
-///   one only if its text holds a quoted transport name (a word of the test) or one of
-///   `transport_branches::PICKS_HTTP` (looked for instead);
-/// - `http` is a transport only where the other side of the comparison holds `transport`,
-///   and a FastMCP run serves HTTP only with a `transport=` argument: `transport` is looked
-///   for in any word (`TRANSPORT_MODE`, `transportType`), as the conditions do;
-/// - request headers are read in any word too (`headersList`).
-const NOT_WHOLE_WORDS: &[&str] = &[
-    "env",
-    "getenv",
-    "environ",
-    "http",
-    "transport",
-    "transportType",
-    "headers",
-];
-/// What the text test looks for within any word, in lower case (see `NOT_WHOLE_WORDS`).
-const WITHIN_WORDS: &[&str] = &["transport", "headers"];
-
-/// A text test before parsing a module for its facts: false only if no fact of it can turn
-/// a write in it into a note (it may still matter as a module the stdio path loads). The
-/// names are matched in any case, as conditions compare transport names
-/// (`transport_branches::HTTP_NAMES`, which are among them).
-pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
-    demoting_words(lang, src, false)
-}
-
-/// Python's words whose facts leave off stdio only a part around them: an exit is the last
-/// statement of the branch or function it leaves off stdio, or follows the writes it makes
-/// exit writes, and `__main__` is in the condition of the `if __name__ == "__main__":` whose
-/// block serves nothing. Such a part and its word lie in the outermost statement around the
-/// write that is not a class, or in the exit writes after it (`python::local_parts`). The
-/// other facts need a word that `may_demote` looks for anywhere: a transport, a port or a
-/// condition (request headers only in a line that compares them, `python::compares_headers`).
-const PY_LOCAL_WORDS: &[&str] = &["exit", "_exit", "SystemExit", "__main__"];
-
-/// As `may_demote`, for a module whose writes (findings) start at the bytes `at`, and whose
-/// scan parsed without a syntax error: a Python module's exits and `__main__` count only
-/// around a write (`PY_LOCAL_WORDS`), and request headers only where a line compares them.
-/// `tests/it/source/large.rs` compares the findings with this test (the prefilter) and
-/// without it over real trees.
-pub fn may_demote_at(lang: Lang, text: &Text<'_>, at: &[usize]) -> bool {
-    let src = text.src;
-    if lang != Lang::Python {
-        return may_demote(lang, src);
-    }
-    if demoting_words(lang, src, true) || python::compares_headers(text) {
-        return true;
-    }
-    let Some(around) = python::local_parts(text, at) else {
-        return may_demote(lang, src);
-    };
-    // Where the words are, found once (parts overlap, and a file may have many writes);
-    // `__main__` within any word, as `exit_paths::script_only_block` reads the condition.
-    let mut found: Vec<usize> = Vec::new();
-    for w in PY_LOCAL_WORDS {
-        match *w {
-            "__main__" => found.extend(memchr::memmem::find_iter(src, w.as_bytes())),
-            _ => found.extend(words_at(src, w.as_bytes(), false)),
-        }
-    }
-    found.sort_unstable();
-    around.iter().any(|&(start, end)| {
-        let first = found.partition_point(|&at| at < start);
-        found.get(first).is_some_and(|&at| at < end)
-    })
-}
-
-/// The words of `may_demote`, without Python's `PY_LOCAL_WORDS` if `not_local`.
-fn demoting_words(lang: Lang, src: &[u8], not_local: bool) -> bool {
-    let (words, names, dollar): (&[&str], &[&[&str]], bool) = match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
-            JS_DEMOTING_WORDS,
-            &[
-                JS_HTTP_TRANSPORTS,
-                JS_BRANCH_WORDS,
-                transport_branches::HTTP_NAMES,
-            ],
-            true,
-        ),
-        Lang::Python => (
-            PY_DEMOTING_WORDS,
-            &[
-                PY_HTTP_METHODS,
-                PY_HTTP_CLASSES,
-                PY_BRANCH_WORDS,
-                transport_branches::HTTP_NAMES,
-            ],
-            false,
-        ),
-        _ => return false,
-    };
-    let counted = |w: &&&str| !(not_local && PY_LOCAL_WORDS.contains(*w));
-    // Python's header reads, with `not_local`, are `python::compares_headers`'.
-    let within = |w: &&&str| !(not_local && **w == "headers");
-    if words
-        .iter()
-        .filter(counted)
-        .any(|w| has_word(src, w.as_bytes(), dollar))
-    {
-        return true;
-    }
-    let lower = src.to_ascii_lowercase();
-    names
-        .iter()
-        .flat_map(|n| n.iter())
-        .filter(|w| !NOT_WHOLE_WORDS.contains(w))
-        .filter(counted)
-        .any(|w| has_word(&lower, w.to_ascii_lowercase().as_bytes(), dollar))
-        || transport_branches::PICKS_HTTP
-            .iter()
-            .chain(WITHIN_WORDS.iter().filter(within))
-            .any(|part| memchr::memmem::find(&lower, part.as_bytes()).is_some())
-}
-
-/// `word` where a lexer reads it as a name of its own: no ASCII letter, `_` (or, in
-/// JavaScript, `$`) right before it, nor those or a digit right after. Anything else next
-/// to it (a digit before, a non-ASCII character) is let through, so the test never says no
-/// where a parser could read the word.
-fn has_word(src: &[u8], word: &[u8], dollar: bool) -> bool {
-    words_at(src, word, dollar).next().is_some()
-}
-
-/// Where `has_word` finds `word`.
-fn words_at<'a>(src: &'a [u8], word: &'a [u8], dollar: bool) -> impl Iterator<Item = usize> + 'a {
-    let letter = move |b: u8| b.is_ascii_alphabetic() || b == b'_' || (dollar && b == b'$');
-    memchr::memmem::find_iter(src, word).filter(move |&at| {
-        let before = at.checked_sub(1).map(|i| src[i]);
-        let after = src.get(at + word.len()).copied();
-        !before.is_some_and(letter) && !after.is_some_and(|b| letter(b) || b.is_ascii_digit())
-    })
-}
 
 /// Languages whose modules have transport facts.
 pub fn has_facts(lang: Lang) -> bool {
@@ -577,9 +436,12 @@ fn js_exit_writes<'t>(statements: &[Node<'t>], src: &[u8], out: &mut Vec<Range>)
     }
 }
 
+#[path = "transports_demotes.rs"]
+mod demotes;
 /// The facts of Python modules.
 #[path = "transports_python.rs"]
 mod python;
+pub use demotes::{demoting_parts, may_demote, may_demote_at, python_may_serve_stdio};
 use python::python;
 pub(super) use python::{PY_HTTP_CLASSES, PY_HTTP_METHODS};
 

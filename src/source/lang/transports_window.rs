@@ -248,6 +248,23 @@ impl FactMentions {
     }
 }
 
+/// A Python window of `parts` (sorted, apart; `transports::demoting_parts`): the statements
+/// in them whole, and the headers of those around them (a class's, for a method), cut as
+/// the facts' windows are (`python_window::facts_ranges_by`). None to parse the whole file.
+pub fn local_ranges(text: &Text<'_>, parts: &[(usize, usize)]) -> Option<Vec<Range>> {
+    // The part that ends after `start`, if any: the only one a statement from there can
+    // overlap or lie in.
+    let part = |start: usize| {
+        let i = parts.partition_point(|&(_, end)| end <= start);
+        parts.get(i).copied()
+    };
+    python_window::facts_ranges_by(
+        text,
+        |s, e| part(s).is_some_and(|(ps, _)| ps < e),
+        |s, e| part(s).is_some_and(|(ps, pe)| ps <= s && e <= pe),
+    )
+}
+
 /// The parts of a window to take back, if the facts of a tree parsed from `ranges` of `src`
 /// (a window; empty: the whole file) may not be the whole file's: `ranges` with those parts
 /// put back, for the caller to parse again (and whole if that is not enough). A part left

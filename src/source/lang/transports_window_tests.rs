@@ -68,6 +68,67 @@ fn a_python_window_has_the_whole_files_facts() {
     );
 }
 
+/// A window of the parts around a Python module's writes (`transports::demoting_parts`,
+/// `local_ranges`) leaves most of the module out, yet says of each write what the whole
+/// file's facts say: the part off stdio that holds it and why, and whether an exit follows
+/// it. Each case: the module, and whether its whole facts make a write a note.
+#[test]
+fn a_window_of_the_parts_around_the_writes_has_the_whole_files_facts_at_them() {
+    let (body, filler) = quiet_parts(Lang::Python);
+    let deeper = body.replace("    ", "        ");
+    let cases = [
+        // An `if __name__ == "__main__":` block that serves nothing.
+        (format!("import sys\n{filler}def helper(x):\n{body}    sys.exit(0)\n{filler}if __name__ == '__main__':\n    print(helper(1))\n"), true),
+        // A function that ends in a successful exit; another's write is no part of it.
+        (format!("import sys\n{filler}def version():\n    print('1.0')\n{body}    sys.exit(0)\n{filler}def main():\n    print('serving')\n"), true),
+        // A method of a class: the class's other methods are left out.
+        (format!("import sys\n{filler}class Cli:\n    def quiet(self, x):\n{deeper}        return x\n\n    def usage(self):\n        print('usage')\n        sys.exit(0)\n\n    def loud(self, x):\n{deeper}        return x\n{filler}"), true),
+        // Writes before a failing exit, in a function and in the module itself.
+        (format!("import sys\n{filler}def main(argv):\n    if not argv:\n        print('usage: m FILE')\n        sys.exit(2)\n{body}    print('done')\n{filler}print('bad')\nprint('again')\nsys.exit(3)\n{filler}"), true),
+        // An `except SystemExit:` holds no exit.
+        (format!("import sys\n{filler}def run_it(f):\n    try:\n        f()\n    except SystemExit:\n        print('exited')\n{filler}"), false),
+    ];
+    for (src, decides) in cases {
+        let bytes = src.as_bytes();
+        let text = Lang::Python.text(bytes);
+        let writes: Vec<usize> = src.match_indices("print(").map(|(at, _)| at).collect();
+        let parts = super::super::transports::demoting_parts(Lang::Python, &text, &writes)
+            .expect("an exit or __main__ near a write");
+        assert!(!parts.is_empty(), "only words near the writes: {src}");
+        let ranges = local_ranges(&text, &parts).expect("windowed");
+        let kept: usize = ranges.iter().map(|r| r.end_byte - r.start_byte).sum();
+        assert!(
+            kept * 3 < src.len(),
+            "most of the module is left out: {src}"
+        );
+        let part = parse(Lang::Python, &src, &ranges);
+        assert!(!part.root_node().has_error(), "{src}");
+        let local = facts_in(Lang::Python, part.root_node(), bytes, &ranges).expect("facts");
+        let whole = facts(
+            Lang::Python,
+            parse(Lang::Python, &src, &[]).root_node(),
+            bytes,
+        )
+        .expect("facts");
+        let at = |f: &ModuleFacts, row: usize| {
+            let holds = |r: &Range| r.start_point.row <= row && row <= r.end_point.row;
+            let off = f
+                .off_stdio
+                .iter()
+                .find(|(r, _)| holds(r))
+                .map(|(_, why)| *why);
+            (off, f.exit_writes.iter().any(holds))
+        };
+        let mut noted = false;
+        for &write in &writes {
+            let row = src[..write].matches('\n').count();
+            assert_eq!(at(&local, row), at(&whole, row), "row {row}: {src}");
+            noted |= at(&whole, row) != (None, false);
+        }
+        assert_eq!(noted, decides, "{src}");
+    }
+}
+
 #[test]
 fn a_javascript_window_has_the_whole_files_facts() {
     let (body, filler) = quiet_parts(Lang::JavaScript);

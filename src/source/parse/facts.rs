@@ -33,12 +33,21 @@ impl Worker<'_> {
         // from the whole tree (the scan parses whole without the prefilter). Where the
         // words are (`may_demote_at`) is read only where the scan met no syntax error.
         let demotes = if tree.root_node().has_error() {
-            transports::may_demote(lang, bytes)
+            transports::may_demote(lang, bytes).then(Vec::new)
         } else {
-            transports::may_demote_at(lang, text, writes)
+            transports::demoting_parts(lang, text, writes)
         };
-        if self.prefilter && !demotes {
-            return Some(None);
+        if self.prefilter {
+            let Some(parts) = demotes else {
+                return Some(None);
+            };
+            // Where no entry's path is followed, a module's loads and what it serves decide
+            // nothing but its own writes' notes: the parts around them are enough.
+            if !parts.is_empty() && !self.follows_loads {
+                if let Some(facts) = self.local_facts(lang, text, tree, &parts) {
+                    return Some(Some(facts));
+                }
+            }
         }
         // A module that serves only HTTP makes every write in it a note (or leaves it a
         // warning where the stdio path loads it): what makes it serve is enough. Without the
@@ -67,6 +76,35 @@ impl Worker<'_> {
         let ranges = mentions.ranges(lang, text).unwrap_or_default();
         let parser = super::super::trees::parser_for(&mut self.parsers, lang)?;
         super::super::trees::facts_in_part(parser, lang, bytes, ranges, Some(tree), marks.as_ref())
+    }
+
+    /// A Python module's facts from a window of `parts` (`transports::demoting_parts`: only
+    /// an exit or `__main__` in them can make its writes notes, and it mentions no HTTP
+    /// server, so it serves no HTTP): `ModuleFacts::local`, or whole if the window is the
+    /// whole file. None where they need more: a write before a failing exit in a module
+    /// that may serve stdio (a note only if it does not, which the window does not tell;
+    /// `transports::python_may_serve_stdio`), a part left out that the facts follow
+    /// (`transports_window::taken_back`), or a parse that times out.
+    fn local_facts(
+        &mut self,
+        lang: Lang,
+        text: &Text<'_>,
+        tree: &tree_sitter::Tree,
+        parts: &[(usize, usize)],
+    ) -> Option<ModuleFacts> {
+        let bytes = text.src;
+        let ranges = transports_window::local_ranges(text, parts)?;
+        let parser = super::super::trees::parser_for(&mut self.parsers, lang)?;
+        let (part, ranges) =
+            super::super::trees::parse_in_part_or_whole(parser, bytes, ranges, Some(tree))?;
+        let mut facts = transports::facts_where(lang, part.root_node(), bytes, &ranges, None)?;
+        let stdio_unknown =
+            !facts.exit_writes.is_empty() && transports::python_may_serve_stdio(bytes);
+        if stdio_unknown || transports_window::taken_back(&facts, bytes, &ranges).is_some() {
+            return None;
+        }
+        facts.local = !ranges.is_empty();
+        Some(facts)
     }
 
     /// A JavaScript or TypeScript module's `serves_http` and `serves_stdio` from a window of

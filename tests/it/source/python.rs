@@ -323,3 +323,35 @@ fn the_facts_never_come_from_the_scans_statement_window() {
         whole.0
     );
 }
+
+/// A usage text printed before a failing exit is a note in a module that starts no stdio
+/// session, and stays a warning in one that serves stdio, even from a function far from
+/// the write: the facts of the parts around the writes do not tell, so the module's are read
+/// whole (`transports::python_may_serve_stdio`).
+#[test]
+fn a_usage_text_before_a_failing_exit_is_a_note_only_where_the_module_serves_no_stdio() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let filler: String = (0..6)
+        .map(|i| {
+            format!(
+                "def quiet{i}(x):\n{}    return x\n\n\n",
+                "    x = x + 1\n".repeat(30)
+            )
+        })
+        .collect();
+    let serves = format!(
+        "import sys\nfrom mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('m')\n\n\n\
+         def main(argv):\n    if not argv:\n        print('usage: m FILE')\n        sys.exit(2)\n    serve()\n\n\n\
+         {filler}def serve():\n    mcp.run()\n"
+    );
+    std::fs::write(dir.path().join("serves.py"), &serves).expect("write");
+    let quiet = serves.replace("    mcp.run()\n", "    return None\n");
+    std::fs::write(dir.path().join("quiet.py"), &quiet).expect("write");
+    let scan = scan_in(dir.path(), &["."]);
+    let served = scan.in_file("serves.py", 9);
+    assert_eq!(served["severity"], "warning", "{served:#}");
+    assert!(served["detailCode"].is_null(), "{served:#}");
+    let noted = scan.in_file("quiet.py", 9);
+    assert_eq!(noted["severity"], "note", "{noted:#}");
+    assert_eq!(noted["detailCode"], "exits-before-session", "{noted:#}");
+}
