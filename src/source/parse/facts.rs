@@ -11,7 +11,9 @@ impl Worker<'_> {
     /// whole or its left-out parts mention no fact word nor a name the facts follow
     /// (`transports_window::taken_back`), and it is not a Python window (cut statement by
     /// statement, it may leave out what decides them), else from a window of its own
-    /// (`transports_window`) or the whole file, parsed here on this thread; Some(None) if a
+    /// (`transports_window`) or the whole file, parsed here on this thread, or, where no
+    /// entry's loads are followed and only an exit or `__main__` near the writes can make
+    /// them notes, from a window of the parts around them (`local_facts`); Some(None) if a
     /// text test shows they cannot make a write at `writes` a note (`reach` then reads the
     /// file itself if the stdio path loads it); None for a language without facts, or a parse
     /// that times out (`reach` then reads the file itself). `tests/it/source/large.rs`
