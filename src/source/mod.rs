@@ -198,8 +198,14 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
     } else {
         Vec::new()
     };
-    // Whether `reach` will follow loads from entries (`reach::stdio_path`).
-    let follows_loads = !options.all_transports && !entries::of_roots(&options.roots).0.is_empty();
+    // The package's entries, read once: `reach` follows their loads (`reach::stdio_path`),
+    // and where it will, the workers read each module's facts whole.
+    let (entries, python_bases) = if options.all_transports {
+        (Vec::new(), Vec::new())
+    } else {
+        entries::of_roots(&options.roots)
+    };
+    let follows_loads = !entries.is_empty();
     let prefix_roots = options.roots.len() > 1;
     for root in &options.roots {
         let display = walk::slashed(root);
@@ -257,6 +263,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         reach::classify(
             &mut findings,
             &options.roots,
+            (entries, python_bases),
             options.max_file_bytes,
             options.prefilter,
             module_facts,

@@ -13,7 +13,7 @@
 //! is known, or the entry loads no stdio transport, every HTTP-only module is off the stdio
 //! path.
 
-use super::entries::python_module;
+use super::entries::{python_module, Entry};
 use super::lang::transports::{ModuleFacts, OffStdio};
 use super::lang::transports_window;
 use super::lang::Lang;
@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 const MAX_MODULES: usize = 5_000;
 
 /// Turns the findings of `findings` that never reach a stdio client into notes, with a
-/// detail code that says why. `known` holds, by canonical path, the facts the scan already
+/// detail code that says why. `entries` are the roots' (`entries::of_roots`), with the
+/// bases of their Python modules. `known` holds, by canonical path, the facts the scan already
 /// took from the trees it parsed, or None for a file whose facts cannot make its writes
 /// notes (`transports::may_demote`); other modules are read and parsed here, in part if
 /// `windows` (the scan's prefilter: off, every file is parsed whole, so the findings
@@ -33,6 +34,7 @@ const MAX_MODULES: usize = 5_000;
 pub(super) fn classify(
     findings: &mut [Finding],
     roots: &[PathBuf],
+    entries: (Vec<Entry>, Vec<PathBuf>),
     max_file_bytes: u64,
     windows: bool,
     known: Vec<(PathBuf, Option<ModuleFacts>)>,
@@ -92,7 +94,7 @@ pub(super) fn classify(
     let path = if files.is_empty() && plain.is_empty() {
         None
     } else {
-        Some(stdio_path(roots, &mut modules))
+        Some(stdio_path(entries, &mut modules))
     };
     for f in findings.iter_mut() {
         let Some(file) = f.location.file.as_ref() else {
@@ -325,8 +327,10 @@ fn follow(
     reached
 }
 
-fn stdio_path(roots: &[PathBuf], modules: &mut Modules) -> StdioPath {
-    let (entries, python_bases) = super::entries::of_roots(roots);
+fn stdio_path(
+    (entries, python_bases): (Vec<Entry>, Vec<PathBuf>),
+    modules: &mut Modules,
+) -> StdioPath {
     let Some(first) = entries.first().map(|e| e.shown.clone()) else {
         return StdioPath::Unknown;
     };
