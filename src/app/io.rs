@@ -3,6 +3,7 @@
 
 use super::cli::ColorChoice;
 use crate::error::Error;
+use crate::report::printed::Printed;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -47,9 +48,18 @@ impl Output {
     }
 
     pub fn write(&self, text: &str) -> Result<(), Error> {
+        self.write_parts([text])
+    }
+
+    /// A report kept in pieces (`Printed`), written one after the other.
+    pub fn write_printed(&self, printed: &Printed) -> Result<(), Error> {
+        self.write_parts(printed.parts())
+    }
+
+    fn write_parts<'a>(&self, parts: impl IntoIterator<Item = &'a str>) -> Result<(), Error> {
         match &self.file {
-            Some(path) => write_file(self.flag, path, text),
-            None => write_stdout(text),
+            Some(path) => write_file_parts(self.flag, path, parts),
+            None => write_stdout_parts(parts),
         }
     }
 }
@@ -78,7 +88,21 @@ pub fn check_destination(flag: &str, path: &Path) -> Result<(), Error> {
 
 /// Writes a whole file, naming the flag that chose it when it fails.
 pub fn write_file(flag: &str, path: &Path, text: &str) -> Result<(), Error> {
-    std::fs::write(path, text).map_err(|e| {
+    write_file_parts(flag, path, [text])
+}
+
+/// As `write_file`, the text given in pieces.
+pub fn write_file_parts<'a>(
+    flag: &str,
+    path: &Path,
+    parts: impl IntoIterator<Item = &'a str>,
+) -> Result<(), Error> {
+    let written = std::fs::File::create(path).and_then(|mut file| {
+        parts
+            .into_iter()
+            .try_for_each(|part| file.write_all(part.as_bytes()))
+    });
+    written.map_err(|e| {
         Error::Output(format!(
             "{flag} {}: cannot write ({e}); check the directory exists and is writable",
             path.display()
@@ -87,8 +111,15 @@ pub fn write_file(flag: &str, path: &Path, text: &str) -> Result<(), Error> {
 }
 
 pub fn write_stdout(text: &str) -> Result<(), Error> {
+    write_stdout_parts([text])
+}
+
+fn write_stdout_parts<'a>(parts: impl IntoIterator<Item = &'a str>) -> Result<(), Error> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    let written = parts
+        .into_iter()
+        .try_for_each(|part| out.write_all(part.as_bytes()));
+    match written.and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

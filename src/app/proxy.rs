@@ -2,7 +2,7 @@
 //! server's own exit code handed back to the client.
 
 use super::cli::{Format, ProxyArgs, ReportFormat};
-use super::io::{check_destination, json_text, note, runtime, write_file};
+use super::io::{check_destination, json_text, note, runtime, write_file, write_file_parts};
 use super::render::render_findings;
 use crate::error::Error;
 use std::io::Write;
@@ -70,7 +70,7 @@ pub fn run(args: ProxyArgs) -> Result<ExitCode, Error> {
             outcome.findings.clone(),
             outcome.exit_code,
         )
-        .and_then(|doc| write_file("--sarif", path, &doc));
+        .and_then(|doc| write_file_parts("--sarif", path, doc.parts()));
         if let Err(e) = written {
             // The client's session is over; the exit code stays the server's.
             let _ = writeln!(std::io::stderr(), "mcpcheck: {e}");

@@ -8,6 +8,7 @@ use crate::guard::GuardRun;
 use crate::report::document::{Report, ReportContext};
 use crate::report::guard::{human, json};
 use crate::report::markdown::{self, MarkdownOptions};
+use crate::report::printed::Printed;
 use crate::report::repo::RepoContext;
 use crate::report::sarif;
 use std::path::Path;
@@ -87,7 +88,7 @@ pub fn render_findings(
     engine: &'static str,
     findings: Vec<crate::finding::Finding>,
     exit_code: i32,
-) -> Result<String, Error> {
+) -> Result<Printed, Error> {
     let mut report = Report::without_engine(ReportContext {
         repo: RepoContext::detect()?,
         anchor: None,
@@ -98,8 +99,8 @@ pub fn render_findings(
     report.engine = engine;
     report.findings = findings;
     match format {
-        Format::Sarif => Ok(sarif::render(&report)),
-        Format::Markdown => Ok(markdown::render(&report, &MarkdownOptions::document())),
+        Format::Sarif => Ok(sarif::printed(&report)),
+        Format::Markdown => Ok(markdown::render(&report, &MarkdownOptions::document()).into()),
         Format::Human | Format::Json => Err(Error::Usage(
             "this output is rendered by the engine itself; use --format sarif or markdown here"
                 .into(),

@@ -10,6 +10,7 @@ use super::render::render_findings;
 use crate::error::Error;
 use crate::finding::{excerpt, plural, Risk};
 use crate::report::human::Style;
+use crate::report::printed::Printed;
 use crate::scan::live::{LiveOptions, LiveState};
 use crate::scan::run::{current_dir, BaselineRequest, ListRequest, RuleRequest, ScanRequest};
 use crate::scan::Targets;
@@ -91,14 +92,15 @@ pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     };
     let mut report = runtime(None)?.block_on(crate::scan::run::scan(&request))?;
     report.notices.extend(unused_live_flags(&args.live));
-    let text = match format {
-        Format::Json => json_text(&crate::report::scan::json::render(&report))?,
+    let text: Printed = match format {
+        Format::Json => json_text(&crate::report::scan::json::render(&report))?.into(),
         Format::Human => crate::report::scan::human::render(
             &report,
             Style {
                 color: output.color(),
             },
-        ),
+        )
+        .into(),
         Format::Sarif | Format::Markdown => render_findings(
             format,
             "scan",
@@ -106,7 +108,7 @@ pub fn scan(args: ScanArgs, color: ColorChoice) -> Result<ExitCode, Error> {
             i32::from(!report.ok()),
         )?,
     };
-    output.write(&text)?;
+    output.write_printed(&text)?;
     Ok(super::verdict_exit(report.ok()))
 }
 

@@ -7,6 +7,7 @@ use super::render::render_findings;
 use crate::error::Error;
 use crate::gate::Gate;
 use crate::report::human::Style;
+use crate::report::printed::Printed;
 use std::process::ExitCode;
 
 impl SourceArgs {
@@ -70,8 +71,8 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
     let ok = Gate::default().passes(&scan.findings);
     let nothing_scanned =
         (scan.stats.files_scanned == 0).then(|| nothing_scanned(&options.roots, &scan.stats));
-    let text = match format {
-        Format::Json => json_text(&crate::report::source::json::render(&scan))?,
+    let text: Printed = match format {
+        Format::Json => json_text(&crate::report::source::json::render(&scan))?.into(),
         // Paths a terminal can open: from the working directory, not from the scanned root.
         Format::Human => crate::report::source::human::render(
             &crate::source::SourceScan {
@@ -81,7 +82,8 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
             Style {
                 color: output.color(),
             },
-        ),
+        )
+        .into(),
         format @ (Format::Sarif | Format::Markdown) => render_findings(
             format,
             "source",
@@ -89,7 +91,7 @@ pub fn run(args: &SourceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
             i32::from(!ok),
         )?,
     };
-    output.write(&text)?;
+    output.write_printed(&text)?;
     if let Some(note) = nothing_scanned {
         super::io::note(&note);
     }

@@ -6,6 +6,7 @@ use super::render::render_findings;
 use crate::error::Error;
 use crate::gate::Gate;
 use crate::report::human::Style;
+use crate::report::printed::Printed;
 use crate::report::surface as render;
 use crate::surface::{SurfaceOptions, SurfaceRequest};
 use std::process::ExitCode;
@@ -20,18 +21,19 @@ pub fn run(args: &SurfaceArgs, color: ColorChoice) -> Result<ExitCode, Error> {
         },
     })?;
     let ok = Gate::default().passes(&run.findings);
-    let text = match format {
-        Format::Json => json_text(&render::json(&run))?,
+    let text: Printed = match format {
+        Format::Json => json_text(&render::json(&run))?.into(),
         Format::Human => render::human(
             &run,
             Style {
                 color: output.color(),
             },
-        ),
+        )
+        .into(),
         format @ (Format::Sarif | Format::Markdown) => {
             render_findings(format, "surface", run.findings.clone(), i32::from(!ok))?
         }
     };
-    output.write(&text)?;
+    output.write_printed(&text)?;
     Ok(super::verdict_exit(ok))
 }

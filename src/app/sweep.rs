@@ -85,7 +85,7 @@ pub fn report(args: &SweepReportArgs) -> Result<ExitCode, Error> {
     }
     let merged = merge(&args.results)?;
     if args.format == SweepReportFormat::Sarif {
-        output.write(&render_findings(
+        output.write_printed(&render_findings(
             Format::Sarif,
             "sweep",
             findings_of(&merged),

@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod markdown_escape;
 pub mod named;
 pub mod owasp;
+pub mod printed;
 pub mod proxy;
 pub mod repo;
 pub mod rule_docs;

@@ -8,6 +8,7 @@
 //! protocol location in `logicalLocations` and the message.
 
 use super::document::{Report, REPOSITORY_URL, TOOL_NAME, TOOL_VERSION};
+use super::printed::Printed;
 use super::repo::{file_uri, uri_path};
 use super::sarif_pretty::{self, Slot};
 use super::sarif_rules::{self, catalog_metas, level, taxon_reference};
@@ -35,31 +36,37 @@ const SNIPPET_CHARS: usize = 500;
 
 /// The SARIF document of a report, as pretty-printed JSON within GitHub's limits.
 pub fn render(report: &Report) -> String {
-    render_with_rules(report, &catalog_metas())
+    printed(report).into_string()
+}
+
+/// As `render`, in the pieces it was printed in, to be written without joining them.
+pub fn printed(report: &Report) -> Printed {
+    render_limited(report, &catalog_metas(), MAX_GZIPPED_BYTES)
 }
 
 /// As `render`, with an explicit rule table (tests add rules the catalog lacks yet).
 pub fn render_with_rules(report: &Report, metas: &[(&CodeMeta, String)]) -> String {
-    render_limited(report, metas, MAX_GZIPPED_BYTES)
+    render_limited(report, metas, MAX_GZIPPED_BYTES).into_string()
 }
 
-/// As `render_with_rules`, halving the results until the gzipped size fits `max_gzipped`.
+/// As `printed`, halving the results until the gzipped size fits `max_gzipped`.
 pub fn render_limited(
     report: &Report,
     metas: &[(&CodeMeta, String)],
     max_gzipped: usize,
-) -> String {
+) -> Printed {
     let mut limit = report.findings.len().min(MAX_RESULTS);
     loop {
-        let pretty = pretty_document(report, metas, limit);
+        let mut pretty = pretty_document(report, metas, limit);
         // Anything under the limit uncompressed is under it gzipped too.
         if pretty.len() <= max_gzipped {
-            return pretty + "\n";
+            pretty.push_str("\n");
+            return pretty;
         }
         let doc = document(report, metas, limit);
         let compact = serde_json::to_string(&doc).unwrap_or_default();
         if limit == 0 || gzipped_len(&compact) <= max_gzipped {
-            return compact + "\n";
+            return Printed::from(compact + "\n");
         }
         limit /= 2;
     }
@@ -77,7 +84,7 @@ pub(super) fn pretty_document(
     report: &Report,
     metas: &[(&CodeMeta, String)],
     limit: usize,
-) -> String {
+) -> Printed {
     let findings = &report.findings[..limit.min(report.findings.len())];
     let skeleton = || sarif_pretty::pretty(&document_with(report, metas, limit, Vec::new()));
     let builder = || {
@@ -85,7 +92,7 @@ pub(super) fn pretty_document(
         move |f: &Finding| result(report, f, metas, &mut paths)
     };
     sarif_pretty::set_in(skeleton, &RESULTS, findings, builder)
-        .unwrap_or_else(|| sarif_pretty::pretty(&document(report, metas, limit)))
+        .unwrap_or_else(|| Printed::from(sarif_pretty::pretty(&document(report, metas, limit))))
 }
 
 /// The size of `text` gzipped, as GitHub measures the upload.

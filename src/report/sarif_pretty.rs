@@ -4,8 +4,10 @@
 //! A large SARIF document's results are most of it and most of the time it takes to print.
 //! Each item is printed alone, indented to its depth, and set into the document printed with
 //! an empty list, where serde_json prints `[]`: the text is the one the whole document makes
-//! (`sarif_tests` compares them). Below `PARALLEL_FROM` items, one thread.
+//! (`sarif_tests` compares them). Below `PARALLEL_FROM` items, one thread. The pieces are
+//! kept apart (`Printed`): joined, they would be copied once more into fresh memory.
 
+use super::printed::Printed;
 use serde::Serialize;
 
 /// Fewer items than this are printed on the calling thread: a thread costs more.
@@ -30,13 +32,13 @@ pub(super) fn set_in<T, R, B>(
     slot: &Slot,
     items: &[T],
     builder: impl Fn() -> B + Sync,
-) -> Option<String>
+) -> Option<Printed>
 where
     T: Sync,
     R: Serialize,
     B: FnMut(&T) -> R,
 {
-    let (skeleton, printed) = printed(items, slot.depth + 1, &builder, skeleton);
+    let (skeleton, mut printed) = printed(items, slot.depth + 1, &builder, skeleton);
     // A string's quotes are escaped, so this is structure.
     let empty = format!("\n{}\"{}\": []", "  ".repeat(slot.depth), slot.key);
     let at = match skeleton.match_indices(&empty).collect::<Vec<_>>()[..] {
@@ -45,19 +47,11 @@ where
         _ => return None,
     };
     if items.is_empty() {
-        return Some(skeleton);
+        return Some(Printed::from(skeleton));
     }
-    // Room for the items and a line break the caller may add.
-    let room = printed.iter().map(String::len).sum::<usize>();
-    let mut out = String::with_capacity(skeleton.len() + room + 2 * slot.depth + 16);
-    out.push_str(&skeleton[..at]);
-    for part in &printed {
-        out.push_str(part);
-    }
-    out.push('\n');
-    out.push_str(&"  ".repeat(slot.depth));
-    out.push_str(&skeleton[at..]);
-    Some(out)
+    // The line break and indentation before the list's `]`.
+    printed.push(format!("\n{}", "  ".repeat(slot.depth)));
+    Some(Printed::with_inserted(skeleton, at, printed))
 }
 
 /// The items built and printed in order, each after a line break (and a comma after the
@@ -80,6 +74,11 @@ where
         for (i, item) in chunk.iter().enumerate() {
             out.extend_from_slice(if first && i == 0 { b"\n" } else { b",\n" });
             Deep::print_into(&mut out, depth, &build(item));
+            if i == 0 {
+                // Room for twice what the first item suggests: growing by doubling would copy
+                // the text into fresh memory again and again; room never written costs none.
+                out.reserve(out.len().saturating_mul(2 * chunk.len()));
+            }
         }
         // serde_json writes valid UTF-8 (its strings come from `str`).
         String::from_utf8(out).unwrap_or_default()
@@ -297,7 +296,7 @@ mod tests {
             let whole = pretty(&doc(ids.iter().map(|i| item(*i)).collect()));
             let skeleton = pretty(&doc(Vec::new()));
             let set = set_in(|| skeleton.clone(), &slot, &ids, || |i: &usize| item(*i));
-            assert_eq!(set.as_deref(), Some(whole.as_str()), "{n} items");
+            assert_eq!(set.map(Printed::into_string), Some(whole), "{n} items");
         }
         // An item serde_json cannot print (a map keyed by a pair) prints as `null`: the
         // document stays JSON, with every other item in its place.
@@ -310,6 +309,7 @@ mod tests {
             [((*i, *i), *i)].into_iter().filter(|_| *i == 1).collect()
         };
         let set = set_in(|| skeleton.clone(), &slot, &[0usize, 1, 2], || odd).expect("set");
+        let set = set.into_string();
         let parsed: serde_json::Value = serde_json::from_str(&set).expect("JSON");
         assert_eq!(parsed["items"], serde_json::json!([{}, null, {}]), "{set}");
         // No such empty list at that depth: None, for the caller to print the whole.

@@ -95,7 +95,8 @@ fn results_are_cut_until_the_gzipped_document_fits() {
         &report(dir.path(), findings, None),
         &catalog_metas(),
         200_000,
-    );
+    )
+    .into_string();
     let doc = validate(&text);
     let kept = doc["runs"][0]["results"].as_array().map_or(0, Vec::len);
     assert!(kept > 0 && kept < 400, "kept {kept}");
@@ -382,7 +383,7 @@ fn results_set_into_the_document_print_as_the_whole_document_does() {
         for limit in [0, 1, n as usize / 2, n as usize] {
             let whole =
                 serde_json::to_string_pretty(&sarif::document(&r, &metas, limit)).expect("printed");
-            let set_in = sarif::pretty_document(&r, &metas, limit);
+            let set_in = sarif::pretty_document(&r, &metas, limit).into_string();
             assert_eq!(set_in, whole, "{n} findings, {limit} results");
         }
     }
