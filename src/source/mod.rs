@@ -161,7 +161,7 @@ struct Collected {
     stats: ScanStats,
     spring_files: Vec<config::spring::SpringFile>,
     logging_configs: Vec<String>,
-    module_facts: Vec<(PathBuf, Option<lang::transports::ModuleFacts>)>,
+    module_facts: Vec<reach::Scanned>,
 }
 
 /// Checks the options without scanning: roots exist and globs compile.

@@ -3,7 +3,6 @@
 
 use super::config::{self, spring, ConfigKind};
 use super::copies::{Copies, Scanned};
-use super::lang::transports::ModuleFacts;
 use super::lang::{Hit, Lang, Text};
 use super::suppress::{SourceComment, Suppressions};
 use super::walk::{slashed, DirSkip, FileSkip, Rules};
@@ -72,10 +71,9 @@ pub(super) struct Worker<'s> {
     collected: &'s Mutex<Collected>,
     copies: &'s Copies,
     parsers: HashMap<Lang, Parser>,
-    /// Transport facts of the files with findings, by canonical path, from the tree the scan
-    /// parsed (so `reach` need not parse those files again); None where a text test shows
-    /// that no fact can make their writes notes.
-    pub module_facts: Vec<(std::path::PathBuf, Option<ModuleFacts>)>,
+    /// The files with findings, with their canonical paths and the transport facts taken
+    /// from the tree the scan parsed (so `reach` need not parse those files again).
+    pub module_facts: Vec<super::reach::Scanned>,
     pub findings: Vec<Finding>,
     /// Writes with what they print (suppressed ones too: they still print).
     pub writes: Vec<crate::prints::PrintingWrite>,
@@ -224,10 +222,11 @@ impl Worker<'_> {
             &file,
             lang.name(),
         );
-        if let Some(facts) = &scanned.facts {
-            let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-            self.module_facts.push((path, facts.clone()));
-        }
+        self.module_facts.push(super::reach::Scanned {
+            file,
+            path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
+            facts: scanned.facts.clone(),
+        });
     }
 
     /// Parses and scans one file's bytes (`bytes_parsed` counts what the parser was handed):

@@ -24,11 +24,22 @@ use std::path::{Path, PathBuf};
 /// Most modules followed from the entries: a bound on time for huge trees.
 const MAX_MODULES: usize = 5_000;
 
+/// A file with findings as the worker that scanned it saw it: its findings' file, its
+/// canonical path (found on the workers, not one file after another here), and the facts
+/// the worker took (`parse::Worker::facts`: None if it took none).
+#[derive(Debug)]
+pub(super) struct Scanned {
+    pub file: String,
+    pub path: PathBuf,
+    pub facts: Option<Option<ModuleFacts>>,
+}
+
 /// Turns the findings of `findings` that never reach a stdio client into notes, with a
 /// detail code that says why. `entries` are the roots' (`entries::of_roots`), with the
-/// bases of their Python modules. `known` holds, by canonical path, the facts the scan already
-/// took from the trees it parsed, or None for a file whose facts cannot make its writes
-/// notes (`transports::may_demote`); other modules are read and parsed here, in part if
+/// bases of their Python modules. `known` holds the files with findings the workers
+/// scanned, with the facts they took from the trees they parsed, or None for a file whose
+/// facts cannot make its writes notes (`transports::may_demote`); other modules are read
+/// and parsed here, in part if
 /// `windows` (the scan's prefilter: off, every file is parsed whole, so the findings
 /// without it are those of whole parses everywhere).
 pub(super) fn classify(
@@ -37,25 +48,33 @@ pub(super) fn classify(
     entries: (Vec<Entry>, Vec<PathBuf>),
     max_file_bytes: u64,
     windows: bool,
-    known: Vec<(PathBuf, Option<ModuleFacts>)>,
+    known: Vec<Scanned>,
 ) {
     let mut unaffected: HashSet<PathBuf> = HashSet::new();
     // HTTP-only modules whose other facts are not known (`ModuleFacts::serving_only`): read
     // again only if the stdio path loads them.
     let mut serving_only: HashSet<PathBuf> = HashSet::new();
     let mut facts = HashMap::new();
-    for (path, known) in known {
+    let mut located: HashMap<String, PathBuf> = HashMap::new();
+    for Scanned {
+        file,
+        path,
+        facts: known,
+    } in known
+    {
         match known {
-            Some(f) if f.serving_only => {
-                serving_only.insert(path);
+            Some(Some(f)) if f.serving_only => {
+                serving_only.insert(path.clone());
             }
-            Some(f) => {
-                facts.insert(path, Some(f));
+            Some(Some(f)) => {
+                facts.insert(path.clone(), Some(f));
             }
-            None => {
-                unaffected.insert(path);
+            Some(None) => {
+                unaffected.insert(path.clone());
             }
+            None => {}
         }
+        located.insert(file, path);
     }
     let mut modules = Modules {
         max_file_bytes,
@@ -73,12 +92,15 @@ pub(super) fn classify(
         if files.contains_key(file) || plain.contains_key(file) {
             continue;
         }
-        // With several roots a finding's file already starts with its root.
-        let path = super::joined(file, roots)
-            .map(PathBuf::from)
-            .or_else(|| Some(PathBuf::from(file)).filter(|p| p.is_file()));
+        // With several roots a finding's file already starts with its root. (A finding not
+        // from a worker's file: the Spring settings' own.)
+        let path = located.get(file).cloned().or_else(|| {
+            let path = super::joined(file, roots)
+                .map(PathBuf::from)
+                .or_else(|| Some(PathBuf::from(file)).filter(|p| p.is_file()))?;
+            Some(path.canonicalize().unwrap_or(path))
+        });
         if let Some(path) = path {
-            let path = path.canonicalize().unwrap_or(path);
             // No fact of its own can make its writes notes: only the entries that load it.
             if unaffected.contains(&path) {
                 plain.insert(file.clone(), path);
