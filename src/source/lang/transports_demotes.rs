@@ -42,7 +42,7 @@ const WITHIN_WORDS: &[&str] = &["transport", "headers"];
 /// names are matched in any case, as conditions compare transport names
 /// (`transport_branches::HTTP_NAMES`, which are among them).
 pub fn may_demote(lang: Lang, src: &[u8]) -> bool {
-    demoting_words(lang, src, false)
+    demoting_words(lang, src).1
 }
 
 /// Python's words whose facts leave off stdio only a part around them: an exit is the last
@@ -69,12 +69,13 @@ pub fn may_demote_at(lang: Lang, text: &Text<'_>, at: &[usize]) -> bool {
 /// the facts of those parts alone (`ModuleFacts::local`) decide the writes' notes.
 pub fn demoting_parts(lang: Lang, text: &Text<'_>, at: &[usize]) -> Option<Vec<(usize, usize)>> {
     let src = text.src;
-    let anywhere = |demotes: bool| demotes.then(Vec::new);
-    if lang != Lang::Python || demoting_words(lang, src, true) || python::compares_headers(text) {
-        return anywhere(may_demote(lang, src));
+    let (other, any) = demoting_words(lang, src);
+    let anywhere = || any.then(Vec::new);
+    if lang != Lang::Python || other || python::compares_headers(text) {
+        return anywhere();
     }
     let Some(mut around) = python::local_parts(text, at) else {
-        return anywhere(may_demote(lang, src));
+        return anywhere();
     };
     // Where the words are, found once (parts overlap, and a file may have many writes);
     // `__main__` within any word, as `exit_paths::script_only_block` reads the condition.
@@ -101,51 +102,179 @@ pub fn demoting_parts(lang: Lang, text: &Text<'_>, at: &[usize]) -> Option<Vec<(
     (!parts.is_empty()).then_some(parts)
 }
 
-/// The words of `may_demote`, without Python's `PY_LOCAL_WORDS` if `not_local`.
-fn demoting_words(lang: Lang, src: &[u8], not_local: bool) -> bool {
-    let (words, names, dollar): (&[&str], &[&[&str]], bool) = match lang {
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => (
-            JS_DEMOTING_WORDS,
-            &[
-                JS_HTTP_TRANSPORTS,
-                JS_BRANCH_WORDS,
-                transport_branches::HTTP_NAMES,
-            ],
-            true,
-        ),
-        Lang::Python => (
-            PY_DEMOTING_WORDS,
-            &[
-                PY_HTTP_METHODS,
-                PY_HTTP_CLASSES,
-                PY_BRANCH_WORDS,
-                transport_branches::HTTP_NAMES,
-            ],
-            false,
-        ),
-        _ => return false,
+/// What a module's text holds of the words of `may_demote`: (`other`, `any`), `other` if
+/// one of them that is not Python's `PY_LOCAL_WORDS` (nor a request header read within a
+/// word) occurs, `any` if one of them at all does. One pass over the text.
+fn demoting_words(lang: Lang, src: &[u8]) -> (bool, bool) {
+    let Some(words) = DemotingWords::of(lang) else {
+        return (false, false);
     };
-    let counted = |w: &&&str| !(not_local && PY_LOCAL_WORDS.contains(*w));
-    // Python's header reads, with `not_local`, are `python::compares_headers`'.
-    let within = |w: &&&str| !(not_local && **w == "headers");
-    if words
-        .iter()
-        .filter(counted)
-        .any(|w| has_word(src, w.as_bytes(), dollar))
-    {
-        return true;
+    let mut any = false;
+    for m in words.matcher.find_overlapping_iter(src) {
+        for role in &words.roles[m.pattern().as_usize()] {
+            let found = &src[m.start()..m.end()];
+            let counts = match role.how {
+                How::Word => {
+                    found == role.word.as_bytes() && whole(src, m.start(), m.end(), words.dollar)
+                }
+                How::Name => whole(src, m.start(), m.end(), words.dollar),
+                How::Within => true,
+            };
+            if !counts {
+                continue;
+            }
+            if !role.local {
+                return (true, true);
+            }
+            any = true;
+        }
     }
-    let lower = src.to_ascii_lowercase();
-    names
-        .iter()
-        .flat_map(|n| n.iter())
-        .filter(|w| !NOT_WHOLE_WORDS.contains(w))
-        .filter(counted)
-        .any(|w| has_word(&lower, w.to_ascii_lowercase().as_bytes(), dollar))
-        || transport_branches::PICKS_HTTP
+    (false, any)
+}
+
+/// How a word of `demoting_words` is looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// As written, a whole word (`has_word`).
+    Word,
+    /// In any case, a whole word.
+    Name,
+    /// In any case, within any word.
+    Within,
+}
+
+/// One way a pattern of `DemotingWords` counts: how, the word as written, and whether it
+/// leaves off stdio only a part around it (Python's `PY_LOCAL_WORDS`, request headers read
+/// within a word).
+#[derive(Debug)]
+struct Role {
+    how: How,
+    word: &'static str,
+    local: bool,
+}
+
+/// A language's words of `may_demote`, in one automaton matching any case; each pattern's
+/// roles say how it counts (a word may be listed twice: `exit` as written and as a name).
+struct DemotingWords {
+    matcher: aho_corasick::AhoCorasick,
+    roles: Vec<Vec<Role>>,
+    dollar: bool,
+}
+
+static JS_DEMOTING: std::sync::OnceLock<DemotingWords> = std::sync::OnceLock::new();
+static PY_DEMOTING: std::sync::OnceLock<DemotingWords> = std::sync::OnceLock::new();
+
+impl DemotingWords {
+    fn of(lang: Lang) -> Option<&'static Self> {
+        match lang {
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+                Some(JS_DEMOTING.get_or_init(|| {
+                    Self::new(
+                        JS_DEMOTING_WORDS,
+                        &[
+                            JS_HTTP_TRANSPORTS,
+                            JS_BRANCH_WORDS,
+                            transport_branches::HTTP_NAMES,
+                        ],
+                        true,
+                    )
+                }))
+            }
+            Lang::Python => Some(PY_DEMOTING.get_or_init(|| {
+                Self::new(
+                    PY_DEMOTING_WORDS,
+                    &[
+                        PY_HTTP_METHODS,
+                        PY_HTTP_CLASSES,
+                        PY_BRANCH_WORDS,
+                        transport_branches::HTTP_NAMES,
+                    ],
+                    false,
+                )
+            })),
+            _ => None,
+        }
+    }
+
+    /// `words` as written, `names` in any case (but `NOT_WHOLE_WORDS`, looked for within
+    /// words instead: `transport_branches::PICKS_HTTP` and `WITHIN_WORDS`).
+    fn new(words: &[&'static str], names: &[&[&'static str]], dollar: bool) -> Self {
+        let local = |w: &str| PY_LOCAL_WORDS.contains(&w);
+        let mut roles: Vec<(&'static str, Role)> = words
             .iter()
-            .chain(WITHIN_WORDS.iter().filter(within))
-            .any(|part| memchr::memmem::find(&lower, part.as_bytes()).is_some())
+            .map(|&word| {
+                (
+                    word,
+                    Role {
+                        how: How::Word,
+                        word,
+                        local: local(word),
+                    },
+                )
+            })
+            .collect();
+        roles.extend(
+            names
+                .iter()
+                .flat_map(|n| n.iter())
+                .filter(|w| !NOT_WHOLE_WORDS.contains(w))
+                .map(|&word| {
+                    (
+                        word,
+                        Role {
+                            how: How::Name,
+                            word,
+                            local: local(word),
+                        },
+                    )
+                }),
+        );
+        roles.extend(
+            transport_branches::PICKS_HTTP
+                .iter()
+                .chain(WITHIN_WORDS)
+                .map(|&word| {
+                    let local = word == "headers";
+                    (
+                        word,
+                        Role {
+                            how: How::Within,
+                            word,
+                            local,
+                        },
+                    )
+                }),
+        );
+        let mut patterns: Vec<String> = Vec::new();
+        let mut by_pattern: Vec<Vec<Role>> = Vec::new();
+        for (word, role) in roles {
+            let pattern = word.to_ascii_lowercase();
+            match patterns.iter().position(|p| *p == pattern) {
+                Some(i) => by_pattern[i].push(role),
+                None => {
+                    patterns.push(pattern);
+                    by_pattern.push(vec![role]);
+                }
+            }
+        }
+        let matcher = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&patterns)
+            .expect("demoting words compile");
+        Self {
+            matcher,
+            roles: by_pattern,
+            dollar,
+        }
+    }
+}
+
+/// Whether `src[start..end]` is a whole word (`has_word`).
+fn whole(src: &[u8], start: usize, end: usize, dollar: bool) -> bool {
+    let letter = |b: u8| b.is_ascii_alphabetic() || b == b'_' || (dollar && b == b'$');
+    let before = start.checked_sub(1).map(|i| src[i]);
+    let after = src.get(end).copied();
+    !before.is_some_and(letter) && !after.is_some_and(|b| letter(b) || b.is_ascii_digit())
 }
 
 /// `word` where a lexer reads it as a name of its own: no ASCII letter, `_` (or, in
@@ -158,12 +287,7 @@ fn has_word(src: &[u8], word: &[u8], dollar: bool) -> bool {
 
 /// Where `has_word` finds `word`.
 fn words_at<'a>(src: &'a [u8], word: &'a [u8], dollar: bool) -> impl Iterator<Item = usize> + 'a {
-    let letter = move |b: u8| b.is_ascii_alphabetic() || b == b'_' || (dollar && b == b'$');
-    memchr::memmem::find_iter(src, word).filter(move |&at| {
-        let before = at.checked_sub(1).map(|i| src[i]);
-        let after = src.get(at + word.len()).copied();
-        !before.is_some_and(letter) && !after.is_some_and(|b| letter(b) || b.is_ascii_digit())
-    })
+    memchr::memmem::find_iter(src, word).filter(move |&at| whole(src, at, at + word.len(), dollar))
 }
 
 /// The whole words without which a Python module serves no stdio (what `python::python`
@@ -176,4 +300,118 @@ pub fn python_may_serve_stdio(src: &[u8]) -> bool {
     PY_STDIO_WORDS
         .iter()
         .any(|w| has_word(src, w.as_bytes(), false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `demoting_words` as a search for each word in turn (`not_local` leaving out Python's
+    /// `PY_LOCAL_WORDS` and request headers read within a word).
+    fn word_by_word(lang: Lang, src: &[u8], not_local: bool) -> bool {
+        let (words, names, dollar): (&[&str], Vec<&str>, bool) = match lang {
+            Lang::Python => (
+                PY_DEMOTING_WORDS,
+                [
+                    PY_HTTP_METHODS,
+                    PY_HTTP_CLASSES,
+                    PY_BRANCH_WORDS,
+                    transport_branches::HTTP_NAMES,
+                ]
+                .concat(),
+                false,
+            ),
+            _ => (
+                JS_DEMOTING_WORDS,
+                [
+                    JS_HTTP_TRANSPORTS,
+                    JS_BRANCH_WORDS,
+                    transport_branches::HTTP_NAMES,
+                ]
+                .concat(),
+                true,
+            ),
+        };
+        let counted = |w: &str| !(not_local && PY_LOCAL_WORDS.contains(&w));
+        let lower = src.to_ascii_lowercase();
+        words
+            .iter()
+            .filter(|w| counted(w))
+            .any(|w| has_word(src, w.as_bytes(), dollar))
+            || names
+                .iter()
+                .filter(|w| !NOT_WHOLE_WORDS.contains(w) && counted(w))
+                .any(|w| has_word(&lower, w.to_ascii_lowercase().as_bytes(), dollar))
+            || transport_branches::PICKS_HTTP
+                .iter()
+                .chain(
+                    WITHIN_WORDS
+                        .iter()
+                        .filter(|w| !(not_local && **w == "headers")),
+                )
+                .any(|part| memchr::memmem::find(&lower, part.as_bytes()).is_some())
+    }
+
+    /// Every word of every list, as written, in upper and lower case, alone and glued to
+    /// what makes it part of a longer word or not (a letter, `_`, `$`, a digit, a dot), on
+    /// its own and two together: the one pass says what a search word by word says.
+    #[test]
+    fn one_pass_finds_what_a_search_for_each_word_finds() {
+        let all: Vec<&str> = [
+            JS_DEMOTING_WORDS,
+            PY_DEMOTING_WORDS,
+            PY_LOCAL_WORDS,
+            JS_HTTP_TRANSPORTS,
+            JS_BRANCH_WORDS,
+            PY_HTTP_METHODS,
+            PY_HTTP_CLASSES,
+            PY_BRANCH_WORDS,
+            transport_branches::HTTP_NAMES,
+            transport_branches::PICKS_HTTP,
+            WITHIN_WORDS,
+            NOT_WHOLE_WORDS,
+        ]
+        .concat();
+        let mut texts: Vec<String> = vec![String::new(), "print('x')\n".into()];
+        for word in &all {
+            for cased in [word.to_string(), word.to_uppercase(), word.to_lowercase()] {
+                for (before, after) in [
+                    ("", ""),
+                    ("x", ""),
+                    ("", "x"),
+                    ("_", ""),
+                    ("", "_"),
+                    ("$", ""),
+                    ("", "$"),
+                    ("", "1"),
+                    ("1", ""),
+                    ("a.", "()"),
+                    ("'", "'"),
+                ] {
+                    texts.push(format!("{before}{cased}{after}"));
+                }
+            }
+        }
+        let singles = texts.len();
+        for (i, word) in all.iter().enumerate() {
+            texts.push(format!("{word}x = 1\n{}.y", all[(i * 7 + 3) % all.len()]));
+        }
+        for lang in [Lang::Python, Lang::JavaScript] {
+            let mut found = 0;
+            for text in &texts {
+                let src = text.as_bytes();
+                let expected = (
+                    word_by_word(lang, src, true),
+                    word_by_word(lang, src, false),
+                );
+                assert_eq!(demoting_words(lang, src), expected, "{lang:?}: {text:?}");
+                found += usize::from(expected.1);
+            }
+            // Both answers occur: the comparison is not of empty results.
+            assert!(
+                found > 100 && found < texts.len() - 100,
+                "{lang:?}: {found} of {singles}"
+            );
+        }
+    }
 }
