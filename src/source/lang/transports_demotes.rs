@@ -83,7 +83,9 @@ pub fn demoting_parts(lang: Lang, text: &Text<'_>, at: &[usize]) -> Option<Vec<(
     for w in PY_LOCAL_WORDS {
         match *w {
             "__main__" => found.extend(memchr::memmem::find_iter(src, w.as_bytes())),
-            _ => found.extend(words_at(src, w.as_bytes(), false)),
+            _ => found.extend(
+                words_at(src, w.as_bytes(), false).filter(|&at| exit_call(src, at, at + w.len())),
+            ),
         }
     }
     found.sort_unstable();
@@ -115,7 +117,11 @@ fn demoting_words(lang: Lang, src: &[u8]) -> (bool, bool) {
             let found = &src[m.start()..m.end()];
             let counts = match role.how {
                 How::Word => {
-                    found == role.word.as_bytes() && whole(src, m.start(), m.end(), words.dollar)
+                    found == role.word.as_bytes()
+                        && whole(src, m.start(), m.end(), words.dollar)
+                        && !(words.exits_as_calls
+                            && role.local
+                            && !exit_call(src, m.start(), m.end()))
                 }
                 How::Name => whole(src, m.start(), m.end(), words.dollar),
                 How::Within => true,
@@ -159,6 +165,8 @@ struct DemotingWords {
     matcher: aho_corasick::AhoCorasick,
     roles: Vec<Vec<Role>>,
     dollar: bool,
+    /// Python: an exit word counts only where it can be an exit's call (`exit_call`).
+    exits_as_calls: bool,
 }
 
 static JS_DEMOTING: std::sync::OnceLock<DemotingWords> = std::sync::OnceLock::new();
@@ -265,8 +273,39 @@ impl DemotingWords {
             matcher,
             roles: by_pattern,
             dollar,
+            exits_as_calls: !dollar,
         }
     }
+}
+
+/// Whether the Python exit word at `src[start..end]` (`exit`, `_exit`, `SystemExit`) can be
+/// the callee of a call `exit_paths::is_exit` reads as an exit: `exit(`, `sys.exit(`,
+/// `os._exit(`, `SystemExit(` (after `raise`), the callee's text exactly that and its
+/// arguments after it. Not `except SystemExit:`, `ctx.exit()`, `atexit`'s `exit` nor a
+/// docstring's "exit". The other words count anywhere.
+fn exit_call(src: &[u8], start: usize, end: usize) -> bool {
+    let before = &src[..start];
+    let after_dot = before.last() == Some(&b'.');
+    let prefixed = |module: &[u8]| {
+        before.len() > module.len()
+            && before[..before.len() - 1].ends_with(module)
+            && !before[..before.len() - 1 - module.len()]
+                .last()
+                .is_some_and(|b| {
+                    b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b >= 0x80
+                })
+    };
+    let callee = match &src[start..end] {
+        b"exit" => !after_dot || prefixed(b"sys"),
+        b"_exit" => after_dot && prefixed(b"os"),
+        b"SystemExit" => !after_dot,
+        _ => return true,
+    };
+    // Between a callee and its arguments: spaces, or a line continued by a backslash.
+    let open = src[end..]
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\\' | b'\r' | b'\n' | 0x0c));
+    callee && open == Some(&b'(')
 }
 
 /// Whether `src[start..end]` is a whole word (`has_word`).
@@ -334,10 +373,14 @@ mod tests {
         };
         let counted = |w: &str| !(not_local && PY_LOCAL_WORDS.contains(&w));
         let lower = src.to_ascii_lowercase();
+        // Python's exits count only as calls.
+        let exit = |w: &str, at: usize| {
+            dollar || !PY_LOCAL_WORDS.contains(&w) || exit_call(src, at, at + w.len())
+        };
         words
             .iter()
             .filter(|w| counted(w))
-            .any(|w| has_word(src, w.as_bytes(), dollar))
+            .any(|w| words_at(src, w.as_bytes(), dollar).any(|at| exit(w, at)))
             || names
                 .iter()
                 .filter(|w| !NOT_WHOLE_WORDS.contains(w) && counted(w))
@@ -373,6 +416,19 @@ mod tests {
         ]
         .concat();
         let mut texts: Vec<String> = vec![String::new(), "print('x')\n".into()];
+        for exit in [
+            "sys.exit(1)",
+            "exit (0)",
+            "os._exit(0)",
+            "raise SystemExit(2)",
+            "except SystemExit:",
+            "ctx.exit()",
+            "_exit(1)",
+            "os.exit(1)",
+            "atexit.register(sys.exit)",
+        ] {
+            texts.push(format!("print(1)\n{exit}\n"));
+        }
         for word in &all {
             for cased in [word.to_string(), word.to_uppercase(), word.to_lowercase()] {
                 for (before, after) in [
@@ -412,6 +468,54 @@ mod tests {
                 found > 100 && found < texts.len() - 100,
                 "{lang:?}: {found} of {singles}"
             );
+        }
+    }
+
+    /// The shapes of an exit's call: the text test counts an exit word where the walk reads
+    /// the statement as an exit (`exit_paths::is_exit`), and not where it does not.
+    #[test]
+    fn an_exit_word_counts_where_its_statement_is_an_exit() {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&Lang::Python.grammar())
+            .expect("grammar");
+        for (statement, exits) in [
+            ("sys.exit(1)", true),
+            ("exit(0)", true),
+            ("exit (0)", true),
+            ("os._exit(0)", true),
+            ("raise SystemExit(2)", true),
+            ("sys.exit \\\n(1)", true),
+            ("raise SystemExit", false),
+            ("ctx.exit()", false),
+            ("_exit(1)", false),
+            ("os.exit(1)", false),
+            ("mysys.exit(1)", false),
+            ("a.sys.exit(1)", false),
+            ("sys. exit(1)", false),
+            ("atexit.register(sys.exit)", false),
+            ("x = 'exit(1)'", false),
+        ] {
+            let src = format!("{statement}\n");
+            let tree = parser.parse(&src, None).expect("parse");
+            let first = tree.root_node().named_child(0).expect("statement");
+            assert_eq!(
+                super::super::super::exit_paths::is_exit(first, src.as_bytes()),
+                exits,
+                "walk: {statement}"
+            );
+            let found = PY_LOCAL_WORDS
+                .iter()
+                .filter(|w| **w != "__main__")
+                .flat_map(|w| {
+                    words_at(src.as_bytes(), w.as_bytes(), false)
+                        .filter(|&at| exit_call(src.as_bytes(), at, at + w.len()))
+                })
+                .count();
+            // A string's "exit(" and a callee split by a space are let through (the text test
+            // never says no where a parser could read an exit): the walk decides.
+            let expected = exits || statement.starts_with("x = ") || statement == "sys. exit(1)";
+            assert_eq!(found > 0, expected, "text: {statement}");
         }
     }
 }
