@@ -119,9 +119,7 @@ fn demoting_words(lang: Lang, src: &[u8]) -> (bool, bool) {
                 How::Word => {
                     found == role.word.as_bytes()
                         && whole(src, m.start(), m.end(), words.dollar)
-                        && !(words.exits_as_calls
-                            && role.local
-                            && !exit_call(src, m.start(), m.end()))
+                        && (!words.python || python_call(src, m.start(), m.end()))
                 }
                 How::Name => whole(src, m.start(), m.end(), words.dollar),
                 How::Within => true,
@@ -165,8 +163,9 @@ struct DemotingWords {
     matcher: aho_corasick::AhoCorasick,
     roles: Vec<Vec<Role>>,
     dollar: bool,
-    /// Python: an exit word counts only where it can be an exit's call (`exit_call`).
-    exits_as_calls: bool,
+    /// Python: its words count only where they can be the call the facts read
+    /// (`python_call`).
+    python: bool,
 }
 
 static JS_DEMOTING: std::sync::OnceLock<DemotingWords> = std::sync::OnceLock::new();
@@ -273,7 +272,7 @@ impl DemotingWords {
             matcher,
             roles: by_pattern,
             dollar,
-            exits_as_calls: !dollar,
+            python: !dollar,
         }
     }
 }
@@ -284,6 +283,14 @@ impl DemotingWords {
 /// arguments after it. Not `except SystemExit:`, `ctx.exit()`, `atexit`'s `exit` nor a
 /// docstring's "exit". The other words count anywhere.
 fn exit_call(src: &[u8], start: usize, end: usize) -> bool {
+    python_call(src, start, end)
+}
+
+/// Whether a Python word of `PY_DEMOTING_WORDS` at `src[start..end]` can be the call the
+/// facts read: an exit's (`exit_call`), or `uvicorn.run(`, the only `uvicorn` the facts
+/// read (`transports_python`: its callee's text exactly that), not an import of uvicorn's
+/// modules nor its own code. Other words count anywhere.
+fn python_call(src: &[u8], start: usize, end: usize) -> bool {
     let before = &src[..start];
     let after_dot = before.last() == Some(&b'.');
     let prefixed = |module: &[u8]| {
@@ -295,14 +302,23 @@ fn exit_call(src: &[u8], start: usize, end: usize) -> bool {
                     b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b >= 0x80
                 })
     };
+    let mut end = end;
     let callee = match &src[start..end] {
         b"exit" => !after_dot || prefixed(b"sys"),
         b"_exit" => after_dot && prefixed(b"os"),
         b"SystemExit" => !after_dot,
+        b"uvicorn" => {
+            let run = src[end..].starts_with(b".run")
+                && !src
+                    .get(end + 4)
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b >= 0x80);
+            end += 4;
+            !after_dot && run
+        }
         _ => return true,
     };
     // Between a callee and its arguments: spaces, or a line continued by a backslash.
-    let open = src[end..]
+    let open = src[end.min(src.len())..]
         .iter()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\\' | b'\r' | b'\n' | 0x0c));
     callee && open == Some(&b'(')
@@ -373,10 +389,8 @@ mod tests {
         };
         let counted = |w: &str| !(not_local && PY_LOCAL_WORDS.contains(&w));
         let lower = src.to_ascii_lowercase();
-        // Python's exits count only as calls.
-        let exit = |w: &str, at: usize| {
-            dollar || !PY_LOCAL_WORDS.contains(&w) || exit_call(src, at, at + w.len())
-        };
+        // Python's words count only as the calls the facts read.
+        let exit = |w: &str, at: usize| dollar || python_call(src, at, at + w.len());
         words
             .iter()
             .filter(|w| counted(w))
@@ -426,6 +440,11 @@ mod tests {
             "_exit(1)",
             "os.exit(1)",
             "atexit.register(sys.exit)",
+            "uvicorn.run(app)",
+            "import uvicorn",
+            "from uvicorn.config import Config",
+            "uvicorn.runner()",
+            "x.uvicorn.run(a)",
         ] {
             texts.push(format!("print(1)\n{exit}\n"));
         }
@@ -516,6 +535,39 @@ mod tests {
             // never says no where a parser could read an exit): the walk decides.
             let expected = exits || statement.starts_with("x = ") || statement == "sys. exit(1)";
             assert_eq!(found > 0, expected, "text: {statement}");
+        }
+    }
+    /// `uvicorn` counts only as `uvicorn.run(`, the call that makes the facts' module serve
+    /// HTTP: an import of uvicorn, or its own modules, have no fact read for it.
+    #[test]
+    fn uvicorn_counts_where_it_runs_a_server() {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&Lang::Python.grammar())
+            .expect("grammar");
+        for (src, serves) in [
+            ("import uvicorn\nuvicorn.run(app)\n", true),
+            ("import uvicorn\nuvicorn.run (app, port=1)\n", true),
+            (
+                "import uvicorn\nfrom uvicorn.config import Config\nConfig(app)\n",
+                false,
+            ),
+            ("import uvicorn\nuvicorn.runner(app)\n", false),
+            ("import uvicorn\nx.uvicorn.run(app)\n", false),
+            (
+                "import uvicorn\nserver = uvicorn.Server(c)\nserver.run()\n",
+                false,
+            ),
+        ] {
+            let tree = parser.parse(src, None).expect("parse");
+            let facts =
+                super::super::facts(Lang::Python, tree.root_node(), src.as_bytes()).expect("facts");
+            assert_eq!(facts.serves_http, serves, "walk: {src}");
+            assert_eq!(
+                demoting_words(Lang::Python, src.as_bytes()),
+                (serves, serves),
+                "text: {src}"
+            );
         }
     }
 }
