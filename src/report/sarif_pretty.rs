@@ -14,6 +14,9 @@ use serde::Serialize;
 const PARALLEL_FROM: usize = 256;
 /// Most threads used.
 const MAX_THREADS: usize = 4;
+/// Most room a thread reserves ahead for its items' text; past it, the text grows as it is
+/// written.
+const MAX_RESERVED: usize = 64 << 20;
 
 /// Where a list goes and how deep: `key` of an object whose members are indented by
 /// `depth` levels of two spaces (the list's items by one more).
@@ -75,9 +78,10 @@ where
             out.extend_from_slice(if first && i == 0 { b"\n" } else { b",\n" });
             Deep::print_into(&mut out, depth, &build(item));
             if i == 0 {
-                // Room for twice what the first item suggests: growing by doubling would copy
-                // the text into fresh memory again and again; room never written costs none.
-                out.reserve(out.len().saturating_mul(2 * chunk.len()));
+                // Room for twice what the first item suggests (at most `MAX_RESERVED`):
+                // growing by doubling would copy the text into fresh memory again and again;
+                // room never written costs none.
+                out.reserve(out.len().saturating_mul(2 * chunk.len()).min(MAX_RESERVED));
             }
         }
         // serde_json writes valid UTF-8 (its strings come from `str`).

@@ -161,7 +161,7 @@ struct Collected {
     stats: ScanStats,
     spring_files: Vec<config::spring::SpringFile>,
     logging_configs: Vec<String>,
-    module_facts: Vec<reach::Scanned>,
+    with_findings: Vec<reach::WithFindings>,
 }
 
 /// Checks the options without scanning: roots exist and globs compile.
@@ -247,7 +247,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
         mut stats,
         mut spring_files,
         mut logging_configs,
-        module_facts,
+        with_findings,
     } = collected.into_inner().unwrap_or_else(|e| e.into_inner());
     // Workers finish in any order: everything merged is put in one order before it is used.
     spring_files.sort_by(|a, b| a.file.cmp(&b.file));
@@ -266,7 +266,7 @@ pub fn scan(options: &ScanOptions) -> Result<SourceScan, ScanError> {
             (entries, python_bases),
             options.max_file_bytes,
             options.prefilter,
-            module_facts,
+            with_findings,
         );
     }
     writes.sort_by(|a, b| {
@@ -316,7 +316,7 @@ impl Collected {
         self.stats.merge(std::mem::take(&mut worker.stats));
         self.spring_files.append(&mut worker.spring_files);
         self.logging_configs.append(&mut worker.logging_configs);
-        self.module_facts.append(&mut worker.module_facts);
+        self.with_findings.append(&mut worker.with_findings);
     }
 }
 

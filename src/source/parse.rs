@@ -48,7 +48,7 @@ impl<'s> ParallelVisitorBuilder<'s> for WorkerBuilder<'s> {
             collected: self.collected,
             copies: self.copies,
             parsers: HashMap::new(),
-            module_facts: Vec::new(),
+            with_findings: Vec::new(),
             findings: Vec::new(),
             writes: Vec::new(),
             stats: ScanStats::default(),
@@ -73,7 +73,7 @@ pub(super) struct Worker<'s> {
     parsers: HashMap<Lang, Parser>,
     /// The files with findings, with their canonical paths and the transport facts taken
     /// from the tree the scan parsed (so `reach` need not parse those files again).
-    pub module_facts: Vec<super::reach::Scanned>,
+    pub with_findings: Vec<super::reach::WithFindings>,
     pub findings: Vec<Finding>,
     /// Writes with what they print (suppressed ones too: they still print).
     pub writes: Vec<crate::prints::PrintingWrite>,
@@ -222,7 +222,7 @@ impl Worker<'_> {
             &file,
             lang.name(),
         );
-        self.module_facts.push(super::reach::Scanned {
+        self.with_findings.push(super::reach::WithFindings {
             file,
             path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
             facts: scanned.facts.clone(),

@@ -28,7 +28,7 @@ const MAX_MODULES: usize = 5_000;
 /// canonical path (found on the workers, not one file after another here), and the facts
 /// the worker took (`parse::Worker::facts`: None if it took none).
 #[derive(Debug)]
-pub(super) struct Scanned {
+pub(super) struct WithFindings {
     pub file: String,
     pub path: PathBuf,
     pub facts: Option<Option<ModuleFacts>>,
@@ -39,16 +39,15 @@ pub(super) struct Scanned {
 /// bases of their Python modules. `known` holds the files with findings the workers
 /// scanned, with the facts they took from the trees they parsed, or None for a file whose
 /// facts cannot make its writes notes (`transports::may_demote`); other modules are read
-/// and parsed here, in part if
-/// `windows` (the scan's prefilter: off, every file is parsed whole, so the findings
-/// without it are those of whole parses everywhere).
+/// and parsed here, in part if `windows` (the scan's prefilter: off, every file is parsed
+/// whole, so the findings without it are those of whole parses everywhere).
 pub(super) fn classify(
     findings: &mut [Finding],
     roots: &[PathBuf],
     entries: (Vec<Entry>, Vec<PathBuf>),
     max_file_bytes: u64,
     windows: bool,
-    known: Vec<Scanned>,
+    known: Vec<WithFindings>,
 ) {
     let mut unaffected: HashSet<PathBuf> = HashSet::new();
     // HTTP-only modules whose other facts are not known (`ModuleFacts::serving_only`): read
@@ -56,7 +55,7 @@ pub(super) fn classify(
     let mut serving_only: HashSet<PathBuf> = HashSet::new();
     let mut facts = HashMap::new();
     let mut located: HashMap<String, PathBuf> = HashMap::new();
-    for Scanned {
+    for WithFindings {
         file,
         path,
         facts: known,
