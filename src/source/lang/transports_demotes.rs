@@ -84,7 +84,7 @@ pub fn demoting_parts(lang: Lang, text: &Text<'_>, at: &[usize]) -> Option<Vec<(
         match *w {
             "__main__" => found.extend(memchr::memmem::find_iter(src, w.as_bytes())),
             _ => found.extend(
-                words_at(src, w.as_bytes(), false).filter(|&at| exit_call(src, at, at + w.len())),
+                words_at(src, w.as_bytes(), false).filter(|&at| python_call(src, at, at + w.len())),
             ),
         }
     }
@@ -277,19 +277,15 @@ impl DemotingWords {
     }
 }
 
-/// Whether the Python exit word at `src[start..end]` (`exit`, `_exit`, `SystemExit`) can be
-/// the callee of a call `exit_paths::is_exit` reads as an exit: `exit(`, `sys.exit(`,
-/// `os._exit(`, `SystemExit(` (after `raise`), the callee's text exactly that and its
-/// arguments after it. Not `except SystemExit:`, `ctx.exit()`, `atexit`'s `exit` nor a
-/// docstring's "exit". The other words count anywhere.
-fn exit_call(src: &[u8], start: usize, end: usize) -> bool {
-    python_call(src, start, end)
-}
-
-/// Whether a Python word of `PY_DEMOTING_WORDS` at `src[start..end]` can be the call the
-/// facts read: an exit's (`exit_call`), or `uvicorn.run(`, the only `uvicorn` the facts
-/// read (`transports_python`: its callee's text exactly that), not an import of uvicorn's
-/// modules nor its own code. Other words count anywhere.
+/// Whether a Python word of `PY_DEMOTING_WORDS` at `src[start..end]` can be the callee of
+/// the call the facts read, its text exactly that and its arguments after it:
+/// - an exit (`exit_paths::is_exit`): `exit(`, `sys.exit(`, `os._exit(`, `SystemExit(` (after
+///   `raise`); not `except SystemExit:`, `ctx.exit()`, `atexit`'s `exit` nor a docstring's
+///   "exit";
+/// - `uvicorn.run(`, the only `uvicorn` the facts read (`transports_python`); not an import
+///   of uvicorn's modules nor its own code.
+///
+/// Other words count anywhere.
 fn python_call(src: &[u8], start: usize, end: usize) -> bool {
     let before = &src[..start];
     let after_dot = before.last() == Some(&b'.');
@@ -317,11 +313,17 @@ fn python_call(src: &[u8], start: usize, end: usize) -> bool {
         }
         _ => return true,
     };
-    // Between a callee and its arguments: spaces, or a line continued by a backslash.
-    let open = src[end.min(src.len())..]
-        .iter()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\\' | b'\r' | b'\n' | 0x0c));
-    callee && open == Some(&b'(')
+    // Between a callee and its arguments: spaces, a line continued by a backslash, or (in
+    // brackets) line breaks and comments.
+    let mut at = end.min(src.len());
+    while let Some(&b) = src.get(at) {
+        match b {
+            b' ' | b'\t' | b'\\' | b'\r' | b'\n' | 0x0c => at += 1,
+            b'#' => at = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |p| at + p),
+            _ => break,
+        }
+    }
+    callee && src.get(at) == Some(&b'(')
 }
 
 /// Whether `src[start..end]` is a whole word (`has_word`).
@@ -528,7 +530,7 @@ mod tests {
                 .filter(|w| **w != "__main__")
                 .flat_map(|w| {
                     words_at(src.as_bytes(), w.as_bytes(), false)
-                        .filter(|&at| exit_call(src.as_bytes(), at, at + w.len()))
+                        .filter(|&at| python_call(src.as_bytes(), at, at + w.len()))
                 })
                 .count();
             // A string's "exit(" and a callee split by a space are let through (the text test
@@ -548,6 +550,11 @@ mod tests {
         for (src, serves) in [
             ("import uvicorn\nuvicorn.run(app)\n", true),
             ("import uvicorn\nuvicorn.run (app, port=1)\n", true),
+            // In brackets a comment may stand between a callee and its arguments.
+            (
+                "import uvicorn\nrun = [uvicorn.run  # now\n    (app)]\n",
+                true,
+            ),
             (
                 "import uvicorn\nfrom uvicorn.config import Config\nConfig(app)\n",
                 false,
