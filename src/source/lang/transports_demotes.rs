@@ -492,14 +492,19 @@ mod tests {
         }
     }
 
-    /// The shapes of an exit's call: the text test counts an exit word where the walk reads
-    /// the statement as an exit (`exit_paths::is_exit`), and not where it does not.
-    #[test]
-    fn an_exit_word_counts_where_its_statement_is_an_exit() {
+    fn python_parser() -> tree_sitter::Parser {
         let mut parser = tree_sitter::Parser::new();
         parser
             .set_language(&Lang::Python.grammar())
             .expect("grammar");
+        parser
+    }
+
+    /// The shapes of an exit's call: the text test counts an exit word where the walk reads
+    /// the statement as an exit (`exit_paths::is_exit`), and not where it does not.
+    #[test]
+    fn an_exit_word_counts_where_its_statement_is_an_exit() {
+        let mut parser = python_parser();
         for (statement, exits) in [
             ("sys.exit(1)", true),
             ("exit(0)", true),
@@ -543,10 +548,7 @@ mod tests {
     /// HTTP: an import of uvicorn, or its own modules, have no fact read for it.
     #[test]
     fn uvicorn_counts_where_it_runs_a_server() {
-        let mut parser = tree_sitter::Parser::new();
-        parser
-            .set_language(&Lang::Python.grammar())
-            .expect("grammar");
+        let mut parser = python_parser();
         for (src, serves) in [
             ("import uvicorn\nuvicorn.run(app)\n", true),
             ("import uvicorn\nuvicorn.run (app, port=1)\n", true),
