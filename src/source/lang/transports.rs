@@ -184,7 +184,7 @@ pub fn facts_where(
             .map(|(_, why)| *why);
     }
     if !facts.off_stdio.is_empty() && facts.loads.iter().any(|l| !l.bindings.is_empty()) {
-        bindings_used_off_stdio(root, src, &mut facts);
+        bindings_used_off_stdio(lang, root, src, &mut facts);
     }
     Some(facts)
 }
@@ -210,23 +210,38 @@ fn import_bindings(statement: Node<'_>, src: &[u8]) -> Vec<String> {
     names
 }
 
+/// The nodes that use a name an `import` binds.
+const NAME_KINDS: &[&str] = &["identifier", "shorthand_property_identifier"];
+
 /// Marks an `import` off the stdio path when every use of every name it binds is in a part
 /// off it (`startSSEServer` called only in the branch an SSE variable picks).
-fn bindings_used_off_stdio(root: Node<'_>, src: &[u8], facts: &mut ModuleFacts) {
+fn bindings_used_off_stdio(lang: Lang, root: Node<'_>, src: &[u8], facts: &mut ModuleFacts) {
     let wanted: std::collections::HashSet<&str> = facts
         .loads
         .iter()
         .flat_map(|l| l.bindings.iter().map(String::as_str))
         .collect();
     let imports: Vec<(usize, usize)> = facts.loads.iter().map(|l| (l.at, l.end)).collect();
+    // Where the names' texts start (in code or not, within longer words too): an
+    // identifier that is one of them starts at one, so only the nodes around those starts
+    // are walked (a module binds many names, and the tree is large).
+    let starts: Option<Vec<usize>> = aho_corasick::AhoCorasick::new(&wanted).ok().map(|m| {
+        let mut starts: Vec<usize> = m.find_overlapping_iter(src).map(|m| m.start()).collect();
+        starts.sort_unstable();
+        starts
+    });
+    let holds = |start: usize, end: usize| {
+        starts.as_ref().is_none_or(|starts| {
+            let first = starts.partition_point(|at| *at < start);
+            starts.get(first).is_some_and(|at| *at < end)
+        })
+    };
     let mut uses: std::collections::HashMap<&str, Vec<usize>> = Default::default();
-    syntax::preorder(root, |n| {
-        if matches!(n.kind(), "identifier" | "shorthand_property_identifier") {
-            let name = text(n, src);
-            let at = n.start_byte();
-            if wanted.contains(name) && !imports.iter().any(|(s, e)| *s <= at && at < *e) {
-                uses.entry(name).or_default().push(at);
-            }
+    syntax::walk_where(root, syntax::kinds(lang, NAME_KINDS), holds, |n, _| {
+        let name = text(n, src);
+        let at = n.start_byte();
+        if wanted.contains(name) && !imports.iter().any(|(s, e)| *s <= at && at < *e) {
+            uses.entry(name).or_default().push(at);
         }
     });
     let region = |at: usize| {
