@@ -48,7 +48,7 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
             NAME => {
                 let start = i;
                 i += 1;
-                while i < src.len() && CLASS[usize::from(src[i])] & NAME != 0 {
+                while i < src.len() && is_ident(src[i]) {
                     i += 1;
                 }
                 last = if c.is_ascii_digit() {
@@ -120,9 +120,10 @@ pub fn spans(src: &[u8]) -> Option<Vec<Span>> {
     (depth == 0 && templates.is_empty()).then_some(out)
 }
 
-/// What each byte is to `spans`'s fast paths: a space, part of a name (a name's first byte
-/// included: a digit starts a number, also a run of these), an operator that is nothing else
-/// to the lexer, or one of the bytes its `match` looks at (`/`, quotes, brackets).
+/// What each byte is to `spans`'s fast paths: a space, part of a name (`is_ident`: ASCII
+/// letters and digits, `_`, `$`, any non-ASCII byte; a digit starts a number, also a run of
+/// these), an operator that is nothing else to the lexer, or one of the bytes its `match`
+/// looks at (`/`, quotes, brackets).
 const SPACE: u8 = 1;
 const NAME: u8 = 2;
 const OPERATOR: u8 = 4;
@@ -176,7 +177,7 @@ fn line_end(src: &[u8], from: usize) -> usize {
 }
 
 fn is_ident(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$' || byte >= 0x80
+    CLASS[usize::from(byte)] == NAME
 }
 
 fn regex_allowed(src: &[u8], last: Last) -> bool {
